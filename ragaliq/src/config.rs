@@ -1,0 +1,965 @@
+//! Configuration (SPEC §6): `ragaliq.toml` at the package root, optional,
+//! with `RAGALIQ_*` environment variables overriding it.
+//!
+//! | key in `ragaliq.toml` | variable | accepted | default |
+//! | --- | --- | --- | --- |
+//! | `mode` | `RAGALIQ_MODE` | `replay`, `auto`, `record`, `live` | `replay` on CI, else `auto` |
+//! | `judge.provider` | `RAGALIQ_JUDGE` (`provider:model`, or a base URL) | `openai`, `anthropic`, `ollama`, `openai-compatible` | `openai` |
+//! | `judge.model` | `RAGALIQ_MODEL` | any model name | per provider |
+//! | `judge.base_url` | `RAGALIQ_BASE_URL` | `http://…` or `https://…` | per provider |
+//! | `judge.api_key_env` | `RAGALIQ_API_KEY_ENV` | a variable name | `OPENAI_API_KEY` / `ANTHROPIC_API_KEY` |
+//! | `judge.json_mode` | `RAGALIQ_JSON_MODE` | `schema`, `object`, `none` | `schema` for OpenAI, else `object` |
+//! | `judge.temperature` | `RAGALIQ_TEMPERATURE` | 0 to 2 | 0 |
+//! | `judge.max_tokens` | `RAGALIQ_MAX_TOKENS` | 1 to 1,000,000 | 2048 |
+//! | `judge.concurrency` | `RAGALIQ_CONCURRENCY` | 1 to 1024 | 8 |
+//! | `judge.timeout_secs` | `RAGALIQ_TIMEOUT_SECS` | over 0, up to 3600 | 60 |
+//! | `retry.max_retries` | `RAGALIQ_MAX_RETRIES` | 0 to 100 | 4 |
+//! | `retry.initial_backoff_ms` | — | 0 to 600,000 | 500 |
+//! | `retry.max_backoff_ms` | — | 0 to 600,000 | 20,000 |
+//! | `retry.budget_secs` | `RAGALIQ_RETRY_BUDGET_SECS` | 0 to 86,400 | 120 |
+//! | `thresholds.<metric>` | `RAGALIQ_THRESHOLD_<METRIC>` | 0 to 1 | SPEC §4 |
+//! | `scoring.weights` | `RAGALIQ_WEIGHTS` | `ratio`, `weighted`, `strict`, or four numbers | `ratio` |
+//! | `scoring.confidence_floor` | `RAGALIQ_CONFIDENCE_FLOOR` | 0 to 1 | 0.8 |
+//! | `prompts.dir` | `RAGALIQ_PROMPTS_DIR` | a folder (relative to the package root) | built-in |
+//!
+//! `RAGALIQ_CONFIG` names another file to read instead of `ragaliq.toml`.
+//! API keys are read only from the variable `api_key_env` names, never from
+//! the file.
+
+use crate::error::ConfigError;
+use crate::evaluation::Metric;
+use crate::judge::{ApiKey, JsonMode, RetryPolicy};
+use crate::verdict::VerdictWeights;
+use serde::Deserialize;
+use std::fmt::Display;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// Where judge answers come from (SPEC §5).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Mode {
+    /// Recordings only; nothing is sent.
+    Replay,
+    /// Replay what is recorded, call the judge for the rest and record it.
+    Auto,
+    /// Call the judge for everything and record afresh.
+    Record,
+    /// Call the judge; read and write no recording.
+    Live,
+}
+
+impl Mode {
+    /// The accepted spellings.
+    pub const NAMES: &'static str = "replay, auto, record, live";
+
+    /// Parses a mode name.
+    #[must_use]
+    pub fn from_name(s: &str) -> Option<Mode> {
+        match s {
+            "replay" => Some(Mode::Replay),
+            "auto" => Some(Mode::Auto),
+            "record" => Some(Mode::Record),
+            "live" => Some(Mode::Live),
+            _ => None,
+        }
+    }
+
+    /// `replay` on CI (the `CI` variable set to anything but `false`/`0`,
+    /// or `TF_BUILD`, as insta decides), `auto` elsewhere.
+    #[must_use]
+    pub fn default_for(env: &dyn Fn(&str) -> Option<String>) -> Mode {
+        let ci = env("CI").is_some_and(|v| !matches!(v.as_str(), "false" | "0" | ""))
+            || env("TF_BUILD").is_some();
+        if ci { Mode::Replay } else { Mode::Auto }
+    }
+}
+
+/// A judge provider.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Provider {
+    /// OpenAI's chat completions.
+    OpenAi,
+    /// Anthropic's Messages API.
+    Anthropic,
+    /// A local Ollama server's OpenAI-compatible endpoint.
+    Ollama,
+    /// Any other OpenAI-compatible server (vLLM, llama.cpp, LM Studio, OpenRouter, …).
+    OpenAiCompatible,
+}
+
+impl Provider {
+    /// The accepted spellings.
+    pub const NAMES: &'static str = "openai, anthropic, ollama, openai-compatible";
+
+    /// Parses a provider name.
+    #[must_use]
+    pub fn from_name(s: &str) -> Option<Provider> {
+        match s {
+            "openai" => Some(Provider::OpenAi),
+            "anthropic" => Some(Provider::Anthropic),
+            "ollama" => Some(Provider::Ollama),
+            "openai-compatible" => Some(Provider::OpenAiCompatible),
+            _ => None,
+        }
+    }
+
+    /// The provider's name, as in fingerprints.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Provider::OpenAi => "openai",
+            Provider::Anthropic => "anthropic",
+            Provider::Ollama => "ollama",
+            Provider::OpenAiCompatible => "openai-compatible",
+        }
+    }
+
+    fn default_base_url(self) -> Option<&'static str> {
+        match self {
+            Provider::OpenAi => Some("https://api.openai.com/v1"),
+            Provider::Anthropic => Some("https://api.anthropic.com/v1"),
+            Provider::Ollama => Some("http://localhost:11434/v1"),
+            Provider::OpenAiCompatible => None,
+        }
+    }
+
+    fn default_model(self) -> Option<&'static str> {
+        match self {
+            Provider::OpenAi => Some("gpt-4o-mini"),
+            Provider::Anthropic => Some("claude-haiku-4-5"),
+            Provider::Ollama => Some("llama3.1"),
+            Provider::OpenAiCompatible => None,
+        }
+    }
+
+    fn default_key_env(self) -> Option<&'static str> {
+        match self {
+            Provider::OpenAi => Some("OPENAI_API_KEY"),
+            Provider::Anthropic => Some("ANTHROPIC_API_KEY"),
+            Provider::Ollama | Provider::OpenAiCompatible => None,
+        }
+    }
+
+    fn default_json_mode(self) -> JsonMode {
+        match self {
+            Provider::OpenAi => JsonMode::Schema,
+            _ => JsonMode::Object,
+        }
+    }
+}
+
+/// Resolved, validated configuration.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct Config {
+    /// The mode recordings are used in.
+    pub mode: Mode,
+    /// The provider.
+    pub provider: Provider,
+    /// The model.
+    pub model: String,
+    /// The server's base URL, up to and including `/v1`.
+    pub base_url: String,
+    /// The variable holding the API key; `None` when the server needs none.
+    pub api_key_env: Option<String>,
+    /// How OpenAI-compatible servers are asked for JSON.
+    pub json_mode: JsonMode,
+    /// Sampling temperature.
+    pub temperature: f64,
+    /// Most tokens per reply.
+    pub max_tokens: u32,
+    /// Most requests in flight at once.
+    pub concurrency: usize,
+    /// Time allowed for one attempt.
+    pub timeout: Duration,
+    /// Retries.
+    pub retry: RetryPolicy,
+    /// Thresholds, in the order of [`Metric::ALL`].
+    pub thresholds: [f64; 5],
+    /// Verdict weights for faithfulness.
+    pub weights: VerdictWeights,
+    /// Hallucination's confidence floor.
+    pub confidence_floor: f64,
+    /// A folder of prompt templates overriding the built-in ones.
+    pub prompts_dir: Option<PathBuf>,
+    /// The configuration file that was read, if any.
+    pub file: Option<PathBuf>,
+    api_key: Option<ApiKey>,
+}
+
+impl Config {
+    /// Reads `ragaliq.toml` (or the file `RAGALIQ_CONFIG` names) from the
+    /// package root — `CARGO_MANIFEST_DIR`, which cargo sets for tests and
+    /// examples, else the current folder — and the process environment.
+    pub fn load() -> Result<Config, ConfigError> {
+        let env = |name: &str| std::env::var(name).ok();
+        let root = env("CARGO_MANIFEST_DIR").map_or_else(|| PathBuf::from("."), PathBuf::from);
+        let path = match env("RAGALIQ_CONFIG").filter(|p| !p.is_empty()) {
+            Some(p) => {
+                let p = root.join(p);
+                if !p.is_file() {
+                    return Err(ConfigError::Invalid {
+                        origin: "RAGALIQ_CONFIG".into(),
+                        value: p.display().to_string(),
+                        expected: "the path of an existing TOML file".into(),
+                    });
+                }
+                p
+            }
+            None => root.join("ragaliq.toml"),
+        };
+        let text = match std::fs::read_to_string(&path) {
+            Ok(text) => Some(text),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(e) => {
+                return Err(ConfigError::File {
+                    path: path.display().to_string(),
+                    message: e.to_string(),
+                });
+            }
+        };
+        Config::from_sources(text.as_deref().map(|t| (t, path.as_path())), &root, &env)
+    }
+
+    /// Resolves configuration from a file's text (with its path, for
+    /// messages and relative folders), a package root, and an environment
+    /// lookup. [`Config::load`] calls it with the real ones; tests with fakes.
+    ///
+    /// ```
+    /// use ragaliq::config::{Config, Provider};
+    /// use std::path::Path;
+    /// let toml = "[judge]\nprovider = \"anthropic\"\nconcurrency = 4\n";
+    /// let env = |name: &str| match name {
+    ///     "RAGALIQ_CONCURRENCY" => Some("16".to_string()),
+    ///     _ => None,
+    /// };
+    /// let c = Config::from_sources(Some((toml, Path::new("ragaliq.toml"))), Path::new("."), &env).unwrap();
+    /// assert_eq!(c.provider, Provider::Anthropic);
+    /// assert_eq!(c.concurrency, 16); // the variable overrides the file
+    ///
+    /// let env = |name: &str| (name == "RAGALIQ_CONCURRENCY").then(|| "lots".to_string());
+    /// let err = Config::from_sources(None, Path::new("."), &env).unwrap_err();
+    /// assert_eq!(err.to_string(),
+    ///     "RAGALIQ_CONCURRENCY = \"lots\" is invalid: expected a whole number from 1 to 1024");
+    /// ```
+    pub fn from_sources(
+        file: Option<(&str, &Path)>,
+        root: &Path,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Config, ConfigError> {
+        let raw: RawFile = match file {
+            Some((text, path)) => toml::from_str(text).map_err(|e| ConfigError::File {
+                path: path.display().to_string(),
+                message: e.to_string().trim_end().to_owned(),
+            })?,
+            None => RawFile::default(),
+        };
+        let file_name = file.map_or_else(
+            || "ragaliq.toml".to_owned(),
+            |(_, p)| {
+                p.file_name().map_or_else(
+                    || p.display().to_string(),
+                    |n| n.to_string_lossy().into_owned(),
+                )
+            },
+        );
+        let file_dir = file
+            .and_then(|(_, p)| p.parent())
+            .map_or_else(|| root.to_path_buf(), Path::to_path_buf);
+        let r = Resolver {
+            env: &|name| env(name).filter(|v| !v.trim().is_empty()),
+            file: &file_name,
+        };
+        let judge = raw.judge.unwrap_or_default();
+        let retry = raw.retry.unwrap_or_default();
+        let thresholds = raw.thresholds.unwrap_or_default();
+        let scoring = raw.scoring.unwrap_or_default();
+
+        let mode = r
+            .pick(
+                "RAGALIQ_MODE",
+                "mode",
+                raw.mode,
+                text,
+                |m| Mode::from_name(m).is_some(),
+                Mode::NAMES,
+            )?
+            .map_or_else(
+                || Mode::default_for(env),
+                |m| Mode::from_name(&m).expect("checked"),
+            );
+
+        // RAGALIQ_JUDGE: `provider`, `provider:model`, or a base URL.
+        let file_provider = r
+            .pick_file(
+                "judge.provider",
+                judge.provider,
+                |p| Provider::from_name(p).is_some(),
+                Provider::NAMES,
+            )?
+            .map(|p| Provider::from_name(&p).expect("checked"));
+        let (env_provider, env_model, env_url) = match (r.env)("RAGALIQ_JUDGE") {
+            None => (None, None, None),
+            Some(v) if v.starts_with("http://") || v.starts_with("https://") => {
+                (Some(Provider::OpenAiCompatible), None, Some(v))
+            }
+            Some(v) => {
+                let (name, model) = match v.split_once(':') {
+                    Some((n, m)) => (n, Some(m.to_owned()).filter(|m| !m.is_empty())),
+                    None => (v.as_str(), None),
+                };
+                let provider = Provider::from_name(name).ok_or_else(|| ConfigError::Invalid {
+                    origin: "RAGALIQ_JUDGE".into(),
+                    value: v.clone(),
+                    expected: format!(
+                        "`provider:model` with provider one of {}, or an http(s) base URL",
+                        Provider::NAMES
+                    ),
+                })?;
+                (Some(provider), model, None)
+            }
+        };
+        let provider = env_provider.or(file_provider).unwrap_or(Provider::OpenAi);
+        // The file's provider-specific settings apply only to the file's provider.
+        let same_provider = file_provider.is_none_or(|p| p == provider);
+        let file_model = judge.model.filter(|_| same_provider);
+        let file_url = judge.base_url.filter(|_| same_provider);
+
+        let model = env_model
+            .or_else(|| (r.env)("RAGALIQ_MODEL"))
+            .or(file_model)
+            .or_else(|| provider.default_model().map(str::to_owned))
+            .ok_or_else(|| ConfigError::Invalid {
+                origin: "RAGALIQ_MODEL".into(),
+                value: String::new(),
+                expected: format!("a model name: {} has no default model", provider.name()),
+            })?;
+        let is_url = |u: &String| u.starts_with("http://") || u.starts_with("https://");
+        let base_url = match r.pick(
+            "RAGALIQ_BASE_URL",
+            "judge.base_url",
+            file_url,
+            text,
+            is_url,
+            "an http:// or https:// URL",
+        )? {
+            Some(url) => url,
+            None => env_url
+                .or_else(|| provider.default_base_url().map(str::to_owned))
+                .ok_or_else(|| ConfigError::Invalid {
+                    origin: "RAGALIQ_BASE_URL".into(),
+                    value: String::new(),
+                    expected: "the server's base URL: openai-compatible has no default".into(),
+                })?,
+        };
+        let api_key_env = r
+            .pick(
+                "RAGALIQ_API_KEY_ENV",
+                "judge.api_key_env",
+                judge.api_key_env,
+                text,
+                |v| valid_var_name(v),
+                "an environment variable name",
+            )?
+            .or_else(|| provider.default_key_env().map(str::to_owned));
+        let json_mode = r
+            .pick(
+                "RAGALIQ_JSON_MODE",
+                "judge.json_mode",
+                judge.json_mode,
+                text,
+                |m| JsonMode::from_name(m).is_some(),
+                JsonMode::NAMES,
+            )?
+            .map_or(provider.default_json_mode(), |m| {
+                JsonMode::from_name(&m).expect("checked")
+            });
+        let temperature = r
+            .pick(
+                "RAGALIQ_TEMPERATURE",
+                "judge.temperature",
+                judge.temperature,
+                float,
+                |t| (0.0..=2.0).contains(t),
+                "a number from 0 to 2",
+            )?
+            .unwrap_or(0.0);
+        let max_tokens = r
+            .pick(
+                "RAGALIQ_MAX_TOKENS",
+                "judge.max_tokens",
+                judge.max_tokens,
+                int,
+                |n| (1..=1_000_000).contains(n),
+                "a whole number from 1 to 1000000",
+            )?
+            .unwrap_or(2048);
+        let concurrency = r
+            .pick(
+                "RAGALIQ_CONCURRENCY",
+                "judge.concurrency",
+                judge.concurrency,
+                int,
+                |n| (1..=1024).contains(n),
+                "a whole number from 1 to 1024",
+            )?
+            .unwrap_or(8);
+        let timeout = r
+            .pick(
+                "RAGALIQ_TIMEOUT_SECS",
+                "judge.timeout_secs",
+                judge.timeout_secs,
+                float,
+                |t| *t > 0.0 && *t <= 3600.0,
+                "a number of seconds over 0, up to 3600",
+            )?
+            .unwrap_or(60.0);
+
+        let defaults = RetryPolicy::default();
+        let max_retries = r
+            .pick(
+                "RAGALIQ_MAX_RETRIES",
+                "retry.max_retries",
+                retry.max_retries,
+                int,
+                |n| (0..=100).contains(n),
+                "a whole number from 0 to 100",
+            )?
+            .map_or(defaults.max_retries, |n| n as u32);
+        let initial_ms = r.pick_file(
+            "retry.initial_backoff_ms",
+            retry.initial_backoff_ms,
+            |n| (0..=600_000).contains(n),
+            "a whole number of milliseconds from 0 to 600000",
+        )?;
+        let max_ms = r.pick_file(
+            "retry.max_backoff_ms",
+            retry.max_backoff_ms,
+            |n| (0..=600_000).contains(n),
+            "a whole number of milliseconds from 0 to 600000",
+        )?;
+        let budget = r.pick(
+            "RAGALIQ_RETRY_BUDGET_SECS",
+            "retry.budget_secs",
+            retry.budget_secs,
+            float,
+            |t| (0.0..=86_400.0).contains(t),
+            "a number of seconds from 0 to 86400",
+        )?;
+        let retry = RetryPolicy::default()
+            .with_max_retries(max_retries)
+            .with_backoff(
+                initial_ms.map_or(defaults.initial_backoff, |ms| {
+                    Duration::from_millis(ms as u64)
+                }),
+                max_ms.map_or(defaults.max_backoff, |ms| Duration::from_millis(ms as u64)),
+            )
+            .with_total_budget(budget.map_or(defaults.total_budget, Duration::from_secs_f64));
+
+        let mut threshold_values = Metric::ALL.map(Metric::default_threshold);
+        for (slot, metric) in threshold_values.iter_mut().zip(Metric::ALL) {
+            let var = format!("RAGALIQ_THRESHOLD_{}", metric.name().to_uppercase());
+            let key = format!("thresholds.{}", metric.name());
+            if let Some(t) = r.pick(
+                &var,
+                &key,
+                thresholds.get(metric),
+                float,
+                |t| (0.0..=1.0).contains(t),
+                "a number from 0 to 1",
+            )? {
+                *slot = t;
+            }
+        }
+
+        let weights = match ((r.env)("RAGALIQ_WEIGHTS"), scoring.weights) {
+            (Some(v), _) => parse_weights(&v).ok_or_else(|| ConfigError::Invalid {
+                origin: "RAGALIQ_WEIGHTS".into(),
+                value: v,
+                expected: WEIGHTS_EXPECTED.into(),
+            })?,
+            (None, Some(RawWeights::Preset(name))) => {
+                VerdictWeights::preset(&name).ok_or_else(|| ConfigError::Invalid {
+                    origin: format!("{file_name}: scoring.weights"),
+                    value: name,
+                    expected: WEIGHTS_EXPECTED.into(),
+                })?
+            }
+            (None, Some(RawWeights::Table(t))) => {
+                let w = VerdictWeights::new(
+                    t.supported,
+                    t.partially_supported,
+                    t.no_evidence,
+                    t.contradicted,
+                );
+                if !w.is_finite() {
+                    return Err(ConfigError::Invalid {
+                        origin: format!("{file_name}: scoring.weights"),
+                        value: format!("{w:?}"),
+                        expected: "finite numbers".into(),
+                    });
+                }
+                w
+            }
+            (None, None) => VerdictWeights::RATIO,
+        };
+        let confidence_floor = r
+            .pick(
+                "RAGALIQ_CONFIDENCE_FLOOR",
+                "scoring.confidence_floor",
+                scoring.confidence_floor,
+                float,
+                |t| (0.0..=1.0).contains(t),
+                "a number from 0 to 1",
+            )?
+            .unwrap_or(0.8);
+
+        let prompts_dir = match (
+            (r.env)("RAGALIQ_PROMPTS_DIR"),
+            raw.prompts.and_then(|p| p.dir),
+        ) {
+            (Some(dir), _) => Some(root.join(dir)),
+            (None, Some(dir)) => Some(file_dir.join(dir)),
+            (None, None) => None,
+        };
+
+        let api_key = api_key_env
+            .as_deref()
+            .and_then(|var| env(var))
+            .filter(|k| !k.trim().is_empty())
+            .map(|k| ApiKey::new(k.trim()));
+        Ok(Config {
+            mode,
+            provider,
+            model,
+            base_url,
+            api_key_env,
+            json_mode,
+            temperature,
+            max_tokens: max_tokens as u32,
+            concurrency: concurrency as usize,
+            timeout: Duration::from_secs_f64(timeout),
+            retry,
+            thresholds: threshold_values,
+            weights,
+            confidence_floor,
+            prompts_dir,
+            file: file.map(|(_, p)| p.to_path_buf()),
+            api_key,
+        })
+    }
+
+    /// The API key read from [`api_key_env`](Self::api_key_env), if set.
+    #[must_use]
+    pub fn api_key(&self) -> Option<ApiKey> {
+        self.api_key.clone()
+    }
+
+    /// The threshold for `metric`.
+    #[must_use]
+    pub fn threshold(&self, metric: Metric) -> f64 {
+        self.thresholds[Metric::ALL
+            .iter()
+            .position(|m| *m == metric)
+            .expect("every metric")]
+    }
+}
+
+const WEIGHTS_EXPECTED: &str =
+    "ratio, weighted, strict, or four numbers \"supported,partial,no_evidence,contradicted\"";
+
+fn parse_weights(v: &str) -> Option<VerdictWeights> {
+    if let Some(w) = VerdictWeights::preset(v.trim()) {
+        return Some(w);
+    }
+    let n: Vec<f64> = v
+        .split(',')
+        .map(|x| x.trim().parse().ok())
+        .collect::<Option<_>>()?;
+    let w = match n[..] {
+        [a, b, c, d] => VerdictWeights::new(a, b, c, d),
+        _ => return None,
+    };
+    w.is_finite().then_some(w)
+}
+
+fn valid_var_name(v: &str) -> bool {
+    !v.is_empty() && v.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+fn float(s: &str) -> Option<f64> {
+    s.trim().parse::<f64>().ok().filter(|x| x.is_finite())
+}
+
+fn text(s: &str) -> Option<String> {
+    Some(s.trim().to_owned())
+}
+
+fn int(s: &str) -> Option<i64> {
+    s.trim().parse().ok()
+}
+
+/// Picks a setting from the environment, else the file, checking it and
+/// naming its origin when it is invalid.
+struct Resolver<'a> {
+    env: &'a dyn Fn(&str) -> Option<String>,
+    file: &'a str,
+}
+
+impl Resolver<'_> {
+    fn pick<T: Display>(
+        &self,
+        var: &str,
+        key: &str,
+        from_file: Option<T>,
+        parse: impl Fn(&str) -> Option<T>,
+        check: impl Fn(&T) -> bool,
+        expected: &str,
+    ) -> Result<Option<T>, ConfigError> {
+        if let Some(text) = (self.env)(var) {
+            return match parse(&text) {
+                Some(v) if check(&v) => Ok(Some(v)),
+                _ => Err(ConfigError::Invalid {
+                    origin: var.to_owned(),
+                    value: text,
+                    expected: expected.to_owned(),
+                }),
+            };
+        }
+        self.pick_file(key, from_file, check, expected)
+    }
+
+    fn pick_file<T: Display>(
+        &self,
+        key: &str,
+        from_file: Option<T>,
+        check: impl Fn(&T) -> bool,
+        expected: &str,
+    ) -> Result<Option<T>, ConfigError> {
+        match from_file {
+            Some(v) if !check(&v) => Err(ConfigError::Invalid {
+                origin: format!("{}: {key}", self.file),
+                value: v.to_string(),
+                expected: expected.to_owned(),
+            }),
+            other => Ok(other),
+        }
+    }
+}
+
+#[derive(Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawFile {
+    mode: Option<String>,
+    judge: Option<RawJudge>,
+    retry: Option<RawRetry>,
+    thresholds: Option<RawThresholds>,
+    scoring: Option<RawScoring>,
+    prompts: Option<RawPrompts>,
+}
+
+#[derive(Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawJudge {
+    provider: Option<String>,
+    model: Option<String>,
+    base_url: Option<String>,
+    api_key_env: Option<String>,
+    json_mode: Option<String>,
+    temperature: Option<f64>,
+    max_tokens: Option<i64>,
+    concurrency: Option<i64>,
+    timeout_secs: Option<f64>,
+}
+
+#[derive(Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawRetry {
+    max_retries: Option<i64>,
+    initial_backoff_ms: Option<i64>,
+    max_backoff_ms: Option<i64>,
+    budget_secs: Option<f64>,
+}
+
+#[derive(Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawThresholds {
+    faithfulness: Option<f64>,
+    hallucination: Option<f64>,
+    relevance: Option<f64>,
+    context_precision: Option<f64>,
+    context_recall: Option<f64>,
+}
+
+impl RawThresholds {
+    fn get(&self, metric: Metric) -> Option<f64> {
+        match metric {
+            Metric::Faithfulness => self.faithfulness,
+            Metric::Hallucination => self.hallucination,
+            Metric::Relevance => self.relevance,
+            Metric::ContextPrecision => self.context_precision,
+            Metric::ContextRecall => self.context_recall,
+        }
+    }
+}
+
+#[derive(Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawScoring {
+    weights: Option<RawWeights>,
+    confidence_floor: Option<f64>,
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum RawWeights {
+    Preset(String),
+    Table(RawWeightTable),
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawWeightTable {
+    supported: f64,
+    partially_supported: f64,
+    no_evidence: f64,
+    contradicted: f64,
+}
+
+#[derive(Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawPrompts {
+    dir: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    fn load(toml: Option<&str>, vars: &[(&str, &str)]) -> Result<Config, ConfigError> {
+        let vars: HashMap<String, String> = vars
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        let env = move |name: &str| vars.get(name).cloned();
+        Config::from_sources(
+            toml.map(|t| (t, Path::new("/pkg/ragaliq.toml"))),
+            Path::new("/pkg"),
+            &env,
+        )
+    }
+
+    fn err(toml: Option<&str>, vars: &[(&str, &str)]) -> String {
+        load(toml, vars).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn defaults_without_file_or_env() {
+        let c = load(None, &[]).unwrap();
+        assert_eq!(c.provider, Provider::OpenAi);
+        assert_eq!(c.model, "gpt-4o-mini");
+        assert_eq!(c.api_key_env.as_deref(), Some("OPENAI_API_KEY"));
+        assert_eq!(c.mode, Mode::Auto);
+        assert_eq!(c.concurrency, 8);
+        assert_eq!(c.threshold(Metric::Hallucination), 0.8);
+        assert!(c.api_key().is_none());
+    }
+
+    #[test]
+    fn ci_defaults_to_replay() {
+        assert_eq!(load(None, &[("CI", "true")]).unwrap().mode, Mode::Replay);
+        assert_eq!(load(None, &[("CI", "false")]).unwrap().mode, Mode::Auto);
+        assert_eq!(
+            load(None, &[("CI", "1"), ("RAGALIQ_MODE", "record")])
+                .unwrap()
+                .mode,
+            Mode::Record
+        );
+    }
+
+    #[test]
+    fn judge_variable_forms() {
+        let c = load(None, &[("RAGALIQ_JUDGE", "anthropic:claude-x")]).unwrap();
+        assert_eq!(
+            (c.provider, c.model.as_str()),
+            (Provider::Anthropic, "claude-x")
+        );
+        assert_eq!(c.api_key_env.as_deref(), Some("ANTHROPIC_API_KEY"));
+        let c = load(None, &[("RAGALIQ_JUDGE", "ollama:llama3.1:8b")]).unwrap();
+        assert_eq!(
+            (c.model.as_str(), c.api_key_env.as_deref()),
+            ("llama3.1:8b", None)
+        );
+        let c = load(
+            None,
+            &[
+                ("RAGALIQ_JUDGE", "http://127.0.0.1:8000/v1"),
+                ("RAGALIQ_MODEL", "qwen"),
+            ],
+        )
+        .unwrap();
+        assert_eq!(
+            (c.provider, c.base_url.as_str()),
+            (Provider::OpenAiCompatible, "http://127.0.0.1:8000/v1")
+        );
+        assert!(
+            err(None, &[("RAGALIQ_JUDGE", "http://127.0.0.1:8000/v1")])
+                .starts_with("RAGALIQ_MODEL")
+        );
+        let e = err(None, &[("RAGALIQ_JUDGE", "gemini:pro")]);
+        assert!(
+            e.contains("RAGALIQ_JUDGE")
+                && e.contains("openai, anthropic, ollama, openai-compatible"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn file_model_does_not_leak_to_another_provider() {
+        let toml = "[judge]\nprovider = \"openai\"\nmodel = \"gpt-4o\"\n";
+        let c = load(Some(toml), &[("RAGALIQ_JUDGE", "anthropic")]).unwrap();
+        assert_eq!(c.model, "claude-haiku-4-5");
+        assert_eq!(load(Some(toml), &[]).unwrap().model, "gpt-4o");
+    }
+
+    #[test]
+    fn key_is_read_from_the_named_variable_only() {
+        let c = load(
+            Some("[judge]\napi_key_env = \"MY_KEY\"\n"),
+            &[("MY_KEY", "sk-123456"), ("OPENAI_API_KEY", "sk-other")],
+        )
+        .unwrap();
+        assert_eq!(c.api_key().unwrap().expose(), "sk-123456");
+        assert!(!format!("{c:?}").contains("sk-123456"));
+    }
+
+    #[test]
+    fn every_invalid_value_names_its_origin_and_the_accepted_values() {
+        let cases: &[(Option<&str>, &[(&str, &str)], &str)] = &[
+            (
+                None,
+                &[("RAGALIQ_MODE", "fast")],
+                "RAGALIQ_MODE = \"fast\" is invalid: expected replay, auto, record, live",
+            ),
+            (
+                Some("mode = \"fast\""),
+                &[],
+                "ragaliq.toml: mode = \"fast\" is invalid: expected replay, auto, record, live",
+            ),
+            (
+                Some("[judge]\nprovider = \"x\""),
+                &[],
+                "ragaliq.toml: judge.provider = \"x\" is invalid: expected openai, anthropic, ollama, openai-compatible",
+            ),
+            (
+                None,
+                &[("RAGALIQ_TEMPERATURE", "3")],
+                "RAGALIQ_TEMPERATURE = \"3\" is invalid: expected a number from 0 to 2",
+            ),
+            (
+                Some("[judge]\nconcurrency = 0"),
+                &[],
+                "ragaliq.toml: judge.concurrency = \"0\" is invalid: expected a whole number from 1 to 1024",
+            ),
+            (
+                None,
+                &[("RAGALIQ_TIMEOUT_SECS", "0")],
+                "RAGALIQ_TIMEOUT_SECS = \"0\" is invalid: expected a number of seconds over 0, up to 3600",
+            ),
+            (
+                None,
+                &[("RAGALIQ_JSON_MODE", "strict")],
+                "RAGALIQ_JSON_MODE = \"strict\" is invalid: expected schema, object, none",
+            ),
+            (
+                None,
+                &[("RAGALIQ_MAX_TOKENS", "-1")],
+                "RAGALIQ_MAX_TOKENS = \"-1\" is invalid: expected a whole number from 1 to 1000000",
+            ),
+            (
+                None,
+                &[("RAGALIQ_MAX_RETRIES", "1000")],
+                "RAGALIQ_MAX_RETRIES = \"1000\" is invalid: expected a whole number from 0 to 100",
+            ),
+            (
+                Some("[retry]\ninitial_backoff_ms = -5"),
+                &[],
+                "ragaliq.toml: retry.initial_backoff_ms = \"-5\" is invalid",
+            ),
+            (
+                None,
+                &[("RAGALIQ_RETRY_BUDGET_SECS", "NaN")],
+                "RAGALIQ_RETRY_BUDGET_SECS = \"NaN\" is invalid",
+            ),
+            (
+                None,
+                &[("RAGALIQ_THRESHOLD_RELEVANCE", "1.5")],
+                "RAGALIQ_THRESHOLD_RELEVANCE = \"1.5\" is invalid: expected a number from 0 to 1",
+            ),
+            (
+                Some("[thresholds]\nfaithfulness = -0.1"),
+                &[],
+                "ragaliq.toml: thresholds.faithfulness = \"-0.1\" is invalid",
+            ),
+            (
+                None,
+                &[("RAGALIQ_WEIGHTS", "lenient")],
+                "RAGALIQ_WEIGHTS = \"lenient\" is invalid: expected ratio, weighted, strict",
+            ),
+            (
+                Some("[scoring]\nweights = \"lenient\""),
+                &[],
+                "ragaliq.toml: scoring.weights = \"lenient\" is invalid",
+            ),
+            (
+                None,
+                &[("RAGALIQ_CONFIDENCE_FLOOR", "2")],
+                "RAGALIQ_CONFIDENCE_FLOOR = \"2\" is invalid",
+            ),
+            (
+                None,
+                &[("RAGALIQ_BASE_URL", "localhost:8080")],
+                "RAGALIQ_BASE_URL = \"localhost:8080\" is invalid: expected an http:// or https:// URL",
+            ),
+            (
+                None,
+                &[("RAGALIQ_API_KEY_ENV", "MY KEY")],
+                "RAGALIQ_API_KEY_ENV = \"MY KEY\" is invalid: expected an environment variable name",
+            ),
+        ];
+        for (toml, vars, want) in cases {
+            let got = err(*toml, vars);
+            assert!(got.starts_with(want), "want {want:?}\n got {got:?}");
+        }
+    }
+
+    #[test]
+    fn toml_syntax_and_unknown_keys_are_errors_with_position() {
+        let e = err(Some("[judge]\nconcurrency = \"8\""), &[]);
+        assert!(
+            e.starts_with("/pkg/ragaliq.toml: ") && e.contains("line 2"),
+            "{e}"
+        );
+        let e = err(Some("[judge]\nmodle = \"x\""), &[]);
+        assert!(
+            e.contains("unknown field `modle`") && e.contains("model"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn weights_from_table_and_numbers() {
+        let c = load(Some("[scoring.weights]\nsupported = 1\npartially_supported = 0.25\nno_evidence = 0\ncontradicted = -2\n"), &[]).unwrap();
+        assert_eq!(c.weights, VerdictWeights::new(1.0, 0.25, 0.0, -2.0));
+        let c = load(None, &[("RAGALIQ_WEIGHTS", "1, 0.5, -1, -1")]).unwrap();
+        assert_eq!(c.weights, VerdictWeights::STRICT);
+    }
+
+    #[test]
+    fn prompts_dir_is_relative_to_the_file_or_the_root() {
+        let c = load(Some("[prompts]\ndir = \"my-prompts\""), &[]).unwrap();
+        assert_eq!(c.prompts_dir.unwrap(), Path::new("/pkg/my-prompts"));
+    }
+}

@@ -1,0 +1,290 @@
+//! What an evaluator returns: [`Evaluation`], its per-claim and per-passage
+//! details, the [`Metric`] it measured and the [`Usage`] it cost.
+
+use crate::verdict::Verdict;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::str::FromStr;
+
+/// The metrics ragaliq computes (SPEC §4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Metric {
+    /// Share of the response's claims that the context supports.
+    Faithfulness,
+    /// 1 - share of claims that are not supported (or supported with low confidence).
+    Hallucination,
+    /// How well the response answers the query.
+    Relevance,
+    /// Rank-weighted share of retrieved passages that are relevant.
+    ContextPrecision,
+    /// Share of expected facts the context covers.
+    ContextRecall,
+}
+
+impl Metric {
+    /// Every metric, in a fixed order.
+    pub const ALL: [Metric; 5] = [
+        Metric::Faithfulness,
+        Metric::Hallucination,
+        Metric::Relevance,
+        Metric::ContextPrecision,
+        Metric::ContextRecall,
+    ];
+
+    /// The snake_case name used in configuration, reports and test names.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Metric::Faithfulness => "faithfulness",
+            Metric::Hallucination => "hallucination",
+            Metric::Relevance => "relevance",
+            Metric::ContextPrecision => "context_precision",
+            Metric::ContextRecall => "context_recall",
+        }
+    }
+
+    /// The default pass threshold (SPEC §4).
+    #[must_use]
+    pub fn default_threshold(self) -> f64 {
+        match self {
+            Metric::Hallucination => 0.8,
+            _ => 0.7,
+        }
+    }
+}
+
+impl fmt::Display for Metric {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Metric {
+    type Err = String;
+
+    /// ```
+    /// use ragaliq::Metric;
+    /// assert_eq!("context_recall".parse::<Metric>(), Ok(Metric::ContextRecall));
+    /// assert!("recall".parse::<Metric>().unwrap_err().contains("faithfulness"));
+    /// ```
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Metric::ALL
+            .into_iter()
+            .find(|m| m.name() == s)
+            .ok_or_else(|| {
+                let names: Vec<_> = Metric::ALL.iter().map(|m| m.name()).collect();
+                format!(
+                    "unknown metric `{s}`; expected one of: {}",
+                    names.join(", ")
+                )
+            })
+    }
+}
+
+/// Judge calls and tokens.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Usage {
+    /// Requests answered by the judge's transport (retries not counted twice).
+    pub calls: u64,
+    /// Prompt tokens the server reported.
+    pub input_tokens: u64,
+    /// Completion tokens the server reported.
+    pub output_tokens: u64,
+}
+
+impl Usage {
+    /// Input plus output tokens.
+    #[must_use]
+    pub fn total_tokens(&self) -> u64 {
+        self.input_tokens + self.output_tokens
+    }
+}
+
+impl std::ops::AddAssign for Usage {
+    fn add_assign(&mut self, rhs: Usage) {
+        self.calls += rhs.calls;
+        self.input_tokens += rhs.input_tokens;
+        self.output_tokens += rhs.output_tokens;
+    }
+}
+
+/// One claim and the judge's verdict on it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ClaimVerdict {
+    /// The claim, as extracted (or the expected fact, for context recall).
+    pub claim: String,
+    /// The judge's verdict.
+    pub verdict: Verdict,
+    /// The passage text the judge quoted; empty when there is none.
+    pub evidence: String,
+    /// The judge's confidence in [0, 1], when it gave one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confidence: Option<f64>,
+    /// Whether this claim counts against the metric (not supported for
+    /// faithfulness and recall; hallucinated for hallucination).
+    pub failed: bool,
+}
+
+/// One retrieved passage and whether the judge found it relevant.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PassageVerdict {
+    /// 1-based rank of the passage in the context.
+    pub rank: usize,
+    /// Whether it helps answer the query.
+    pub relevant: bool,
+    /// The judge's short reason.
+    pub reason: String,
+}
+
+/// The result of one metric on one case.
+///
+/// `score` is always a finite number in [0, 1]: an evaluation that cannot be
+/// computed is an [`Error`](crate::Error), never a NaN score. `Display` reads
+/// like a review: the score against the threshold, then every failing claim
+/// with its verdict and evidence.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Evaluation {
+    /// What was measured.
+    pub metric: Metric,
+    /// The score, in [0, 1].
+    pub score: f64,
+    /// The pass threshold applied.
+    pub threshold: f64,
+    /// `score >= threshold`.
+    pub passed: bool,
+    /// Why the score is what it is, in a sentence or two.
+    pub reasoning: String,
+    /// Per-claim details (faithfulness, hallucination, context recall).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub claims: Vec<ClaimVerdict>,
+    /// Per-passage details (context precision).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub passages: Vec<PassageVerdict>,
+    /// Judge calls and tokens this evaluation caused (calls answered from the
+    /// judge's memo, e.g. shared with another metric, cost nothing here).
+    pub usage: Usage,
+}
+
+impl Evaluation {
+    /// The claims that count against the metric.
+    pub fn failed_claims(&self) -> impl Iterator<Item = (usize, &ClaimVerdict)> {
+        self.claims
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.failed)
+            .map(|(i, c)| (i + 1, c))
+    }
+}
+
+impl fmt::Display for Evaluation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (rel, outcome) = if self.passed {
+            (">=", "passed")
+        } else {
+            ("<", "FAILED")
+        };
+        writeln!(
+            f,
+            "{}: {:.2} {rel} threshold {:.2} ({outcome})",
+            self.metric, self.score, self.threshold
+        )?;
+        if !self.reasoning.is_empty() {
+            writeln!(f, "  reasoning: {}", self.reasoning)?;
+        }
+        let failed: Vec<_> = self.failed_claims().collect();
+        if !failed.is_empty() {
+            let noun = match self.metric {
+                Metric::ContextRecall => "facts not covered by the context",
+                Metric::Hallucination => "hallucinated claims",
+                _ => "claims not supported by the context",
+            };
+            writeln!(f, "  {} of {} {noun}:", failed.len(), self.claims.len())?;
+            for (n, c) in failed {
+                write!(f, "    [{n}] \"{}\" — {}", c.claim, c.verdict)?;
+                if let Some(conf) = c.confidence {
+                    write!(f, " (confidence {conf:.2})")?;
+                }
+                writeln!(f)?;
+                if !c.evidence.is_empty() {
+                    writeln!(f, "        evidence: \"{}\"", c.evidence)?;
+                }
+            }
+        }
+        let irrelevant: Vec<_> = self.passages.iter().filter(|p| !p.relevant).collect();
+        if !irrelevant.is_empty() {
+            writeln!(
+                f,
+                "  {} of {} passages not relevant:",
+                irrelevant.len(),
+                self.passages.len()
+            )?;
+            for p in irrelevant {
+                writeln!(f, "    [passage {}] {}", p.rank, p.reason)?;
+            }
+        }
+        write!(
+            f,
+            "  judge: {} call{}, {} tokens ({} in, {} out)",
+            self.usage.calls,
+            if self.usage.calls == 1 { "" } else { "s" },
+            self.usage.total_tokens(),
+            self.usage.input_tokens,
+            self.usage.output_tokens
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn eval() -> Evaluation {
+        Evaluation {
+            metric: Metric::Faithfulness,
+            score: 0.5,
+            threshold: 0.7,
+            passed: false,
+            reasoning: "1 of 2 claims supported.".into(),
+            claims: vec![
+                ClaimVerdict {
+                    claim: "Refunds take 30 days.".into(),
+                    verdict: Verdict::Supported,
+                    evidence: "within 30 days".into(),
+                    confidence: Some(0.95),
+                    failed: false,
+                },
+                ClaimVerdict {
+                    claim: "Shipping is free.".into(),
+                    verdict: Verdict::Contradicted,
+                    evidence: "Shipping costs $5.".into(),
+                    confidence: None,
+                    failed: true,
+                },
+            ],
+            passages: vec![],
+            usage: Usage {
+                calls: 2,
+                input_tokens: 900,
+                output_tokens: 100,
+            },
+        }
+    }
+
+    #[test]
+    fn display_reads_like_a_review() {
+        let text = eval().to_string();
+        assert_eq!(
+            text,
+            "faithfulness: 0.50 < threshold 0.70 (FAILED)\n  reasoning: 1 of 2 claims supported.\n  1 of 2 claims not supported by the context:\n    [2] \"Shipping is free.\" — contradicted\n        evidence: \"Shipping costs $5.\"\n  judge: 2 calls, 1000 tokens (900 in, 100 out)"
+        );
+    }
+
+    #[test]
+    fn serde_round_trip() {
+        let e = eval();
+        let json = serde_json::to_string(&e).unwrap();
+        assert!(json.contains(r#""metric":"faithfulness""#));
+        assert_eq!(serde_json::from_str::<Evaluation>(&json).unwrap(), e);
+    }
+}

@@ -1,0 +1,66 @@
+//! The seam between the judge and a model server: the [`Transport`] trait.
+
+use super::request::{JudgeRequest, JudgeResponse};
+use crate::error::TransportError;
+use std::future::Future;
+use std::pin::Pin;
+
+/// A boxed, sendable future, as [`Transport::complete`] returns.
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// Sends one [`JudgeRequest`] to a model and returns its reply.
+///
+/// ragaliq ships transports for OpenAI-compatible chat completions and the
+/// Anthropic Messages API. Implement this trait to plug in anything else — a
+/// local model, a company gateway, a canned fake. The judge wraps every
+/// transport with the same retries, timeout, concurrency limit, token
+/// accounting, memo and recorder, so a transport makes exactly one attempt
+/// and reports retryable failures with [`TransportError`]s whose
+/// [`is_retryable`](TransportError::is_retryable) is true.
+///
+/// ```
+/// use ragaliq::judge::{BoxFuture, Judge, JudgeRequest, JudgeResponse, Transport};
+/// use ragaliq::{RagCase, TransportError};
+///
+/// /// A judge that finds every claim supported (a fake for illustration).
+/// struct Agreeable;
+///
+/// impl Transport for Agreeable {
+///     fn provider(&self) -> &str {
+///         "agreeable"
+///     }
+///     fn complete<'a>(
+///         &'a self,
+///         request: &'a JudgeRequest,
+///     ) -> BoxFuture<'a, Result<JudgeResponse, TransportError>> {
+///         Box::pin(async move {
+///             let text = match request.task.as_str() {
+///                 "extract_claims" => r#"{"claims": ["Refunds take 30 days."]}"#,
+///                 "verify_claims" => r#"{"verdicts": [{"claim": 1, "verdict": "supported", "evidence": "30 days"}]}"#,
+///                 other => return Err(TransportError::other(format!("no answer for {other}"))),
+///             };
+///             Ok(JudgeResponse::text(text))
+///         })
+///     }
+/// }
+///
+/// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+/// let judge = Judge::builder(Agreeable).build();
+/// let case = RagCase::new("How long do refunds take?")
+///     .context(["Refunds are processed within 30 days."])
+///     .response("Refunds take 30 days.");
+/// let eval = judge.faithfulness(&case).await.unwrap();
+/// assert_eq!(eval.score, 1.0);
+/// assert!(eval.passed);
+/// # });
+/// ```
+pub trait Transport: Send + Sync + 'static {
+    /// A short provider name (`openai`, `anthropic`, …), part of every fingerprint.
+    fn provider(&self) -> &str;
+
+    /// Makes one attempt at `request`.
+    fn complete<'a>(
+        &'a self,
+        request: &'a JudgeRequest,
+    ) -> BoxFuture<'a, Result<JudgeResponse, TransportError>>;
+}

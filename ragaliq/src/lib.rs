@@ -1,0 +1,103 @@
+//! Test RAG (retrieval-augmented generation) pipelines inside `cargo test`.
+//!
+//! An LLM *judge* grades each answer against the retrieved context, and the
+//! grades become ordinary test assertions:
+//!
+//! | metric | what it measures | judge calls |
+//! | --- | --- | --- |
+//! | [faithfulness](Judge::faithfulness) | share of the response's claims the context supports | 2 (extract, verify in one batch) |
+//! | [hallucination](Judge::hallucination) | share of claims that are not hallucinated | 0 more after faithfulness |
+//! | [relevance](Judge::relevance) | how well the response answers the query | 1 |
+//! | [context precision](Judge::context_precision) | are the relevant passages ranked first? | 1 |
+//! | [context recall](Judge::context_recall) | does the context hold the expected facts? | 1 (2 from an expected answer) |
+//!
+//! # A first evaluation
+//!
+//! Any [`Transport`](judge::Transport) can stand behind a [`Judge`]; here a
+//! canned one, so the example runs without a network. Real tests use
+//! [`Judge::from_env`], which reads `ragaliq.toml` and `RAGALIQ_*` variables
+//! (see [`config`]) and talks to OpenAI-compatible servers or Anthropic.
+//!
+//! ```
+//! use ragaliq::judge::{BoxFuture, Judge, JudgeRequest, JudgeResponse, Transport};
+//! use ragaliq::{RagCase, TransportError, Verdict};
+//!
+//! struct Canned;
+//! impl Transport for Canned {
+//!     fn provider(&self) -> &str { "canned" }
+//!     fn complete<'a>(&'a self, req: &'a JudgeRequest)
+//!         -> BoxFuture<'a, Result<JudgeResponse, TransportError>>
+//!     {
+//!         let reply = match req.task.as_str() {
+//!             "extract_claims" => r#"{"claims": ["Items can be returned within 30 days.",
+//!                                                "Returns are free."]}"#,
+//!             _ => r#"{"verdicts": [
+//!                 {"claim": 1, "verdict": "supported", "evidence": "within 30 days", "confidence": 0.95},
+//!                 {"claim": 2, "verdict": "no_evidence", "evidence": "", "confidence": 0.9}]}"#,
+//!         };
+//!         Box::pin(async move { Ok(JudgeResponse::text(reply)) })
+//!     }
+//! }
+//!
+//! # tokio::runtime::Runtime::new().unwrap().block_on(async {
+//! let judge = Judge::builder(Canned).build().unwrap();
+//! let case = RagCase::new("How long is the refund window?")
+//!     .context(["Refunds are accepted within 30 days of delivery."])
+//!     .response("You can return items within 30 days. Returns are free.");
+//!
+//! let eval = judge.faithfulness(&case).await.unwrap();
+//! assert_eq!(eval.score, 0.5);
+//! assert!(!eval.passed); // below the default threshold of 0.7
+//! assert_eq!(eval.claims[1].verdict, Verdict::NoEvidence);
+//! println!("{eval}");
+//! // faithfulness: 0.50 < threshold 0.70 (FAILED)
+//! //   reasoning: 1 supported, 1 no evidence (of 2 claims).
+//! //   1 of 2 claims not supported by the context:
+//! //     [2] "Returns are free." — no_evidence (confidence 0.90)
+//! //   judge: 2 calls, 0 tokens (0 in, 0 out)
+//!
+//! // Hallucination reuses the same two answers: no new call.
+//! let h = judge.hallucination(&case).await.unwrap();
+//! assert_eq!(h.usage.calls, 0);
+//! assert_eq!(judge.usage().calls, 2);
+//! # });
+//! ```
+//!
+//! # Guarantees
+//!
+//! - Scores are finite and in [0, 1]; what cannot be scored is an [`Error`].
+//! - A batched verification yields exactly one verdict per claim, matched by
+//!   number; when the judge's batch cannot be matched, the unmatched claims
+//!   are re-asked one at a time. Verdicts are never truncated, padded or guessed.
+//! - Judge replies are read by the public [`parse`] functions, which accept
+//!   only replies with one reasonable reading and otherwise return a
+//!   [`ParseError`] carrying the raw reply.
+//! - User data reaches the judge inside escaped delimiters ([`prompts`]).
+//! - API keys never appear in `Debug` output or error messages.
+
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+mod case;
+pub mod config;
+mod error;
+mod evaluation;
+pub mod judge;
+mod metrics;
+pub mod parse;
+pub mod prompts;
+mod verdict;
+
+pub use case::{CaseError, RagCase};
+pub use config::{Config, Mode, Provider};
+pub use error::{ConfigError, Error, Result, TransportError, TransportErrorKind};
+pub use evaluation::{ClaimVerdict, Evaluation, Metric, PassageVerdict, Usage};
+pub use judge::Judge;
+pub use metrics::EvalOptions;
+pub use parse::{ParseError, ParseErrorKind};
+pub use verdict::{Verdict, VerdictWeights};
+
+/// The names a test file needs: `use ragaliq::prelude::*;`.
+pub mod prelude {
+    pub use crate::{EvalOptions, Evaluation, Judge, Metric, RagCase, Verdict, VerdictWeights};
+}

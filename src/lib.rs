@@ -1,0 +1,1 @@
+//! Workspace-level tests and examples of ragaliq; see `tests/` and `examples/`.
