@@ -45,7 +45,7 @@ pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 /// }
 ///
 /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
-/// let judge = Judge::builder(Agreeable).build();
+/// let judge = Judge::builder(Agreeable).build().unwrap();
 /// let case = RagCase::new("How long do refunds take?")
 ///     .context(["Refunds are processed within 30 days."])
 ///     .response("Refunds take 30 days.");

@@ -1,0 +1,365 @@
+//! A scripted judge: an HTTP server on 127.0.0.1 that speaks OpenAI chat
+//! completions (`POST /v1/chat/completions`) and Anthropic Messages
+//! (`POST /v1/messages`) and answers every ragaliq task by a fixed rule, so
+//! tests, committed recordings and benchmarks get real, deterministic judge
+//! exchanges without a model.
+//!
+//! The rules (content words are lower-cased alphanumeric words of four or
+//! more letters, minus a few stop words):
+//!
+//! - extract claims: each sentence of the response is a claim;
+//! - verify a claim: `supported` when at least 70% of its content words
+//!   appear in one passage, `partially_supported` from 40%, else
+//!   `no_evidence`; a claim whose words are all there but that contains
+//!   "not" or "never" where the passage does not is `contradicted`;
+//! - relevance: the share of the query's content words the response uses;
+//! - passage relevance: a passage is relevant when it shares a content word
+//!   with the query.
+//!
+//! It counts requests and prompt characters, tracks the most requests in
+//! flight at once, and can add latency to every answer.
+//!
+//! ```no_run
+//! # async fn demo() {
+//! let judge = ragaliq_scripted::ScriptedJudge::start().await;
+//! let url = judge.base_url(); // http://127.0.0.1:PORT/v1
+//! # let _ = url;
+//! assert_eq!(judge.requests(), 0);
+//! # }
+//! ```
+
+#![forbid(unsafe_code)]
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full};
+use hyper::body::Incoming;
+use hyper::service::service_fn;
+use hyper::{Request, Response, StatusCode};
+use serde_json::{Value, json};
+use std::collections::HashSet;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+use tokio::net::TcpListener;
+
+#[derive(Default)]
+struct Stats {
+    requests: AtomicU64,
+    in_flight: AtomicU64,
+    max_in_flight: AtomicU64,
+    prompt_chars: AtomicU64,
+    latency_ms: AtomicU64,
+}
+
+/// A running scripted judge. The server stops when this value is dropped.
+pub struct ScriptedJudge {
+    addr: SocketAddr,
+    stats: Arc<Stats>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for ScriptedJudge {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+impl ScriptedJudge {
+    /// Starts a server on an ephemeral loopback port.
+    pub async fn start() -> ScriptedJudge {
+        let listener = TcpListener::bind(("127.0.0.1", 0))
+            .await
+            .expect("bind a loopback port");
+        let addr = listener.local_addr().expect("local address");
+        let stats = Arc::new(Stats::default());
+        let served = stats.clone();
+        let task = tokio::spawn(async move {
+            loop {
+                let Ok((stream, _)) = listener.accept().await else {
+                    continue;
+                };
+                let stats = served.clone();
+                tokio::spawn(async move {
+                    let service = service_fn(move |req| handle(req, stats.clone()));
+                    let _ = hyper::server::conn::http1::Builder::new()
+                        .serve_connection(hyper_util::rt::TokioIo::new(stream), service)
+                        .await;
+                });
+            }
+        });
+        ScriptedJudge { addr, stats, task }
+    }
+
+    /// Adds `latency` before every answer.
+    pub fn set_latency(&self, latency: Duration) {
+        self.stats
+            .latency_ms
+            .store(latency.as_millis() as u64, Ordering::SeqCst);
+    }
+
+    /// The base URL to configure a judge with, ending in `/v1`.
+    pub fn base_url(&self) -> String {
+        format!("http://{}/v1", self.addr)
+    }
+
+    /// Requests answered (or being answered).
+    pub fn requests(&self) -> u64 {
+        self.stats.requests.load(Ordering::SeqCst)
+    }
+
+    /// The most requests that were in flight at once.
+    pub fn max_in_flight(&self) -> u64 {
+        self.stats.max_in_flight.load(Ordering::SeqCst)
+    }
+
+    /// Characters of system and user prompts received.
+    pub fn prompt_chars(&self) -> u64 {
+        self.stats.prompt_chars.load(Ordering::SeqCst)
+    }
+}
+
+async fn handle(
+    req: Request<Incoming>,
+    stats: Arc<Stats>,
+) -> Result<Response<Full<Bytes>>, hyper::Error> {
+    stats.requests.fetch_add(1, Ordering::SeqCst);
+    let now = stats.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
+    stats.max_in_flight.fetch_max(now, Ordering::SeqCst);
+    let path = req.uri().path().to_owned();
+    let body = req.into_body().collect().await?.to_bytes();
+    let latency = stats.latency_ms.load(Ordering::SeqCst);
+    if latency > 0 {
+        tokio::time::sleep(Duration::from_millis(latency)).await;
+    }
+    let (status, reply) = match serde_json::from_slice::<Value>(&body) {
+        Ok(request) => answer(&path, &request, &stats),
+        Err(e) => (
+            StatusCode::BAD_REQUEST,
+            json!({"error": {"message": format!("bad JSON: {e}")}}),
+        ),
+    };
+    stats.in_flight.fetch_sub(1, Ordering::SeqCst);
+    Ok(Response::builder()
+        .status(status)
+        .header("content-type", "application/json")
+        .body(Full::new(Bytes::from(reply.to_string())))
+        .expect("a valid response"))
+}
+
+fn answer(path: &str, request: &Value, stats: &Stats) -> (StatusCode, Value) {
+    let anthropic = path.ends_with("/messages");
+    let system = request["system"].as_str().unwrap_or_default().to_owned();
+    let messages = request["messages"].as_array().cloned().unwrap_or_default();
+    let mut prompt = String::new();
+    for m in &messages {
+        if m["role"] == "system" && !anthropic {
+            prompt.push_str(m["content"].as_str().unwrap_or_default());
+        }
+    }
+    prompt.push_str(&system);
+    let user: String = messages
+        .iter()
+        .filter(|m| m["role"] == "user")
+        .filter_map(|m| m["content"].as_str())
+        .collect();
+    prompt.push_str(&user);
+    stats
+        .prompt_chars
+        .fetch_add(prompt.chars().count() as u64, Ordering::SeqCst);
+    let Some(reply) = rule(&user) else {
+        return (
+            StatusCode::BAD_REQUEST,
+            json!({"error": {"message": "the scripted judge does not know this task"}}),
+        );
+    };
+    let input_tokens = (prompt.len() / 4) as u64;
+    let output_tokens = (reply.to_string().len() / 4) as u64;
+    let model = request["model"].as_str().unwrap_or("scripted").to_owned();
+    let body = if anthropic {
+        json!({
+            "id": "msg_scripted", "type": "message", "role": "assistant", "model": model,
+            "content": [{"type": "tool_use", "id": "toolu_scripted", "name": "submit", "input": reply}],
+            "stop_reason": "tool_use",
+            "usage": {"input_tokens": input_tokens, "output_tokens": output_tokens}
+        })
+    } else {
+        json!({
+            "id": "chatcmpl-scripted", "object": "chat.completion", "model": model,
+            "choices": [{"index": 0, "finish_reason": "stop",
+                         "message": {"role": "assistant", "content": reply.to_string()}}],
+            "usage": {"prompt_tokens": input_tokens, "completion_tokens": output_tokens,
+                      "total_tokens": input_tokens + output_tokens}
+        })
+    };
+    (StatusCode::OK, body)
+}
+
+/// The reply to a rendered ragaliq prompt, by the rules in the crate docs.
+pub fn rule(user: &str) -> Option<Value> {
+    let passages = tagged(user, "passage");
+    if user.contains("<claims>") {
+        let verdicts: Vec<Value> = tagged(user, "claim")
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                let (verdict, evidence) = verify(c, &passages);
+                json!({"claim": i + 1, "verdict": verdict, "evidence": evidence, "confidence": 0.9})
+            })
+            .collect();
+        return Some(json!({ "verdicts": verdicts }));
+    }
+    if let Some(claim) = section(user, "claim") {
+        let (verdict, evidence) = verify(&claim, &passages);
+        return Some(json!({"verdict": verdict, "evidence": evidence, "confidence": 0.9}));
+    }
+    let query = section(user, "query")?;
+    if user.contains("<expected>") {
+        let q = words(&query);
+        let verdicts: Vec<Value> = passages
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                let relevant = !q.is_disjoint(&words(p));
+                let reason = if relevant {
+                    "shares terms with the query"
+                } else {
+                    "unrelated to the query"
+                };
+                json!({"passage": i + 1, "relevant": relevant, "reason": reason})
+            })
+            .collect();
+        return Some(json!({ "verdicts": verdicts }));
+    }
+    let response = section(user, "response")?;
+    if user.contains("atomic claims") {
+        return Some(json!({ "claims": sentences(&response) }));
+    }
+    let q = words(&query);
+    let r = words(&response);
+    let score = if q.is_empty() {
+        0.0
+    } else {
+        (q.intersection(&r).count() as f64 / q.len() as f64 * 100.0).round() / 100.0
+    };
+    Some(json!({
+        "reasoning": format!("The response uses {} of the query's {} key terms.", q.intersection(&r).count(), q.len()),
+        "score": score
+    }))
+}
+
+fn verify(claim: &str, passages: &[String]) -> (&'static str, String) {
+    let c = words(claim);
+    if c.is_empty() {
+        return ("no_evidence", String::new());
+    }
+    let negated = |s: &str| {
+        let lower = s.to_lowercase();
+        lower
+            .split(|ch: char| !ch.is_alphanumeric())
+            .any(|w| w == "not" || w == "never")
+    };
+    let best = passages
+        .iter()
+        .map(|p| (c.intersection(&words(p)).count() as f64 / c.len() as f64, p))
+        .max_by(|a, b| a.0.total_cmp(&b.0));
+    match best {
+        Some((share, p)) if share >= 0.7 => {
+            let evidence: String = p.chars().take(80).collect();
+            if negated(claim) != negated(p) {
+                ("contradicted", evidence)
+            } else {
+                ("supported", evidence)
+            }
+        }
+        Some((share, p)) if share >= 0.4 => ("partially_supported", p.chars().take(80).collect()),
+        _ => ("no_evidence", String::new()),
+    }
+}
+
+const STOP: &[&str] = &[
+    "that", "this", "with", "from", "have", "will", "your", "they", "their", "there", "what",
+    "when", "which", "were", "been", "into", "than", "then", "them", "does", "also", "about",
+    "after", "only",
+];
+
+fn words(text: &str) -> HashSet<String> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| w.chars().count() >= 4)
+        .map(str::to_lowercase)
+        .filter(|w| !STOP.contains(&w.as_str()))
+        .collect()
+}
+
+fn sentences(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut current = String::new();
+    let chars: Vec<char> = text.chars().collect();
+    for (i, &ch) in chars.iter().enumerate() {
+        current.push(ch);
+        let end =
+            matches!(ch, '.' | '!' | '?') && chars.get(i + 1).is_none_or(|n| n.is_whitespace());
+        if end {
+            let s = current.trim();
+            if !s.is_empty() && !s.ends_with('?') {
+                out.push(s.to_owned());
+            }
+            current.clear();
+        }
+    }
+    let s = current.trim();
+    if !s.is_empty() {
+        out.push(s.to_owned());
+    }
+    out
+}
+
+fn unescape(s: &str) -> String {
+    s.replace("&lt;", "<").replace("&gt;", ">")
+}
+
+/// The text between `<tag>` and `</tag>` (first occurrence), unescaped.
+fn section(text: &str, tag: &str) -> Option<String> {
+    let open = format!("<{tag}>");
+    let close = format!("</{tag}>");
+    let start = text.find(&open)? + open.len();
+    let end = start + text[start..].find(&close)?;
+    Some(unescape(text[start..end].trim()))
+}
+
+/// The contents of every `<tag n="…">…</tag>`, in order, unescaped.
+fn tagged(text: &str, tag: &str) -> Vec<String> {
+    let open = format!("<{tag} n=\"");
+    let close = format!("</{tag}>");
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(i) = rest.find(&open) {
+        let after = &rest[i + open.len()..];
+        let Some(gt) = after.find('>') else { break };
+        let body = &after[gt + 1..];
+        let Some(end) = body.find(&close) else { break };
+        out.push(unescape(&body[..end]));
+        rest = &body[end + close.len()..];
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rules() {
+        let verify_prompt = "<context>\n<passage n=\"1\">Refunds are accepted within 30 days of delivery.</passage>\n</context>\n<claims>\n<claim n=\"1\">Refunds are accepted within 30 days.</claim>\n<claim n=\"2\">Shipping is always free worldwide.</claim>\n<claim n=\"3\">Refunds are not accepted within 30 days.</claim>\n</claims>";
+        let v = rule(verify_prompt).unwrap();
+        let labels: Vec<&str> = v["verdicts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x["verdict"].as_str().unwrap())
+            .collect();
+        assert_eq!(labels, ["supported", "no_evidence", "contradicted"]);
+        let e = rule("atomic claims\n<query>\nq\n</query>\n<response>\nOne thing. Another thing! Why?\n</response>").unwrap();
+        assert_eq!(e["claims"], json!(["One thing.", "Another thing!"]));
+    }
+}

@@ -1,0 +1,43 @@
+//! Helpers shared by the integration tests.
+#![allow(dead_code)]
+
+use ragaliq::RagCase;
+use ragaliq::judge::RetryPolicy;
+use std::time::Duration;
+
+/// Retries without real waiting, so attempt counts are tested, not backoff.
+pub fn fast_retries(max_retries: u32) -> RetryPolicy {
+    RetryPolicy::default()
+        .with_max_retries(max_retries)
+        .with_backoff(Duration::from_millis(1), Duration::from_millis(5))
+        .with_jitter(false)
+}
+
+/// The refund case most tests grade.
+pub fn refund_case() -> RagCase {
+    RagCase::new("How long is the refund window?")
+        .id("refund")
+        .context([
+            "Refunds are accepted within 30 days of delivery.",
+            "Shipping takes five business days.",
+        ])
+        .response(
+            "Refunds are accepted within 30 days of delivery. Refunds are paid in gold coins.",
+        )
+}
+
+pub fn openai_reply(
+    content: &str,
+    prompt_tokens: u64,
+    completion_tokens: u64,
+) -> serde_json::Value {
+    serde_json::json!({
+        "id": "chatcmpl-1",
+        "object": "chat.completion",
+        "model": "gpt-test-2026",
+        "choices": [{"index": 0, "finish_reason": "stop",
+                     "message": {"role": "assistant", "content": content}}],
+        "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
+                  "total_tokens": prompt_tokens + completion_tokens}
+    })
+}

@@ -1,0 +1,415 @@
+//! The OpenAI-compatible transport against a wiremock server on 127.0.0.1:
+//! the request as sent, usage, error bodies, retries, Retry-After, timeouts.
+
+mod common;
+
+use common::{fast_retries, openai_reply};
+use ragaliq::judge::{ApiKey, JsonMode, Judge, OpenAiTransport, RetryPolicy};
+use ragaliq::{Error, RagCase, TransportErrorKind};
+use serde_json::{Value, json};
+use std::time::{Duration, Instant};
+use wiremock::matchers::{header, method, path};
+use wiremock::{Mock, MockServer, ResponseTemplate};
+
+const KEY: &str = "sk-test-0123456789abcdef";
+
+fn judge(server: &MockServer, retry: RetryPolicy) -> Judge {
+    let transport = OpenAiTransport::new(&format!("{}/v1", server.uri()))
+        .with_api_key(Some(ApiKey::new(KEY)), "OPENAI_API_KEY");
+    Judge::builder(transport)
+        .with_model("gpt-test")
+        .with_retry(retry)
+        .with_timeout(Duration::from_secs(5))
+        .build()
+        .unwrap()
+}
+
+fn case() -> RagCase {
+    RagCase::new("How long is the refund window?")
+        .context(["Refunds are accepted within 30 days."])
+        .response("You have 30 days to ask for a refund.")
+}
+
+fn relevance_ok() -> ResponseTemplate {
+    ResponseTemplate::new(200).set_body_json(openai_reply(
+        r#"{"reasoning": "Direct answer.", "score": 0.9}"#,
+        120,
+        15,
+    ))
+}
+
+fn transport_error(e: Error) -> ragaliq::TransportError {
+    match e {
+        Error::Transport(t) => t,
+        other => panic!("expected a transport error, got {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn request_body_headers_and_usage() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path("/v1/chat/completions"))
+        .and(header("authorization", &*format!("Bearer {KEY}")))
+        .and(header("content-type", "application/json"))
+        .respond_with(relevance_ok())
+        .expect(1)
+        .mount(&server)
+        .await;
+    let judge = judge(&server, RetryPolicy::none());
+    let eval = judge.relevance(&case()).await.unwrap();
+    assert_eq!(eval.score, 0.9);
+    assert_eq!(eval.reasoning, "Direct answer.");
+    assert_eq!(
+        (
+            eval.usage.calls,
+            eval.usage.input_tokens,
+            eval.usage.output_tokens
+        ),
+        (1, 120, 15)
+    );
+    assert_eq!(judge.usage(), eval.usage);
+
+    let requests = server.received_requests().await.unwrap();
+    let body: Value = serde_json::from_slice(&requests[0].body).unwrap();
+    assert_eq!(body["model"], "gpt-test");
+    assert_eq!(body["temperature"], 0.0);
+    assert_eq!(body["max_tokens"], 2048);
+    assert_eq!(body["messages"][0]["role"], "system");
+    assert!(
+        body["messages"][0]["content"]
+            .as_str()
+            .unwrap()
+            .contains("DATA to evaluate")
+    );
+    assert_eq!(body["messages"][1]["role"], "user");
+    let user = body["messages"][1]["content"].as_str().unwrap();
+    assert!(
+        user.contains("<query>\nHow long is the refund window?\n</query>"),
+        "{user}"
+    );
+    assert_eq!(body["response_format"]["type"], "json_schema");
+    assert_eq!(body["response_format"]["json_schema"]["name"], "relevance");
+    assert_eq!(body["response_format"]["json_schema"]["strict"], true);
+}
+
+#[tokio::test]
+async fn json_object_mode_for_servers_without_schemas() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(relevance_ok())
+        .mount(&server)
+        .await;
+    let transport = OpenAiTransport::new(&format!("{}/v1", server.uri()))
+        .with_provider_name("ollama")
+        .with_json_mode(JsonMode::Object);
+    let judge = Judge::builder(transport).build().unwrap();
+    judge.relevance(&case()).await.unwrap();
+    let requests = server.received_requests().await.unwrap();
+    let body: Value = serde_json::from_slice(&requests[0].body).unwrap();
+    assert_eq!(body["response_format"], json!({"type": "json_object"}));
+    assert!(
+        requests[0].headers.get("authorization").is_none(),
+        "no key, no auth header"
+    );
+}
+
+async fn attempts_for(status: u16, max_retries: u32) -> (ragaliq::TransportError, usize) {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(status).set_body_json(
+            json!({"error": {"message": format!("status {status} from the server"), "type": "x"}}),
+        ))
+        .mount(&server)
+        .await;
+    let err = judge(&server, fast_retries(max_retries))
+        .relevance(&case())
+        .await
+        .unwrap_err();
+    (
+        transport_error(err),
+        server.received_requests().await.unwrap().len(),
+    )
+}
+
+#[tokio::test]
+async fn rate_limits_and_server_errors_are_retried_exactly() {
+    for status in [429, 500, 502, 503] {
+        let (err, seen) = attempts_for(status, 3).await;
+        assert_eq!((seen, err.attempts), (4, 4), "status {status}");
+        assert_eq!(
+            err.kind,
+            TransportErrorKind::Status {
+                status,
+                message: format!("status {status} from the server")
+            }
+        );
+    }
+}
+
+#[tokio::test]
+async fn client_errors_fail_at_once_with_the_servers_message() {
+    for status in [400, 401, 403, 404] {
+        let (err, seen) = attempts_for(status, 3).await;
+        assert_eq!((seen, err.attempts), (1, 1), "status {status}");
+        assert!(
+            err.to_string()
+                .contains(&format!("status {status} from the server")),
+            "{err}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn retried_then_succeeds() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(500).set_body_string("<html>Internal error</html>"))
+        .up_to_n_times(2)
+        .with_priority(1)
+        .mount(&server)
+        .await;
+    Mock::given(method("POST"))
+        .respond_with(relevance_ok())
+        .mount(&server)
+        .await;
+    let judge = judge(&server, fast_retries(4));
+    let eval = judge.relevance(&case()).await.unwrap();
+    assert_eq!(server.received_requests().await.unwrap().len(), 3);
+    // Failed attempts are not answers: one call is accounted.
+    assert_eq!(eval.usage.calls, 1);
+}
+
+#[tokio::test]
+async fn retry_after_seconds_is_honoured() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(429).insert_header("retry-after", "1"))
+        .up_to_n_times(1)
+        .with_priority(1)
+        .mount(&server)
+        .await;
+    Mock::given(method("POST"))
+        .respond_with(relevance_ok())
+        .mount(&server)
+        .await;
+    let start = Instant::now();
+    judge(&server, fast_retries(2))
+        .relevance(&case())
+        .await
+        .unwrap();
+    let waited = start.elapsed();
+    assert!(waited >= Duration::from_secs(1), "waited only {waited:?}");
+    assert!(waited < Duration::from_secs(4), "waited {waited:?}");
+}
+
+#[tokio::test]
+async fn retry_after_date_is_honoured() {
+    let server = MockServer::start().await;
+    let when = httpdate_in(Duration::from_secs(2));
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(503).insert_header("retry-after", when.as_str()))
+        .up_to_n_times(1)
+        .with_priority(1)
+        .mount(&server)
+        .await;
+    Mock::given(method("POST"))
+        .respond_with(relevance_ok())
+        .mount(&server)
+        .await;
+    let start = Instant::now();
+    judge(&server, fast_retries(2))
+        .relevance(&case())
+        .await
+        .unwrap();
+    // HTTP dates have whole-second resolution: "in 2 s" means at least 1 s.
+    assert!(
+        start.elapsed() >= Duration::from_millis(1000),
+        "{:?}",
+        start.elapsed()
+    );
+}
+
+fn httpdate_in(d: Duration) -> String {
+    // RFC 7231 IMF-fixdate, computed by hand to keep the test free of extra crates.
+    let t = std::time::SystemTime::now() + d;
+    let secs = t.duration_since(std::time::UNIX_EPOCH).unwrap().as_secs();
+    let days = secs / 86_400;
+    let (h, m, s) = (secs % 86_400 / 3600, secs % 3600 / 60, secs % 60);
+    let weekday = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"][(days % 7) as usize];
+    // Civil-from-days (Howard Hinnant's algorithm).
+    let z = days as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    let name = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ][(month - 1) as usize];
+    format!("{weekday}, {day:02} {name} {year} {h:02}:{m:02}:{s:02} GMT")
+}
+
+#[tokio::test]
+async fn retry_after_beyond_the_budget_gives_up_without_waiting() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(429).insert_header("retry-after", "600"))
+        .mount(&server)
+        .await;
+    let start = Instant::now();
+    let err = judge(
+        &server,
+        fast_retries(5).with_total_budget(Duration::from_secs(10)),
+    )
+    .relevance(&case())
+    .await
+    .unwrap_err();
+    let err = transport_error(err);
+    assert!(err.budget_exhausted);
+    assert_eq!(err.attempts, 1);
+    assert!(start.elapsed() < Duration::from_secs(2));
+    assert!(
+        err.to_string().contains("retry time budget exhausted"),
+        "{err}"
+    );
+}
+
+#[tokio::test]
+async fn per_call_timeout_is_retried_then_reported() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(relevance_ok().set_delay(Duration::from_secs(10)))
+        .mount(&server)
+        .await;
+    let transport = OpenAiTransport::new(&format!("{}/v1", server.uri()));
+    let judge = Judge::builder(transport)
+        .with_timeout(Duration::from_millis(200))
+        .with_retry(fast_retries(1))
+        .build()
+        .unwrap();
+    let start = Instant::now();
+    let err = transport_error(judge.relevance(&case()).await.unwrap_err());
+    assert_eq!(
+        err.kind,
+        TransportErrorKind::Timeout {
+            after: Duration::from_millis(200)
+        }
+    );
+    assert_eq!(err.attempts, 2);
+    assert!(
+        start.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        start.elapsed()
+    );
+}
+
+#[tokio::test]
+async fn the_key_never_reaches_an_error() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(401).set_body_json(json!({
+            "error": {"message": format!("Incorrect API key provided: {KEY}."), "type": "invalid_request_error"}
+        })))
+        .mount(&server)
+        .await;
+    let judge = judge(&server, RetryPolicy::none());
+    let err = judge.relevance(&case()).await.unwrap_err();
+    let shown = format!("{err} {err:?} {judge:?}");
+    assert!(!shown.contains(KEY), "{shown}");
+    assert!(shown.contains("Incorrect API key provided: ***"), "{shown}");
+}
+
+#[tokio::test]
+async fn missing_key_is_named_without_a_request() {
+    let server = MockServer::start().await;
+    let transport =
+        OpenAiTransport::new(&format!("{}/v1", server.uri())).with_api_key(None, "OPENAI_API_KEY");
+    let err = Judge::builder(transport)
+        .build()
+        .unwrap()
+        .relevance(&case())
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("set OPENAI_API_KEY"), "{err}");
+    assert!(server.received_requests().await.unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn malformed_success_bodies_are_decode_errors_not_retried() {
+    for body in [
+        "not json at all",
+        r#"{"choices": []}"#,
+        "<!DOCTYPE html><h1>Proxy</h1>",
+    ] {
+        let server = MockServer::start().await;
+        Mock::given(method("POST"))
+            .respond_with(ResponseTemplate::new(200).set_body_string(body))
+            .mount(&server)
+            .await;
+        let err = transport_error(
+            judge(&server, fast_retries(3))
+                .relevance(&case())
+                .await
+                .unwrap_err(),
+        );
+        assert!(
+            matches!(err.kind, TransportErrorKind::Decode { .. }),
+            "{body}: {err}"
+        );
+        assert_eq!(server.received_requests().await.unwrap().len(), 1, "{body}");
+    }
+}
+
+#[tokio::test]
+async fn unreadable_reply_is_a_judge_response_error_with_the_raw_text() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(openai_reply(
+            "I'd rate it highly!",
+            5,
+            5,
+        )))
+        .mount(&server)
+        .await;
+    let err = judge(&server, RetryPolicy::none())
+        .relevance(&case())
+        .await
+        .unwrap_err();
+    match &err {
+        Error::JudgeResponse { task, source } => {
+            assert_eq!(*task, "relevance");
+            assert_eq!(source.raw, "I'd rate it highly!");
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(
+        err.to_string()
+            .starts_with("relevance: unreadable judge reply: the reply contains no JSON"),
+        "{err}"
+    );
+}
+
+#[tokio::test]
+async fn unreachable_server_is_a_connect_error_after_retries() {
+    // Bind then drop a listener: nothing answers on that port.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let transport = OpenAiTransport::new(&format!("http://127.0.0.1:{port}/v1"));
+    let judge = Judge::builder(transport)
+        .with_retry(fast_retries(2))
+        .build()
+        .unwrap();
+    let err = transport_error(judge.relevance(&case()).await.unwrap_err());
+    assert!(
+        matches!(err.kind, TransportErrorKind::Connect { .. }),
+        "{err}"
+    );
+    assert_eq!(err.attempts, 3);
+}
