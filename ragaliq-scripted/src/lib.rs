@@ -5,7 +5,7 @@
 //! exchanges without a model.
 //!
 //! The rules (content words are lower-cased alphanumeric words of four or
-//! more letters, minus a few stop words):
+//! more letters, minus a few stop words, with a plural `s` dropped):
 //!
 //! - extract claims: each sentence of the response is a claim;
 //! - verify a claim: `supported` when at least 70% of its content words
@@ -288,6 +288,11 @@ fn words(text: &str) -> HashSet<String> {
         .filter(|w| w.chars().count() >= 4)
         .map(str::to_lowercase)
         .filter(|w| !STOP.contains(&w.as_str()))
+        // Fold plurals so "refunds" matches "refund".
+        .map(|w| match w.strip_suffix('s') {
+            Some(stem) if stem.len() >= 4 && !stem.ends_with('s') => stem.to_owned(),
+            _ => w,
+        })
         .collect()
 }
 

@@ -526,7 +526,7 @@ impl Config {
 
         let api_key = api_key_env
             .as_deref()
-            .and_then(|var| env(var))
+            .and_then(env)
             .filter(|k| !k.trim().is_empty())
             .map(|k| ApiKey::new(k.trim()));
         Ok(Config {
@@ -837,7 +837,8 @@ mod tests {
 
     #[test]
     fn every_invalid_value_names_its_origin_and_the_accepted_values() {
-        let cases: &[(Option<&str>, &[(&str, &str)], &str)] = &[
+        type Case<'a> = (Option<&'a str>, &'a [(&'a str, &'a str)], &'a str);
+        let cases: &[Case] = &[
             (
                 None,
                 &[("RAGALIQ_MODE", "fast")],

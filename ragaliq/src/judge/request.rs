@@ -262,7 +262,8 @@ mod tests {
     #[test]
     fn every_answer_changing_field_changes_it() {
         let base = req().fingerprint("p");
-        let variants: Vec<Box<dyn Fn(&mut JudgeRequest)>> = vec![
+        type Change = Box<dyn Fn(&mut JudgeRequest)>;
+        let variants: Vec<Change> = vec![
             Box::new(|r| r.task = "x".into()),
             Box::new(|r| r.template_version = "t@2+system@1".into()),
             Box::new(|r| r.model = "x".into()),
