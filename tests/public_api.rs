@@ -52,7 +52,11 @@ async fn every_metric_from_a_configured_judge() {
     assert_eq!((hallucination.score, hallucination.threshold), (0.5, 0.8));
     assert_eq!(relevance.threshold, 0.5, "threshold from ragaliq.toml");
     // The scripted rule: the response uses 2 of the query's 4 key terms.
-    assert_eq!((relevance.score, relevance.passed), (0.5, true), "{relevance}");
+    assert_eq!(
+        (relevance.score, relevance.passed),
+        (0.5, true),
+        "{relevance}"
+    );
     assert_eq!(precision.score, 1.0, "{precision}");
     assert_eq!(recall.score, 1.0, "{recall}");
     // 2 (claims + verdicts, shared by hallucination) + relevance + precision + recall.
