@@ -68,10 +68,13 @@ impl Drop for ScriptedJudge {
 impl ScriptedJudge {
     /// Starts a server on an ephemeral loopback port.
     pub async fn start() -> ScriptedJudge {
-        let listener = TcpListener::bind(("127.0.0.1", 0))
-            .await
-            .expect("bind a loopback port");
-        let addr = listener.local_addr().expect("local address");
+        Self::start_on(0).await.expect("bind a loopback port")
+    }
+
+    /// Starts a server on 127.0.0.1:`port` (0 for any free port).
+    pub async fn start_on(port: u16) -> std::io::Result<ScriptedJudge> {
+        let listener = TcpListener::bind(("127.0.0.1", port)).await?;
+        let addr = listener.local_addr()?;
         let stats = Arc::new(Stats::default());
         let served = stats.clone();
         let task = tokio::spawn(async move {
@@ -88,7 +91,7 @@ impl ScriptedJudge {
                 });
             }
         });
-        ScriptedJudge { addr, stats, task }
+        Ok(ScriptedJudge { addr, stats, task })
     }
 
     /// Adds `latency` before every answer.

@@ -65,12 +65,16 @@ impl Mode {
         }
     }
 
-    /// `replay` on CI (the `CI` variable set to anything but `false`/`0`,
-    /// or `TF_BUILD`, as insta decides), `auto` elsewhere.
+    /// `replay` on CI, `auto` elsewhere. CI is detected exactly as insta
+    /// detects it: `CI` set to anything but `false`, `0` or nothing, or, when
+    /// `CI` is unset, `TF_BUILD` set.
     #[must_use]
     pub fn default_for(env: &dyn Fn(&str) -> Option<String>) -> Mode {
-        let ci = env("CI").is_some_and(|v| !matches!(v.as_str(), "false" | "0" | ""))
-            || env("TF_BUILD").is_some();
+        let ci = match env("CI").as_deref() {
+            Some("false" | "0" | "") => false,
+            Some(_) => true,
+            None => env("TF_BUILD").is_some(),
+        };
         if ci { Mode::Replay } else { Mode::Auto }
     }
 }
@@ -195,6 +199,15 @@ impl Config {
     pub fn load() -> Result<Config, ConfigError> {
         let env = |name: &str| std::env::var(name).ok();
         let root = env("CARGO_MANIFEST_DIR").map_or_else(|| PathBuf::from("."), PathBuf::from);
+        Config::load_from(&root, &env)
+    }
+
+    /// Reads `ragaliq.toml` (or the file `RAGALIQ_CONFIG` names) from the
+    /// package root `root`, with `env` as the environment.
+    pub fn load_from(
+        root: &Path,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Config, ConfigError> {
         let path = match env("RAGALIQ_CONFIG").filter(|p| !p.is_empty()) {
             Some(p) => {
                 let p = root.join(p);
@@ -219,7 +232,7 @@ impl Config {
                 });
             }
         };
-        Config::from_sources(text.as_deref().map(|t| (t, path.as_path())), &root, &env)
+        Config::from_sources(text.as_deref().map(|t| (t, path.as_path())), root, env)
     }
 
     /// Resolves configuration from a file's text (with its path, for

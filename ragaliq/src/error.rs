@@ -3,6 +3,7 @@
 use crate::case::CaseError;
 use crate::evaluation::Metric;
 use crate::parse::ParseError;
+use crate::record::RecordingError;
 use std::fmt;
 use std::time::Duration;
 
@@ -23,6 +24,10 @@ pub enum Error {
     /// The judge could not be reached, or answered with an error.
     #[error(transparent)]
     Transport(#[from] TransportError),
+    /// A recording cannot serve an exchange (replay mode: missing or stale;
+    /// any mode: unreadable).
+    #[error(transparent)]
+    Recording(#[from] RecordingError),
     /// The judge answered, but the reply cannot be read.
     #[error("{task}: {source}")]
     JudgeResponse {

@@ -91,6 +91,9 @@ pub struct Usage {
     pub input_tokens: u64,
     /// Completion tokens the server reported.
     pub output_tokens: u64,
+    /// Exchanges answered from a recording: no call, nothing spent.
+    #[serde(default)]
+    pub replayed: u64,
 }
 
 impl Usage {
@@ -106,6 +109,7 @@ impl std::ops::AddAssign for Usage {
         self.calls += rhs.calls;
         self.input_tokens += rhs.input_tokens;
         self.output_tokens += rhs.output_tokens;
+        self.replayed += rhs.replayed;
     }
 }
 
@@ -231,7 +235,11 @@ impl fmt::Display for Evaluation {
             self.usage.total_tokens(),
             self.usage.input_tokens,
             self.usage.output_tokens
-        )
+        )?;
+        if self.usage.replayed > 0 {
+            write!(f, "; {} replayed from the recording", self.usage.replayed)?;
+        }
+        Ok(())
     }
 }
 
@@ -267,6 +275,7 @@ mod tests {
                 calls: 2,
                 input_tokens: 900,
                 output_tokens: 100,
+                replayed: 0,
             },
         }
     }

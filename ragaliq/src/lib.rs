@@ -78,6 +78,10 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+#[doc(hidden)]
+#[path = "private.rs"]
+pub mod __private;
+mod assertions;
 mod case;
 pub mod config;
 mod error;
@@ -86,6 +90,7 @@ pub mod judge;
 mod metrics;
 pub mod parse;
 pub mod prompts;
+pub mod record;
 mod verdict;
 
 pub use case::{CaseError, RagCase};
@@ -95,9 +100,14 @@ pub use evaluation::{ClaimVerdict, Evaluation, Metric, PassageVerdict, Usage};
 pub use judge::Judge;
 pub use metrics::EvalOptions;
 pub use parse::{ParseError, ParseErrorKind};
+pub use ragaliq_macros::rag_test;
 pub use verdict::{Verdict, VerdictWeights};
 
 /// The names a test file needs: `use ragaliq::prelude::*;`.
 pub mod prelude {
-    pub use crate::{EvalOptions, Evaluation, Judge, Metric, RagCase, Verdict, VerdictWeights};
+    pub use crate::{
+        EvalOptions, Evaluation, Judge, Metric, RagCase, Verdict, VerdictWeights,
+        assert_context_precision, assert_context_recall, assert_faithful, assert_no_hallucination,
+        assert_relevant, rag_test,
+    };
 }

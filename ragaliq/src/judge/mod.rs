@@ -28,10 +28,11 @@ pub use transport::{BoxFuture, Transport};
 
 use crate::case::RagCase;
 use crate::config::{Config, Provider};
-use crate::error::{ConfigError, Result, TransportError, TransportErrorKind};
+use crate::error::{ConfigError, Error, Result, TransportError, TransportErrorKind};
 use crate::evaluation::{Evaluation, Metric, Usage};
 use crate::metrics::{self, EvalOptions, Tally};
 use crate::prompts::{Task, Templates};
+use crate::record::Recorder;
 use crate::verdict::VerdictWeights;
 use std::collections::HashMap;
 use std::fmt;
@@ -51,7 +52,8 @@ pub struct Judge {
 }
 
 struct Inner {
-    transport: Box<dyn Transport>,
+    transport: Arc<dyn Transport>,
+    recorder: Option<Arc<Recorder>>,
     model: String,
     temperature: f64,
     max_tokens: u32,
@@ -111,7 +113,7 @@ impl Judge {
     /// A builder around `transport`, with default settings.
     pub fn builder(transport: impl Transport) -> JudgeBuilder {
         JudgeBuilder {
-            transport: Box::new(transport),
+            transport: Arc::new(transport),
             model: "default".into(),
             temperature: 0.0,
             max_tokens: 2048,
@@ -133,11 +135,11 @@ impl Judge {
     pub fn from_config(config: &Config) -> Result<Judge, ConfigError> {
         let key = config.api_key();
         let key_var = config.api_key_env.as_deref().unwrap_or("");
-        let transport: Box<dyn Transport> = match config.provider {
+        let transport: Arc<dyn Transport> = match config.provider {
             Provider::Anthropic => {
-                Box::new(AnthropicTransport::new(&config.base_url).with_api_key(key, key_var))
+                Arc::new(AnthropicTransport::new(&config.base_url).with_api_key(key, key_var))
             }
-            provider => Box::new(
+            provider => Arc::new(
                 OpenAiTransport::new(&config.base_url)
                     .with_provider_name(provider.name())
                     .with_api_key(key, key_var)
@@ -164,6 +166,37 @@ impl Judge {
             },
         }
         .build()
+    }
+
+    /// A judge with the same settings and transport that serves and records
+    /// exchanges through `recorder`. It has its own memo, concurrency limit
+    /// and token totals: one per test.
+    #[must_use]
+    pub fn with_recorder(&self, recorder: Arc<Recorder>) -> Judge {
+        let i = &self.inner;
+        Judge {
+            inner: Arc::new(Inner {
+                transport: i.transport.clone(),
+                recorder: Some(recorder),
+                model: i.model.clone(),
+                temperature: i.temperature,
+                max_tokens: i.max_tokens,
+                templates: i.templates.clone(),
+                concurrency: i.concurrency,
+                limit: Semaphore::new(i.concurrency),
+                timeout: i.timeout,
+                retry: i.retry.clone(),
+                scoring: i.scoring.clone(),
+                memo: Mutex::new(HashMap::new()),
+                totals: Mutex::new(Usage::default()),
+            }),
+        }
+    }
+
+    /// The recorder this judge serves exchanges through, if any.
+    #[must_use]
+    pub fn recorder(&self) -> Option<&Recorder> {
+        self.inner.recorder.as_deref()
     }
 
     /// The transport's provider name.
@@ -297,21 +330,43 @@ impl Judge {
         &self.inner.templates
     }
 
-    /// Answers `request`, from the memo when the same request was answered
-    /// before. Concurrent identical requests wait for one call.
+    /// Answers `request`: from the memo when the same request was answered
+    /// before (concurrent identical requests wait for one answer), else from
+    /// the recording when the mode allows, else from the transport.
     pub(crate) async fn exchange(
         &self,
         request: &JudgeRequest,
         tally: &Tally,
-    ) -> Result<JudgeResponse, TransportError> {
-        let fingerprint = request.fingerprint(self.provider());
+    ) -> Result<JudgeResponse> {
+        let provider = self.provider();
+        let fingerprint = request.fingerprint(provider);
         let cell = lock(&self.inner.memo)
             .entry(fingerprint)
             .or_default()
             .clone();
-        cell.get_or_try_init(|| self.call(request, tally))
-            .await
-            .cloned()
+        cell.get_or_try_init(|| async {
+            let recorder = self.inner.recorder.as_deref();
+            let recorded = match recorder {
+                Some(r) => r.lookup(&fingerprint, provider, request)?,
+                None => None,
+            };
+            if let Some(response) = recorded {
+                let replayed = Usage {
+                    replayed: 1,
+                    ..Usage::default()
+                };
+                tally.add(replayed);
+                *lock(&self.inner.totals) += replayed;
+                return Ok(response);
+            }
+            let response = self.call(request, tally).await?;
+            if let Some(recorder) = recorder {
+                recorder.store(&fingerprint, provider, request, &response);
+            }
+            Ok::<_, Error>(response)
+        })
+        .await
+        .cloned()
     }
 
     async fn call(
@@ -338,6 +393,7 @@ impl Judge {
             calls: 1,
             input_tokens: response.input_tokens,
             output_tokens: response.output_tokens,
+            replayed: 0,
         };
         tally.add(spent);
         *lock(&inner.totals) += spent;
@@ -354,7 +410,7 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 /// Builds a [`Judge`] around a [`Transport`]. Every setting has a default.
 #[must_use = "a builder does nothing until `build` is called"]
 pub struct JudgeBuilder {
-    transport: Box<dyn Transport>,
+    transport: Arc<dyn Transport>,
     model: String,
     temperature: f64,
     max_tokens: u32,
@@ -484,6 +540,7 @@ impl JudgeBuilder {
         Ok(Judge {
             inner: Arc::new(Inner {
                 transport: self.transport,
+                recorder: None,
                 model: self.model,
                 temperature: self.temperature,
                 max_tokens: self.max_tokens,

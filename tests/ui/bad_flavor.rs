@@ -1,0 +1,6 @@
+use ragaliq::prelude::*;
+
+#[rag_test(flavor = "wide")]
+async fn t(_judge: Judge) {}
+
+fn main() {}

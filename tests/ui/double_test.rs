@@ -1,0 +1,7 @@
+use ragaliq::prelude::*;
+
+#[rag_test]
+#[test]
+async fn t(_judge: Judge) {}
+
+fn main() {}

@@ -1,0 +1,6 @@
+use ragaliq::prelude::*;
+
+#[rag_test]
+async fn t<T>(_judge: Judge) {}
+
+fn main() {}

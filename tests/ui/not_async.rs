@@ -1,0 +1,6 @@
+use ragaliq::prelude::*;
+
+#[rag_test]
+fn t(_judge: Judge) {}
+
+fn main() {}

@@ -1,0 +1,6 @@
+use ragaliq::prelude::*;
+
+#[rag_test]
+async fn t(_judge: Judge, _other: Judge) {}
+
+fn main() {}
