@@ -227,17 +227,30 @@ impl fmt::Display for Evaluation {
                 writeln!(f, "    [passage {}] {}", p.rank, p.reason)?;
             }
         }
-        write!(
-            f,
-            "  judge: {} call{}, {} tokens ({} in, {} out)",
-            self.usage.calls,
-            if self.usage.calls == 1 { "" } else { "s" },
-            self.usage.total_tokens(),
-            self.usage.input_tokens,
-            self.usage.output_tokens
-        )?;
-        if self.usage.replayed > 0 {
-            write!(f, "; {} replayed from the recording", self.usage.replayed)?;
+        let u = &self.usage;
+        match (u.calls, u.replayed) {
+            (0, 0) => write!(
+                f,
+                "  judge: no new calls (answers shared with an earlier evaluation)"
+            )?,
+            (0, r) => write!(
+                f,
+                "  judge: {r} answer{} replayed from the recording, no tokens spent",
+                if r == 1 { "" } else { "s" }
+            )?,
+            (c, r) => {
+                write!(
+                    f,
+                    "  judge: {c} call{}, {} tokens ({} in, {} out)",
+                    if c == 1 { "" } else { "s" },
+                    u.total_tokens(),
+                    u.input_tokens,
+                    u.output_tokens
+                )?;
+                if r > 0 {
+                    write!(f, "; {r} replayed from the recording")?;
+                }
+            }
         }
         Ok(())
     }

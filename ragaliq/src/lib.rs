@@ -51,7 +51,7 @@
 //! assert_eq!(eval.claims[1].verdict, Verdict::NoEvidence);
 //! println!("{eval}");
 //! // faithfulness: 0.50 < threshold 0.70 (FAILED)
-//! //   reasoning: 1 supported, 1 no evidence (of 2 claims).
+//! //   reasoning: Verdicts on 2 claims: 1 supported, 1 no evidence.
 //! //   1 of 2 claims not supported by the context:
 //! //     [2] "Returns are free." — no_evidence (confidence 0.90)
 //! //   judge: 2 calls, 0 tokens (0 in, 0 out)

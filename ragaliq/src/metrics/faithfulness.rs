@@ -37,7 +37,13 @@ pub(super) async fn faithfulness(
     let details = details(claims, verdicts, |v| v.verdict != Verdict::Supported);
     Ok(Scored {
         score,
-        reasoning: summary(&details, case),
+        reasoning: match summary(&details, case) {
+            Some(verdicts) => format!(
+                "Verdicts on {}: {verdicts}.",
+                plural(details.len(), "claim", "claims")
+            ),
+            None => no_context(details.len()),
+        },
         claims: details,
         passages: Vec::new(),
     })
@@ -63,11 +69,13 @@ pub(super) async fn hallucination(
     });
     let hallucinated = details.iter().filter(|c| c.failed).count();
     let total = details.len();
-    let mut reasoning = format!(
-        "{} of {total} hallucinated ({}).",
-        plural(hallucinated, "claim", "claims"),
-        summary(&details, case).trim_end_matches('.')
-    );
+    let mut reasoning = match summary(&details, case) {
+        Some(verdicts) => format!(
+            "{hallucinated} of {} hallucinated (verdicts: {verdicts}).",
+            plural(total, "claim", "claims")
+        ),
+        None => no_context(total),
+    };
     let low = details
         .iter()
         .filter(|c| c.verdict == Verdict::Supported && c.failed)
@@ -113,13 +121,10 @@ pub(super) fn details(
         .collect()
 }
 
-/// "3 supported, 1 contradicted (of 4 claims)."
-pub(super) fn summary(details: &[ClaimVerdict], case: &RagCase) -> String {
+/// "3 supported, 1 contradicted"; `None` when there was no context to verify against.
+pub(super) fn summary(details: &[ClaimVerdict], case: &RagCase) -> Option<String> {
     if case.context.is_empty() {
-        return format!(
-            "No context was retrieved, so none of the {} has evidence.",
-            plural(details.len(), "claim", "claims")
-        );
+        return None;
     }
     let parts: Vec<String> = [
         Verdict::Supported,
@@ -133,9 +138,12 @@ pub(super) fn summary(details: &[ClaimVerdict], case: &RagCase) -> String {
         (n > 0).then(|| format!("{n} {}", v.label().replace('_', " ")))
     })
     .collect();
+    Some(parts.join(", "))
+}
+
+fn no_context(claims: usize) -> String {
     format!(
-        "{} (of {}).",
-        parts.join(", "),
-        plural(details.len(), "claim", "claims")
+        "No context was retrieved, so none of the {} has evidence.",
+        plural(claims, "claim", "claims")
     )
 }
