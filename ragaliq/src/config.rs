@@ -21,16 +21,21 @@
 //! | `scoring.weights` | `RAGALIQ_WEIGHTS` | `ratio`, `weighted`, `strict`, or four numbers | `ratio` |
 //! | `scoring.confidence_floor` | `RAGALIQ_CONFIDENCE_FLOOR` | 0 to 1 | 0.8 |
 //! | `prompts.dir` | `RAGALIQ_PROMPTS_DIR` | a folder (relative to the package root) | built-in |
+//! | `cost.max_usd` | `RAGALIQ_MAX_COST_USD` | dollars, 0 or more | no budget |
+//! | `cost.prices."<model>"` | — | `{ input_per_million = …, output_per_million = … }` | built-in table |
+//! | — | `RAGALIQ_REPORT_DIR` | a folder for suite reports | none |
 //!
 //! `RAGALIQ_CONFIG` names another file to read instead of `ragaliq.toml`.
 //! API keys are read only from the variable `api_key_env` names, never from
 //! the file.
 
+use crate::cost::Price;
 use crate::error::ConfigError;
 use crate::evaluation::Metric;
 use crate::judge::{ApiKey, JsonMode, RetryPolicy};
 use crate::verdict::VerdictWeights;
 use serde::Deserialize;
+use std::collections::BTreeMap;
 use std::fmt::Display;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -189,6 +194,12 @@ pub struct Config {
     pub prompts_dir: Option<PathBuf>,
     /// The configuration file that was read, if any.
     pub file: Option<PathBuf>,
+    /// Stop live calls once this many dollars are spent (estimated).
+    pub max_cost_usd: Option<f64>,
+    /// Price overrides by model (`[cost.prices."<model>"]`).
+    pub prices: BTreeMap<String, Price>,
+    /// Where suites write their reports (`RAGALIQ_REPORT_DIR`).
+    pub report_dir: Option<PathBuf>,
     api_key: Option<ApiKey>,
 }
 
@@ -528,6 +539,24 @@ impl Config {
             )?
             .unwrap_or(0.8);
 
+        let cost = raw.cost.unwrap_or_default();
+        let max_cost_usd = r.pick(
+            "RAGALIQ_MAX_COST_USD",
+            "cost.max_usd",
+            cost.max_usd,
+            float,
+            |x| *x >= 0.0,
+            "a number of dollars, 0 or more",
+        )?;
+        let prices = cost.prices.unwrap_or_default();
+        if let Some((model, price)) = prices.iter().find(|(_, p)| !p.is_valid()) {
+            return Err(ConfigError::Invalid {
+                origin: format!("{file_name}: cost.prices.\"{model}\""),
+                value: format!("{price:?}"),
+                expected: "prices that are finite and not negative".into(),
+            });
+        }
+        let report_dir = (r.env)("RAGALIQ_REPORT_DIR").map(|d| root.join(d));
         let prompts_dir = match (
             (r.env)("RAGALIQ_PROMPTS_DIR"),
             raw.prompts.and_then(|p| p.dir),
@@ -559,6 +588,9 @@ impl Config {
             confidence_floor,
             prompts_dir,
             file: file.map(|(_, p)| p.to_path_buf()),
+            max_cost_usd,
+            prices,
+            report_dir,
             api_key,
         })
     }
@@ -567,6 +599,13 @@ impl Config {
     #[must_use]
     pub fn api_key(&self) -> Option<ApiKey> {
         self.api_key.clone()
+    }
+
+    /// The price of the configured model: an override, else the built-in
+    /// table ([`BUILTIN_PRICES`](crate::cost::BUILTIN_PRICES)), else `None`.
+    #[must_use]
+    pub fn price(&self) -> Option<Price> {
+        crate::cost::price_for(&self.model, &self.prices)
     }
 
     /// The threshold for `metric`.
@@ -670,6 +709,14 @@ struct RawFile {
     thresholds: Option<RawThresholds>,
     scoring: Option<RawScoring>,
     prompts: Option<RawPrompts>,
+    cost: Option<RawCost>,
+}
+
+#[derive(Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawCost {
+    max_usd: Option<f64>,
+    prices: Option<BTreeMap<String, Price>>,
 }
 
 #[derive(Default, Deserialize)]
@@ -941,6 +988,16 @@ mod tests {
                 None,
                 &[("RAGALIQ_API_KEY_ENV", "MY KEY")],
                 "RAGALIQ_API_KEY_ENV = \"MY KEY\" is invalid: expected an environment variable name",
+            ),
+            (
+                None,
+                &[("RAGALIQ_MAX_COST_USD", "-1")],
+                "RAGALIQ_MAX_COST_USD = \"-1\" is invalid: expected a number of dollars, 0 or more",
+            ),
+            (
+                Some("[cost.prices.\"m\"]\ninput_per_million = -1\noutput_per_million = 1"),
+                &[],
+                "ragaliq.toml: cost.prices.\"m\" = ",
             ),
         ];
         for (toml, vars, want) in cases {

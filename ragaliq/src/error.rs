@@ -36,6 +36,18 @@ pub enum Error {
         /// What was wrong, with the raw reply.
         source: ParseError,
     },
+    /// The cost budget is spent: this live call was not made.
+    #[error(
+        "cost budget reached: ${spent:.4} of ${budget:.2} spent on {calls} live calls; this call was skipped (raise RAGALIQ_MAX_COST_USD or cost.max_usd to spend more)"
+    )]
+    BudgetExhausted {
+        /// The budget in dollars.
+        budget: f64,
+        /// Dollars spent (estimated) when the call was refused.
+        spent: f64,
+        /// Live calls made before it.
+        calls: u64,
+    },
     /// The metric needs a part of the case that it lacks.
     #[error("{metric} needs {what}")]
     MissingInput {

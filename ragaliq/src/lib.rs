@@ -84,6 +84,7 @@ pub mod __private;
 mod assertions;
 mod case;
 pub mod config;
+mod cost;
 mod error;
 mod evaluation;
 pub mod judge;
@@ -91,16 +92,19 @@ mod metrics;
 pub mod parse;
 pub mod prompts;
 pub mod record;
+pub mod suite;
 mod verdict;
 
 pub use case::{CaseError, RagCase};
 pub use config::{Config, Mode, Provider};
+pub use cost::{BUILTIN_PRICES, Price};
 pub use error::{ConfigError, Error, Result, TransportError, TransportErrorKind};
 pub use evaluation::{ClaimVerdict, Evaluation, Metric, PassageVerdict, Usage};
 pub use judge::Judge;
 pub use metrics::EvalOptions;
 pub use parse::{ParseError, ParseErrorKind};
 pub use ragaliq_macros::rag_test;
+pub use suite::suite;
 pub use verdict::{Verdict, VerdictWeights};
 
 /// The names a test file needs: `use ragaliq::prelude::*;`.

@@ -28,6 +28,7 @@ pub use transport::{BoxFuture, Transport};
 
 use crate::case::RagCase;
 use crate::config::{Config, Provider};
+use crate::cost::Price;
 use crate::error::{ConfigError, Error, Result, TransportError, TransportErrorKind};
 use crate::evaluation::{Evaluation, Metric, Usage};
 use crate::metrics::{self, EvalOptions, Tally};
@@ -59,12 +60,21 @@ struct Inner {
     max_tokens: u32,
     templates: Templates,
     concurrency: usize,
-    limit: Semaphore,
+    limit: Arc<Semaphore>,
     timeout: Duration,
     retry: RetryPolicy,
     scoring: Scoring,
+    price: Option<Price>,
+    budget: Option<f64>,
     memo: Mutex<HashMap<Fingerprint, Arc<OnceCell<JudgeResponse>>>>,
+    ledger: Arc<Ledger>,
+}
+
+/// Spending shared by a judge and every judge derived from it.
+#[derive(Default)]
+struct Ledger {
     totals: Mutex<Usage>,
+    skipped: std::sync::atomic::AtomicU64,
 }
 
 /// Defaults the evaluators apply when an [`EvalOptions`] leaves them open.
@@ -122,6 +132,8 @@ impl Judge {
             timeout: Duration::from_secs(60),
             retry: RetryPolicy::default(),
             scoring: Scoring::default(),
+            price: None,
+            budget: None,
         }
     }
 
@@ -164,13 +176,16 @@ impl Judge {
                 weights: config.weights,
                 confidence_floor: config.confidence_floor,
             },
+            price: config.price(),
+            budget: config.max_cost_usd,
         }
         .build()
     }
 
     /// A judge with the same settings and transport that serves and records
-    /// exchanges through `recorder`. It has its own memo, concurrency limit
-    /// and token totals: one per test.
+    /// exchanges through `recorder`. It shares this judge's concurrency limit,
+    /// token totals and budget, and has its own memo, so every exchange a
+    /// recording needs is asked through (or replayed from) that recording.
     #[must_use]
     pub fn with_recorder(&self, recorder: Arc<Recorder>) -> Judge {
         let i = &self.inner;
@@ -183,12 +198,14 @@ impl Judge {
                 max_tokens: i.max_tokens,
                 templates: i.templates.clone(),
                 concurrency: i.concurrency,
-                limit: Semaphore::new(i.concurrency),
+                limit: i.limit.clone(),
                 timeout: i.timeout,
                 retry: i.retry.clone(),
                 scoring: i.scoring.clone(),
+                price: i.price,
+                budget: i.budget,
                 memo: Mutex::new(HashMap::new()),
-                totals: Mutex::new(Usage::default()),
+                ledger: i.ledger.clone(),
             }),
         }
     }
@@ -217,10 +234,38 @@ impl Judge {
         self.inner.concurrency
     }
 
-    /// Calls and tokens spent by this judge (and its clones) so far.
+    /// Calls and tokens spent by this judge (and its clones and derived
+    /// judges) so far.
     #[must_use]
     pub fn usage(&self) -> Usage {
-        *lock(&self.inner.totals)
+        *lock(&self.inner.ledger.totals)
+    }
+
+    /// The model's price, when known.
+    #[must_use]
+    pub fn price(&self) -> Option<Price> {
+        self.inner.price
+    }
+
+    /// The estimated dollars spent on live calls so far, when the price is known.
+    #[must_use]
+    pub fn cost(&self) -> Option<f64> {
+        self.inner.price.map(|p| p.cost(&self.usage()))
+    }
+
+    /// The cost budget in dollars, if any.
+    #[must_use]
+    pub fn budget(&self) -> Option<f64> {
+        self.inner.budget
+    }
+
+    /// Live calls skipped because the budget was spent.
+    #[must_use]
+    pub fn skipped_calls(&self) -> u64 {
+        self.inner
+            .ledger
+            .skipped
+            .load(std::sync::atomic::Ordering::SeqCst)
     }
 
     /// The threshold `metric` passes at unless an [`EvalOptions`] says otherwise.
@@ -356,7 +401,7 @@ impl Judge {
                     ..Usage::default()
                 };
                 tally.add(replayed);
-                *lock(&self.inner.totals) += replayed;
+                *lock(&self.inner.ledger.totals) += replayed;
                 return Ok(response);
             }
             let response = self.call(request, tally).await?;
@@ -369,12 +414,21 @@ impl Judge {
         .cloned()
     }
 
-    async fn call(
-        &self,
-        request: &JudgeRequest,
-        tally: &Tally,
-    ) -> Result<JudgeResponse, TransportError> {
+    async fn call(&self, request: &JudgeRequest, tally: &Tally) -> Result<JudgeResponse> {
         let inner = &self.inner;
+        if let (Some(budget), Some(spent)) = (inner.budget, self.cost()) {
+            if spent >= budget {
+                inner
+                    .ledger
+                    .skipped
+                    .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                return Err(Error::BudgetExhausted {
+                    budget,
+                    spent,
+                    calls: self.usage().calls,
+                });
+            }
+        }
         let response = inner
             .retry
             .run(|| async {
@@ -396,7 +450,7 @@ impl Judge {
             replayed: 0,
         };
         tally.add(spent);
-        *lock(&inner.totals) += spent;
+        *lock(&inner.ledger.totals) += spent;
         Ok(response)
     }
 }
@@ -419,6 +473,8 @@ pub struct JudgeBuilder {
     timeout: Duration,
     retry: RetryPolicy,
     scoring: Scoring,
+    price: Option<Price>,
+    budget: Option<f64>,
 }
 
 impl JudgeBuilder {
@@ -483,6 +539,18 @@ impl JudgeBuilder {
         self
     }
 
+    /// The model's price, for cost estimates and the budget.
+    pub fn with_price(mut self, price: Price) -> Self {
+        self.price = Some(price);
+        self
+    }
+
+    /// Stops live calls once this many dollars are spent (needs a price).
+    pub fn with_budget(mut self, dollars: f64) -> Self {
+        self.budget = Some(dollars);
+        self
+    }
+
     /// Checks the settings and builds the judge.
     pub fn build(self) -> Result<Judge, ConfigError> {
         let invalid = |origin: &str, value: String, expected: &str| ConfigError::Invalid {
@@ -537,6 +605,32 @@ impl JudgeBuilder {
                 "a number from 0 to 1",
             ));
         }
+        if let Some(budget) = self.budget {
+            if !(budget.is_finite() && budget >= 0.0) {
+                return Err(invalid(
+                    "budget",
+                    budget.to_string(),
+                    "a number of dollars, 0 or more",
+                ));
+            }
+            if self.price.is_none() {
+                return Err(invalid(
+                    "budget",
+                    budget.to_string(),
+                    &format!(
+                        "a price for model `{}` first: add [cost.prices.\"{}\"] to ragaliq.toml",
+                        self.model, self.model
+                    ),
+                ));
+            }
+        }
+        if let Some(price) = self.price.filter(|p| !p.is_valid()) {
+            return Err(invalid(
+                "price",
+                format!("{price:?}"),
+                "finite prices, 0 or more",
+            ));
+        }
         Ok(Judge {
             inner: Arc::new(Inner {
                 transport: self.transport,
@@ -546,12 +640,14 @@ impl JudgeBuilder {
                 max_tokens: self.max_tokens,
                 templates: self.templates.unwrap_or_default(),
                 concurrency: self.concurrency,
-                limit: Semaphore::new(self.concurrency),
+                limit: Arc::new(Semaphore::new(self.concurrency)),
                 timeout: self.timeout,
                 retry: self.retry,
                 scoring: self.scoring,
+                price: self.price,
+                budget: self.budget,
                 memo: Mutex::new(HashMap::new()),
-                totals: Mutex::new(Usage::default()),
+                ledger: Arc::default(),
             }),
         })
     }

@@ -325,10 +325,20 @@ impl Recorder {
     /// (atomically), for code that runs outside a test harness. Returns the
     /// path written, if anything new was recorded.
     pub fn save_pending(&self, source_file: &str) -> std::io::Result<Option<PathBuf>> {
+        self.save_pending_after(true, source_file)
+    }
+
+    /// Like [`save_pending`](Self::save_pending), after a run that did or
+    /// did not pass (see [`finish`](Self::finish)).
+    pub fn save_pending_after(
+        &self,
+        passed: bool,
+        source_file: &str,
+    ) -> std::io::Result<Option<PathBuf>> {
         if self.new_exchanges() == 0 {
             return Ok(None);
         }
-        let Some(recording) = self.finish(true) else {
+        let Some(recording) = self.finish(passed) else {
             return Ok(None);
         };
         let path = snapfile::pending_path(&self.location.snapshot);

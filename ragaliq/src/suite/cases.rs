@@ -1,0 +1,460 @@
+//! Loading case files: YAML, JSON, JSONL and CSV, every error with its file
+//! and line.
+//!
+//! Every format holds the same fields: `id`, `query`, `context` (a list),
+//! `response`, `expected_answer`, `expected_facts` (a list), `tags` (a list)
+//! and `thresholds` (per metric). In CSV, list cells are JSON arrays
+//! (`["a", "b"]`) or `|`-separated, and thresholds are columns named
+//! `threshold_<metric>`.
+
+use crate::case::RagCase;
+use crate::evaluation::Metric;
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// One case as loaded, with where it came from.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LoadedCase {
+    /// The case.
+    pub case: RagCase,
+    /// Per-case thresholds, overriding the suite's.
+    pub thresholds: BTreeMap<Metric, f64>,
+    /// The file it came from.
+    pub file: PathBuf,
+    /// Its line in that file (1-based).
+    pub line: usize,
+}
+
+impl LoadedCase {
+    /// The case id (loaded cases always have one).
+    #[must_use]
+    pub fn id(&self) -> &str {
+        self.case.id.as_deref().unwrap_or_default()
+    }
+}
+
+/// A case file that cannot be loaded: the file, the line (and column when
+/// the format gives one) and what was expected.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub struct LoadError {
+    /// The file.
+    pub file: PathBuf,
+    /// 1-based line, when known.
+    pub line: Option<usize>,
+    /// 1-based column, when known.
+    pub column: Option<usize>,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl fmt::Display for LoadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.file.display())?;
+        if let Some(line) = self.line {
+            write!(f, ":{line}")?;
+            if let Some(column) = self.column {
+                write!(f, ":{column}")?;
+            }
+        }
+        write!(f, ": {}", self.message)
+    }
+}
+
+/// The fields of a case in a file.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Record {
+    id: String,
+    query: String,
+    #[serde(default)]
+    context: Vec<String>,
+    #[serde(default)]
+    response: String,
+    #[serde(default)]
+    expected_answer: Option<String>,
+    #[serde(default)]
+    expected_facts: Vec<String>,
+    #[serde(default)]
+    tags: Vec<String>,
+    #[serde(default)]
+    thresholds: Thresholds,
+}
+
+#[derive(Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Thresholds {
+    faithfulness: Option<f64>,
+    hallucination: Option<f64>,
+    relevance: Option<f64>,
+    context_precision: Option<f64>,
+    context_recall: Option<f64>,
+}
+
+impl Thresholds {
+    fn into_map(self) -> BTreeMap<Metric, f64> {
+        [
+            (Metric::Faithfulness, self.faithfulness),
+            (Metric::Hallucination, self.hallucination),
+            (Metric::Relevance, self.relevance),
+            (Metric::ContextPrecision, self.context_precision),
+            (Metric::ContextRecall, self.context_recall),
+        ]
+        .into_iter()
+        .filter_map(|(m, t)| t.map(|t| (m, t)))
+        .collect()
+    }
+}
+
+/// The case-file extensions read.
+pub const EXTENSIONS: [&str; 5] = ["yaml", "yml", "json", "jsonl", "csv"];
+
+/// Every case file under `dir` (recursively, in path order; `snapshots`
+/// folders skipped), checked: ids present, well-formed and unique across the
+/// folder, thresholds in [0, 1], cases valid.
+pub fn load_dir(dir: &Path) -> Result<Vec<LoadedCase>, LoadError> {
+    let mut files = Vec::new();
+    collect_files(dir, &mut files).map_err(|e| LoadError {
+        file: dir.to_owned(),
+        line: None,
+        column: None,
+        message: format!("cannot read the case folder: {e}"),
+    })?;
+    files.sort();
+    let mut all: Vec<LoadedCase> = Vec::new();
+    let mut seen: BTreeMap<String, (PathBuf, usize)> = BTreeMap::new();
+    for file in files {
+        for case in load_file(&file)? {
+            if let Some((first_file, first_line)) = seen.get(case.id()) {
+                return Err(LoadError {
+                    file: case.file.clone(),
+                    line: Some(case.line),
+                    column: None,
+                    message: format!(
+                        "duplicate case id `{}` (first defined at {}:{first_line}); ids must be unique across the folder",
+                        case.id(),
+                        first_file.display()
+                    ),
+                });
+            }
+            seen.insert(case.id().to_owned(), (case.file.clone(), case.line));
+            all.push(case);
+        }
+    }
+    Ok(all)
+}
+
+fn collect_files(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    for entry in std::fs::read_dir(dir)? {
+        let path = entry?.path();
+        if path.is_dir() {
+            if path.file_name().is_some_and(|n| n != "snapshots") {
+                collect_files(&path, out)?;
+            }
+        } else if path
+            .extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| EXTENSIONS.contains(&e))
+        {
+            out.push(path);
+        }
+    }
+    Ok(())
+}
+
+/// The cases of one file, by its extension.
+pub fn load_file(file: &Path) -> Result<Vec<LoadedCase>, LoadError> {
+    let err = |line: Option<usize>, column: Option<usize>, message: String| LoadError {
+        file: file.to_owned(),
+        line,
+        column,
+        message,
+    };
+    let text =
+        std::fs::read_to_string(file).map_err(|e| err(None, None, format!("cannot read: {e}")))?;
+    let records: Vec<(Record, usize)> = match file.extension().and_then(|e| e.to_str()) {
+        Some("yaml" | "yml") => yaml(&text).map_err(|(l, c, m)| err(l, c, m))?,
+        Some("json") => json(&text).map_err(|(l, c, m)| err(l, c, m))?,
+        Some("jsonl") => jsonl(&text).map_err(|(l, c, m)| err(l, c, m))?,
+        Some("csv") => csv_records(&text).map_err(|(l, c, m)| err(l, c, m))?,
+        _ => {
+            return Err(err(
+                None,
+                None,
+                format!(
+                    "not a case file; case files end in .{}",
+                    EXTENSIONS.join(", .")
+                ),
+            ));
+        }
+    };
+    records
+        .into_iter()
+        .map(|(record, line)| to_case(record, file, line))
+        .collect()
+}
+
+type Located<T> = Result<T, (Option<usize>, Option<usize>, String)>;
+
+fn yaml(text: &str) -> Located<Vec<(Record, usize)>> {
+    if text.trim().is_empty() {
+        return Ok(Vec::new());
+    }
+    let items: Vec<serde_saphyr::Spanned<Record>> = serde_saphyr::from_str(text).map_err(|e| {
+        let at = e.location();
+        (
+            at.map(|l| l.line() as usize),
+            at.map(|l| l.column() as usize),
+            first_line(&e.to_string()),
+        )
+    })?;
+    Ok(items
+        .into_iter()
+        .map(|s| (s.value, s.referenced.line() as usize))
+        .collect())
+}
+
+fn json(text: &str) -> Located<Vec<(Record, usize)>> {
+    let items: Vec<&serde_json::value::RawValue> = serde_json::from_str(text).map_err(|e| {
+        (
+            Some(e.line()),
+            Some(e.column()),
+            json_message(&e, "a JSON array of cases"),
+        )
+    })?;
+    items
+        .into_iter()
+        .map(|raw| {
+            // RawValue borrows from `text`: its offset gives the item's line.
+            let offset = raw.get().as_ptr() as usize - text.as_ptr() as usize;
+            let line = text[..offset].matches('\n').count() + 1;
+            serde_json::from_str::<Record>(raw.get())
+                .map(|r| (r, line))
+                .map_err(|e| {
+                    (
+                        Some(line + e.line() - 1),
+                        Some(e.column()),
+                        json_message(&e, "a case object"),
+                    )
+                })
+        })
+        .collect()
+}
+
+fn jsonl(text: &str) -> Located<Vec<(Record, usize)>> {
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .map(|(i, l)| {
+            serde_json::from_str::<Record>(l)
+                .map(|r| (r, i + 1))
+                .map_err(|e| {
+                    (
+                        Some(i + 1),
+                        Some(e.column()),
+                        json_message(&e, "one case object per line"),
+                    )
+                })
+        })
+        .collect()
+}
+
+fn json_message(e: &serde_json::Error, expected: &str) -> String {
+    // serde_json appends " at line L column C"; the location is shown already.
+    let message = e.to_string();
+    let message = message
+        .rsplit_once(" at line ")
+        .map_or(message.as_str(), |(m, _)| m)
+        .to_owned();
+    format!("{message} (expected {expected})")
+}
+
+fn first_line(s: &str) -> String {
+    s.lines().next().unwrap_or_default().trim().to_owned()
+}
+
+fn csv_records(text: &str) -> Located<Vec<(Record, usize)>> {
+    let mut reader = csv::ReaderBuilder::new()
+        .trim(csv::Trim::All)
+        .from_reader(text.as_bytes());
+    let headers = reader
+        .headers()
+        .map_err(|e| (Some(1), None, format!("unreadable CSV header: {e}")))?
+        .clone();
+    let known = |h: &str| {
+        matches!(
+            h,
+            "id" | "query" | "context" | "response" | "expected_answer" | "expected_facts" | "tags"
+        ) || h
+            .strip_prefix("threshold_")
+            .is_some_and(|m| m.parse::<Metric>().is_ok())
+    };
+    if let Some(h) = headers.iter().find(|h| !known(h)) {
+        return Err((
+            Some(1),
+            None,
+            format!(
+                "unknown column `{h}`; expected id, query, context, response, expected_answer, expected_facts, tags or threshold_<metric>"
+            ),
+        ));
+    }
+    for required in ["id", "query"] {
+        if !headers.iter().any(|h| h == required) {
+            return Err((Some(1), None, format!("missing column `{required}`")));
+        }
+    }
+    let mut out = Vec::new();
+    for row in reader.records() {
+        let row = row.map_err(|e| {
+            let line = e.position().map(|p| p.line() as usize);
+            (line, None, format!("malformed CSV row: {e}"))
+        })?;
+        let line = row.position().map_or(0, |p| p.line() as usize);
+        let cell = |name: &str| -> Option<&str> {
+            headers
+                .iter()
+                .position(|h| h == name)
+                .and_then(|i| row.get(i))
+        };
+        let text_cell = |name: &str| cell(name).unwrap_or_default().to_owned();
+        let list = |name: &str| -> Located<Vec<String>> {
+            let raw = cell(name).unwrap_or_default().trim();
+            if raw.is_empty() {
+                return Ok(Vec::new());
+            }
+            if raw.starts_with('[') {
+                return serde_json::from_str::<Vec<String>>(raw).map_err(|e| {
+                    (
+                        Some(line),
+                        None,
+                        format!("bad list in column `{name}`: {e} (expected a JSON array of strings, or values separated by `|`)"),
+                    )
+                });
+            }
+            Ok(raw
+                .split('|')
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .map(str::to_owned)
+                .collect())
+        };
+        let mut thresholds = Thresholds::default();
+        for metric in Metric::ALL {
+            let column = format!("threshold_{}", metric.name());
+            let Some(raw) = cell(&column).map(str::trim).filter(|r| !r.is_empty()) else {
+                continue;
+            };
+            let t: f64 = raw.parse().map_err(|_| {
+                (
+                    Some(line),
+                    None,
+                    format!("column `{column}`: `{raw}` is not a number"),
+                )
+            })?;
+            let slot = match metric {
+                Metric::Faithfulness => &mut thresholds.faithfulness,
+                Metric::Hallucination => &mut thresholds.hallucination,
+                Metric::Relevance => &mut thresholds.relevance,
+                Metric::ContextPrecision => &mut thresholds.context_precision,
+                Metric::ContextRecall => &mut thresholds.context_recall,
+            };
+            *slot = Some(t);
+        }
+        let expected_answer = text_cell("expected_answer");
+        out.push((
+            Record {
+                id: text_cell("id"),
+                query: text_cell("query"),
+                context: list("context")?,
+                response: text_cell("response"),
+                expected_answer: (!expected_answer.is_empty()).then_some(expected_answer),
+                expected_facts: list("expected_facts")?,
+                tags: list("tags")?,
+                thresholds,
+            },
+            line,
+        ));
+    }
+    Ok(out)
+}
+
+fn to_case(record: Record, file: &Path, line: usize) -> Result<LoadedCase, LoadError> {
+    let err = |message: String| LoadError {
+        file: file.to_owned(),
+        line: Some(line),
+        column: None,
+        message,
+    };
+    let id = record.id.trim().to_owned();
+    if id.is_empty()
+        || !id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+    {
+        return Err(err(format!(
+            "case id `{id}` must be non-empty and made of letters, digits, `_`, `-` and `.` (it names the case's test and recording)"
+        )));
+    }
+    let thresholds = record.thresholds.into_map();
+    if let Some((metric, t)) = thresholds.iter().find(|(_, t)| !(0.0..=1.0).contains(*t)) {
+        return Err(err(format!(
+            "case `{id}`: threshold of {metric} is {t}; expected a number from 0 to 1"
+        )));
+    }
+    let case = RagCase {
+        id: Some(id),
+        query: record.query,
+        context: record.context,
+        response: record.response,
+        expected_answer: record.expected_answer,
+        expected_facts: record.expected_facts,
+        tags: record.tags,
+    };
+    case.validate().map_err(|e| err(e.to_string()))?;
+    Ok(LoadedCase {
+        case,
+        thresholds,
+        file: file.to_owned(),
+        line,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(name: &str, text: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("ragaliq-cases-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+
+    #[test]
+    fn yaml_cases_with_lines() {
+        let path = write(
+            "ok.yaml",
+            "- id: a\n  query: Q?\n  context: [P1, P2]\n  response: R.\n  thresholds:\n    faithfulness: 0.9\n- id: b\n  query: Q2?\n",
+        );
+        let cases = load_file(&path).unwrap();
+        assert_eq!(cases.len(), 2);
+        assert_eq!((cases[0].line, cases[1].line), (1, 7));
+        assert_eq!(cases[0].case.context, ["P1", "P2"]);
+        assert_eq!(cases[0].thresholds[&Metric::Faithfulness], 0.9);
+    }
+
+    #[test]
+    fn csv_lists_both_ways() {
+        let path = write(
+            "ok.csv",
+            "id,query,context,response,tags,threshold_relevance\nc1,Q?,\"[\"\"P1\"\", \"\"P2, with comma\"\"]\",R.,a|b,0.5\nc2,Q2?,P1 | P2,R2.,,\n",
+        );
+        let cases = load_file(&path).unwrap();
+        assert_eq!(cases[0].case.context, ["P1", "P2, with comma"]);
+        assert_eq!(cases[0].case.tags, ["a", "b"]);
+        assert_eq!(cases[1].case.context, ["P1", "P2"]);
+        assert_eq!(cases[1].line, 3);
+    }
+}
