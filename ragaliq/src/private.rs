@@ -203,6 +203,19 @@ fn record_command(spec: &TestSpec) -> String {
     parts.join(" ")
 }
 
+/// Where a failure's exchanges are recorded, for failure messages.
+pub fn recording_line(recorder: &Recorder) -> String {
+    if recorder.mode() == Mode::Live {
+        return "recording: none (mode live)".to_owned();
+    }
+    let path = recorder.source().unwrap_or(&recorder.location().snapshot);
+    format!(
+        "recording: {} (mode {})",
+        path.display(),
+        mode_name(recorder.mode())
+    )
+}
+
 /// Evaluates for an assertion macro: the evaluation when it passes, else the
 /// failure message (a low score and a judge error read differently).
 pub async fn assert_metric(
@@ -216,14 +229,7 @@ pub async fn assert_metric(
         Some(id) => format!("case `{id}`"),
         None => format!("case {:?}", case.query.trim()),
     };
-    let recording = judge.recorder().map(|r| {
-        let path = r.source().unwrap_or(&r.location().snapshot);
-        format!(
-            "\nrecording: {} (mode {})",
-            path.display(),
-            mode_name(r.mode())
-        )
-    });
+    let recording = judge.recorder().map(|r| format!("\n{}", recording_line(r)));
     match judge.evaluate_with(metric, case, &options).await {
         Ok(eval) if eval.passed => Ok(eval),
         Ok(eval) => Err(format!(

@@ -416,18 +416,18 @@ impl Judge {
 
     async fn call(&self, request: &JudgeRequest, tally: &Tally) -> Result<JudgeResponse> {
         let inner = &self.inner;
-        if let (Some(budget), Some(spent)) = (inner.budget, self.cost()) {
-            if spent >= budget {
-                inner
-                    .ledger
-                    .skipped
-                    .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-                return Err(Error::BudgetExhausted {
-                    budget,
-                    spent,
-                    calls: self.usage().calls,
-                });
-            }
+        if let (Some(budget), Some(spent)) = (inner.budget, self.cost())
+            && spent >= budget
+        {
+            inner
+                .ledger
+                .skipped
+                .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            return Err(Error::BudgetExhausted {
+                budget,
+                spent,
+                calls: self.usage().calls,
+            });
         }
         let response = inner
             .retry

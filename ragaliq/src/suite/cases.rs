@@ -202,12 +202,30 @@ fn yaml(text: &str) -> Located<Vec<(Record, usize)>> {
         return Ok(Vec::new());
     }
     let items: Vec<serde_saphyr::Spanned<Record>> = serde_saphyr::from_str(text).map_err(|e| {
-        let at = e.location();
-        (
-            at.map(|l| l.line() as usize),
-            at.map(|l| l.column() as usize),
-            first_line(&e.to_string()),
-        )
+        let at = e
+            .location()
+            .map(|l| (l.line() as usize, l.column() as usize));
+        let message = yaml_message(&e.to_string());
+        // A field error is noticed where its mapping ends; name the case
+        // it belongs to, by where that case starts.
+        let starts: Vec<usize> =
+            serde_saphyr::from_str::<Vec<serde_saphyr::Spanned<serde::de::IgnoredAny>>>(text)
+                .map(|items| items.iter().map(|i| i.referenced.line() as usize).collect())
+                .unwrap_or_default();
+        match (
+            at,
+            starts
+                .iter()
+                .rev()
+                .find(|&&s| at.is_some_and(|(l, _)| s <= l)),
+        ) {
+            (Some((line, _)), Some(&start)) if start != line => (
+                Some(start),
+                None,
+                format!("{message} (in the case starting here; the parser noticed at line {line})"),
+            ),
+            (at, _) => (at.map(|a| a.0), at.map(|a| a.1), message),
+        }
     })?;
     Ok(items
         .into_iter()
@@ -270,8 +288,15 @@ fn json_message(e: &serde_json::Error, expected: &str) -> String {
     format!("{message} (expected {expected})")
 }
 
-fn first_line(s: &str) -> String {
-    s.lines().next().unwrap_or_default().trim().to_owned()
+/// serde-saphyr's first line, without its own "error: line L column C: "
+/// prefix (the location is shown already).
+fn yaml_message(s: &str) -> String {
+    let first = s.lines().next().unwrap_or_default().trim();
+    let first = first.strip_prefix("error: ").unwrap_or(first);
+    match first.strip_prefix("line ").and_then(|r| r.split_once(": ")) {
+        Some((position, rest)) if position.contains("column") => rest.to_owned(),
+        _ => first.to_owned(),
+    }
 }
 
 fn csv_records(text: &str) -> Located<Vec<(Record, usize)>> {

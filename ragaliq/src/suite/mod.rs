@@ -74,6 +74,7 @@ pub fn suite(dir: impl AsRef<Path>) -> Suite {
         baseline: None,
         regression_tolerance: None,
         args: None,
+        mode: None,
     }
 }
 
@@ -89,6 +90,7 @@ pub struct Suite {
     baseline: Option<PathBuf>,
     regression_tolerance: Option<f64>,
     args: Option<Arguments>,
+    mode: Option<Mode>,
 }
 
 /// Why a suite could not start.
@@ -181,6 +183,12 @@ impl Suite {
         self
     }
 
+    /// The recording mode, instead of the configured one.
+    pub fn mode(mut self, mode: Mode) -> Self {
+        self.mode = Some(mode);
+        self
+    }
+
     /// Command-line arguments to use instead of the process's.
     pub fn with_args(mut self, args: Arguments) -> Self {
         self.args = Some(args);
@@ -202,7 +210,10 @@ impl Suite {
     pub fn run_for_outcome(self) -> Result<SuiteOutcome, SuiteError> {
         let env = |name: &str| std::env::var(name).ok();
         let root = env("CARGO_MANIFEST_DIR").map_or_else(|| PathBuf::from("."), PathBuf::from);
-        let config = Config::load_from(&root, &env)?;
+        let mut config = Config::load_from(&root, &env)?;
+        if let Some(mode) = self.mode {
+            config.mode = mode;
+        }
         let judge = match self.judge {
             Some(j) => j,
             None => Judge::from_config(&config)?,
@@ -345,13 +356,11 @@ impl Suite {
         }
         if !args.list && !report.results.is_empty() {
             println!("\n{}", report.console_table());
-            if let Some(budget) = judge.budget() {
-                if judge.skipped_calls() > 0 {
-                    println!(
-                        "cost budget of ${budget:.2} reached: {} live calls skipped; their trials failed",
-                        judge.skipped_calls()
-                    );
-                }
+            if let Some(budget) = judge.budget().filter(|_| judge.skipped_calls() > 0) {
+                println!(
+                    "cost budget of ${budget:.2} reached: {} live calls skipped; their trials failed",
+                    judge.skipped_calls()
+                );
             }
         }
         let report_dir = self.report_dir.map(|d| root.join(d)).or(config.report_dir);
@@ -398,14 +407,7 @@ impl CaseState {
             case.file.display(),
             case.line
         );
-        let recording = format!(
-            "recording: {} (mode {:?})",
-            self.recorder
-                .source()
-                .unwrap_or(&self.recorder.location().snapshot)
-                .display(),
-            self.recorder.mode()
-        );
+        let recording = crate::__private::recording_line(&self.recorder);
         let (result, verdict) = match outcome {
             Ok(eval) => {
                 let verdict = if eval.passed {

@@ -1,0 +1,412 @@
+//! Suites used as a user would: case-file errors that name the file and
+//! line, trials and their outcomes, reports, baselines, tag filters and the
+//! cost budget, against the scripted judge on 127.0.0.1.
+
+use libtest_mimic::Arguments;
+use ragaliq::judge::{Judge, OpenAiTransport};
+use ragaliq::suite::cases::{load_dir, load_file};
+use ragaliq::suite::report::{Outcome, Report};
+use ragaliq::{Metric, Mode, Price};
+use ragaliq_scripted::ScriptedJudge;
+use std::path::{Path, PathBuf};
+
+fn temp_dir(tag: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("ragaliq-suite-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn quiet() -> Arguments {
+    Arguments {
+        quiet: true,
+        test_threads: Some(2),
+        ..Arguments::default()
+    }
+}
+
+fn judge(server: &ScriptedJudge) -> Judge {
+    Judge::builder(OpenAiTransport::new(&server.base_url()))
+        .with_model("scripted")
+        .build()
+        .unwrap()
+}
+
+const GOOD: &str = "- id: ok\n  query: What is the refund window?\n  context: [Refunds are accepted within 30 days of delivery.]\n  response: The refund window is 30 days from delivery.\n";
+
+#[test]
+fn broken_yaml_names_file_line_and_column() {
+    let dir = temp_dir("yaml");
+    let path = write(
+        &dir,
+        "bad.yaml",
+        "- id: a\n  query: Q?\n  context: [unclosed\n",
+    );
+    let e = load_file(&path).unwrap_err();
+    assert_eq!(e.file, path);
+    assert!(e.line.is_some(), "{e}");
+    assert!(
+        e.to_string().starts_with(&format!("{}:", path.display())),
+        "{e}"
+    );
+}
+
+#[test]
+fn missing_field_is_named_with_its_line() {
+    let dir = temp_dir("missing");
+    let path = write(
+        &dir,
+        "cases.yaml",
+        &format!("{GOOD}- id: second\n  response: No query here.\n"),
+    );
+    let e = load_file(&path).unwrap_err();
+    assert!(e.to_string().contains("missing field `query`"), "{e}");
+    assert!(
+        !e.message.starts_with("error:"),
+        "the position is not repeated: {e}"
+    );
+    assert_eq!(
+        e.line,
+        Some(5),
+        "the line where the faulty case starts: {e}"
+    );
+    let json = write(
+        &dir,
+        "cases.json",
+        "[\n  {\"id\": \"a\", \"query\": \"Q\"},\n  {\"id\": \"b\"}\n]\n",
+    );
+    let e = load_file(&json).unwrap_err();
+    assert!(e.to_string().contains("missing field `query`"), "{e}");
+    assert_eq!(e.line, Some(3), "{e}");
+    let jsonl = write(
+        &dir,
+        "cases.jsonl",
+        "{\"id\": \"a\", \"query\": \"Q\"}\n{\"id\": \"b\", \"qeury\": \"Q\"}\n",
+    );
+    let e = load_file(&jsonl).unwrap_err();
+    assert!(e.to_string().contains("unknown field `qeury`"), "{e}");
+    assert_eq!(e.line, Some(2));
+}
+
+#[test]
+fn duplicate_ids_across_files_name_both_places() {
+    let dir = temp_dir("dup");
+    write(&dir, "a.yaml", GOOD);
+    write(
+        &dir,
+        "b.jsonl",
+        "\n{\"id\": \"ok\", \"query\": \"Another?\"}\n",
+    );
+    let e = load_dir(&dir).unwrap_err();
+    let text = e.to_string();
+    assert!(
+        text.starts_with(&format!(
+            "{}:2: duplicate case id `ok`",
+            dir.join("b.jsonl").display()
+        )),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!(
+            "first defined at {}:1",
+            dir.join("a.yaml").display()
+        )),
+        "{text}"
+    );
+}
+
+#[test]
+fn csv_bad_list_cell_names_line_and_column() {
+    let dir = temp_dir("csv");
+    let path = write(
+        &dir,
+        "cases.csv",
+        "id,query,context\na,Q?,P1\nb,Q2?,\"[\"\"unclosed\"\n",
+    );
+    let e = load_file(&path).unwrap_err();
+    assert_eq!(e.line, Some(3), "{e}");
+    assert!(
+        e.to_string().contains("bad list in column `context`"),
+        "{e}"
+    );
+    let path = write(&dir, "cols.csv", "id,query,answer\na,Q?,x\n");
+    assert!(
+        load_file(&path)
+            .unwrap_err()
+            .to_string()
+            .contains("unknown column `answer`")
+    );
+}
+
+#[test]
+fn bad_ids_and_thresholds_are_refused() {
+    let dir = temp_dir("ids");
+    let path = write(&dir, "a.yaml", "- id: has space\n  query: Q?\n");
+    assert!(
+        load_file(&path)
+            .unwrap_err()
+            .to_string()
+            .contains("case id `has space`")
+    );
+    let path = write(
+        &dir,
+        "b.yaml",
+        "- id: a\n  query: Q?\n  thresholds:\n    relevance: 1.5\n",
+    );
+    assert!(
+        load_file(&path)
+            .unwrap_err()
+            .to_string()
+            .contains("threshold of relevance is 1.5")
+    );
+    let path = write(&dir, "c.yaml", "- id: a\n  query: '  '\n");
+    assert!(
+        load_file(&path)
+            .unwrap_err()
+            .to_string()
+            .contains("the query is empty")
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn trials_reports_and_a_missing_field_as_a_configuration_error() {
+    let server = ScriptedJudge::start().await;
+    let judge = judge(&server);
+    let dir = temp_dir("run");
+    write(&dir, "cases.yaml", GOOD);
+    let reports = dir.join("reports");
+    let outcome = tokio::task::spawn_blocking(move || {
+        ragaliq::suite(&dir)
+            .metrics([
+                Metric::Faithfulness,
+                Metric::Hallucination,
+                Metric::ContextRecall,
+            ])
+            .judge(judge)
+            .mode(Mode::Live)
+            .report_dir(&reports)
+            .with_args(quiet())
+            .run_for_outcome()
+            .unwrap()
+    })
+    .await
+    .unwrap();
+    let c = &outcome.conclusion;
+    assert_eq!((c.num_passed, c.num_failed), (2, 1));
+    assert_eq!(
+        server.requests(),
+        2,
+        "faithfulness and hallucination share two calls"
+    );
+    let recall = outcome
+        .report
+        .results
+        .iter()
+        .find(|r| r.metric == Metric::ContextRecall)
+        .unwrap();
+    assert_eq!(recall.outcome, Outcome::Error);
+    assert_eq!(
+        recall.error.as_deref(),
+        Some("context_recall needs expected facts or an expected answer")
+    );
+
+    let dir = std::env::temp_dir().join(format!("ragaliq-suite-run-{}", std::process::id()));
+    let json: Report = Report::read(&dir.join("reports/report.json")).unwrap();
+    assert_eq!(json, outcome.report);
+    assert_eq!(
+        (
+            json.summary.trials,
+            json.summary.passed,
+            json.summary.errors
+        ),
+        (3, 2, 1)
+    );
+    assert_eq!(json.summary.metrics[&Metric::Faithfulness].mean, 1.0);
+    assert_eq!(json.summary.usage.calls, 2);
+    let xml = std::fs::read_to_string(dir.join("reports/junit.xml")).unwrap();
+    let junit = quick_junit::Report::deserialize_from_str(&xml).unwrap();
+    assert_eq!((junit.tests, junit.failures, junit.errors), (3, 0, 1));
+    assert_eq!(junit.test_suites[0].test_cases.len(), 3);
+    let md = std::fs::read_to_string(dir.join("reports/summary.md")).unwrap();
+    assert!(md.starts_with("## ragaliq: 2 of 3 trials passed"), "{md}");
+    assert!(
+        md.contains("| ok | context_recall | — | 0.70 | ⚠️ error |"),
+        "{md}"
+    );
+    assert!(outcome.report.console_table().contains("error ✗"));
+}
+
+fn relevance_run(
+    dir: PathBuf,
+    judge: Judge,
+    baseline: Option<PathBuf>,
+) -> ragaliq::suite::SuiteOutcome {
+    let mut suite = ragaliq::suite(dir)
+        .metrics([Metric::Relevance])
+        .judge(judge)
+        .mode(Mode::Live)
+        .with_args(quiet());
+    if let Some(b) = baseline {
+        suite = suite.baseline(b).fail_on_regression(0.05);
+    }
+    suite.run_for_outcome().unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_regression_against_the_baseline_fails_the_run() {
+    let server = ScriptedJudge::start().await;
+    let dir = temp_dir("baseline");
+    write(&dir, "cases.yaml", GOOD);
+    // First run, against the scripted judge: relevance 1.0. Its report is the baseline.
+    let first = tokio::task::spawn_blocking({
+        let (dir, judge) = (dir.clone(), judge(&server));
+        move || relevance_run(dir, judge, None)
+    })
+    .await
+    .unwrap();
+    assert_eq!(
+        (first.regressions, first.report.results[0].score),
+        (0, Some(1.0))
+    );
+    // Beside the case folder, not in it: every .json file in it is a case file.
+    let baseline = dir.with_extension("baseline.json");
+    std::fs::write(&baseline, serde_json::to_string(&first.report).unwrap()).unwrap();
+    // Second run, with a judge that scores lower.
+    let lower = Judge::builder(Canned(r#"{"reasoning": "Partly.", "score": 0.5}"#))
+        .build()
+        .unwrap();
+    let second = tokio::task::spawn_blocking(move || relevance_run(dir, lower, Some(baseline)))
+        .await
+        .unwrap();
+    assert!(
+        second.conclusion.has_failed(),
+        "0.5 is under the 0.7 threshold"
+    );
+    assert_eq!(second.regressions, 1);
+    assert_eq!(second.exit_code(), std::process::ExitCode::from(101));
+    let change = &second.report.changes[0];
+    assert_eq!(
+        (change.baseline, change.current, change.regression),
+        (1.0, 0.5, true)
+    );
+    assert!(
+        second
+            .report
+            .console_table()
+            .contains("REGRESSED ok::relevance: 1.00 → 0.50 (-0.50)")
+    );
+}
+
+struct Canned(&'static str);
+
+impl ragaliq::judge::Transport for Canned {
+    fn provider(&self) -> &str {
+        "canned"
+    }
+    fn complete<'a>(
+        &'a self,
+        _: &'a ragaliq::judge::JudgeRequest,
+    ) -> ragaliq::judge::BoxFuture<'a, Result<ragaliq::judge::JudgeResponse, ragaliq::TransportError>>
+    {
+        Box::pin(async move { Ok(ragaliq::judge::JudgeResponse::text(self.0)) })
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tags_select_cases() {
+    let server = ScriptedJudge::start().await;
+    let judge = judge(&server);
+    let dir = temp_dir("tags");
+    write(
+        &dir,
+        "cases.yaml",
+        &format!(
+            "{GOOD}  tags: [refunds]\n- id: other\n  query: Q?\n  response: R.\n  tags: [misc]\n"
+        ),
+    );
+    let outcome = tokio::task::spawn_blocking(move || {
+        ragaliq::suite(&dir)
+            .metrics([Metric::Relevance])
+            .tags(["refunds"])
+            .judge(judge)
+            .mode(Mode::Live)
+            .with_args(quiet())
+            .run_for_outcome()
+            .unwrap()
+    })
+    .await
+    .unwrap();
+    let cases: Vec<&str> = outcome
+        .report
+        .results
+        .iter()
+        .map(|r| r.case.as_str())
+        .collect();
+    assert_eq!(cases, ["ok"]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_budget_stops_live_calls() {
+    let server = ScriptedJudge::start().await;
+    // An absurd price: the first call alone spends the budget.
+    let judge = Judge::builder(OpenAiTransport::new(&server.base_url()))
+        .with_model("scripted")
+        .with_concurrency(1)
+        .with_price(Price {
+            input_per_million: 1_000_000.0,
+            output_per_million: 1_000_000.0,
+        })
+        .with_budget(1.0)
+        .build()
+        .unwrap();
+    let dir = temp_dir("budget");
+    let cases: String = (0..5)
+        .map(|i| format!("- id: c{i}\n  query: What is the refund window {i}?\n  context: [Refunds are accepted within 30 days.]\n  response: Refunds are accepted within 30 days.\n"))
+        .collect();
+    write(&dir, "cases.yaml", &cases);
+    let outcome = tokio::task::spawn_blocking(move || {
+        ragaliq::suite(&dir)
+            .metrics([Metric::Relevance])
+            .judge(judge)
+            .mode(Mode::Live)
+            .with_args(Arguments {
+                test_threads: Some(1),
+                ..quiet()
+            })
+            .run_for_outcome()
+            .unwrap()
+    })
+    .await
+    .unwrap();
+    assert_eq!(server.requests(), 1, "no call after the budget was spent");
+    let summary = &outcome.report.summary;
+    assert_eq!(
+        (
+            summary.passed + summary.failed,
+            summary.errors,
+            summary.skipped_calls
+        ),
+        (1, 4, 4)
+    );
+    let skipped = outcome
+        .report
+        .results
+        .iter()
+        .find(|r| r.outcome == Outcome::Error)
+        .unwrap();
+    assert!(
+        skipped
+            .error
+            .as_deref()
+            .unwrap()
+            .starts_with("cost budget reached: $"),
+        "{skipped:?}"
+    );
+    assert!(summary.estimated_cost_usd.unwrap() >= 1.0);
+}
