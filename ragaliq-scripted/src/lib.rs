@@ -14,7 +14,9 @@
 //!   "not" or "never" where the passage does not is `contradicted`;
 //! - relevance: the share of the query's content words the response uses;
 //! - passage relevance: a passage is relevant when it shares a content word
-//!   with the query.
+//!   with the query;
+//! - case generation: one question per sentence of the document, about its
+//!   first two content words, answered by the sentence.
 //!
 //! It counts requests and prompt characters, tracks the most requests in
 //! flight at once, and can add latency to every answer.
@@ -200,6 +202,29 @@ fn answer(path: &str, request: &Value, stats: &Stats) -> (StatusCode, Value) {
 
 /// The reply to a rendered ragaliq prompt, by the rules in the crate docs.
 pub fn rule(user: &str) -> Option<Value> {
+    if let Some(document) = section(user, "document") {
+        let count: usize = user
+            .split("Write up to ")
+            .nth(1)
+            .and_then(|r| r.split_whitespace().next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(3);
+        let cases: Vec<Value> = sentences(&document)
+            .into_iter()
+            .take(count)
+            .map(|s| {
+                let mut terms: Vec<String> = s
+                    .split(|c: char| !c.is_alphanumeric())
+                    .filter(|w| w.chars().count() >= 4)
+                    .map(str::to_lowercase)
+                    .filter(|w| !STOP.contains(&w.as_str()))
+                    .collect();
+                terms.truncate(2);
+                json!({"question": format!("What does the document say about {}?", terms.join(" and ")), "answer": s})
+            })
+            .collect();
+        return Some(json!({ "cases": cases }));
+    }
     let passages = tagged(user, "passage");
     if user.contains("<claims>") {
         let verdicts: Vec<Value> = tagged(user, "claim")

@@ -23,16 +23,19 @@ pub enum Task {
     Relevance,
     /// Judge each retrieved passage's relevance to the query.
     PassageRelevance,
+    /// Write questions and grounded answers from a document (case generation).
+    GenerateCases,
 }
 
 impl Task {
     /// Every task.
-    pub const ALL: [Task; 5] = [
+    pub const ALL: [Task; 6] = [
         Task::ExtractClaims,
         Task::VerifyClaims,
         Task::VerifyClaim,
         Task::Relevance,
         Task::PassageRelevance,
+        Task::GenerateCases,
     ];
 
     /// The task's label, also its template's file stem.
@@ -44,6 +47,7 @@ impl Task {
             Task::VerifyClaim => "verify_claim",
             Task::Relevance => "relevance",
             Task::PassageRelevance => "passage_relevance",
+            Task::GenerateCases => "generate_cases",
         }
     }
 
@@ -89,6 +93,12 @@ impl Task {
                     "reason": {"type": "string"}
                 }))}
             })),
+            Task::GenerateCases => object(json!({
+                "cases": {"type": "array", "items": object(json!({
+                    "question": {"type": "string"},
+                    "answer": {"type": "string"}
+                }))}
+            })),
         }
     }
 
@@ -99,6 +109,7 @@ impl Task {
             Task::VerifyClaim => include_str!("../prompts/verify_claim.txt"),
             Task::Relevance => include_str!("../prompts/relevance.txt"),
             Task::PassageRelevance => include_str!("../prompts/passage_relevance.txt"),
+            Task::GenerateCases => include_str!("../prompts/generate_cases.txt"),
         }
     }
 }
@@ -149,7 +160,7 @@ impl Template {
 #[derive(Clone, Debug)]
 pub struct Templates {
     system: Arc<Template>,
-    tasks: Arc<[Template; 5]>,
+    tasks: Arc<[Template; 6]>,
 }
 
 impl Templates {

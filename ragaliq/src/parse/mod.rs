@@ -401,6 +401,50 @@ pub fn passage_relevance(raw: &str, n: usize) -> Result<Vec<ParsedRelevance>, Pa
     Ok(partial.into_iter().flatten().collect())
 }
 
+/// A generated question with its grounded answer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GeneratedCase {
+    /// The question.
+    pub question: String,
+    /// The answer, from the document.
+    pub answer: String,
+}
+
+/// Generated cases: `{"cases": [{"question": "…", "answer": "…"}, …]}`.
+/// An empty list is valid (a document with nothing to ask about).
+///
+/// ```
+/// let cases = ragaliq::parse::generated_cases(
+///     r#"{"cases": [{"question": "How long?", "answer": "30 days."}]}"#,
+/// ).unwrap();
+/// assert_eq!(cases[0].answer, "30 days.");
+/// ```
+pub fn generated_cases(raw: &str) -> Result<Vec<GeneratedCase>, ParseError> {
+    let value = json::extract(raw)?;
+    let items = batch_items(&value, "cases", raw)?;
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, o)| {
+            let question = text_field(o, &["question", "query"]);
+            let answer = text_field(o, &["answer", "expected_answer"]);
+            if question.is_empty() || answer.is_empty() {
+                return Err(ParseError::new(
+                    ParseErrorKind::WrongShape {
+                        detail: format!(
+                            "case {} needs a non-empty `question` and `answer` (keys: {})",
+                            i + 1,
+                            keys(o)
+                        ),
+                    },
+                    raw,
+                ));
+            }
+            Ok(GeneratedCase { question, answer })
+        })
+        .collect()
+}
+
 /// The objects of a batch: `{"<key>": [...]}` or a bare array.
 fn batch_items<'v>(
     value: &'v Value,

@@ -1,0 +1,133 @@
+//! Case generation: questions and grounded answers from a folder of
+//! documents, as a case file the suite can load.
+
+use crate::case::RagCase;
+use crate::error::Error;
+use crate::judge::Judge;
+use crate::metrics::Tally;
+use crate::parse;
+use crate::prompts::{Task, escape};
+use serde_json::json;
+use std::path::{Path, PathBuf};
+
+/// Why generation stopped.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum GenerateError {
+    /// A document or the output could not be read or written.
+    #[error("{path}: {message}", path = .path.display())]
+    Io {
+        /// The file or folder.
+        path: PathBuf,
+        /// What went wrong.
+        message: String,
+    },
+    /// The judge failed for a document.
+    #[error("{path}: {source}", path = .path.display())]
+    Judge {
+        /// The document.
+        path: PathBuf,
+        /// The judge's error.
+        source: Error,
+    },
+}
+
+/// The documents read: `.txt` and `.md` files directly in `dir`, in name order.
+pub const DOCUMENT_EXTENSIONS: [&str; 2] = ["txt", "md"];
+
+/// Asks the judge for up to `per_document` questions and grounded answers
+/// per document in `dir`. Each case's context is its document; its
+/// `expected_answer` and (as a starting point) its `response` are the
+/// generated answer. Ids are `<file stem>-<n>`.
+///
+/// Like every judge exchange, generation records and replays through the
+/// judge's recorder.
+pub async fn generate(
+    judge: &Judge,
+    dir: &Path,
+    per_document: usize,
+) -> Result<Vec<RagCase>, GenerateError> {
+    let io = |path: &Path, e: std::io::Error| GenerateError::Io {
+        path: path.to_owned(),
+        message: e.to_string(),
+    };
+    let mut documents: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| io(dir, e))?
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.is_file()
+                && p.extension()
+                    .and_then(|e| e.to_str())
+                    .is_some_and(|e| DOCUMENT_EXTENSIONS.contains(&e))
+        })
+        .collect();
+    documents.sort();
+    let mut cases = Vec::new();
+    for path in documents {
+        let text = std::fs::read_to_string(&path).map_err(|e| io(&path, e))?;
+        if text.trim().is_empty() {
+            continue;
+        }
+        let stem: String = path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default()
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                    c
+                } else {
+                    '-'
+                }
+            })
+            .collect();
+        let count = per_document.to_string();
+        let user = judge.templates().render(
+            Task::GenerateCases,
+            &[("count", &count), ("document", &escape(text.trim()))],
+        );
+        let request = judge.request(
+            Task::GenerateCases,
+            user,
+            json!({"document": path.file_name().map(|n| n.to_string_lossy()), "count": per_document}),
+        );
+        let judged = async {
+            let reply = judge.exchange(&request, &Tally::default()).await?;
+            parse::generated_cases(&reply.text).map_err(|source| Error::JudgeResponse {
+                task: Task::GenerateCases.name(),
+                source,
+            })
+        };
+        let generated = judged.await.map_err(|source| GenerateError::Judge {
+            path: path.clone(),
+            source,
+        })?;
+        for (i, g) in generated.into_iter().take(per_document).enumerate() {
+            cases.push(
+                RagCase::new(g.question)
+                    .id(format!("{stem}-{}", i + 1))
+                    .context([text.trim()])
+                    .response(g.answer.clone())
+                    .expected_answer(g.answer),
+            );
+        }
+    }
+    Ok(cases)
+}
+
+/// Writes `cases` as JSON Lines, the format [`suite`](crate::suite()) loads.
+pub fn write_jsonl(cases: &[RagCase], path: &Path) -> Result<(), GenerateError> {
+    let mut out = String::new();
+    for case in cases {
+        let line = serde_json::to_string(case).map_err(|e| GenerateError::Io {
+            path: path.to_owned(),
+            message: e.to_string(),
+        })?;
+        out.push_str(&line);
+        out.push('\n');
+    }
+    std::fs::write(path, out).map_err(|e| GenerateError::Io {
+        path: path.to_owned(),
+        message: e.to_string(),
+    })
+}

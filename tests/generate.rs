@@ -1,0 +1,63 @@
+//! Case generation replayed from the example's recording: the generated
+//! file loads as a suite case file.
+
+#[path = "../examples/generate.rs"]
+mod generate_example;
+
+use ragaliq::record::Recorder;
+use ragaliq::{Config, Judge, Mode};
+use std::path::Path;
+use std::sync::Arc;
+
+#[tokio::test]
+async fn generated_cases_load_in_a_suite() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let env = |name: &str| match name {
+        "RAGALIQ_MODE" => Some("replay".to_owned()),
+        _ => std::env::var(name).ok(),
+    };
+    let config = Config::load_from(root, &env).unwrap();
+    let recorder = Arc::new(Recorder::new(generate_example::location(), Mode::Replay));
+    let judge = Judge::from_config(&config)
+        .unwrap()
+        .with_recorder(recorder.clone());
+    let cases = ragaliq::generate(
+        &judge,
+        &root.join("examples/docs"),
+        generate_example::PER_DOCUMENT,
+    )
+    .await
+    .unwrap();
+    assert_eq!(judge.usage().calls, 0);
+    let ids: Vec<&str> = cases.iter().map(|c| c.id.as_deref().unwrap()).collect();
+    assert_eq!(
+        ids,
+        [
+            "returns-1",
+            "returns-2",
+            "returns-3",
+            "shipping-1",
+            "shipping-2"
+        ]
+    );
+    assert_eq!(
+        cases[0].expected_answer.as_deref(),
+        Some("Refunds are accepted within 30 days of delivery.")
+    );
+
+    let dir = std::env::temp_dir().join(format!("ragaliq-generated-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    ragaliq::generate::write_jsonl(&cases, &dir.join("generated.jsonl")).unwrap();
+    let loaded = ragaliq::suite::cases::load_dir(&dir).unwrap();
+    assert_eq!(loaded.len(), 5);
+    assert_eq!(loaded[3].case, cases[3]);
+    std::fs::remove_dir_all(&dir).unwrap();
+
+    insta::with_settings!({
+        snapshot_path => root.join("examples/recordings"),
+        prepend_module_to_snapshot => false,
+        omit_expression => true,
+    }, {
+        insta::assert_json_snapshot!("generate", recorder.finish(true).unwrap());
+    });
+}
