@@ -28,7 +28,7 @@ pub enum GenerateError {
         /// The document.
         path: PathBuf,
         /// The judge's error.
-        source: Error,
+        source: Box<Error>,
     },
 }
 
@@ -100,7 +100,7 @@ pub async fn generate(
         };
         let generated = judged.await.map_err(|source| GenerateError::Judge {
             path: path.clone(),
-            source,
+            source: Box::new(source),
         })?;
         for (i, g) in generated.into_iter().take(per_document).enumerate() {
             cases.push(
