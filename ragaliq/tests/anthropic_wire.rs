@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use wiremock::matchers::{header, method, path};
 use wiremock::{Mock, MockServer, Request, ResponseTemplate};
 
-const KEY: &str = "sk-ant-test-0123456789";
+const KEY: &str = "fake-anthropic-key-for-tests-0002";
 
 fn judge(server: &MockServer, retries: u32) -> Judge {
     let t = AnthropicTransport::new(&format!("{}/v1", server.uri()))

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use wiremock::matchers::{header, method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
-const KEY: &str = "sk-test-0123456789abcdef";
+const KEY: &str = "fake-openai-key-for-tests-0001";
 
 fn judge(server: &MockServer, retry: RetryPolicy) -> Judge {
     let transport = OpenAiTransport::new(&format!("{}/v1", server.uri()))
