@@ -155,40 +155,21 @@ fn read_reply(reply: &Value, prefilled: bool) -> Result<JudgeResponse, Transport
             if prefilled { format!("{{{text}") } else { text }
         }
     };
-    let tokens = |key: &str| {
-        reply
-            .pointer(&format!("/usage/{key}"))
-            .and_then(Value::as_u64)
-    };
-    Ok(JudgeResponse {
+    Ok(http::judge_response(
         text,
-        input_tokens: tokens("input_tokens").unwrap_or(0),
-        output_tokens: tokens("output_tokens").unwrap_or(0),
-        model: reply
-            .get("model")
-            .and_then(Value::as_str)
-            .map(str::to_owned),
-    })
+        reply,
+        "input_tokens",
+        "output_tokens",
+    ))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::judge::request::Message;
+    use crate::judge::request::test_request;
 
     fn req(format: ResponseFormat) -> JudgeRequest {
-        JudgeRequest {
-            task: "relevance".into(),
-            template_version: "v".into(),
-            model: "claude-haiku".into(),
-            system: "sys".into(),
-            messages: vec![Message::user("hi")],
-            temperature: 0.0,
-            max_tokens: 100,
-            response_format: format,
-            sample: 0,
-            subject: Value::Null,
-        }
+        test_request("claude-haiku", format)
     }
 
     #[test]

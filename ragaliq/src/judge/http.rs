@@ -116,6 +116,32 @@ fn classify(e: reqwest::Error, redact: impl Fn(String) -> String) -> TransportEr
     TransportError::new(kind)
 }
 
+/// The response a transport hands back: `text`, with the token counts under
+/// `usage.<input_key>` / `usage.<output_key>` and the `model` the server reports.
+pub(crate) fn judge_response(
+    text: String,
+    reply: &serde_json::Value,
+    input_key: &str,
+    output_key: &str,
+) -> crate::judge::JudgeResponse {
+    let tokens = |key: &str| {
+        reply
+            .get("usage")
+            .and_then(|u| u.get(key))
+            .and_then(serde_json::Value::as_u64)
+            .unwrap_or(0)
+    };
+    crate::judge::JudgeResponse {
+        text,
+        input_tokens: tokens(input_key),
+        output_tokens: tokens(output_key),
+        model: reply
+            .get("model")
+            .and_then(serde_json::Value::as_str)
+            .map(str::to_owned),
+    }
+}
+
 /// reqwest's top-level message is terse ("error sending request"); the
 /// causes say what happened (connection refused, reset, …).
 fn error_chain(e: &(dyn std::error::Error + 'static)) -> String {

@@ -22,6 +22,8 @@ mod transport;
 pub use anthropic::{ANTHROPIC_VERSION, AnthropicTransport};
 pub use http::ApiKey;
 pub use openai::{JsonMode, OpenAiTransport};
+#[cfg(test)]
+pub(crate) use request::test_request;
 pub use request::{Fingerprint, JudgeRequest, JudgeResponse, Message, ResponseFormat, Role};
 pub use retry::RetryPolicy;
 pub use transport::{BoxFuture, Transport};

@@ -195,40 +195,21 @@ fn read_reply(reply: &Value) -> Result<JudgeResponse, TransportError> {
             None => return Err(decode("choices[0].message.content is not a string")),
         },
     };
-    let tokens = |key: &str| {
-        reply
-            .pointer(&format!("/usage/{key}"))
-            .and_then(Value::as_u64)
-    };
-    Ok(JudgeResponse {
+    Ok(http::judge_response(
         text,
-        input_tokens: tokens("prompt_tokens").unwrap_or(0),
-        output_tokens: tokens("completion_tokens").unwrap_or(0),
-        model: reply
-            .get("model")
-            .and_then(Value::as_str)
-            .map(str::to_owned),
-    })
+        reply,
+        "prompt_tokens",
+        "completion_tokens",
+    ))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::judge::request::Message;
+    use crate::judge::request::test_request;
 
     fn req(format: ResponseFormat) -> JudgeRequest {
-        JudgeRequest {
-            task: "relevance".into(),
-            template_version: "v".into(),
-            model: "gpt-4o-mini".into(),
-            system: "sys".into(),
-            messages: vec![Message::user("hi")],
-            temperature: 0.0,
-            max_tokens: 100,
-            response_format: format,
-            sample: 0,
-            subject: Value::Null,
-        }
+        test_request("gpt-4o-mini", format)
     }
 
     #[test]

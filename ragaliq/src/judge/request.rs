@@ -155,6 +155,23 @@ fn write_canonical(value: &serde_json::Value, out: &mut Vec<u8>) {
     }
 }
 
+/// A small request for unit tests of the transports and recordings.
+#[cfg(test)]
+pub(crate) fn test_request(model: &str, format: ResponseFormat) -> JudgeRequest {
+    JudgeRequest {
+        task: "relevance".into(),
+        template_version: "relevance@1+system@1".into(),
+        model: model.into(),
+        system: "sys".into(),
+        messages: vec![Message::user("hi")],
+        temperature: 0.0,
+        max_tokens: 100,
+        response_format: format,
+        sample: 0,
+        subject: serde_json::json!({"query": "How long?"}),
+    }
+}
+
 /// What the judge answered.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct JudgeResponse {

@@ -292,7 +292,11 @@ pub fn verdict(raw: &str) -> Result<ParsedVerdict, ParseError> {
 /// assert_eq!(parse::verdicts(reply, 3).unwrap_err().kind.name(), "count_mismatch");
 /// ```
 pub fn verdicts(raw: &str, n: usize) -> Result<Vec<ParsedVerdict>, ParseError> {
-    let partial = verdicts_partial(raw, n)?;
+    complete(verdicts_partial(raw, n)?, n, raw)
+}
+
+/// Every slot filled, or a count mismatch: never truncated, never padded.
+fn complete<T>(partial: Vec<Option<T>>, n: usize, raw: &str) -> Result<Vec<T>, ParseError> {
     let got = partial.iter().filter(|v| v.is_some()).count();
     if got != n {
         return Err(ParseError::new(
@@ -391,14 +395,7 @@ pub fn passage_relevance(raw: &str, n: usize) -> Result<Vec<ParsedRelevance>, Pa
             reason: text_field(o, &["reason", "reasoning", "evidence"]),
         })
     })?;
-    let got = partial.iter().filter(|v| v.is_some()).count();
-    if got != n {
-        return Err(ParseError::new(
-            ParseErrorKind::CountMismatch { expected: n, got },
-            raw,
-        ));
-    }
-    Ok(partial.into_iter().flatten().collect())
+    complete(partial, n, raw)
 }
 
 /// A generated question with its grounded answer.

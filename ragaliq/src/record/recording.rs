@@ -152,22 +152,11 @@ fn quote(s: &str, max: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::judge::{Message, ResponseFormat};
+    use crate::judge::{ResponseFormat, test_request};
     use serde_json::json;
 
     fn request() -> JudgeRequest {
-        JudgeRequest {
-            task: "relevance".into(),
-            template_version: "relevance@1+system@1".into(),
-            model: "m".into(),
-            system: "s".into(),
-            messages: vec![Message::user("u")],
-            temperature: 0.0,
-            max_tokens: 1,
-            response_format: ResponseFormat::Json,
-            sample: 0,
-            subject: json!({"query": "How long?"}),
-        }
+        test_request("m", ResponseFormat::Json)
     }
 
     #[test]
