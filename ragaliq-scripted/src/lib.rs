@@ -52,6 +52,7 @@ struct Stats {
     max_in_flight: AtomicU64,
     prompt_chars: AtomicU64,
     latency_ms: AtomicU64,
+    fail_every: AtomicU64,
 }
 
 /// A running scripted judge. The server stops when this value is dropped.
@@ -103,6 +104,11 @@ impl ScriptedJudge {
             .store(latency.as_millis() as u64, Ordering::SeqCst);
     }
 
+    /// Answers every `n`th request with HTTP 500 (0: never).
+    pub fn set_fail_every(&self, n: u64) {
+        self.stats.fail_every.store(n, Ordering::SeqCst);
+    }
+
     /// The base URL to configure a judge with, ending in `/v1`.
     pub fn base_url(&self) -> String {
         format!("http://{}/v1", self.addr)
@@ -128,7 +134,7 @@ async fn handle(
     req: Request<Incoming>,
     stats: Arc<Stats>,
 ) -> Result<Response<Full<Bytes>>, hyper::Error> {
-    stats.requests.fetch_add(1, Ordering::SeqCst);
+    let number = stats.requests.fetch_add(1, Ordering::SeqCst) + 1;
     let now = stats.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
     stats.max_in_flight.fetch_max(now, Ordering::SeqCst);
     let path = req.uri().path().to_owned();
@@ -137,7 +143,12 @@ async fn handle(
     if latency > 0 {
         tokio::time::sleep(Duration::from_millis(latency)).await;
     }
+    let fail_every = stats.fail_every.load(Ordering::SeqCst);
     let (status, reply) = match serde_json::from_slice::<Value>(&body) {
+        _ if fail_every > 0 && number % fail_every == 0 => (
+            StatusCode::INTERNAL_SERVER_ERROR,
+            json!({"error": {"message": format!("scripted failure of request {number}")}}),
+        ),
         Ok(request) => answer(&path, &request, &stats),
         Err(e) => (
             StatusCode::BAD_REQUEST,

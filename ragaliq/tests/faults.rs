@@ -1,0 +1,245 @@
+//! Faults at the transport: servers on 127.0.0.1 that close connections
+//! without answering, cut bodies short, stall mid-body or never answer, and
+//! a server that fails one request in five under load. Each test states the
+//! exact number of attempts, a bound on the time taken and the error named;
+//! each runs under a hard timeout, so none can hang.
+
+mod common;
+
+use common::fast_retries;
+use ragaliq::judge::{Judge, OpenAiTransport};
+use ragaliq::{Error, RagCase, TransportError, TransportErrorKind};
+use ragaliq_scripted::ScriptedJudge;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+
+const HARD_LIMIT: Duration = Duration::from_secs(20);
+
+#[derive(Clone, Copy, Debug)]
+enum Fault {
+    /// Reads the request, then closes the connection without a word.
+    Close,
+    /// Promises 500 bytes of body, sends 11, closes.
+    Truncate,
+    /// Sends the headers and part of the body, then goes quiet.
+    Stall,
+    /// Reads the request and never answers.
+    Silent,
+}
+
+/// A loopback server with one misbehaviour; counts the requests it read.
+async fn faulty(fault: Fault) -> (String, Arc<AtomicUsize>) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/v1", listener.local_addr().unwrap());
+    let seen = Arc::new(AtomicUsize::new(0));
+    let count = seen.clone();
+    tokio::spawn(async move {
+        while let Ok((stream, _)) = listener.accept().await {
+            let count = count.clone();
+            tokio::spawn(async move { serve(stream, fault, &count).await });
+        }
+    });
+    (url, seen)
+}
+
+async fn serve(mut stream: TcpStream, fault: Fault, seen: &AtomicUsize) {
+    if read_request(&mut stream).await.is_none() {
+        return;
+    }
+    seen.fetch_add(1, Ordering::SeqCst);
+    let head = "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 500\r\n\r\n";
+    match fault {
+        Fault::Close => {}
+        Fault::Truncate => {
+            let _ = stream
+                .write_all(format!("{head}{{\"choices\"").as_bytes())
+                .await;
+        }
+        Fault::Stall => {
+            let _ = stream.write_all(format!("{head}{{\"cho").as_bytes()).await;
+            tokio::time::sleep(Duration::from_secs(60)).await;
+        }
+        Fault::Silent => tokio::time::sleep(Duration::from_secs(60)).await,
+    }
+}
+
+/// Reads one HTTP request (headers and a content-length body).
+async fn read_request(stream: &mut TcpStream) -> Option<()> {
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 4096];
+    loop {
+        let n = stream.read(&mut chunk).await.ok()?;
+        if n == 0 {
+            return None;
+        }
+        buf.extend_from_slice(&chunk[..n]);
+        if let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+            let head = String::from_utf8_lossy(&buf[..end]).to_ascii_lowercase();
+            let length: usize = head
+                .lines()
+                .find_map(|l| l.strip_prefix("content-length:"))
+                .and_then(|v| v.trim().parse().ok())
+                .unwrap_or(0);
+            while buf.len() < end + 4 + length {
+                let n = stream.read(&mut chunk).await.ok()?;
+                if n == 0 {
+                    return None;
+                }
+                buf.extend_from_slice(&chunk[..n]);
+            }
+            return Some(());
+        }
+    }
+}
+
+fn case() -> RagCase {
+    RagCase::new("What is the refund window?").response("30 days.")
+}
+
+async fn relevance_against(url: &str, retries: u32) -> (TransportError, Duration) {
+    let judge = Judge::builder(OpenAiTransport::new(url))
+        .with_timeout(Duration::from_millis(300))
+        .with_retry(fast_retries(retries))
+        .build()
+        .unwrap();
+    let start = Instant::now();
+    let result = tokio::time::timeout(HARD_LIMIT, judge.relevance(&case()))
+        .await
+        .expect("the call ended within the hard limit");
+    match result.unwrap_err() {
+        Error::Transport(e) => (e, start.elapsed()),
+        other => panic!("expected a transport error, got {other}"),
+    }
+}
+
+#[tokio::test]
+async fn connection_closed_without_an_answer() {
+    let (url, seen) = faulty(Fault::Close).await;
+    let (e, took) = relevance_against(&url, 2).await;
+    assert!(matches!(e.kind, TransportErrorKind::Connect { .. }), "{e}");
+    assert_eq!((e.attempts, seen.load(Ordering::SeqCst)), (3, 3));
+    assert!(took < Duration::from_secs(2), "{took:?}");
+    assert!(
+        e.to_string()
+            .starts_with("could not reach the judge server"),
+        "{e}"
+    );
+}
+
+#[tokio::test]
+async fn truncated_body() {
+    let (url, seen) = faulty(Fault::Truncate).await;
+    let (e, took) = relevance_against(&url, 2).await;
+    assert!(matches!(e.kind, TransportErrorKind::Body { .. }), "{e}");
+    assert_eq!((e.attempts, seen.load(Ordering::SeqCst)), (3, 3));
+    assert!(took < Duration::from_secs(2), "{took:?}");
+    assert!(
+        e.to_string()
+            .starts_with("the judge server's response broke off"),
+        "{e}"
+    );
+}
+
+#[tokio::test]
+async fn body_that_stalls_midway_times_out() {
+    let (url, seen) = faulty(Fault::Stall).await;
+    let (e, took) = relevance_against(&url, 1).await;
+    assert_eq!(
+        e.kind,
+        TransportErrorKind::Timeout {
+            after: Duration::from_millis(300)
+        }
+    );
+    assert_eq!((e.attempts, seen.load(Ordering::SeqCst)), (2, 2));
+    // Two attempts of 300 ms each, plus a short backoff.
+    assert!(
+        took >= Duration::from_millis(600) && took < Duration::from_secs(3),
+        "{took:?}"
+    );
+}
+
+#[tokio::test]
+async fn server_that_never_answers_times_out() {
+    let (url, seen) = faulty(Fault::Silent).await;
+    let (e, took) = relevance_against(&url, 2).await;
+    assert_eq!(
+        e.kind,
+        TransportErrorKind::Timeout {
+            after: Duration::from_millis(300)
+        }
+    );
+    assert_eq!((e.attempts, seen.load(Ordering::SeqCst)), (3, 3));
+    assert!(
+        took >= Duration::from_millis(900) && took < Duration::from_secs(4),
+        "{took:?}"
+    );
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "judge call timed out after 0.3s (gave up after 3 attempts in {:.1}s)",
+            e.elapsed.as_secs_f64()
+        )
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_hundred_evaluations_against_a_server_failing_one_in_five() {
+    let server = ScriptedJudge::start().await;
+    server.set_fail_every(5);
+    server.set_latency(Duration::from_millis(5));
+    let judge = Judge::builder(OpenAiTransport::new(&server.base_url()))
+        .with_concurrency(8)
+        .with_retry(fast_retries(0))
+        .build()
+        .unwrap();
+    let cases: Vec<RagCase> = (0..200)
+        .map(|i| {
+            RagCase::new(format!("What is refund rule {i}?"))
+                .response(format!("Refund rule {i} is 30 days."))
+        })
+        .collect();
+    let results = tokio::time::timeout(
+        HARD_LIMIT,
+        futures_util::future::join_all(cases.iter().map(|c| judge.relevance(c))),
+    )
+    .await
+    .expect("every evaluation ends");
+    let failed: Vec<&Error> = results.iter().filter_map(|r| r.as_ref().err()).collect();
+    assert_eq!(results.len(), 200);
+    assert_eq!(server.requests(), 200);
+    // Every fifth request failed, and each failure is its own evaluation's error.
+    assert_eq!(failed.len(), 40);
+    assert!(failed.iter().all(|e| {
+        e.to_string()
+            .starts_with("judge server answered HTTP 500: scripted failure of request")
+    }));
+    assert!(
+        results
+            .iter()
+            .flatten()
+            .all(|e| (0.0..=1.0).contains(&e.score))
+    );
+    assert!(
+        server.max_in_flight() <= 8,
+        "limit exceeded: {}",
+        server.max_in_flight()
+    );
+
+    // With retries, the same storm loses nothing.
+    let retrying = Judge::builder(OpenAiTransport::new(&server.base_url()))
+        .with_concurrency(8)
+        .with_retry(fast_retries(3))
+        .build()
+        .unwrap();
+    let results = tokio::time::timeout(
+        HARD_LIMIT,
+        futures_util::future::join_all(cases.iter().map(|c| retrying.relevance(c))),
+    )
+    .await
+    .expect("every evaluation ends");
+    assert!(results.iter().all(Result::is_ok));
+    assert!(server.max_in_flight() <= 8);
+}
