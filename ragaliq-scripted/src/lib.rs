@@ -145,7 +145,7 @@ async fn handle(
     }
     let fail_every = stats.fail_every.load(Ordering::SeqCst);
     let (status, reply) = match serde_json::from_slice::<Value>(&body) {
-        _ if fail_every > 0 && number % fail_every == 0 => (
+        _ if fail_every > 0 && number.is_multiple_of(fail_every) => (
             StatusCode::INTERNAL_SERVER_ERROR,
             json!({"error": {"message": format!("scripted failure of request {number}")}}),
         ),
