@@ -1,0 +1,126 @@
+//! Property tests: whatever a judge replies and whatever a case file holds,
+//! the parsers and loaders return a value or an error; they never panic,
+//! and no score or confidence escapes [0, 1] or is NaN.
+
+use proptest::prelude::*;
+use ragaliq::parse;
+use ragaliq::suite::cases::load_file;
+
+/// JSON-shaped replies: the keys and value kinds the parsers look for,
+/// nested and mixed, with prose and fences around them.
+fn json_like() -> impl Strategy<Value = String> {
+    let leaf = prop_oneof![
+        any::<f64>().prop_map(|f| if f.is_finite() {
+            f.to_string()
+        } else {
+            "1e999".into()
+        }),
+        any::<i64>().prop_map(|i| i.to_string()),
+        "[a-zA-Z_ %/.0-9-]{0,12}".prop_map(|s| format!("{s:?}")),
+        Just("null".to_owned()),
+        Just("true".to_owned()),
+        Just("\"NaN\"".to_owned()),
+        Just("\"85%\"".to_owned()),
+        Just("\"8/0\"".to_owned()),
+    ];
+    let key = prop_oneof![
+        Just("claims"),
+        Just("verdicts"),
+        Just("verdict"),
+        Just("claim"),
+        Just("score"),
+        Just("confidence"),
+        Just("evidence"),
+        Just("passage"),
+        Just("relevant"),
+        Just("cases"),
+        Just("question"),
+        Just("answer"),
+        Just("x"),
+    ];
+    let value = leaf.prop_recursive(4, 32, 6, move |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..5).prop_map(|v| format!("[{}]", v.join(","))),
+            prop::collection::vec((key.clone(), inner), 0..5).prop_map(|kv| {
+                let body: Vec<String> = kv
+                    .into_iter()
+                    .map(|(k, v)| format!("\"{k}\": {v}"))
+                    .collect();
+                format!("{{{}}}", body.join(","))
+            }),
+        ]
+    });
+    (value, "[ a-z<>/`]{0,10}", "[ a-z<>/`,]{0,10}")
+        .prop_map(|(v, before, after)| format!("{before}{v}{after}"))
+}
+
+fn check_all_parsers(reply: &str, n: usize) {
+    if let Ok(s) = parse::score(reply) {
+        assert!(
+            s.score.is_finite() && (0.0..=1.0).contains(&s.score),
+            "{reply:?} → {}",
+            s.score
+        );
+    }
+    let confidence_ok =
+        |c: Option<f64>| c.is_none_or(|c| c.is_finite() && (0.0..=1.0).contains(&c));
+    if let Ok(v) = parse::verdict(reply) {
+        assert!(confidence_ok(v.confidence), "{reply:?}");
+    }
+    if let Ok(vs) = parse::verdicts(reply, n) {
+        assert_eq!(vs.len(), n, "exactly one verdict per claim: {reply:?}");
+        assert!(vs.iter().all(|v| confidence_ok(v.confidence)), "{reply:?}");
+    }
+    if let Ok(vs) = parse::verdicts_partial(reply, n) {
+        assert_eq!(vs.len(), n, "{reply:?}");
+    }
+    if let Ok(ps) = parse::passage_relevance(reply, n) {
+        assert_eq!(ps.len(), n, "{reply:?}");
+    }
+    if let Ok(cs) = parse::claims(reply) {
+        assert!(cs.iter().all(|c| !c.trim().is_empty()), "{reply:?}");
+    }
+    let _ = parse::generated_cases(reply);
+    // Every refusal carries the reply it refused.
+    if let Err(e) = parse::claims(reply) {
+        assert_eq!(e.raw, reply);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+    #[test]
+    fn arbitrary_text_never_breaks_a_parser(reply in any::<String>(), n in 0usize..6) {
+        check_all_parsers(&reply, n);
+    }
+
+    #[test]
+    fn json_shaped_replies_never_break_a_parser(reply in json_like(), n in 0usize..6) {
+        check_all_parsers(&reply, n);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    #[test]
+    fn arbitrary_case_files_load_or_fail_with_their_path(
+        text in prop_oneof![any::<String>(), json_like(), "(- id: [a-z]{1,3}\n  query: [a-z ]{0,5}\n){0,3}"],
+        ext in prop_oneof![Just("yaml"), Just("json"), Just("jsonl"), Just("csv")],
+    ) {
+        let dir = std::env::temp_dir().join(format!("ragaliq-prop-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(format!("case.{ext}"));
+        std::fs::write(&path, &text).unwrap();
+        match load_file(&path) {
+            Ok(cases) => {
+                for c in cases {
+                    prop_assert!(c.case.validate().is_ok());
+                    prop_assert!(c.thresholds.values().all(|t| (0.0..=1.0).contains(t)));
+                }
+            }
+            Err(e) => prop_assert_eq!(e.file, path),
+        }
+    }
+}
