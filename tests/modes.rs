@@ -212,3 +212,62 @@ async fn modes_end_to_end() {
     let _ = std::fs::remove_dir_all(&prompts);
     let _ = std::fs::remove_dir_all(&empty);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_secret_reaches_a_recording_or_a_message() {
+    const SECRET: &str = "zz-secret-value-9f8e7d6c5b4a";
+    let server = ScriptedJudge::start().await;
+    let dir = temp_dir("secret");
+    let key = [
+        ("RAGALIQ_API_KEY_ENV", "MY_JUDGE_KEY"),
+        ("MY_JUDGE_KEY", SECRET),
+    ];
+    // Record with the key set: the judge is called with it (as a bearer token).
+    let run = run_child("auto", &server.base_url(), &dir, &key);
+    assert!(run.output.contains("stored new snapshot"), "{}", run.output);
+    assert_eq!(server.requests(), 2);
+    // And fail with it set: a server that echoes the key in its error.
+    let echo = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let echo_url = format!("http://{}/v1", echo.local_addr().unwrap());
+    tokio::spawn(async move {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        while let Ok((mut s, _)) = echo.accept().await {
+            let mut buf = vec![0u8; 65536];
+            let _ = s.read(&mut buf).await;
+            let body =
+                format!("{{\"error\": {{\"message\": \"Incorrect API key provided: {SECRET}\"}}}}");
+            let reply = format!(
+                "HTTP/1.1 401 Unauthorized\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                body.len()
+            );
+            let _ = s.write_all(reply.as_bytes()).await;
+        }
+    });
+    let failing = run_child("live", &echo_url, &dir, &key);
+    assert!(!failing.passed);
+    assert!(
+        failing.output.contains("Incorrect API key provided: ***"),
+        "{}",
+        failing.output
+    );
+    for (what, text) in [
+        ("recording run", &run.output),
+        ("failing run", &failing.output),
+    ] {
+        assert!(
+            !text.contains(SECRET),
+            "the key leaked into the {what}'s output"
+        );
+    }
+    let mut scanned = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let text = std::fs::read_to_string(entry.unwrap().path()).unwrap();
+        assert!(
+            !text.contains(SECRET) && !text.contains("Bearer"),
+            "the key leaked into a recording"
+        );
+        scanned += 1;
+    }
+    assert!(scanned >= 1);
+    let _ = std::fs::remove_dir_all(&dir);
+}
