@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{fast_retries, refund_case};
+use common::{fast_retries, refund_case, within};
 use ragaliq::judge::{ANTHROPIC_VERSION, AnthropicTransport, ApiKey, Judge};
 use ragaliq::{Error, TransportErrorKind, Verdict};
 use serde_json::{Value, json};
@@ -60,7 +60,7 @@ async fn faithfulness_over_messages_with_forced_tool_use() {
         .mount(&server)
         .await;
     let judge = judge(&server, 0);
-    let eval = judge.faithfulness(&refund_case()).await.unwrap();
+    let eval = within(judge.faithfulness(&refund_case())).await.unwrap();
     assert_eq!(eval.score, 0.5);
     assert_eq!(eval.claims[1].verdict, Verdict::NoEvidence);
     assert_eq!(
@@ -103,8 +103,7 @@ async fn overloaded_is_retried_and_errors_carry_type_and_message() {
         })))
         .mount(&server)
         .await;
-    let err = judge(&server, 2)
-        .relevance(&refund_case())
+    let err = within(judge(&server, 2).relevance(&refund_case()))
         .await
         .unwrap_err();
     let Error::Transport(t) = err else {
@@ -131,8 +130,7 @@ async fn bad_request_is_not_retried_and_never_shows_the_key() {
         })))
         .mount(&server)
         .await;
-    let err = judge(&server, 3)
-        .relevance(&refund_case())
+    let err = within(judge(&server, 3).relevance(&refund_case()))
         .await
         .unwrap_err();
     assert_eq!(server.received_requests().await.unwrap().len(), 1);
@@ -149,11 +147,7 @@ async fn missing_key_names_the_variable() {
     let server = MockServer::start().await;
     let t = AnthropicTransport::new(&format!("{}/v1", server.uri()))
         .with_api_key(None, "MY_ANTHROPIC_KEY");
-    let err = Judge::builder(t)
-        .build()
-        .unwrap()
-        .relevance(&refund_case())
-        .await
-        .unwrap_err();
+    let keyless = Judge::builder(t).build().unwrap();
+    let err = within(keyless.relevance(&refund_case())).await.unwrap_err();
     assert!(err.to_string().contains("set MY_ANTHROPIC_KEY"), "{err}");
 }

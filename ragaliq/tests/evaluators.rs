@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{fast_retries, openai_reply, refund_case};
+use common::{fast_retries, openai_reply, refund_case, within};
 use ragaliq::judge::{Judge, OpenAiTransport};
 use ragaliq::{Error, EvalOptions, Metric, RagCase, Verdict, VerdictWeights};
 use ragaliq_scripted::ScriptedJudge;
@@ -93,7 +93,7 @@ async fn faithfulness_acceptance_table() {
     ];
     for (labels, want) in table {
         let (server, _) = canned(claims(labels.len()), verdicts(labels)).await;
-        let eval = wm_judge(&server).faithfulness(&case).await.unwrap();
+        let eval = within(wm_judge(&server).faithfulness(&case)).await.unwrap();
         assert_eq!(eval.score, *want, "{labels:?}");
         assert_eq!(eval.claims.len(), labels.len());
     }
@@ -105,7 +105,7 @@ async fn no_claims_is_vacuously_faithful_and_says_so() {
     let case = RagCase::new("Hi?")
         .context(["p"])
         .response("Hello there, happy to help!");
-    let eval = wm_judge(&server).faithfulness(&case).await.unwrap();
+    let eval = within(wm_judge(&server).faithfulness(&case)).await.unwrap();
     assert_eq!((eval.score, eval.passed), (1.0, true));
     assert!(
         eval.reasoning.contains("vacuously faithful"),
@@ -122,8 +122,7 @@ async fn no_claims_is_vacuously_faithful_and_says_so() {
 #[tokio::test]
 async fn empty_response_makes_no_call() {
     let (server, tasks) = canned(claims(1), verdicts(&["supported"])).await;
-    let eval = wm_judge(&server)
-        .faithfulness(&RagCase::new("q").context(["p"]))
+    let eval = within(wm_judge(&server).faithfulness(&RagCase::new("q").context(["p"])))
         .await
         .unwrap();
     assert_eq!(eval.score, 1.0);
@@ -135,7 +134,7 @@ async fn empty_response_makes_no_call() {
 async fn no_context_means_no_evidence_without_a_verification_call() {
     let (server, tasks) = canned(claims(2), verdicts(&["supported", "supported"])).await;
     let case = RagCase::new("q").response("One. Two.");
-    let eval = wm_judge(&server).faithfulness(&case).await.unwrap();
+    let eval = within(wm_judge(&server).faithfulness(&case)).await.unwrap();
     assert_eq!(eval.score, 0.0);
     assert!(
         eval.claims
@@ -163,8 +162,7 @@ async fn weight_presets_and_custom_weights() {
         (VerdictWeights::new(1.0, 1.0, 1.0, 0.0), 0.75),
     ] {
         let options = EvalOptions::default().with_weights(weights);
-        let eval = judge
-            .evaluate_with(Metric::Faithfulness, &case, &options)
+        let eval = within(judge.evaluate_with(Metric::Faithfulness, &case, &options))
             .await
             .unwrap();
         assert_eq!(eval.score, want, "{weights:?}");
@@ -181,7 +179,7 @@ async fn a_short_batch_is_completed_by_re_asking_only_the_missing_claims() {
     let three = json!({"claims": ["Refunds take 30 days.", "Refunds are paid in gold.", "Returns are free."]});
     let (server, tasks) = canned(three, batch).await;
     let case = RagCase::new("q").context(["p"]).response("r");
-    let eval = wm_judge(&server).faithfulness(&case).await.unwrap();
+    let eval = within(wm_judge(&server).faithfulness(&case)).await.unwrap();
     assert_eq!(
         *tasks.lock().unwrap(),
         ["extract_claims", "verify_claims", "verify_claim"]
@@ -208,7 +206,7 @@ async fn an_unmatchable_batch_is_re_asked_claim_by_claim() {
     let two = json!({"claims": ["Refunds take 30 days.", "Refunds are paid in gold."]});
     let (server, tasks) = canned(two, batch).await;
     let case = RagCase::new("q").context(["p"]).response("r");
-    let eval = wm_judge(&server).faithfulness(&case).await.unwrap();
+    let eval = within(wm_judge(&server).faithfulness(&case)).await.unwrap();
     let mut t = tasks.lock().unwrap().clone();
     t.sort();
     assert_eq!(
@@ -228,7 +226,10 @@ async fn an_unknown_label_is_an_error_carrying_the_reply_not_a_guess() {
     let batch = json!({"verdicts": [{"claim": 1, "verdict": "probably"}]});
     let (server, _) = canned(claims(1), batch).await;
     let case = RagCase::new("q").context(["p"]).response("r");
-    match wm_judge(&server).faithfulness(&case).await.unwrap_err() {
+    match within(wm_judge(&server).faithfulness(&case))
+        .await
+        .unwrap_err()
+    {
         Error::JudgeResponse { task, source } => {
             assert_eq!(task, "verify_claims");
             assert_eq!(source.kind.name(), "unknown_label");
@@ -243,7 +244,8 @@ async fn faithfulness_and_hallucination_cost_two_calls_in_total() {
     let server = ScriptedJudge::start().await;
     let judge = scripted(&server, 8);
     let case = refund_case();
-    let (f, h) = tokio::join!(judge.faithfulness(&case), judge.hallucination(&case));
+    let (f, h) =
+        within(async { tokio::join!(judge.faithfulness(&case), judge.hallucination(&case)) }).await;
     let (f, h) = (f.unwrap(), h.unwrap());
     assert_eq!(server.requests(), 2);
     assert_eq!(f.usage.calls + h.usage.calls, 2);
@@ -252,7 +254,7 @@ async fn faithfulness_and_hallucination_cost_two_calls_in_total() {
     assert_eq!((f.score, h.score), (0.5, 0.5));
     assert_eq!(h.failed_claims().map(|(n, _)| n).collect::<Vec<_>>(), [2]);
     // Relevance adds exactly one more.
-    judge.relevance(&case).await.unwrap();
+    within(judge.relevance(&case)).await.unwrap();
     assert_eq!(server.requests(), 3);
 }
 
@@ -265,7 +267,7 @@ async fn hallucination_counts_low_confidence_support() {
     let (server, _) = canned(claims(2), batch).await;
     let judge = wm_judge(&server);
     let case = RagCase::new("q").context(["p"]).response("r");
-    let h = judge.hallucination(&case).await.unwrap();
+    let h = within(judge.hallucination(&case)).await.unwrap();
     assert_eq!(h.score, 0.5);
     assert!(
         h.reasoning.contains("confidence below 0.8"),
@@ -273,8 +275,7 @@ async fn hallucination_counts_low_confidence_support() {
         h.reasoning
     );
     let lenient = EvalOptions::default().with_confidence_floor(0.5);
-    let h = judge
-        .evaluate_with(Metric::Hallucination, &case, &lenient)
+    let h = within(judge.evaluate_with(Metric::Hallucination, &case, &lenient))
         .await
         .unwrap();
     assert_eq!(h.score, 1.0);
@@ -294,25 +295,24 @@ async fn context_metrics_against_the_scripted_judge() {
             "Refunds are accepted within 30 days of delivery.",
             "Refunds require a receipt.",
         ]);
-    let p = judge.context_precision(&case).await.unwrap();
+    let p = within(judge.context_precision(&case)).await.unwrap();
     // Only passage 2 shares a term with the query: AP = (1/2) / 1.
     assert_eq!(p.score, 0.5);
     assert_eq!(
         p.passages.iter().map(|x| x.relevant).collect::<Vec<_>>(),
         [false, true]
     );
-    let r = judge.context_recall(&case).await.unwrap();
+    let r = within(judge.context_recall(&case)).await.unwrap();
     assert_eq!(r.score, 0.5);
     assert_eq!(r.failed_claims().count(), 1);
 
     let no_facts = RagCase::new("q").context(["p"]).response("r");
-    let err = judge.context_recall(&no_facts).await.unwrap_err();
+    let err = within(judge.context_recall(&no_facts)).await.unwrap_err();
     assert_eq!(
         err.to_string(),
         "context_recall needs expected facts or an expected answer"
     );
-    let err = judge
-        .context_precision(&RagCase::new("q").response("r"))
+    let err = within(judge.context_precision(&RagCase::new("q").response("r")))
         .await
         .unwrap_err();
     assert_eq!(
@@ -333,7 +333,10 @@ async fn the_concurrency_limit_holds_at_the_server() {
                 .response(format!("Answer {i}: refunds are accepted within 30 days."))
         })
         .collect();
-    let evals = futures_util::future::join_all(cases.iter().map(|c| judge.relevance(c))).await;
+    let evals = within(futures_util::future::join_all(
+        cases.iter().map(|c| judge.relevance(c)),
+    ))
+    .await;
     assert!(evals.iter().all(Result::is_ok));
     assert_eq!(server.requests(), 12);
     assert_eq!(
@@ -347,8 +350,7 @@ async fn the_concurrency_limit_holds_at_the_server() {
 async fn invalid_case_fails_before_any_call() {
     let server = ScriptedJudge::start().await;
     let judge = scripted(&server, 1);
-    let err = judge
-        .faithfulness(&RagCase::new("").response("r"))
+    let err = within(judge.faithfulness(&RagCase::new("").response("r")))
         .await
         .unwrap_err();
     assert_eq!(err.to_string(), "invalid case: the query is empty");

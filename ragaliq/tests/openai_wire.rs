@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{fast_retries, openai_reply};
+use common::{fast_retries, openai_reply, within};
 use ragaliq::judge::{ApiKey, JsonMode, Judge, OpenAiTransport, RetryPolicy};
 use ragaliq::{Error, RagCase, TransportErrorKind};
 use serde_json::{Value, json};
@@ -57,7 +57,7 @@ async fn request_body_headers_and_usage() {
         .mount(&server)
         .await;
     let judge = judge(&server, RetryPolicy::none());
-    let eval = judge.relevance(&case()).await.unwrap();
+    let eval = within(judge.relevance(&case())).await.unwrap();
     assert_eq!(eval.score, 0.9);
     assert_eq!(eval.reasoning, "Direct answer.");
     assert_eq!(
@@ -104,7 +104,7 @@ async fn json_object_mode_for_servers_without_schemas() {
         .with_provider_name("ollama")
         .with_json_mode(JsonMode::Object);
     let judge = Judge::builder(transport).build().unwrap();
-    judge.relevance(&case()).await.unwrap();
+    within(judge.relevance(&case())).await.unwrap();
     let requests = server.received_requests().await.unwrap();
     let body: Value = serde_json::from_slice(&requests[0].body).unwrap();
     assert_eq!(body["response_format"], json!({"type": "json_object"}));
@@ -122,8 +122,7 @@ async fn attempts_for(status: u16, max_retries: u32) -> (ragaliq::TransportError
         ))
         .mount(&server)
         .await;
-    let err = judge(&server, fast_retries(max_retries))
-        .relevance(&case())
+    let err = within(judge(&server, fast_retries(max_retries)).relevance(&case()))
         .await
         .unwrap_err();
     (
@@ -174,7 +173,7 @@ async fn retried_then_succeeds() {
         .mount(&server)
         .await;
     let judge = judge(&server, fast_retries(4));
-    let eval = judge.relevance(&case()).await.unwrap();
+    let eval = within(judge.relevance(&case())).await.unwrap();
     assert_eq!(server.received_requests().await.unwrap().len(), 3);
     // Failed attempts are not answers: one call is accounted.
     assert_eq!(eval.usage.calls, 1);
@@ -194,8 +193,7 @@ async fn retry_after_seconds_is_honoured() {
         .mount(&server)
         .await;
     let start = Instant::now();
-    judge(&server, fast_retries(2))
-        .relevance(&case())
+    within(judge(&server, fast_retries(2)).relevance(&case()))
         .await
         .unwrap();
     let waited = start.elapsed();
@@ -218,8 +216,7 @@ async fn retry_after_date_is_honoured() {
         .mount(&server)
         .await;
     let start = Instant::now();
-    judge(&server, fast_retries(2))
-        .relevance(&case())
+    within(judge(&server, fast_retries(2)).relevance(&case()))
         .await
         .unwrap();
     // HTTP dates have whole-second resolution: "in 2 s" means at least 1 s.
@@ -261,13 +258,11 @@ async fn retry_after_beyond_the_budget_gives_up_without_waiting() {
         .mount(&server)
         .await;
     let start = Instant::now();
-    let err = judge(
+    let budgeted = judge(
         &server,
         fast_retries(5).with_total_budget(Duration::from_secs(10)),
-    )
-    .relevance(&case())
-    .await
-    .unwrap_err();
+    );
+    let err = within(budgeted.relevance(&case())).await.unwrap_err();
     let err = transport_error(err);
     assert!(err.budget_exhausted);
     assert_eq!(err.attempts, 1);
@@ -292,7 +287,7 @@ async fn per_call_timeout_is_retried_then_reported() {
         .build()
         .unwrap();
     let start = Instant::now();
-    let err = transport_error(judge.relevance(&case()).await.unwrap_err());
+    let err = transport_error(within(judge.relevance(&case())).await.unwrap_err());
     assert_eq!(
         err.kind,
         TransportErrorKind::Timeout {
@@ -317,7 +312,7 @@ async fn the_key_never_reaches_an_error() {
         .mount(&server)
         .await;
     let judge = judge(&server, RetryPolicy::none());
-    let err = judge.relevance(&case()).await.unwrap_err();
+    let err = within(judge.relevance(&case())).await.unwrap_err();
     let shown = format!("{err} {err:?} {judge:?}");
     assert!(!shown.contains(KEY), "{shown}");
     assert!(shown.contains("Incorrect API key provided: ***"), "{shown}");
@@ -328,12 +323,8 @@ async fn missing_key_is_named_without_a_request() {
     let server = MockServer::start().await;
     let transport =
         OpenAiTransport::new(&format!("{}/v1", server.uri())).with_api_key(None, "OPENAI_API_KEY");
-    let err = Judge::builder(transport)
-        .build()
-        .unwrap()
-        .relevance(&case())
-        .await
-        .unwrap_err();
+    let missing_key = Judge::builder(transport).build().unwrap();
+    let err = within(missing_key.relevance(&case())).await.unwrap_err();
     assert!(err.to_string().contains("set OPENAI_API_KEY"), "{err}");
     assert!(server.received_requests().await.unwrap().is_empty());
 }
@@ -351,8 +342,7 @@ async fn malformed_success_bodies_are_decode_errors_not_retried() {
             .mount(&server)
             .await;
         let err = transport_error(
-            judge(&server, fast_retries(3))
-                .relevance(&case())
+            within(judge(&server, fast_retries(3)).relevance(&case()))
                 .await
                 .unwrap_err(),
         );
@@ -375,8 +365,7 @@ async fn unreadable_reply_is_a_judge_response_error_with_the_raw_text() {
         )))
         .mount(&server)
         .await;
-    let err = judge(&server, RetryPolicy::none())
-        .relevance(&case())
+    let err = within(judge(&server, RetryPolicy::none()).relevance(&case()))
         .await
         .unwrap_err();
     match &err {
@@ -406,7 +395,7 @@ async fn unreachable_server_is_a_connect_error_after_retries() {
         .with_retry(fast_retries(2))
         .build()
         .unwrap();
-    let err = transport_error(judge.relevance(&case()).await.unwrap_err());
+    let err = transport_error(within(judge.relevance(&case())).await.unwrap_err());
     assert!(
         matches!(err.kind, TransportErrorKind::Connect { .. }),
         "{err}"

@@ -5,6 +5,13 @@ use ragaliq::RagCase;
 use ragaliq::judge::RetryPolicy;
 use std::time::Duration;
 
+/// Awaits `f`, failing the test if it takes more than 30 s: no test may hang.
+pub async fn within<F: std::future::Future>(f: F) -> F::Output {
+    tokio::time::timeout(Duration::from_secs(30), f)
+        .await
+        .expect("the call did not end within the test's hard limit of 30 s")
+}
+
 /// Retries without real waiting, so attempt counts are tested, not backoff.
 pub fn fast_retries(max_retries: u32) -> RetryPolicy {
     RetryPolicy::default()
