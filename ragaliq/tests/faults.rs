@@ -110,7 +110,15 @@ async fn relevance_against(url: &str, retries: u32) -> (TransportError, Duration
         .await
         .expect("the call ended within the hard limit");
     match result.unwrap_err() {
-        Error::Transport(e) => (e, start.elapsed()),
+        Error::Transport(e) => {
+            // Shown with --nocapture: the observations quoted in issue notes.
+            eprintln!(
+                "fault at {url}: {} attempts in {:?}: {e}",
+                e.attempts,
+                start.elapsed()
+            );
+            (e, start.elapsed())
+        }
         other => panic!("expected a transport error, got {other}"),
     }
 }

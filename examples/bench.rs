@@ -1,0 +1,345 @@
+//! ragaliq's benchmarks (see BENCHMARKS.md for the commands and results).
+//!
+//! ```sh
+//! cargo run --release --example bench -- record 1000 target/bench   # write recordings
+//! cargo run --release --example bench -- replay 1000 target/bench   # replay them directly
+//! cargo run --release --example bench -- suite  1000 target/bench   # replay through the suite
+//! cargo run --release --example bench -- live   1000 100 16         # N, latency ms, concurrency
+//! cargo run --example bench -- smoke                               # small N, every mode (CI)
+//! ```
+//!
+//! Cases are synthetic and seeded: 2–4 passages each, responses of 3–6
+//! sentences mixing sentences the passages support with invented ones. The
+//! judge is the scripted judge on 127.0.0.1 (ragaliq-scripted), which also
+//! counts requests, prompt characters and the most requests in flight.
+
+use ragaliq::record::{Location, Recorder};
+use ragaliq::{Judge, Metric, Mode, RagCase, judge::OpenAiTransport};
+use ragaliq_scripted::ScriptedJudge;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+const METRICS: [Metric; 3] = [
+    Metric::Faithfulness,
+    Metric::Hallucination,
+    Metric::Relevance,
+];
+
+/// xorshift64*: a seeded generator, so every run grades the same cases.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
+        items[self.below(items.len())]
+    }
+}
+
+const SUBJECTS: [&str; 12] = [
+    "refund",
+    "warranty",
+    "shipment",
+    "invoice",
+    "password",
+    "subscription",
+    "voucher",
+    "delivery",
+    "account",
+    "order",
+    "exchange",
+    "membership",
+];
+const VERBS: [&str; 6] = ["requires", "includes", "allows", "covers", "lasts", "needs"];
+const OBJECTS: [&str; 10] = [
+    "receipt",
+    "signature",
+    "tracking",
+    "approval",
+    "payment",
+    "confirmation",
+    "verification",
+    "registration",
+    "packaging",
+    "documentation",
+];
+const INVENTED: [&str; 6] = [
+    "Customers also receive complimentary gold bullion.",
+    "Managers personally telephone every single buyer.",
+    "Dragons guard the central distribution warehouse.",
+    "Penguins approve international transactions weekly.",
+    "Lunar offices process premium complaints overnight.",
+    "Wizards calibrate the pricing algorithm annually.",
+];
+
+/// Case `i` of the synthetic set (deterministic in `i`).
+fn case(i: usize) -> RagCase {
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15 ^ (i as u64 + 1).wrapping_mul(0xD1B5_4A32_D192_ED03));
+    let subject = SUBJECTS[i % SUBJECTS.len()];
+    let passages: Vec<String> = (0..2 + rng.below(3))
+        .map(|p| {
+            (0..3)
+                .map(|s| {
+                    format!(
+                        "The {subject} {} {} within {} days in region {}.",
+                        rng.pick(&VERBS),
+                        rng.pick(&OBJECTS),
+                        7 + rng.below(60),
+                        10 * p + s
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect();
+    let supported: Vec<&str> = passages
+        .iter()
+        .flat_map(|p| p.split_inclusive(". "))
+        .map(str::trim)
+        .collect();
+    let sentences: Vec<String> = (0..3 + rng.below(4))
+        .map(|_| {
+            if rng.below(3) < 2 {
+                supported[rng.below(supported.len())].to_owned()
+            } else {
+                rng.pick(&INVENTED).to_owned()
+            }
+        })
+        .collect();
+    RagCase::new(format!(
+        "What does the {subject} policy {} for case {i}?",
+        rng.pick(&VERBS)
+    ))
+    .id(format!("case-{i:05}"))
+    .context(passages)
+    .response(sentences.join(" "))
+}
+
+fn judge(url: &str, concurrency: usize) -> Judge {
+    Judge::builder(OpenAiTransport::new(url))
+        .with_model("scripted")
+        .with_concurrency(concurrency)
+        .with_timeout(Duration::from_secs(30))
+        .build()
+        .expect("a valid judge")
+}
+
+fn location(dir: &Path, case: &RagCase) -> Location {
+    let id = case.id.as_deref().unwrap_or_default();
+    Location::at(
+        dir.join("snapshots").join(format!("{id}.snap")),
+        id,
+        "cargo run --example bench -- record",
+    )
+}
+
+/// Faithfulness, hallucination and relevance of one case; relevance runs
+/// beside the claim pipeline, as a suite's trials would.
+async fn grade(judge: &Judge, case: &RagCase) {
+    let claims = async {
+        judge
+            .evaluate(Metric::Faithfulness, case)
+            .await
+            .expect("faithfulness");
+        judge
+            .evaluate(Metric::Hallucination, case)
+            .await
+            .expect("hallucination");
+    };
+    let relevance = async {
+        judge
+            .evaluate(Metric::Relevance, case)
+            .await
+            .expect("relevance");
+    };
+    tokio::join!(claims, relevance);
+}
+
+/// Peak resident memory of this process, from /proc (Linux).
+fn peak_mib() -> Option<f64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let kib: f64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))?
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse()
+        .ok()?;
+    Some(kib / 1024.0)
+}
+
+fn report(what: &str, started: Instant, extra: &str) {
+    println!(
+        "{what}: {:.3} s, peak {:.1} MiB{extra}",
+        started.elapsed().as_secs_f64(),
+        peak_mib().unwrap_or(f64::NAN)
+    );
+}
+
+async fn record(n: usize, dir: &Path) {
+    let server = ScriptedJudge::start().await;
+    let base = judge(&server.base_url(), 64);
+    let cases: Vec<RagCase> = (0..n).map(case).collect();
+    // Case files for the suite path, one JSON object per line.
+    std::fs::create_dir_all(dir).unwrap();
+    let lines: String = cases
+        .iter()
+        .map(|c| serde_json::to_string(c).unwrap() + "\n")
+        .collect();
+    std::fs::write(dir.join("cases.jsonl"), lines).unwrap();
+    let started = Instant::now();
+    let recorders: Vec<(Arc<Recorder>, Judge)> = cases
+        .iter()
+        .map(|c| {
+            let r = Arc::new(Recorder::new(location(dir, c), Mode::Record));
+            let j = base.with_recorder(r.clone());
+            (r, j)
+        })
+        .collect();
+    futures_util::future::join_all(cases.iter().zip(&recorders).map(|(c, (_, j))| grade(j, c)))
+        .await;
+    let graded = started.elapsed();
+    for (r, _) in &recorders {
+        let pending = r
+            .save_pending("examples/bench.rs")
+            .unwrap()
+            .expect("new exchanges");
+        std::fs::rename(&pending, &r.location().snapshot).unwrap();
+    }
+    println!(
+        "record {n}: {:.3} s grading live at 0 ms latency, {:.3} s writing {n} recordings; {} calls",
+        graded.as_secs_f64(),
+        (started.elapsed() - graded).as_secs_f64(),
+        server.requests()
+    );
+}
+
+async fn replay(n: usize, dir: &Path, started: Instant) {
+    // Nothing listens on port 9: a call would fail the run.
+    let base = judge("http://127.0.0.1:9/v1", 64);
+    let cases: Vec<RagCase> = (0..n).map(case).collect();
+    let judges: Vec<Judge> = cases
+        .iter()
+        .map(|c| base.with_recorder(Arc::new(Recorder::new(location(dir, c), Mode::Replay))))
+        .collect();
+    futures_util::future::join_all(cases.iter().zip(&judges).map(|(c, j)| grade(j, c))).await;
+    let usage = base.usage();
+    assert_eq!(usage.calls, 0, "replay made a call");
+    report(
+        &format!("replay {n} cases x 3 metrics"),
+        started,
+        &format!("; {} answers replayed, 0 calls", usage.replayed),
+    );
+}
+
+fn suite(n: usize, dir: &Path, started: Instant) {
+    let args = libtest_mimic::Arguments {
+        quiet: true,
+        test_threads: Some(2),
+        ..libtest_mimic::Arguments::default()
+    };
+    let outcome = ragaliq::suite(dir)
+        .metrics(METRICS)
+        .judge(judge("http://127.0.0.1:9/v1", 64))
+        .mode(Mode::Replay)
+        .with_args(args)
+        .run_for_outcome()
+        .expect("the suite runs");
+    assert_eq!(outcome.report.summary.usage.calls, 0);
+    report(
+        &format!(
+            "suite replay {n} cases x 3 metrics ({} trials)",
+            outcome.report.summary.trials
+        ),
+        started,
+        "",
+    );
+}
+
+async fn live(n: usize, latency_ms: u64, concurrency: usize) {
+    let server = ScriptedJudge::start().await;
+    server.set_latency(Duration::from_millis(latency_ms));
+    let judge = judge(&server.base_url(), concurrency);
+    let cases: Vec<RagCase> = (0..n).map(case).collect();
+    let started = Instant::now();
+    futures_util::future::join_all(cases.iter().map(|c| grade(&judge, c))).await;
+    let wall = started.elapsed().as_secs_f64();
+    let calls = server.requests() as f64;
+    // Every call once, `concurrency` at a time, plus the two sequential
+    // calls (extract, then verify) on a case's critical path.
+    let latency = latency_ms as f64 / 1000.0;
+    let ideal = calls * latency / concurrency as f64 + 2.0 * latency;
+    let usage = judge.usage();
+    println!(
+        "live n={n} latency={latency_ms}ms concurrency={concurrency}: wall {wall:.3} s, ideal {ideal:.3} s, ratio {}; {:.2} calls/case, {:.0} prompt chars/case, {:.0} tokens/case, max in flight {}",
+        if latency_ms == 0 {
+            "-".to_owned()
+        } else {
+            format!("{:.2}", wall / ideal)
+        },
+        calls / n as f64,
+        server.prompt_chars() as f64 / n as f64,
+        usage.total_tokens() as f64 / n as f64,
+        server.max_in_flight()
+    );
+    assert!(
+        server.max_in_flight() <= concurrency as u64,
+        "the limit was exceeded"
+    );
+}
+
+fn arg<T: std::str::FromStr>(args: &[String], i: usize, default: T) -> T {
+    args.get(i).and_then(|a| a.parse().ok()).unwrap_or(default)
+}
+
+#[tokio::main(flavor = "multi_thread", worker_threads = 2)]
+async fn main() {
+    let started = Instant::now();
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let dir = || {
+        PathBuf::from(
+            args.get(2)
+                .cloned()
+                .unwrap_or_else(|| "target/bench".into()),
+        )
+    };
+    match args.first().map(String::as_str) {
+        Some("record") => record(arg(&args, 1, 1000), &dir()).await,
+        Some("replay") => replay(arg(&args, 1, 1000), &dir(), started).await,
+        Some("suite") => {
+            let (n, d) = (arg(&args, 1, 1000), dir());
+            tokio::task::spawn_blocking(move || suite(n, &d, started))
+                .await
+                .unwrap();
+        }
+        Some("live") => live(arg(&args, 1, 100), arg(&args, 2, 0), arg(&args, 3, 16)).await,
+        Some("smoke") => {
+            let d =
+                std::env::temp_dir().join(format!("ragaliq-bench-smoke-{}", std::process::id()));
+            record(20, &d).await;
+            replay(20, &d, Instant::now()).await;
+            let d2 = d.clone();
+            tokio::task::spawn_blocking(move || suite(20, &d2, Instant::now()))
+                .await
+                .unwrap();
+            live(20, 0, 4).await;
+            live(20, 20, 4).await;
+            let _ = std::fs::remove_dir_all(&d);
+        }
+        _ => {
+            eprintln!(
+                "usage: bench record|replay|suite N [DIR] | live N LATENCY_MS CONCURRENCY | smoke"
+            );
+            std::process::exit(2);
+        }
+    }
+}
