@@ -1,18 +1,29 @@
-//! Configuration (SPEC §6): `ragaliq.toml` at the package root, optional,
-//! with `RAGALIQ_*` environment variables overriding it.
+//! Configuration: `ragaliq.toml` at the package root, optional, with
+//! `RAGALIQ_*` environment variables overriding it.
+//!
+//! **Precedence, key by key:** an environment variable beats the file, the
+//! file beats the default. `RAGALIQ_JUDGE` names the provider and, after a
+//! colon, the model (`anthropic:claude-haiku-4-5`), or an OpenAI-compatible
+//! server's base URL (`http://127.0.0.1:8080/v1`), which then also sets the
+//! base URL. What `RAGALIQ_JUDGE` says beats `RAGALIQ_MODEL` and
+//! `RAGALIQ_BASE_URL`, which beat the file. The file's model and base URL
+//! apply only while the provider is the file's own.
 //!
 //! | key in `ragaliq.toml` | variable | accepted | default |
 //! | --- | --- | --- | --- |
 //! | `mode` | `RAGALIQ_MODE` | `replay`, `auto`, `record`, `live` | `replay` on CI, else `auto` |
 //! | `judge.provider` | `RAGALIQ_JUDGE` (`provider:model`, or a base URL) | `openai`, `anthropic`, `ollama`, `openai-compatible` | `openai` |
 //! | `judge.model` | `RAGALIQ_MODEL` | any model name | per provider |
-//! | `judge.base_url` | `RAGALIQ_BASE_URL` | `http://…` or `https://…` | per provider |
+//! | `judge.base_url` | `RAGALIQ_BASE_URL` (or `RAGALIQ_JUDGE=http://…`) | `http://…` or `https://…` | per provider; none for `openai-compatible` (replay needs none) |
 //! | `judge.api_key_env` | `RAGALIQ_API_KEY_ENV` | a variable name | `OPENAI_API_KEY` / `ANTHROPIC_API_KEY` |
-//! | `judge.json_mode` | `RAGALIQ_JSON_MODE` | `schema`, `object`, `none` | `schema` for OpenAI, else `object` |
+//! | `judge.json_mode` | `RAGALIQ_JSON_MODE` | `schema`, `object-schema`, `object`, `none` | `schema` (a refused mode steps down by itself) |
 //! | `judge.temperature` | `RAGALIQ_TEMPERATURE` | 0 to 2 | 0 |
-//! | `judge.max_tokens` | `RAGALIQ_MAX_TOKENS` | 1 to 1,000,000 | 2048 |
+//! | `judge.max_tokens` | `RAGALIQ_MAX_TOKENS` | 1 to 1,000,000 | 2048 (the ceiling) |
+//! | `judge.sized_max_tokens` | `RAGALIQ_SIZED_MAX_TOKENS` | `true`, `false` | `true`: each reply's limit is sized for its task |
 //! | `judge.concurrency` | `RAGALIQ_CONCURRENCY` | 1 to 1024 | 8 |
-//! | `judge.timeout_secs` | `RAGALIQ_TIMEOUT_SECS` | over 0, up to 3600 | 60 |
+//! | `judge.timeout_secs` | `RAGALIQ_TIMEOUT_SECS` | over 0, up to 3600 | 120 |
+//! | `judge.idle_timeout_secs` | `RAGALIQ_IDLE_TIMEOUT_SECS` | over 0, up to 3600 | 30 (streamed replies) |
+//! | `judge.stream` | `RAGALIQ_STREAM` | `true`, `false` | `true` |
 //! | `retry.max_retries` | `RAGALIQ_MAX_RETRIES` | 0 to 100 | 4 |
 //! | `retry.initial_backoff_ms` | — | 0 to 600,000 | 500 |
 //! | `retry.max_backoff_ms` | — | 0 to 600,000 | 20,000 |
@@ -20,6 +31,8 @@
 //! | `thresholds.<metric>` | `RAGALIQ_THRESHOLD_<METRIC>` | 0 to 1 | SPEC §4 |
 //! | `scoring.weights` | `RAGALIQ_WEIGHTS` | `ratio`, `weighted`, `strict`, or four numbers | `ratio` |
 //! | `scoring.confidence_floor` | `RAGALIQ_CONFIDENCE_FLOOR` | 0 to 1 | 0.8 |
+//! | `scoring.samples` | `RAGALIQ_SAMPLES` | 1 to 25, or `"auto"` | 1 |
+//! | `scoring.agreement` | `RAGALIQ_AGREEMENT` | over 0.5, up to 1 | 0.6 (3 of 5) |
 //! | `prompts.dir` | `RAGALIQ_PROMPTS_DIR` | a folder (relative to the package root) | built-in |
 //! | `cost.max_usd` | `RAGALIQ_MAX_COST_USD` | dollars, 0 or more | no budget |
 //! | `cost.prices."<model>"` | — | `{ input_per_million = …, output_per_million = … }` | built-in table |
@@ -33,6 +46,7 @@ use crate::cost::Price;
 use crate::error::ConfigError;
 use crate::evaluation::Metric;
 use crate::judge::{ApiKey, JsonMode, RetryPolicy};
+use crate::metrics::Samples;
 use crate::verdict::VerdictWeights;
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -58,6 +72,17 @@ impl Mode {
     /// The accepted spellings.
     pub const NAMES: &'static str = "replay, auto, record, live";
 
+    /// The mode's name, as configuration spells it.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::Replay => "replay",
+            Mode::Auto => "auto",
+            Mode::Record => "record",
+            Mode::Live => "live",
+        }
+    }
+
     /// Parses a mode name.
     #[must_use]
     pub fn from_name(s: &str) -> Option<Mode> {
@@ -81,6 +106,12 @@ impl Mode {
             None => env("TF_BUILD").is_some(),
         };
         if ci { Mode::Replay } else { Mode::Auto }
+    }
+}
+
+impl std::fmt::Display for Mode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
     }
 }
 
@@ -151,10 +182,7 @@ impl Provider {
     }
 
     fn default_json_mode(self) -> JsonMode {
-        match self {
-            Provider::OpenAi => JsonMode::Schema,
-            _ => JsonMode::Object,
-        }
+        JsonMode::Schema
     }
 }
 
@@ -168,8 +196,9 @@ pub struct Config {
     pub provider: Provider,
     /// The model.
     pub model: String,
-    /// The server's base URL, up to and including `/v1`.
-    pub base_url: String,
+    /// The server's base URL, up to and including `/v1`; `None` when no
+    /// setting gives one (fine for replay, an error at the first live call).
+    pub base_url: Option<String>,
     /// The variable holding the API key; `None` when the server needs none.
     pub api_key_env: Option<String>,
     /// How OpenAI-compatible servers are asked for JSON.
@@ -182,6 +211,16 @@ pub struct Config {
     pub concurrency: usize,
     /// Time allowed for one attempt.
     pub timeout: Duration,
+    /// Time a streamed reply may go without data.
+    pub idle_timeout: Duration,
+    /// Whether replies are streamed (server-sent events).
+    pub stream: bool,
+    /// Whether each task's reply limit is sized from its input, under `max_tokens`.
+    pub sized_max_tokens: bool,
+    /// How many times each question is asked.
+    pub samples: Samples,
+    /// The share of samples that must agree for a verdict to stand.
+    pub agreement: f64,
     /// Retries.
     pub retry: RetryPolicy,
     /// Thresholds, in the order of [`Metric::ALL`].
@@ -354,39 +393,50 @@ impl Config {
             .or_else(|| (r.env)("RAGALIQ_MODEL"))
             .or(file_model)
             .or_else(|| provider.default_model().map(str::to_owned))
-            .ok_or_else(|| ConfigError::Invalid {
-                origin: "RAGALIQ_MODEL".into(),
-                value: String::new(),
-                expected: format!("a model name: {} has no default model", provider.name()),
+            .ok_or_else(|| ConfigError::Missing {
+                what: "the judge's model".into(),
+                how: format!(
+                    "{provider} has no default model; set `model` under [judge] in {}, or RAGALIQ_MODEL, or RAGALIQ_JUDGE={provider}:<model>",
+                    file.map_or_else(
+                        || root.join("ragaliq.toml").display().to_string(),
+                        |(_, p)| p.display().to_string()
+                    ),
+                    provider = provider.name()
+                ),
             })?;
         let is_url = |u: &String| u.starts_with("http://") || u.starts_with("https://");
-        let base_url = match r.pick(
+        let picked_url = r.pick(
             "RAGALIQ_BASE_URL",
             "judge.base_url",
             file_url,
             text,
             is_url,
             "an http:// or https:// URL",
-        )? {
-            Some(url) => url,
-            None => env_url
-                .or_else(|| provider.default_base_url().map(str::to_owned))
-                .ok_or_else(|| ConfigError::Invalid {
-                    origin: "RAGALIQ_BASE_URL".into(),
-                    value: String::new(),
-                    expected: "the server's base URL: openai-compatible has no default".into(),
-                })?,
+        )?;
+        // Replay never contacts a server: a missing URL is reported at the
+        // first live call, not here.
+        let base_url = env_url
+            .or(picked_url)
+            .or_else(|| provider.default_base_url().map(str::to_owned));
+        // Never echo this value when it is wrong: people paste the key itself.
+        let hidden = |origin: String| {
+            ConfigError::Hidden {
+            origin,
+            problem: "expected the *name* of an environment variable that holds the key (like OPENAI_API_KEY), not the key itself".into(),
+        }
         };
-        let api_key_env = r
-            .pick(
-                "RAGALIQ_API_KEY_ENV",
-                "judge.api_key_env",
-                judge.api_key_env,
-                text,
-                |v| valid_var_name(v),
-                "an environment variable name",
-            )?
-            .or_else(|| provider.default_key_env().map(str::to_owned));
+        let api_key_env = match ((r.env)("RAGALIQ_API_KEY_ENV"), judge.api_key_env) {
+            (Some(v), _) if !valid_var_name(v.trim()) => {
+                return Err(hidden("RAGALIQ_API_KEY_ENV".into()));
+            }
+            (Some(v), _) => Some(v.trim().to_owned()),
+            (None, Some(v)) if !valid_var_name(v.trim()) => {
+                return Err(hidden(format!("{file_name}: judge.api_key_env")));
+            }
+            (None, Some(v)) => Some(v.trim().to_owned()),
+            (None, None) => None,
+        }
+        .or_else(|| provider.default_key_env().map(str::to_owned));
         let json_mode = r
             .pick(
                 "RAGALIQ_JSON_MODE",
@@ -438,7 +488,37 @@ impl Config {
                 |t| *t > 0.0 && *t <= 3600.0,
                 "a number of seconds over 0, up to 3600",
             )?
-            .unwrap_or(60.0);
+            .unwrap_or(120.0);
+        let idle_timeout = r
+            .pick(
+                "RAGALIQ_IDLE_TIMEOUT_SECS",
+                "judge.idle_timeout_secs",
+                judge.idle_timeout_secs,
+                float,
+                |t| *t > 0.0 && *t <= 3600.0,
+                "a number of seconds over 0, up to 3600",
+            )?
+            .unwrap_or(30.0);
+        let stream = r
+            .pick(
+                "RAGALIQ_STREAM",
+                "judge.stream",
+                judge.stream,
+                boolean,
+                |_| true,
+                "true or false",
+            )?
+            .unwrap_or(true);
+        let sized_max_tokens = r
+            .pick(
+                "RAGALIQ_SIZED_MAX_TOKENS",
+                "judge.sized_max_tokens",
+                judge.sized_max_tokens,
+                boolean,
+                |_| true,
+                "true or false",
+            )?
+            .unwrap_or(true);
 
         let defaults = RetryPolicy::default();
         let max_retries = r
@@ -538,6 +618,35 @@ impl Config {
                 "a number from 0 to 1",
             )?
             .unwrap_or(0.8);
+        let samples = match ((r.env)("RAGALIQ_SAMPLES"), scoring.samples) {
+            (Some(v), _) => Samples::parse(&v).ok_or_else(|| ConfigError::Invalid {
+                origin: "RAGALIQ_SAMPLES".into(),
+                value: v.clone(),
+                expected: Samples::EXPECTED.into(),
+            })?,
+            (None, Some(raw)) => {
+                let text = match &raw {
+                    RawSamples::Count(n) => n.to_string(),
+                    RawSamples::Name(s) => s.clone(),
+                };
+                Samples::parse(&text).ok_or_else(|| ConfigError::Invalid {
+                    origin: format!("{file_name}: scoring.samples"),
+                    value: text,
+                    expected: Samples::EXPECTED.into(),
+                })?
+            }
+            (None, None) => Samples::default(),
+        };
+        let agreement = r
+            .pick(
+                "RAGALIQ_AGREEMENT",
+                "scoring.agreement",
+                scoring.agreement,
+                float,
+                |a| *a > 0.5 && *a <= 1.0,
+                "a share over 0.5 and up to 1 (0.6: 3 of 5 samples must agree)",
+            )?
+            .unwrap_or(crate::metrics::DEFAULT_AGREEMENT);
 
         let cost = raw.cost.unwrap_or_default();
         let max_cost_usd = r.pick(
@@ -582,6 +691,11 @@ impl Config {
             max_tokens: max_tokens as u32,
             concurrency: concurrency as usize,
             timeout: Duration::from_secs_f64(timeout),
+            idle_timeout: Duration::from_secs_f64(idle_timeout),
+            stream,
+            sized_max_tokens,
+            samples,
+            agreement,
             retry,
             thresholds: threshold_values,
             weights,
@@ -646,6 +760,14 @@ fn float(s: &str) -> Option<f64> {
 
 fn text(s: &str) -> Option<String> {
     Some(s.trim().to_owned())
+}
+
+fn boolean(s: &str) -> Option<bool> {
+    match s.trim().to_ascii_lowercase().as_str() {
+        "true" | "1" | "yes" | "on" => Some(true),
+        "false" | "0" | "no" | "off" => Some(false),
+        _ => None,
+    }
 }
 
 fn int(s: &str) -> Option<i64> {
@@ -731,6 +853,9 @@ struct RawJudge {
     max_tokens: Option<i64>,
     concurrency: Option<i64>,
     timeout_secs: Option<f64>,
+    idle_timeout_secs: Option<f64>,
+    stream: Option<bool>,
+    sized_max_tokens: Option<bool>,
 }
 
 #[derive(Default, Deserialize)]
@@ -769,6 +894,15 @@ impl RawThresholds {
 struct RawScoring {
     weights: Option<RawWeights>,
     confidence_floor: Option<f64>,
+    samples: Option<RawSamples>,
+    agreement: Option<f64>,
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum RawSamples {
+    Count(i64),
+    Name(String),
 }
 
 #[derive(Deserialize)]
@@ -861,12 +995,13 @@ mod tests {
         )
         .unwrap();
         assert_eq!(
-            (c.provider, c.base_url.as_str()),
-            (Provider::OpenAiCompatible, "http://127.0.0.1:8000/v1")
+            (c.provider, c.base_url.as_deref()),
+            (Provider::OpenAiCompatible, Some("http://127.0.0.1:8000/v1"))
         );
-        assert!(
-            err(None, &[("RAGALIQ_JUDGE", "http://127.0.0.1:8000/v1")])
-                .starts_with("RAGALIQ_MODEL")
+        let e = err(None, &[("RAGALIQ_JUDGE", "http://127.0.0.1:8000/v1")]);
+        assert_eq!(
+            e,
+            "the judge's model is not set: openai-compatible has no default model; set `model` under [judge] in /pkg/ragaliq.toml, or RAGALIQ_MODEL, or RAGALIQ_JUDGE=openai-compatible:<model>"
         );
         let e = err(None, &[("RAGALIQ_JUDGE", "gemini:pro")]);
         assert!(
@@ -874,6 +1009,81 @@ mod tests {
                 && e.contains("openai, anthropic, ollama, openai-compatible"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn the_environment_beats_the_file_key_by_key() {
+        let toml = "[judge]\nprovider = \"openai-compatible\"\nmodel = \"scripted\"\nbase_url = \"http://127.0.0.1:8787/v1\"\njson_mode = \"object\"\n";
+        // A URL in RAGALIQ_JUDGE sets the base URL too, over the file's.
+        let c = load(Some(toml), &[("RAGALIQ_JUDGE", "http://127.0.0.1:8766/v1")]).unwrap();
+        assert_eq!(c.base_url.as_deref(), Some("http://127.0.0.1:8766/v1"));
+        assert_eq!(
+            c.model, "scripted",
+            "the file's model still applies: same provider"
+        );
+        assert_eq!(
+            c.json_mode,
+            JsonMode::Object,
+            "keys the environment does not set keep the file's value"
+        );
+        let c = load(Some(toml), &[("RAGALIQ_BASE_URL", "http://10.0.0.1:9/v1")]).unwrap();
+        assert_eq!(c.base_url.as_deref(), Some("http://10.0.0.1:9/v1"));
+        let c = load(
+            Some(toml),
+            &[
+                ("RAGALIQ_JUDGE", "http://127.0.0.1:8766/v1"),
+                ("RAGALIQ_MODEL", "gemma"),
+            ],
+        )
+        .unwrap();
+        assert_eq!(
+            (c.model.as_str(), c.base_url.as_deref()),
+            ("gemma", Some("http://127.0.0.1:8766/v1"))
+        );
+    }
+
+    #[test]
+    fn replay_needs_no_server_address() {
+        let c = load(
+            Some("[judge]\nprovider = \"openai-compatible\"\nmodel = \"scripted\"\n"),
+            &[("CI", "true")],
+        )
+        .unwrap();
+        assert_eq!((c.mode, c.base_url), (Mode::Replay, None));
+    }
+
+    #[test]
+    fn a_key_pasted_as_the_variable_name_is_never_echoed() {
+        for (toml, vars) in [
+            (
+                Some("[judge]\napi_key_env = \"sk-proj-abc123-secret\"\n"),
+                vec![],
+            ),
+            (None, vec![("RAGALIQ_API_KEY_ENV", "sk-proj-abc123-secret")]),
+        ] {
+            let e = err(toml, &vars);
+            assert!(!e.contains("sk-proj"), "{e}");
+            assert!(
+                e.contains("api_key_env") || e.contains("RAGALIQ_API_KEY_ENV"),
+                "{e}"
+            );
+            assert!(e.contains("not the key itself"), "{e}");
+        }
+    }
+
+    #[test]
+    fn samples_from_file_and_environment() {
+        let c = load(Some("[scoring]\nsamples = 5\nagreement = 0.8\n"), &[]).unwrap();
+        assert_eq!((c.samples, c.agreement), (Samples::Fixed(5), 0.8));
+        let c = load(Some("[scoring]\nsamples = \"auto\"\n"), &[]).unwrap();
+        assert_eq!(c.samples, Samples::Auto { max: 5 });
+        let c = load(None, &[("RAGALIQ_SAMPLES", "3")]).unwrap();
+        assert_eq!(c.samples, Samples::Fixed(3));
+        assert!(
+            err(None, &[("RAGALIQ_SAMPLES", "lots")])
+                .starts_with("RAGALIQ_SAMPLES = \"lots\" is invalid")
+        );
+        assert!(err(Some("[scoring]\nagreement = 0.5\n"), &[]).contains("scoring.agreement"));
     }
 
     #[test]
@@ -932,7 +1142,17 @@ mod tests {
             (
                 None,
                 &[("RAGALIQ_JSON_MODE", "strict")],
-                "RAGALIQ_JSON_MODE = \"strict\" is invalid: expected schema, object, none",
+                "RAGALIQ_JSON_MODE = \"strict\" is invalid: expected schema, object-schema, object, none",
+            ),
+            (
+                None,
+                &[("RAGALIQ_STREAM", "maybe")],
+                "RAGALIQ_STREAM = \"maybe\" is invalid: expected true or false",
+            ),
+            (
+                None,
+                &[("RAGALIQ_IDLE_TIMEOUT_SECS", "0")],
+                "RAGALIQ_IDLE_TIMEOUT_SECS = \"0\" is invalid",
             ),
             (
                 None,
@@ -987,7 +1207,7 @@ mod tests {
             (
                 None,
                 &[("RAGALIQ_API_KEY_ENV", "MY KEY")],
-                "RAGALIQ_API_KEY_ENV = \"MY KEY\" is invalid: expected an environment variable name",
+                "RAGALIQ_API_KEY_ENV is invalid: expected the *name* of an environment variable",
             ),
             (
                 None,

@@ -3,16 +3,20 @@
 //! How JSON is obtained: for a request with a schema (every ragaliq task),
 //! the schema becomes the input schema of a single tool, `submit`, and
 //! `tool_choice` forces the model to call it; the tool input *is* the reply,
-//! handed to the parsers as JSON text. Forced tool use is the API's supported
-//! way to get schema-shaped output and, unlike an assistant prefill, works
-//! with every current model. A request that asks for plain JSON without a
-//! schema is prefilled with `{`.
+//! handed to the parsers as JSON text with its keys sorted, so the reply
+//! reads the same streamed or not and whatever the map implementation.
+//! Forced tool use is the API's supported way to get schema-shaped output
+//! and, unlike an assistant prefill, works with every current model. A
+//! request that asks for plain JSON without a schema is prefilled with `{`.
 
 use super::http::{self, ApiKey};
-use super::request::{JudgeRequest, JudgeResponse, ResponseFormat, Role};
+use super::request::{
+    JudgeRequest, JudgeResponse, ResponseFormat, Role, StopReason, canonical_json,
+};
 use super::transport::{BoxFuture, Transport};
 use crate::error::{TransportError, TransportErrorKind};
 use serde_json::{Value, json};
+use std::time::Duration;
 
 /// The `anthropic-version` header sent with every request.
 pub const ANTHROPIC_VERSION: &str = "2023-06-01";
@@ -24,26 +28,30 @@ const TOOL: &str = "submit";
 /// ```
 /// use ragaliq::judge::{AnthropicTransport, ApiKey};
 /// let t = AnthropicTransport::new("https://api.anthropic.com/v1")
-///     .with_api_key(Some(ApiKey::new("sk-ant-…")), "ANTHROPIC_API_KEY");
+///     .with_api_key(Some(ApiKey::new("sk-ant-…")), "ANTHROPIC_API_KEY")
+///     .with_streaming(true);
 /// # let _ = t;
 /// ```
 #[derive(Clone, Debug)]
 pub struct AnthropicTransport {
-    endpoint: String,
+    url: String,
     key: Option<ApiKey>,
     key_variable: String,
-    client: reqwest::Client,
+    stream: bool,
+    idle_timeout: Duration,
 }
 
 impl AnthropicTransport {
-    /// A transport for the server at `base_url` (up to and including `/v1`).
+    /// A transport for the server at `base_url` (up to and including `/v1`),
+    /// not streamed.
     #[must_use]
     pub fn new(base_url: &str) -> Self {
         AnthropicTransport {
-            endpoint: format!("{}/messages", base_url.trim_end_matches('/')),
+            url: format!("{}/messages", base_url.trim_end_matches('/')),
             key: None,
             key_variable: "ANTHROPIC_API_KEY".into(),
-            client: http::client(),
+            stream: false,
+            idle_timeout: Duration::from_secs(30),
         }
     }
 
@@ -52,6 +60,20 @@ impl AnthropicTransport {
     pub fn with_api_key(mut self, key: Option<ApiKey>, variable: &str) -> Self {
         self.key = key;
         self.key_variable = variable.to_owned();
+        self
+    }
+
+    /// Streams replies as server-sent events (default off).
+    #[must_use]
+    pub fn with_streaming(mut self, stream: bool) -> Self {
+        self.stream = stream;
+        self
+    }
+
+    /// How long a streamed reply may go without data (default 30 s).
+    #[must_use]
+    pub fn with_idle_timeout(mut self, idle: Duration) -> Self {
+        self.idle_timeout = idle;
         self
     }
 
@@ -76,7 +98,8 @@ impl AnthropicTransport {
             "temperature": request.temperature,
         });
         match &request.response_format {
-            ResponseFormat::JsonSchema { name, schema } => {
+            ResponseFormat::JsonSchema { name, schema }
+            | ResponseFormat::JsonObjectWithSchema { name, schema } => {
                 body["tools"] = json!([{
                     "name": TOOL,
                     "description": format!("Submit the {name} result."),
@@ -84,11 +107,49 @@ impl AnthropicTransport {
                 }]);
                 body["tool_choice"] = json!({"type": "tool", "name": TOOL});
             }
-            ResponseFormat::Json => messages.push(json!({"role": "assistant", "content": "{"})),
+            ResponseFormat::JsonObject => {
+                messages.push(json!({"role": "assistant", "content": "{"}));
+            }
             ResponseFormat::Text => {}
         }
         body["messages"] = Value::Array(messages);
+        if self.stream {
+            body["stream"] = json!(true);
+        }
         body
+    }
+
+    async fn call(&self, request: &JudgeRequest) -> Result<JudgeResponse, TransportError> {
+        let Some(key) = &self.key else {
+            return Err(TransportError::new(TransportErrorKind::MissingApiKey {
+                variable: self.key_variable.clone(),
+            }));
+        };
+        let headers = [
+            ("x-api-key", key.expose()),
+            ("anthropic-version", ANTHROPIC_VERSION),
+        ];
+        let format_requested = !matches!(request.response_format, ResponseFormat::Text);
+        let response = http::send(
+            &self.url,
+            &headers,
+            &self.body(request),
+            Some(key),
+            format_requested,
+            error_message,
+        )
+        .await?;
+        let prefilled = matches!(request.response_format, ResponseFormat::JsonObject);
+        if self.stream && http::is_event_stream(&response) {
+            read_stream(
+                http::EventStream::new(response, self.idle_timeout),
+                Some(key),
+                prefilled,
+            )
+            .await
+        } else {
+            read_reply(&http::read_json(response, Some(key)).await?, prefilled)
+        }
     }
 }
 
@@ -97,25 +158,18 @@ impl Transport for AnthropicTransport {
         "anthropic"
     }
 
+    fn endpoint(&self) -> Option<String> {
+        http::endpoint_label(&self.url)
+    }
+
     fn complete<'a>(
         &'a self,
         request: &'a JudgeRequest,
     ) -> BoxFuture<'a, Result<JudgeResponse, TransportError>> {
         Box::pin(async move {
-            let Some(key) = &self.key else {
-                return Err(TransportError::new(TransportErrorKind::MissingApiKey {
-                    variable: self.key_variable.clone(),
-                }));
-            };
-            let builder = self
-                .client
-                .post(&self.endpoint)
-                .header("x-api-key", key.expose())
-                .header("anthropic-version", ANTHROPIC_VERSION);
-            let reply =
-                http::post_json(builder, &self.body(request), Some(key), error_message).await?;
-            let prefilled = matches!(request.response_format, ResponseFormat::Json);
-            read_reply(&reply, prefilled)
+            self.call(request)
+                .await
+                .map_err(|e| e.with_endpoint(self.endpoint()))
         })
     }
 }
@@ -128,6 +182,18 @@ fn error_message(body: &Value) -> Option<String> {
         Some(kind) => format!("{kind}: {message}"),
         None => message.to_owned(),
     })
+}
+
+fn stop_reason(reason: Option<&str>) -> StopReason {
+    match reason {
+        Some("max_tokens") => StopReason::MaxTokens,
+        _ => StopReason::Complete,
+    }
+}
+
+/// The tool input as reply text: sorted keys, compact.
+fn tool_text(input: &Value) -> String {
+    canonical_json(input)
 }
 
 fn read_reply(reply: &Value, prefilled: bool) -> Result<JudgeResponse, TransportError> {
@@ -145,7 +211,7 @@ fn read_reply(reply: &Value, prefilled: bool) -> Result<JudgeResponse, Transport
         (b.get("type").and_then(Value::as_str) == Some("tool_use")).then(|| b.get("input"))?
     });
     let text = match tool_input {
-        Some(input) => input.to_string(),
+        Some(input) => tool_text(input),
         None => {
             let text: String = blocks
                 .iter()
@@ -155,12 +221,135 @@ fn read_reply(reply: &Value, prefilled: bool) -> Result<JudgeResponse, Transport
             if prefilled { format!("{{{text}") } else { text }
         }
     };
-    Ok(http::judge_response(
-        text,
-        reply,
-        "input_tokens",
-        "output_tokens",
-    ))
+    let stop = stop_reason(reply.get("stop_reason").and_then(Value::as_str));
+    Ok(http::judge_response(text, reply, "input_tokens", "output_tokens").with_stop(stop))
+}
+
+/// Assembles a streamed reply from `message_start`, `content_block_*` and
+/// `message_delta` events.
+async fn read_stream(
+    mut events: http::EventStream,
+    key: Option<&ApiKey>,
+    prefilled: bool,
+) -> Result<JudgeResponse, TransportError> {
+    let mut tool_json = String::new();
+    let mut saw_tool = false;
+    let mut text = String::new();
+    let mut stop: Option<String> = None;
+    let (mut input_tokens, mut output_tokens) = (0, 0);
+    let mut model: Option<String> = None;
+    let mut started = false;
+    let mut stopped = false;
+    while let Some(event) = events.next().await? {
+        if event.data.trim().is_empty() {
+            continue;
+        }
+        let data: Value = serde_json::from_str(&event.data).map_err(|e| {
+            TransportError::new(TransportErrorKind::Decode {
+                message: format!("a streamed event is not JSON ({e})"),
+                body: event.data.chars().take(300).collect(),
+            })
+        })?;
+        let kind = event
+            .name
+            .as_deref()
+            .or_else(|| data.get("type").and_then(Value::as_str))
+            .unwrap_or_default()
+            .to_owned();
+        match kind.as_str() {
+            "message_start" => {
+                started = true;
+                let message = &data["message"];
+                model = message
+                    .get("model")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned);
+                input_tokens = message
+                    .pointer("/usage/input_tokens")
+                    .and_then(Value::as_u64)
+                    .unwrap_or(0);
+            }
+            "content_block_start" => {
+                if data.pointer("/content_block/type").and_then(Value::as_str) == Some("tool_use") {
+                    saw_tool = true;
+                }
+            }
+            "content_block_delta" => match data.pointer("/delta/type").and_then(Value::as_str) {
+                Some("input_json_delta") => {
+                    if let Some(part) = data.pointer("/delta/partial_json").and_then(Value::as_str)
+                    {
+                        tool_json.push_str(part);
+                    }
+                }
+                Some("text_delta") => {
+                    if let Some(part) = data.pointer("/delta/text").and_then(Value::as_str) {
+                        text.push_str(part);
+                    }
+                }
+                _ => {}
+            },
+            "message_delta" => {
+                if let Some(reason) = data.pointer("/delta/stop_reason").and_then(Value::as_str) {
+                    stop = Some(reason.to_owned());
+                }
+                if let Some(n) = data.pointer("/usage/output_tokens").and_then(Value::as_u64) {
+                    output_tokens = n;
+                }
+            }
+            "message_stop" => {
+                stopped = true;
+                break;
+            }
+            "error" => {
+                let message = error_message(&data).unwrap_or_else(|| data.to_string());
+                let message = key.map_or(message.clone(), |k| k.redact(&message));
+                let status = if message.contains("overloaded") {
+                    529
+                } else {
+                    500
+                };
+                return Err(TransportError::new(TransportErrorKind::Status {
+                    status,
+                    message: format!("error in the middle of a streamed reply: {message}"),
+                }));
+            }
+            _ => {}
+        }
+    }
+    if !started {
+        return Err(TransportError::new(TransportErrorKind::Decode {
+            message: "the stream ended without a message".into(),
+            body: String::new(),
+        }));
+    }
+    if !stopped {
+        return Err(TransportError::new(TransportErrorKind::Body {
+            message: "the stream ended before `message_stop`: the reply is incomplete".into(),
+        }));
+    }
+    let stop = stop_reason(stop.as_deref());
+    let text = if saw_tool {
+        // The streamed tool input, written as the non-streamed reply is.
+        match serde_json::from_str::<Value>(if tool_json.trim().is_empty() {
+            "{}"
+        } else {
+            &tool_json
+        }) {
+            Ok(input) => tool_text(&input),
+            Err(_) => tool_json,
+        }
+    } else if prefilled {
+        format!("{{{text}")
+    } else {
+        text
+    };
+    let mut response = JudgeResponse::text(text)
+        .with_tokens(input_tokens, output_tokens)
+        .with_stop(stop);
+    if let Some(model) = model {
+        response = response.with_model(model);
+    }
+    Ok(response)
 }
 
 #[cfg(test)]
@@ -189,19 +378,22 @@ mod tests {
     #[test]
     fn replies_from_tool_use_text_and_prefill() {
         let r = read_reply(
-            &json!({"content": [{"type": "tool_use", "name": "submit", "input": {"score": 1}}],
-                    "usage": {"input_tokens": 9, "output_tokens": 4}, "model": "claude-x"}),
+            &json!({"content": [{"type": "tool_use", "name": "submit", "input": {"score": 1, "reasoning": "r"}}],
+                    "usage": {"input_tokens": 9, "output_tokens": 4}, "model": "claude-x",
+                    "stop_reason": "tool_use"}),
             false,
         )
         .unwrap();
-        assert_eq!(r.text, r#"{"score":1}"#);
+        assert_eq!(r.text, r#"{"reasoning":"r","score":1}"#);
         assert_eq!((r.input_tokens, r.output_tokens), (9, 4));
+        assert_eq!(r.stop, StopReason::Complete);
         let r = read_reply(
-            &json!({"content": [{"type": "text", "text": "\"a\":1}"}]}),
+            &json!({"content": [{"type": "text", "text": "\"a\":1}"}], "stop_reason": "max_tokens"}),
             true,
         )
         .unwrap();
         assert_eq!(r.text, r#"{"a":1}"#);
+        assert_eq!(r.stop, StopReason::MaxTokens);
         assert!(read_reply(&json!({"id": "x"}), false).is_err());
     }
 }

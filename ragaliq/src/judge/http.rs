@@ -1,9 +1,12 @@
-//! What both HTTP transports share: the API key wrapper, one POST with its
-//! failures classified, `Retry-After` parsing and error-body reading.
+//! What both HTTP transports share: the API key wrapper, the process's one
+//! HTTP client (built on the first live call, never in replay), one POST
+//! with its failures classified, server-sent events, `Retry-After` parsing
+//! and error-body reading.
 
 use crate::error::{TransportError, TransportErrorKind};
 use reqwest::header::{HeaderMap, RETRY_AFTER};
 use std::fmt;
+use std::sync::OnceLock;
 use std::time::{Duration, SystemTime};
 
 /// An API key. Its `Debug` and `Display` never show it, and transports strip
@@ -31,9 +34,10 @@ impl ApiKey {
         &self.0
     }
 
-    /// `text` with every occurrence of the key replaced by `***`.
+    /// `text` with every occurrence of the key replaced by `***`, whatever
+    /// the key's length: a garbled message is better than a leaked key.
     pub(crate) fn redact(&self, text: &str) -> String {
-        if self.0.len() < 4 {
+        if self.0.is_empty() {
             return text.to_owned();
         }
         text.replace(&self.0, "***")
@@ -52,51 +56,119 @@ impl fmt::Display for ApiKey {
     }
 }
 
-/// The HTTP client both transports use: connection pooling, a connect
-/// timeout, rustls (or native-tls with that feature).
-pub(crate) fn client() -> reqwest::Client {
-    reqwest::Client::builder()
-        .user_agent(concat!("ragaliq/", env!("CARGO_PKG_VERSION")))
-        .connect_timeout(Duration::from_secs(10))
-        .build()
-        // Fails only when the TLS backend cannot initialise: nothing a
-        // caller could do differently, and no judge can work without it.
-        .expect("the HTTP client's TLS backend initialises")
+/// Where calls go, as messages show it: `scheme://host:port`, never a path,
+/// query or user info (they can hold secrets).
+///
+/// ```
+/// use ragaliq::judge::endpoint_label;
+/// assert_eq!(endpoint_label("https://user:pw@api.example.com/v1?key=x").as_deref(),
+///            Some("https://api.example.com:443"));
+/// assert_eq!(endpoint_label("http://127.0.0.1:8787/v1").as_deref(), Some("http://127.0.0.1:8787"));
+/// assert_eq!(endpoint_label("not a url"), None);
+/// ```
+#[must_use]
+pub fn endpoint_label(url: &str) -> Option<String> {
+    let parsed = reqwest::Url::parse(url).ok()?;
+    let host = parsed.host_str()?;
+    let port = parsed.port_or_known_default()?;
+    let host = if host.contains(':') && !host.starts_with('[') {
+        format!("[{host}]")
+    } else {
+        host.to_owned()
+    };
+    Some(format!("{}://{host}:{port}", parsed.scheme()))
 }
 
-/// POSTs `body` and returns the parsed JSON of a success response; every
-/// failure becomes a classified [`TransportError`] with the key redacted.
-pub(crate) async fn post_json(
-    request: reqwest::RequestBuilder,
+/// Whether `url` points at this machine (`localhost`, 127.0.0.0/8, `::1`).
+pub(crate) fn is_loopback(url: &str) -> bool {
+    let Ok(parsed) = reqwest::Url::parse(url) else {
+        return false;
+    };
+    let Some(host) = parsed.host_str() else {
+        return false;
+    };
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    host.eq_ignore_ascii_case("localhost")
+        || host
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
+}
+
+/// The process's HTTP client: connection pooling, a connect timeout, rustls
+/// (or native-tls with that feature). Built on the first live call, so a
+/// replayed test never builds one.
+pub(crate) fn client() -> Result<&'static reqwest::Client, TransportError> {
+    static CLIENT: OnceLock<Result<reqwest::Client, String>> = OnceLock::new();
+    CLIENT
+        .get_or_init(|| {
+            crate::tls::install_provider();
+            reqwest::Client::builder()
+                .user_agent(concat!("ragaliq/", env!("CARGO_PKG_VERSION")))
+                .connect_timeout(Duration::from_secs(10))
+                .build()
+                .map_err(|e| format!("the HTTP client cannot start: {}", error_chain(&e)))
+        })
+        .as_ref()
+        .map_err(|e| TransportError::other(e.clone()))
+}
+
+/// One POST: the response on a success status; every failure becomes a
+/// classified [`TransportError`] with the key redacted.
+pub(crate) async fn send(
+    url: &str,
+    headers: &[(&str, &str)],
     body: &serde_json::Value,
     key: Option<&ApiKey>,
+    format_requested: bool,
     error_message: fn(&serde_json::Value) -> Option<String>,
-) -> Result<serde_json::Value, TransportError> {
+) -> Result<reqwest::Response, TransportError> {
     let redact = |s: String| key.map_or_else(|| s.clone(), |k| k.redact(&s));
-    let response = request
-        .json(body)
+    let mut builder = client()?.post(url).json(body);
+    for (name, value) in headers {
+        builder = builder.header(*name, *value);
+    }
+    let response = builder
         .send()
         .await
-        .map_err(|e| classify(e, redact))?;
+        .map_err(|e| classify(&e, url, redact))?;
     let status = response.status();
+    if status.is_success() {
+        return Ok(response);
+    }
     let retry_after = retry_after(response.headers(), SystemTime::now());
+    let bytes = response.bytes().await.unwrap_or_default();
+    let message = match serde_json::from_slice::<serde_json::Value>(&bytes) {
+        Ok(json) => error_message(&json).unwrap_or_else(|| excerpt(&bytes)),
+        Err(_) => excerpt(&bytes),
+    };
+    let message = redact(message);
+    let kind =
+        if format_requested && super::format::refuses_response_format(status.as_u16(), &message) {
+            TransportErrorKind::FormatRefused {
+                status: status.as_u16(),
+                message,
+            }
+        } else {
+            TransportErrorKind::Status {
+                status: status.as_u16(),
+                message,
+            }
+        };
+    Err(TransportError::new(kind).with_retry_after(retry_after))
+}
+
+/// The parsed JSON of a success response's body.
+pub(crate) async fn read_json(
+    response: reqwest::Response,
+    key: Option<&ApiKey>,
+) -> Result<serde_json::Value, TransportError> {
+    let redact = |s: String| key.map_or_else(|| s.clone(), |k| k.redact(&s));
     let bytes = response.bytes().await.map_err(|e| {
         TransportError::new(TransportErrorKind::Body {
             message: redact(error_chain(&e)),
         })
-        .with_retry_after(retry_after)
     })?;
-    let parsed: Result<serde_json::Value, _> = serde_json::from_slice(&bytes);
-    if !status.is_success() {
-        let message = match &parsed {
-            Ok(json) => error_message(json).unwrap_or_else(|| excerpt(&bytes)),
-            Err(_) => excerpt(&bytes),
-        };
-        return Err(
-            TransportError::status(status.as_u16(), redact(message)).with_retry_after(retry_after)
-        );
-    }
-    parsed.map_err(|e| {
+    serde_json::from_slice(&bytes).map_err(|e| {
         TransportError::new(TransportErrorKind::Decode {
             message: format!("not JSON ({e})"),
             body: redact(excerpt(&bytes)),
@@ -104,16 +176,143 @@ pub(crate) async fn post_json(
     })
 }
 
-fn classify(e: reqwest::Error, redact: impl Fn(String) -> String) -> TransportError {
-    let message = redact(error_chain(&e));
+fn classify(e: &reqwest::Error, url: &str, redact: impl Fn(String) -> String) -> TransportError {
+    let message = redact(error_chain(e));
+    let refused = {
+        let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
+        let mut found = false;
+        while let Some(s) = source {
+            if let Some(io) = s.downcast_ref::<std::io::Error>()
+                && io.kind() == std::io::ErrorKind::ConnectionRefused
+            {
+                found = true;
+            }
+            source = s.source();
+        }
+        found
+    };
     let kind = if e.is_body() || e.is_decode() {
         TransportErrorKind::Body { message }
     } else if e.is_builder() {
         TransportErrorKind::Other { message }
+    } else if refused && is_loopback(url) {
+        TransportErrorKind::Unreachable { message }
     } else {
         TransportErrorKind::Connect { message }
     };
     TransportError::new(kind)
+}
+
+/// One server-sent event: its `event:` name (if any) and its `data:` lines.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct Event {
+    pub name: Option<String>,
+    pub data: String,
+}
+
+/// Reads server-sent events from a streamed response, failing when no byte
+/// arrives for `idle`. Dropping it closes the connection, which tells the
+/// server to stop generating.
+///
+/// The format (a `field: value` line protocol, events ended by a blank
+/// line) is small enough that a parser of its own costs less than a
+/// dependency.
+pub(crate) struct EventStream {
+    response: reqwest::Response,
+    idle: Duration,
+    buffer: Vec<u8>,
+    name: Option<String>,
+    data: Vec<String>,
+    done: bool,
+}
+
+impl EventStream {
+    pub(crate) fn new(response: reqwest::Response, idle: Duration) -> Self {
+        EventStream {
+            response,
+            idle,
+            buffer: Vec::new(),
+            name: None,
+            data: Vec::new(),
+            done: false,
+        }
+    }
+
+    /// The next event, or `None` at the end of the stream.
+    pub(crate) async fn next(&mut self) -> Result<Option<Event>, TransportError> {
+        loop {
+            while let Some(end) = self.buffer.iter().position(|&b| b == b'\n') {
+                let line: Vec<u8> = self.buffer.drain(..=end).collect();
+                let line = String::from_utf8_lossy(&line);
+                let line = line.trim_end_matches(['\n', '\r']);
+                if let Some(event) = self.feed(line) {
+                    return Ok(Some(event));
+                }
+            }
+            if self.done {
+                let rest = std::mem::take(&mut self.buffer);
+                if !rest.is_empty() {
+                    let line = String::from_utf8_lossy(&rest).into_owned();
+                    if let Some(event) = self.feed(line.trim_end_matches('\r')) {
+                        return Ok(Some(event));
+                    }
+                }
+                return Ok(self.feed(""));
+            }
+            match tokio::time::timeout(self.idle, self.response.chunk()).await {
+                Err(_) => {
+                    return Err(TransportError::new(TransportErrorKind::IdleTimeout {
+                        after: self.idle,
+                    }));
+                }
+                Ok(Err(e)) => {
+                    return Err(TransportError::new(TransportErrorKind::Body {
+                        message: error_chain(&e),
+                    }));
+                }
+                Ok(Ok(Some(bytes))) => self.buffer.extend_from_slice(&bytes),
+                Ok(Ok(None)) => self.done = true,
+            }
+        }
+    }
+
+    /// Takes one line; returns the event a blank line completes.
+    fn feed(&mut self, line: &str) -> Option<Event> {
+        if line.is_empty() {
+            if self.data.is_empty() && self.name.is_none() {
+                return None;
+            }
+            return Some(Event {
+                name: self.name.take(),
+                data: std::mem::take(&mut self.data).join("\n"),
+            });
+        }
+        if line.starts_with(':') {
+            return None;
+        }
+        let (field, value) = match line.split_once(':') {
+            Some((f, v)) => (f, v.strip_prefix(' ').unwrap_or(v)),
+            None => (line, ""),
+        };
+        match field {
+            "event" => self.name = Some(value.to_owned()),
+            "data" => self.data.push(value.to_owned()),
+            _ => {}
+        }
+        None
+    }
+}
+
+/// Whether a response to a streamed request is a stream of server-sent
+/// events: anything but JSON is read as one (some servers and proxies
+/// label their streams loosely), and a server that ignored `stream` and
+/// answered whole is read as JSON.
+pub(crate) fn is_event_stream(response: &reqwest::Response) -> bool {
+    !response
+        .headers()
+        .get(reqwest::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("application/json"))
 }
 
 /// The response a transport hands back: `text`, with the token counts under
@@ -131,32 +330,32 @@ pub(crate) fn judge_response(
             .and_then(serde_json::Value::as_u64)
             .unwrap_or(0)
     };
-    crate::judge::JudgeResponse {
-        text,
-        input_tokens: tokens(input_key),
-        output_tokens: tokens(output_key),
-        model: reply
-            .get("model")
-            .and_then(serde_json::Value::as_str)
-            .map(str::to_owned),
+    let mut response =
+        crate::judge::JudgeResponse::text(text).with_tokens(tokens(input_key), tokens(output_key));
+    if let Some(model) = reply.get("model").and_then(serde_json::Value::as_str) {
+        response = response.with_model(model);
     }
+    response
 }
 
 /// reqwest's top-level message is terse ("error sending request"); the
 /// causes say what happened (connection refused, reset, …).
-fn error_chain(e: &(dyn std::error::Error + 'static)) -> String {
+pub(crate) fn error_chain(e: &(dyn std::error::Error + 'static)) -> String {
     let mut out = e.to_string();
     let mut source = e.source();
     while let Some(s) = source {
-        out.push_str(": ");
-        out.push_str(&s.to_string());
+        let text = s.to_string();
+        if !out.contains(&text) {
+            out.push_str(": ");
+            out.push_str(&text);
+        }
         source = s.source();
     }
     out
 }
 
 /// The start of a body, as text, for error messages. An HTML page is named as one.
-fn excerpt(bytes: &[u8]) -> String {
+pub(crate) fn excerpt(bytes: &[u8]) -> String {
     let text = String::from_utf8_lossy(bytes);
     let text = text.trim();
     if text.is_empty() {
@@ -176,18 +375,35 @@ fn excerpt(bytes: &[u8]) -> String {
     format!("{prefix}{}{ellipsis}", &text[..cut])
 }
 
-/// `Retry-After` as a delay: delta-seconds or an HTTP-date (RFC 9110 §10.2.3).
-/// A date in the past means "now".
+/// The longest `Retry-After` honoured; a server asking for more gets this,
+/// and the retry time budget then decides.
+const MAX_RETRY_AFTER: Duration = Duration::from_secs(24 * 3600);
+
+/// `Retry-After` as a delay: delta-seconds or an HTTP-date (RFC 9110
+/// §10.2.3). A date in the past means "now"; an absurd value (`1e20`, a
+/// 30-digit number) is capped at a day rather than trusted.
 pub(crate) fn retry_after(headers: &HeaderMap, now: SystemTime) -> Option<Duration> {
     let value = headers.get(RETRY_AFTER)?.to_str().ok()?.trim();
-    if let Ok(secs) = value.parse::<u64>() {
-        return Some(Duration::from_secs(secs));
+    if !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()) {
+        let secs = value.parse::<u64>().unwrap_or(u64::MAX);
+        return Some(Duration::from_secs(secs).min(MAX_RETRY_AFTER));
     }
     if let Ok(secs) = value.parse::<f64>() {
-        return (secs.is_finite() && secs >= 0.0).then(|| Duration::from_secs_f64(secs));
+        if !(secs >= 0.0) {
+            return None;
+        }
+        return Some(
+            Duration::try_from_secs_f64(secs)
+                .unwrap_or(MAX_RETRY_AFTER)
+                .min(MAX_RETRY_AFTER),
+        );
     }
     let when = httpdate::parse_http_date(value).ok()?;
-    Some(when.duration_since(now).unwrap_or(Duration::ZERO))
+    Some(
+        when.duration_since(now)
+            .unwrap_or(Duration::ZERO)
+            .min(MAX_RETRY_AFTER),
+    )
 }
 
 #[cfg(test)]
@@ -221,7 +437,22 @@ mod tests {
         assert_eq!(retry_after(&headers(&earlier), now), Some(Duration::ZERO));
         assert_eq!(retry_after(&headers("soon"), now), None);
         assert_eq!(retry_after(&headers("-3"), now), None);
+        assert_eq!(retry_after(&headers("NaN"), now), None);
         assert_eq!(retry_after(&HeaderMap::new(), now), None);
+    }
+
+    #[test]
+    fn absurd_retry_after_values_are_capped_not_panicking() {
+        let now = SystemTime::now();
+        for v in [
+            "1e20",
+            "1e308",
+            "inf",
+            "99999999999999999999999999999",
+            "18446744073709551615",
+        ] {
+            assert_eq!(retry_after(&headers(v), now), Some(MAX_RETRY_AFTER), "{v}");
+        }
     }
 
     #[test]
@@ -235,8 +466,17 @@ mod tests {
     }
 
     #[test]
-    fn redaction() {
+    fn redaction_of_every_length() {
         let k = ApiKey::new("sk-abcdef");
         assert_eq!(k.redact("bad key sk-abcdef given"), "bad key *** given");
+        assert_eq!(ApiKey::new("xy").redact("key xy"), "key ***");
+    }
+
+    #[test]
+    fn loopback_hosts() {
+        assert!(is_loopback("http://127.0.0.1:8787/v1"));
+        assert!(is_loopback("http://localhost:11434/v1"));
+        assert!(is_loopback("http://[::1]:8000/v1"));
+        assert!(!is_loopback("https://api.openai.com/v1"));
     }
 }

@@ -1,18 +1,25 @@
 //! The [`Judge`]: an LLM that grades RAG answers, behind one typed request.
 //!
-//! Every question the judge asks goes through one path, so retries, the
-//! timeout, the concurrency limit, token accounting and the memo live in
-//! one place:
+//! A judge is a *session* over a *client*. The client (one per configuration
+//! and process) owns the transport, retries, timeouts, the concurrency
+//! limit, the memo of live answers, the usage ledger and the run's budget;
+//! the session (one per test or suite case) owns the recorder, the scoring
+//! options and its own usage. Every question goes through one path:
 //!
 //! ```text
-//! evaluator ── JudgeRequest ──► memo ──► retry ──► concurrency limit ──► timeout ──► Transport
+//! evaluator ── JudgeRequest ──► recording ──► memo ──► budget ──► limit ──► retry ──► timeout ──► Transport
 //! ```
 //!
-//! The memo answers a request that was already answered (same fingerprint)
-//! without a second call: faithfulness and hallucination on the same case
-//! share one claim extraction and one verification.
+//! A request already answered in this process (same fingerprint) is not
+//! asked again: faithfulness and hallucination on one case share one claim
+//! extraction and one verification, and two tests asking the same question
+//! pay once.
 
 mod anthropic;
+mod budget;
+mod builder;
+mod client;
+mod format;
 mod http;
 mod openai;
 mod request;
@@ -20,63 +27,93 @@ mod retry;
 mod transport;
 
 pub use anthropic::{ANTHROPIC_VERSION, AnthropicTransport};
-pub use http::ApiKey;
-pub use openai::{JsonMode, OpenAiTransport};
+pub use builder::JudgeBuilder;
+pub use format::{JsonMode, Refusal, refuses_response_format};
+pub use http::{ApiKey, endpoint_label};
+pub use openai::OpenAiTransport;
+pub(crate) use request::canonical_json;
 #[cfg(test)]
 pub(crate) use request::test_request;
-pub use request::{Fingerprint, JudgeRequest, JudgeResponse, Message, ResponseFormat, Role};
+pub use request::{
+    Fingerprint, JudgeRequest, JudgeResponse, Message, ResponseFormat, Role, StopReason,
+};
 pub use retry::RetryPolicy;
 pub use transport::{BoxFuture, Transport};
 
 use crate::case::RagCase;
 use crate::config::{Config, Provider};
 use crate::cost::Price;
-use crate::error::{ConfigError, Error, Result, TransportError, TransportErrorKind};
+use crate::error::{ConfigError, Error, Result};
 use crate::evaluation::{Evaluation, Metric, Usage};
-use crate::metrics::{self, EvalOptions, Tally};
-use crate::prompts::{Task, Templates};
+use crate::metrics::{self, EvalOptions, Samples, Tally};
+use crate::prompts::{SchemaDialect, Shape, Task, Templates};
 use crate::record::Recorder;
 use crate::verdict::VerdictWeights;
-use std::collections::HashMap;
+use client::{CallError, Client, lock};
+use std::collections::HashSet;
 use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
-use tokio::sync::{OnceCell, Semaphore};
 
-/// An LLM judge. Cheap to clone: clones share the transport, the concurrency
-/// limit, the memo and the token totals.
+/// An LLM judge. Cheap to clone: clones share everything, including the
+/// recording and the usage totals.
 ///
 /// Build one from configuration with [`Judge::from_env`] (reads
-/// `ragaliq.toml` and `RAGALIQ_*` variables), or around any [`Transport`]
-/// with [`Judge::builder`].
+/// `ragaliq.toml` and `RAGALIQ_*` variables) or [`Judge::from_config`]: all
+/// judges of one configuration in a process share one client (connection
+/// pool, concurrency limit, memo, ledger). Or build one around any
+/// [`Transport`] with [`Judge::builder`].
 #[derive(Clone)]
 pub struct Judge {
-    inner: Arc<Inner>,
+    session: Arc<Session>,
 }
 
-struct Inner {
-    transport: Arc<dyn Transport>,
+struct Session {
+    client: Arc<Client>,
+    setup: Arc<Setup>,
     recorder: Option<Arc<Recorder>>,
-    model: String,
-    temperature: f64,
-    max_tokens: u32,
-    templates: Templates,
-    concurrency: usize,
-    limit: Arc<Semaphore>,
-    timeout: Duration,
-    retry: RetryPolicy,
-    scoring: Scoring,
-    price: Option<Price>,
-    budget: Option<f64>,
-    memo: Mutex<HashMap<Fingerprint, Arc<OnceCell<JudgeResponse>>>>,
-    ledger: Arc<Ledger>,
+    usage: Arc<UsageNode>,
+    trial: Option<String>,
+    /// Exchanges already answered for this recording (by any trial): a
+    /// second use is counted as shared, not as another replay or call.
+    served: Arc<Mutex<HashSet<Fingerprint>>>,
 }
 
-/// Spending shared by a judge and every judge derived from it.
+/// The scoring and asking settings of a session.
+#[derive(Clone, Debug)]
+pub(crate) struct Setup {
+    pub model: String,
+    pub temperature: f64,
+    pub max_tokens: u32,
+    pub sized_max_tokens: bool,
+    pub templates: Templates,
+    pub scoring: Scoring,
+    pub dialect: SchemaDialect,
+}
+
+/// Usage of a session and the sessions derived from it: a derived session
+/// adds to its parent too, so a suite's judge totals its cases.
 #[derive(Default)]
-struct Ledger {
-    totals: Mutex<Usage>,
-    skipped: std::sync::atomic::AtomicU64,
+struct UsageNode {
+    usage: Mutex<Usage>,
+    skipped: AtomicU64,
+    parent: Option<Arc<UsageNode>>,
+}
+
+impl UsageNode {
+    fn add(&self, usage: Usage) {
+        *lock(&self.usage) += usage;
+        if let Some(p) = &self.parent {
+            p.add(usage);
+        }
+    }
+
+    fn skip(&self) {
+        self.skipped.fetch_add(1, Ordering::SeqCst);
+        if let Some(p) = &self.parent {
+            p.skip();
+        }
+    }
 }
 
 /// Defaults the evaluators apply when an [`EvalOptions`] leaves them open.
@@ -85,6 +122,8 @@ pub(crate) struct Scoring {
     pub thresholds: [f64; 5],
     pub weights: VerdictWeights,
     pub confidence_floor: f64,
+    pub samples: Samples,
+    pub agreement: f64,
 }
 
 impl Default for Scoring {
@@ -93,30 +132,26 @@ impl Default for Scoring {
             thresholds: Metric::ALL.map(Metric::default_threshold),
             weights: VerdictWeights::RATIO,
             confidence_floor: 0.8,
+            samples: Samples::default(),
+            agreement: metrics::DEFAULT_AGREEMENT,
         }
     }
 }
 
 impl Scoring {
     pub(crate) fn threshold(&self, metric: Metric) -> f64 {
-        self.thresholds[metric_slot(metric)]
+        self.thresholds[metric.index()]
     }
-}
-
-fn metric_slot(metric: Metric) -> usize {
-    Metric::ALL
-        .iter()
-        .position(|m| *m == metric)
-        .expect("every metric")
 }
 
 impl fmt::Debug for Judge {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Judge")
             .field("provider", &self.provider())
-            .field("model", &self.inner.model)
-            .field("concurrency", &self.inner.concurrency)
-            .field("timeout", &self.inner.timeout)
+            .field("model", &self.session.setup.model)
+            .field("endpoint", &self.endpoint())
+            .field("concurrency", &self.session.client.concurrency)
+            .field("timeout", &self.session.client.timeout)
             .finish_non_exhaustive()
     }
 }
@@ -124,19 +159,7 @@ impl fmt::Debug for Judge {
 impl Judge {
     /// A builder around `transport`, with default settings.
     pub fn builder(transport: impl Transport) -> JudgeBuilder {
-        JudgeBuilder {
-            transport: Arc::new(transport),
-            model: "default".into(),
-            temperature: 0.0,
-            max_tokens: 2048,
-            templates: None,
-            concurrency: 8,
-            timeout: Duration::from_secs(60),
-            retry: RetryPolicy::default(),
-            scoring: Scoring::default(),
-            price: None,
-            budget: None,
-        }
+        JudgeBuilder::new(Arc::new(transport))
     }
 
     /// A judge from `ragaliq.toml` (at the package root, if present) and the
@@ -145,69 +168,66 @@ impl Judge {
         Judge::from_config(&Config::load()?)
     }
 
-    /// A judge as `config` describes it.
+    /// A judge as `config` describes it, over this process's shared client
+    /// for that configuration.
     pub fn from_config(config: &Config) -> Result<Judge, ConfigError> {
-        let key = config.api_key();
-        let key_var = config.api_key_env.as_deref().unwrap_or("");
-        let transport: Arc<dyn Transport> = match config.provider {
-            Provider::Anthropic => {
-                Arc::new(AnthropicTransport::new(&config.base_url).with_api_key(key, key_var))
-            }
-            provider => Arc::new(
-                OpenAiTransport::new(&config.base_url)
-                    .with_provider_name(provider.name())
-                    .with_api_key(key, key_var)
-                    .with_json_mode(config.json_mode),
-            ),
-        };
-        let templates = match &config.prompts_dir {
-            Some(dir) => Templates::from_dir(dir)?,
-            None => Templates::builtin(),
-        };
-        JudgeBuilder {
-            transport,
-            model: config.model.clone(),
-            temperature: config.temperature,
-            max_tokens: config.max_tokens,
-            templates: Some(templates),
-            concurrency: config.concurrency,
-            timeout: config.timeout,
-            retry: config.retry.clone(),
-            scoring: Scoring {
-                thresholds: config.thresholds,
-                weights: config.weights,
-                confidence_floor: config.confidence_floor,
-            },
-            price: config.price(),
-            budget: config.max_cost_usd,
-        }
-        .build()
+        let builder = JudgeBuilder::from_config(config)?;
+        let key = builder.client_key(config);
+        let (client, setup) = builder.into_parts()?;
+        let client = client::shared(key, move || client);
+        Ok(Judge::over(client, Arc::new(setup)))
     }
 
-    /// A judge with the same settings and transport that serves and records
-    /// exchanges through `recorder`. It shares this judge's concurrency limit,
-    /// token totals and budget, and has its own memo, so every exchange a
-    /// recording needs is asked through (or replayed from) that recording.
+    fn over(client: Arc<Client>, setup: Arc<Setup>) -> Judge {
+        Judge {
+            session: Arc::new(Session {
+                client,
+                setup,
+                recorder: None,
+                usage: Arc::default(),
+                trial: None,
+                served: Arc::default(),
+            }),
+        }
+    }
+
+    /// A judge with the same settings and client that serves and records
+    /// exchanges through `recorder`. Its usage adds to this judge's.
     #[must_use]
     pub fn with_recorder(&self, recorder: Arc<Recorder>) -> Judge {
-        let i = &self.inner;
+        self.derive(Some(recorder), self.session.trial.clone(), Arc::default())
+    }
+
+    /// A judge whose exchanges are marked in the recording as used by
+    /// `trial` (a suite names each exchange's metrics this way), so a run
+    /// that repeats only some trials replaces only their exchanges.
+    #[must_use]
+    pub fn for_trial(&self, trial: impl Into<String>) -> Judge {
+        self.derive(
+            self.session.recorder.clone(),
+            Some(trial.into()),
+            self.session.served.clone(),
+        )
+    }
+
+    fn derive(
+        &self,
+        recorder: Option<Arc<Recorder>>,
+        trial: Option<String>,
+        served: Arc<Mutex<HashSet<Fingerprint>>>,
+    ) -> Judge {
+        let s = &self.session;
         Judge {
-            inner: Arc::new(Inner {
-                transport: i.transport.clone(),
-                recorder: Some(recorder),
-                model: i.model.clone(),
-                temperature: i.temperature,
-                max_tokens: i.max_tokens,
-                templates: i.templates.clone(),
-                concurrency: i.concurrency,
-                limit: i.limit.clone(),
-                timeout: i.timeout,
-                retry: i.retry.clone(),
-                scoring: i.scoring.clone(),
-                price: i.price,
-                budget: i.budget,
-                memo: Mutex::new(HashMap::new()),
-                ledger: i.ledger.clone(),
+            session: Arc::new(Session {
+                client: s.client.clone(),
+                setup: s.setup.clone(),
+                recorder,
+                usage: Arc::new(UsageNode {
+                    parent: Some(s.usage.clone()),
+                    ..UsageNode::default()
+                }),
+                trial,
+                served,
             }),
         }
     }
@@ -215,68 +235,122 @@ impl Judge {
     /// The recorder this judge serves exchanges through, if any.
     #[must_use]
     pub fn recorder(&self) -> Option<&Recorder> {
-        self.inner.recorder.as_deref()
+        self.session.recorder.as_deref()
     }
 
     /// The transport's provider name.
     #[must_use]
     pub fn provider(&self) -> &str {
-        self.inner.transport.provider()
+        self.session.client.transport.provider()
     }
 
     /// The model asked.
     #[must_use]
     pub fn model(&self) -> &str {
-        &self.inner.model
+        &self.session.setup.model
     }
 
-    /// The most judge requests in flight at once, across every clone.
+    /// Where live calls go: `scheme://host:port` (never a path or key), when
+    /// the transport has an address.
+    #[must_use]
+    pub fn endpoint(&self) -> Option<String> {
+        self.session.client.endpoint()
+    }
+
+    /// How the server is asked for JSON now (after any negotiation).
+    #[must_use]
+    pub fn json_mode(&self) -> JsonMode {
+        self.session.client.formats.current()
+    }
+
+    /// The response formats the server refused in this process, and what
+    /// was used instead.
+    #[must_use]
+    pub fn refusals(&self) -> Vec<Refusal> {
+        self.session.client.refusals()
+    }
+
+    /// One line that says which judge this is and where its calls go:
+    ///
+    /// ```text
+    /// openai-compatible `scripted` at http://127.0.0.1:8787 (json_mode schema)
+    /// ```
+    #[must_use]
+    pub fn describe(&self) -> String {
+        let at = self.endpoint().map_or_else(
+            || "with no server address".to_owned(),
+            |e| format!("at {e}"),
+        );
+        let mut out = format!(
+            "{} `{}` {at} (json_mode {})",
+            self.provider(),
+            self.model(),
+            self.json_mode()
+        );
+        for r in self.refusals() {
+            out.push_str(&format!(
+                "; the server refused json_mode {}, now {}",
+                r.refused, r.now
+            ));
+        }
+        if self.session.client.serial() {
+            out.push_str("; the server stopped a streamed reply for another request, so calls now go one at a time");
+        }
+        out
+    }
+
+    /// The most judge requests in flight at once, across every judge of
+    /// this client in the process.
     #[must_use]
     pub fn concurrency(&self) -> usize {
-        self.inner.concurrency
+        self.session.client.concurrency
     }
 
-    /// Calls and tokens spent by this judge (and its clones and derived
-    /// judges) so far.
+    /// Calls and tokens spent by this judge, its clones and the judges
+    /// derived from it ([`with_recorder`](Self::with_recorder)) so far.
     #[must_use]
     pub fn usage(&self) -> Usage {
-        *lock(&self.inner.ledger.totals)
+        *lock(&self.session.usage.usage)
     }
 
     /// The model's price, when known.
     #[must_use]
     pub fn price(&self) -> Option<Price> {
-        self.inner.price
+        self.session.client.price
     }
 
-    /// The estimated dollars spent on live calls so far, when the price is known.
+    /// The estimated dollars this judge spent on live calls so far, when the
+    /// price is known.
     #[must_use]
     pub fn cost(&self) -> Option<f64> {
-        self.inner.price.map(|p| p.cost(&self.usage()))
+        self.price().map(|p| p.cost(&self.usage()))
     }
 
-    /// The cost budget in dollars, if any.
+    /// The run's cost budget in dollars, if any.
     #[must_use]
     pub fn budget(&self) -> Option<f64> {
-        self.inner.budget
+        self.session.client.budget.as_ref().map(|b| b.max_usd())
     }
 
-    /// Live calls skipped because the budget was spent.
+    /// Live calls of this judge skipped because the run's budget was spent.
     #[must_use]
     pub fn skipped_calls(&self) -> u64 {
-        self.inner
-            .ledger
-            .skipped
-            .load(std::sync::atomic::Ordering::SeqCst)
+        self.session.usage.skipped.load(Ordering::SeqCst)
     }
 
     /// The threshold `metric` passes at unless an [`EvalOptions`] says otherwise.
     #[must_use]
     pub fn default_threshold(&self, metric: Metric) -> f64 {
-        self.inner.scoring.threshold(metric)
+        self.session.setup.scoring.threshold(metric)
     }
 
-    /// Faithfulness of the response to the context (SPEC §4).
+    /// How many times each question is asked by default.
+    #[must_use]
+    pub fn samples(&self) -> Samples {
+        self.session.setup.scoring.samples
+    }
+
+    /// Faithfulness of the response to the context.
     ///
     /// Two judge calls: claim extraction, then one batched verification.
     pub async fn faithfulness(&self, case: &RagCase) -> Result<Evaluation> {
@@ -331,7 +405,7 @@ impl Judge {
     ///     .with_threshold(0.9)
     ///     .with_weights(VerdictWeights::STRICT);
     /// let eval = judge.evaluate_with(Metric::Faithfulness, &case, &strict).await.unwrap();
-    /// assert_eq!(eval.score, 0.0); // (1 + -1) / 2
+    /// assert_eq!(eval.score, 0.0); // (1 + -1) / 2, clamped
     /// assert!(!eval.passed);
     /// # });
     /// ```
@@ -345,312 +419,188 @@ impl Judge {
     }
 
     pub(crate) fn scoring(&self) -> &Scoring {
-        &self.inner.scoring
+        &self.session.setup.scoring
     }
 
-    /// A request for `task` with the user turn `user`.
+    pub(crate) fn templates(&self) -> &Templates {
+        &self.session.setup.templates
+    }
+
+    /// A request for `task` with the user turn `user`: the task's schema
+    /// bounded for `shape`, asked in the client's current JSON mode, with a
+    /// reply limit sized for `shape` under the configured ceiling.
     pub(crate) fn request(
         &self,
         task: Task,
         user: String,
         subject: serde_json::Value,
+        shape: Shape,
     ) -> JudgeRequest {
-        let templates = &self.inner.templates;
+        let setup = &self.session.setup;
+        let schema = task.schema(&shape, setup.dialect);
+        let max_tokens = if setup.sized_max_tokens {
+            task.reply_tokens(&shape).min(setup.max_tokens)
+        } else {
+            setup.max_tokens
+        };
         JudgeRequest {
             task: task.name().to_owned(),
-            template_version: templates.version_label(task),
-            model: self.inner.model.clone(),
-            system: templates.system().body.clone(),
-            messages: vec![Message::user(user)],
-            temperature: self.inner.temperature,
-            max_tokens: self.inner.max_tokens,
-            response_format: ResponseFormat::JsonSchema {
-                name: task.name().to_owned(),
-                schema: task.schema(),
-            },
+            template_version: setup.templates.version_label(task),
+            model: setup.model.clone(),
+            system: setup.templates.system().body.clone(),
+            messages: vec![request::Message::user(user)],
+            temperature: setup.temperature,
+            max_tokens,
+            response_format: self
+                .session
+                .client
+                .formats
+                .current()
+                .format(task.name(), &schema),
             sample: 0,
             subject,
         }
     }
 
-    pub(crate) fn templates(&self) -> &Templates {
-        &self.inner.templates
-    }
-
-    /// Answers `request`: from the memo when the same request was answered
-    /// before (concurrent identical requests wait for one answer), else from
-    /// the recording when the mode allows, else from the transport.
+    /// Answers `request`: from the recording when the mode allows and it
+    /// holds the answer, else from the process's memo, else live (recording
+    /// the answer). A refused response format steps down and asks again.
     pub(crate) async fn exchange(
         &self,
         request: &JudgeRequest,
+        task: Task,
+        shape: &Shape,
         tally: &Tally,
     ) -> Result<JudgeResponse> {
+        let session = &self.session;
         let provider = self.provider();
-        let fingerprint = request.fingerprint(provider);
-        let cell = lock(&self.inner.memo)
-            .entry(fingerprint)
-            .or_default()
-            .clone();
-        cell.get_or_try_init(|| async {
-            let recorder = self.inner.recorder.as_deref();
-            let recorded = match recorder {
-                Some(r) => r.lookup(&fingerprint, provider, request)?,
-                None => None,
-            };
-            if let Some(response) = recorded {
-                let replayed = Usage {
-                    replayed: 1,
-                    ..Usage::default()
-                };
-                tally.add(replayed);
-                *lock(&self.inner.ledger.totals) += replayed;
-                return Ok(response);
-            }
-            let response = self.call(request, tally).await?;
-            if let Some(recorder) = recorder {
-                recorder.store(&fingerprint, provider, request, &response);
-            }
-            Ok::<_, Error>(response)
-        })
-        .await
-        .cloned()
-    }
-
-    async fn call(&self, request: &JudgeRequest, tally: &Tally) -> Result<JudgeResponse> {
-        let inner = &self.inner;
-        if let (Some(budget), Some(spent)) = (inner.budget, self.cost())
-            && spent >= budget
-        {
-            inner
-                .ledger
-                .skipped
-                .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-            return Err(Error::BudgetExhausted {
-                budget,
-                spent,
-                calls: self.usage().calls,
-            });
-        }
-        let response = inner
-            .retry
-            .run(|| async {
-                let _permit = inner.limit.acquire().await.map_err(|_| {
-                    TransportError::other("the judge's concurrency limit was closed")
-                })?;
-                match tokio::time::timeout(inner.timeout, inner.transport.complete(request)).await {
-                    Ok(result) => result,
-                    Err(_) => Err(TransportError::new(TransportErrorKind::Timeout {
-                        after: inner.timeout,
-                    })),
+        let trial = session.trial.as_deref();
+        let schema = task.schema(shape, session.setup.dialect);
+        let requested = session.client.formats.configured();
+        let mut request = request.clone();
+        loop {
+            let fingerprint = request.fingerprint(provider);
+            if let Some(recorder) = session.recorder.as_deref() {
+                let mut found = recorder.lookup_only(&fingerprint, trial);
+                if found.is_none() {
+                    // A recording made after the server refused the
+                    // configured format holds the answers to the format
+                    // actually used; ask for exactly that again.
+                    let current = JsonMode::of(&request.response_format);
+                    if let Some(mode) = recorder.negotiated(requested).filter(|m| *m != current) {
+                        let mut alt = request.clone();
+                        alt.response_format = mode.format(task.name(), &schema);
+                        found = recorder.lookup_only(&alt.fingerprint(provider), trial);
+                    }
                 }
-            })
-            .await?;
-        let spent = Usage {
-            calls: 1,
-            input_tokens: response.input_tokens,
-            output_tokens: response.output_tokens,
-            replayed: 0,
-        };
-        tally.add(spent);
-        *lock(&inner.ledger.totals) += spent;
-        Ok(response)
+                if found.is_none() {
+                    // Missing or stale in replay mode; `None` when a live
+                    // call may answer.
+                    found = recorder.lookup(&fingerprint, provider, &request, trial)?;
+                }
+                if let Some(response) = found {
+                    let first = lock(&session.served).insert(fingerprint);
+                    let replayed = if first {
+                        Usage {
+                            replayed: 1,
+                            ..Usage::default()
+                        }
+                    } else {
+                        Usage {
+                            shared: 1,
+                            ..Usage::default()
+                        }
+                    };
+                    tally.add(replayed);
+                    session.usage.add(replayed);
+                    return Ok(response);
+                }
+            }
+            let charge = |spent: Usage| {
+                tally.add(spent);
+                session.usage.add(spent);
+            };
+            match session.client.answer(fingerprint, &request, &charge).await {
+                Ok((response, made_call)) => {
+                    lock(&session.served).insert(fingerprint);
+                    if !made_call {
+                        let shared = Usage {
+                            shared: 1,
+                            ..Usage::default()
+                        };
+                        tally.add(shared);
+                        session.usage.add(shared);
+                    }
+                    if let Some(recorder) = session.recorder.as_deref() {
+                        recorder.store(
+                            &fingerprint,
+                            provider,
+                            &request,
+                            &response,
+                            requested,
+                            trial,
+                        );
+                    }
+                    return Ok(response);
+                }
+                Err(CallError::Truncated(response)) => {
+                    return Err(Error::Truncated {
+                        task: task.name(),
+                        limit: request.max_tokens,
+                        ceiling: session.setup.max_tokens,
+                        items: if session.setup.sized_max_tokens {
+                            shape.describe(task)
+                        } else {
+                            String::new()
+                        },
+                        raw: response.text,
+                    });
+                }
+                Err(CallError::Failed(Error::Transport(e)))
+                    if matches!(
+                        e.kind,
+                        crate::error::TransportErrorKind::FormatRefused { .. }
+                    ) =>
+                {
+                    let refused = JsonMode::of(&request.response_format);
+                    match session.client.formats.step_down(refused, &e.to_string()) {
+                        Some(next) => {
+                            request.response_format = next.format(task.name(), &schema);
+                        }
+                        None => return Err(Error::Transport(e)),
+                    }
+                }
+                Err(CallError::Failed(e)) => {
+                    if e.is_budget() {
+                        session.usage.skip();
+                    }
+                    return Err(e);
+                }
+            }
+        }
     }
 }
 
-/// A poisoned lock only means another thread panicked while holding it; the
-/// data (a memo, counters) is still consistent, so carry on.
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
-}
-
-/// Builds a [`Judge`] around a [`Transport`]. Every setting has a default.
-#[must_use = "a builder does nothing until `build` is called"]
-pub struct JudgeBuilder {
-    transport: Arc<dyn Transport>,
-    model: String,
-    temperature: f64,
-    max_tokens: u32,
-    templates: Option<Templates>,
-    concurrency: usize,
-    timeout: Duration,
-    retry: RetryPolicy,
-    scoring: Scoring,
-    price: Option<Price>,
-    budget: Option<f64>,
-}
-
-impl JudgeBuilder {
-    /// The model to ask (default `"default"`, for transports that ignore it).
-    pub fn with_model(mut self, model: impl Into<String>) -> Self {
-        self.model = model.into();
-        self
-    }
-
-    /// Sampling temperature, 0 to 2 (default 0).
-    pub fn with_temperature(mut self, temperature: f64) -> Self {
-        self.temperature = temperature;
-        self
-    }
-
-    /// Most tokens per reply (default 2048).
-    pub fn with_max_tokens(mut self, max_tokens: u32) -> Self {
-        self.max_tokens = max_tokens;
-        self
-    }
-
-    /// Prompt templates (default: the built-in ones).
-    pub fn with_templates(mut self, templates: Templates) -> Self {
-        self.templates = Some(templates);
-        self
-    }
-
-    /// The most requests in flight at once across all evaluations (default 8).
-    pub fn with_concurrency(mut self, limit: usize) -> Self {
-        self.concurrency = limit;
-        self
-    }
-
-    /// Time allowed for one attempt (default 60 s).
-    pub fn with_timeout(mut self, timeout: Duration) -> Self {
-        self.timeout = timeout;
-        self
-    }
-
-    /// The retry policy (default [`RetryPolicy::default`]).
-    pub fn with_retry(mut self, retry: RetryPolicy) -> Self {
-        self.retry = retry;
-        self
-    }
-
-    /// The threshold `metric` passes at by default.
-    pub fn with_threshold(mut self, metric: Metric, threshold: f64) -> Self {
-        self.scoring.thresholds[metric_slot(metric)] = threshold;
-        self
-    }
-
-    /// Verdict weights for faithfulness (default [`VerdictWeights::RATIO`]).
-    pub fn with_weights(mut self, weights: VerdictWeights) -> Self {
-        self.scoring.weights = weights;
-        self
-    }
-
-    /// The confidence under which a supported claim still counts as
-    /// hallucinated (default 0.8).
-    pub fn with_confidence_floor(mut self, floor: f64) -> Self {
-        self.scoring.confidence_floor = floor;
-        self
-    }
-
-    /// The model's price, for cost estimates and the budget.
-    pub fn with_price(mut self, price: Price) -> Self {
-        self.price = Some(price);
-        self
-    }
-
-    /// Stops live calls once this many dollars are spent (needs a price).
-    pub fn with_budget(mut self, dollars: f64) -> Self {
-        self.budget = Some(dollars);
-        self
-    }
-
-    /// Checks the settings and builds the judge.
-    pub fn build(self) -> Result<Judge, ConfigError> {
-        let invalid = |origin: &str, value: String, expected: &str| ConfigError::Invalid {
-            origin: origin.into(),
-            value,
-            expected: expected.into(),
-        };
-        if self.concurrency == 0 {
-            return Err(invalid(
-                "concurrency",
-                "0".into(),
-                "a whole number of at least 1",
-            ));
-        }
-        if !(0.0..=2.0).contains(&self.temperature) {
-            return Err(invalid(
-                "temperature",
-                self.temperature.to_string(),
-                "a number from 0 to 2",
-            ));
-        }
-        if self.max_tokens == 0 {
-            return Err(invalid(
-                "max_tokens",
-                "0".into(),
-                "a whole number of at least 1",
-            ));
-        }
-        if self.timeout.is_zero() {
-            return Err(invalid("timeout", "0".into(), "a positive duration"));
-        }
-        for (metric, t) in Metric::ALL.iter().zip(self.scoring.thresholds) {
-            if !(0.0..=1.0).contains(&t) {
-                return Err(invalid(
-                    &format!("threshold of {metric}"),
-                    t.to_string(),
-                    "a number from 0 to 1",
-                ));
-            }
-        }
-        if !self.scoring.weights.is_finite() {
-            return Err(invalid(
-                "weights",
-                format!("{:?}", self.scoring.weights),
-                "finite numbers",
-            ));
-        }
-        if !(0.0..=1.0).contains(&self.scoring.confidence_floor) {
-            return Err(invalid(
-                "confidence_floor",
-                self.scoring.confidence_floor.to_string(),
-                "a number from 0 to 1",
-            ));
-        }
-        if let Some(budget) = self.budget {
-            if !(budget.is_finite() && budget >= 0.0) {
-                return Err(invalid(
-                    "budget",
-                    budget.to_string(),
-                    "a number of dollars, 0 or more",
-                ));
-            }
-            if self.price.is_none() {
-                return Err(invalid(
-                    "budget",
-                    budget.to_string(),
-                    &format!(
-                        "a price for model `{}` first: add [cost.prices.\"{}\"] to ragaliq.toml",
-                        self.model, self.model
-                    ),
-                ));
-            }
-        }
-        if let Some(price) = self.price.filter(|p| !p.is_valid()) {
-            return Err(invalid(
-                "price",
-                format!("{price:?}"),
-                "finite prices, 0 or more",
-            ));
-        }
-        Ok(Judge {
-            inner: Arc::new(Inner {
-                transport: self.transport,
-                recorder: None,
-                model: self.model,
-                temperature: self.temperature,
-                max_tokens: self.max_tokens,
-                templates: self.templates.unwrap_or_default(),
-                concurrency: self.concurrency,
-                limit: Arc::new(Semaphore::new(self.concurrency)),
-                timeout: self.timeout,
-                retry: self.retry,
-                scoring: self.scoring,
-                price: self.price,
-                budget: self.budget,
-                memo: Mutex::new(HashMap::new()),
-                ledger: Arc::default(),
-            }),
-        })
+/// The transport a configuration describes.
+pub(crate) fn transport_for(config: &Config) -> Arc<dyn Transport> {
+    let key = config.api_key();
+    let key_var = config.api_key_env.as_deref().unwrap_or("");
+    let idle = config.idle_timeout;
+    match (config.provider, config.base_url.as_deref()) {
+        (Provider::Anthropic, url) => Arc::new(
+            AnthropicTransport::new(url.unwrap_or("https://api.anthropic.com/v1"))
+                .with_api_key(key, key_var)
+                .with_streaming(config.stream)
+                .with_idle_timeout(idle),
+        ),
+        (provider, Some(url)) => Arc::new(
+            OpenAiTransport::new(url)
+                .with_provider_name(provider.name())
+                .with_api_key(key, key_var)
+                .with_max_completion_tokens(provider == Provider::OpenAi)
+                .with_streaming(config.stream)
+                .with_idle_timeout(idle),
+        ),
+        (provider, None) => Arc::new(OpenAiTransport::without_address(provider.name())),
     }
 }

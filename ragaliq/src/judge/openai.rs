@@ -1,78 +1,70 @@
 //! OpenAI-compatible chat completions: OpenAI, Ollama, vLLM, llama.cpp
 //! server, LM Studio, OpenRouter and anything else that speaks
 //! `POST {base}/chat/completions`.
+//!
+//! Replies are streamed (server-sent events) when the transport is built
+//! from configuration: a call that times out then really ends, because
+//! dropping the stream closes the connection and the server stops
+//! generating, and a slow but working local model is told apart from a
+//! stalled one by the idle timeout. Streamed or not, the judge sees the same
+//! reply text, tokens and model, so recordings are identical.
 
 use super::http::{self, ApiKey};
-use super::request::{JudgeRequest, JudgeResponse, ResponseFormat, Role};
+use super::request::{JudgeRequest, JudgeResponse, ResponseFormat, Role, StopReason};
 use super::transport::{BoxFuture, Transport};
 use crate::error::{TransportError, TransportErrorKind};
-use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
-
-/// How a chat-completions server is asked for JSON.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum JsonMode {
-    /// `response_format: {"type": "json_schema", …}` with the task's schema,
-    /// strict (OpenAI structured outputs; recent vLLM and Ollama).
-    #[default]
-    Schema,
-    /// `response_format: {"type": "json_object"}`.
-    Object,
-    /// No `response_format`: the prompt alone asks for JSON.
-    None,
-}
-
-impl JsonMode {
-    /// The accepted configuration spellings.
-    pub const NAMES: &'static str = "schema, object, none";
-
-    /// Parses a configuration value.
-    #[must_use]
-    pub fn from_name(s: &str) -> Option<JsonMode> {
-        match s {
-            "schema" => Some(JsonMode::Schema),
-            "object" => Some(JsonMode::Object),
-            "none" => Some(JsonMode::None),
-            _ => None,
-        }
-    }
-}
+use std::time::Duration;
 
 /// A transport for OpenAI-compatible chat completions.
 ///
 /// ```
-/// use ragaliq::judge::{ApiKey, JsonMode, OpenAiTransport};
-/// // A local Ollama: no key, JSON object mode.
-/// let ollama = OpenAiTransport::new("http://127.0.0.1:11434/v1")
-///     .with_provider_name("ollama")
-///     .with_json_mode(JsonMode::Object);
-/// // OpenAI itself.
+/// use ragaliq::judge::{ApiKey, OpenAiTransport};
+/// // A local Ollama: no key.
+/// let ollama = OpenAiTransport::new("http://127.0.0.1:11434/v1").with_provider_name("ollama");
+/// // OpenAI itself: `max_completion_tokens`, streamed.
 /// let openai = OpenAiTransport::new("https://api.openai.com/v1")
-///     .with_api_key(Some(ApiKey::new("sk-…")), "OPENAI_API_KEY");
+///     .with_api_key(Some(ApiKey::new("sk-…")), "OPENAI_API_KEY")
+///     .with_max_completion_tokens(true)
+///     .with_streaming(true);
 /// # let _ = (ollama, openai);
 /// ```
 #[derive(Clone, Debug)]
 pub struct OpenAiTransport {
-    endpoint: String,
+    url: Option<String>,
     provider: String,
     key: Option<ApiKey>,
     key_variable: Option<String>,
-    json_mode: JsonMode,
-    client: reqwest::Client,
+    max_completion_tokens: bool,
+    stream: bool,
+    idle_timeout: Duration,
 }
 
 impl OpenAiTransport {
     /// A transport for the server at `base_url` (up to and including `/v1`).
+    /// Not streamed, `max_tokens`, no key, provider name `openai`.
     #[must_use]
     pub fn new(base_url: &str) -> Self {
         OpenAiTransport {
-            endpoint: format!("{}/chat/completions", base_url.trim_end_matches('/')),
+            url: Some(format!(
+                "{}/chat/completions",
+                base_url.trim_end_matches('/')
+            )),
             provider: "openai".into(),
             key: None,
             key_variable: None,
-            json_mode: JsonMode::Schema,
-            client: http::client(),
+            max_completion_tokens: false,
+            stream: false,
+            idle_timeout: Duration::from_secs(30),
+        }
+    }
+
+    /// A transport with no server address: every call fails, naming the
+    /// settings that give one. Replay never calls it.
+    pub(crate) fn without_address(provider: &str) -> Self {
+        OpenAiTransport {
+            url: None,
+            ..OpenAiTransport::new("http://unset").with_provider_name(provider)
         }
     }
 
@@ -86,17 +78,34 @@ impl OpenAiTransport {
         self
     }
 
-    /// How JSON is requested (default [`JsonMode::Schema`]).
-    #[must_use]
-    pub fn with_json_mode(mut self, mode: JsonMode) -> Self {
-        self.json_mode = mode;
-        self
-    }
-
     /// The provider name in fingerprints (default `openai`).
     #[must_use]
     pub fn with_provider_name(mut self, name: &str) -> Self {
         self.provider = name.to_owned();
+        self
+    }
+
+    /// Sends the reply limit as `max_completion_tokens` (OpenAI; its
+    /// o-series accepts nothing else) instead of `max_tokens` (what other
+    /// servers read: llama-cpp-python ignores `max_completion_tokens`).
+    #[must_use]
+    pub fn with_max_completion_tokens(mut self, yes: bool) -> Self {
+        self.max_completion_tokens = yes;
+        self
+    }
+
+    /// Streams replies as server-sent events (default off).
+    #[must_use]
+    pub fn with_streaming(mut self, stream: bool) -> Self {
+        self.stream = stream;
+        self
+    }
+
+    /// How long a streamed reply may go without data before the call fails
+    /// and the connection is closed (default 30 s).
+    #[must_use]
+    pub fn with_idle_timeout(mut self, idle: Duration) -> Self {
+        self.idle_timeout = idle;
         self
     }
 
@@ -115,14 +124,20 @@ impl OpenAiTransport {
             "model": request.model,
             "messages": messages,
             "temperature": request.temperature,
-            "max_tokens": request.max_tokens,
         });
-        let format = match (&request.response_format, self.json_mode) {
-            (ResponseFormat::Text, _) | (_, JsonMode::None) => None,
-            (ResponseFormat::Json, _) | (ResponseFormat::JsonSchema { .. }, JsonMode::Object) => {
-                Some(json!({"type": "json_object"}))
+        let limit = if self.max_completion_tokens {
+            "max_completion_tokens"
+        } else {
+            "max_tokens"
+        };
+        body[limit] = json!(request.max_tokens);
+        let format = match &request.response_format {
+            ResponseFormat::Text => None,
+            ResponseFormat::JsonObject => Some(json!({"type": "json_object"})),
+            ResponseFormat::JsonObjectWithSchema { schema, .. } => {
+                Some(json!({"type": "json_object", "schema": schema}))
             }
-            (ResponseFormat::JsonSchema { name, schema }, JsonMode::Schema) => Some(json!({
+            ResponseFormat::JsonSchema { name, schema } => Some(json!({
                 "type": "json_schema",
                 "json_schema": {"name": name, "strict": true, "schema": schema}
             })),
@@ -130,7 +145,52 @@ impl OpenAiTransport {
         if let Some(format) = format {
             body["response_format"] = format;
         }
+        if self.stream {
+            body["stream"] = json!(true);
+            body["stream_options"] = json!({"include_usage": true});
+        }
         body
+    }
+
+    async fn call(&self, request: &JudgeRequest) -> Result<JudgeResponse, TransportError> {
+        let Some(url) = &self.url else {
+            return Err(TransportError::new(TransportErrorKind::MissingBaseUrl {
+                provider: self.provider.clone(),
+            }));
+        };
+        let bearer;
+        let mut headers: Vec<(&str, &str)> = Vec::new();
+        match (&self.key, &self.key_variable) {
+            (Some(key), _) => {
+                bearer = format!("Bearer {}", key.expose());
+                headers.push(("authorization", &bearer));
+            }
+            (None, Some(variable)) => {
+                return Err(TransportError::new(TransportErrorKind::MissingApiKey {
+                    variable: variable.clone(),
+                }));
+            }
+            (None, None) => {}
+        }
+        let format_requested = !matches!(request.response_format, ResponseFormat::Text);
+        let response = http::send(
+            url,
+            &headers,
+            &self.body(request),
+            self.key.as_ref(),
+            format_requested,
+            error_message,
+        )
+        .await?;
+        if self.stream && http::is_event_stream(&response) {
+            read_stream(
+                http::EventStream::new(response, self.idle_timeout),
+                self.key.as_ref(),
+            )
+            .await
+        } else {
+            read_reply(&http::read_json(response, self.key.as_ref()).await?)
+        }
     }
 }
 
@@ -139,41 +199,42 @@ impl Transport for OpenAiTransport {
         &self.provider
     }
 
+    fn endpoint(&self) -> Option<String> {
+        self.url.as_deref().and_then(http::endpoint_label)
+    }
+
     fn complete<'a>(
         &'a self,
         request: &'a JudgeRequest,
     ) -> BoxFuture<'a, Result<JudgeResponse, TransportError>> {
         Box::pin(async move {
-            let mut builder = self.client.post(&self.endpoint);
-            match (&self.key, &self.key_variable) {
-                (Some(key), _) => builder = builder.bearer_auth(key.expose()),
-                (None, Some(variable)) => {
-                    return Err(TransportError::new(TransportErrorKind::MissingApiKey {
-                        variable: variable.clone(),
-                    }));
-                }
-                (None, None) => {}
-            }
-            let reply = http::post_json(
-                builder,
-                &self.body(request),
-                self.key.as_ref(),
-                error_message,
-            )
-            .await?;
-            read_reply(&reply)
+            self.call(request)
+                .await
+                .map_err(|e| e.with_endpoint(self.endpoint()))
         })
     }
 }
 
-/// `{"error": {"message": "…"}}`, or `{"error": "…"}` as some servers send.
+/// `{"error": {"message": "…"}}`, or `{"error": "…"}` as some servers send,
+/// or `{"detail": "…"}` (FastAPI servers).
 fn error_message(body: &Value) -> Option<String> {
-    let error = body.get("error")?;
-    error
-        .get("message")
+    if let Some(error) = body.get("error") {
+        return error
+            .get("message")
+            .and_then(Value::as_str)
+            .or_else(|| error.as_str())
+            .map(str::to_owned);
+    }
+    body.get("detail")
         .and_then(Value::as_str)
-        .or_else(|| error.as_str())
         .map(str::to_owned)
+}
+
+fn stop_reason(finish: Option<&str>) -> StopReason {
+    match finish {
+        Some("length") => StopReason::MaxTokens,
+        _ => StopReason::Complete,
+    }
 }
 
 fn read_reply(reply: &Value) -> Result<JudgeResponse, TransportError> {
@@ -183,8 +244,11 @@ fn read_reply(reply: &Value) -> Result<JudgeResponse, TransportError> {
             body: reply.to_string().chars().take(300).collect(),
         })
     };
-    let message = reply
-        .pointer("/choices/0/message")
+    let choice = reply
+        .pointer("/choices/0")
+        .ok_or_else(|| decode("no choices[0] in the response"))?;
+    let message = choice
+        .get("message")
         .ok_or_else(|| decode("no choices[0].message in the response"))?;
     let text = match message.get("content") {
         Some(Value::String(s)) => s.clone(),
@@ -195,12 +259,91 @@ fn read_reply(reply: &Value) -> Result<JudgeResponse, TransportError> {
             None => return Err(decode("choices[0].message.content is not a string")),
         },
     };
-    Ok(http::judge_response(
-        text,
-        reply,
-        "prompt_tokens",
-        "completion_tokens",
-    ))
+    let stop = stop_reason(choice.get("finish_reason").and_then(Value::as_str));
+    Ok(http::judge_response(text, reply, "prompt_tokens", "completion_tokens").with_stop(stop))
+}
+
+/// Assembles a streamed reply: the content deltas in order, the finish
+/// reason, and the usage and model the chunks carry.
+async fn read_stream(
+    mut events: http::EventStream,
+    key: Option<&ApiKey>,
+) -> Result<JudgeResponse, TransportError> {
+    let mut text = String::new();
+    let mut refusal = String::new();
+    let mut finish: Option<String> = None;
+    let mut usage = (0, 0);
+    let mut model: Option<String> = None;
+    let mut saw_choice = false;
+    while let Some(event) = events.next().await? {
+        let data = event.data.trim();
+        if data == "[DONE]" {
+            break;
+        }
+        if data.is_empty() {
+            continue;
+        }
+        let chunk: Value = serde_json::from_str(data).map_err(|e| {
+            TransportError::new(TransportErrorKind::Decode {
+                message: format!("a streamed chunk is not JSON ({e})"),
+                body: data.chars().take(300).collect(),
+            })
+        })?;
+        if let Some(message) = error_message(&chunk).filter(|_| chunk.get("error").is_some()) {
+            let message = key.map_or(message.clone(), |k| k.redact(&message));
+            return Err(TransportError::new(TransportErrorKind::Status {
+                status: 500,
+                message: format!("error in the middle of a streamed reply: {message}"),
+            }));
+        }
+        if let Some(m) = chunk.get("model").and_then(Value::as_str) {
+            model = Some(m.to_owned());
+        }
+        if let Some(u) = chunk.get("usage").filter(|u| u.is_object()) {
+            let n = |k: &str| u.get(k).and_then(Value::as_u64).unwrap_or(0);
+            usage = (n("prompt_tokens"), n("completion_tokens"));
+        }
+        if let Some(choice) = chunk.pointer("/choices/0") {
+            saw_choice = true;
+            if let Some(delta) = choice.get("delta") {
+                if let Some(s) = delta.get("content").and_then(Value::as_str) {
+                    text.push_str(s);
+                }
+                if let Some(s) = delta.get("refusal").and_then(Value::as_str) {
+                    refusal.push_str(s);
+                }
+            }
+            if let Some(f) = choice.get("finish_reason").and_then(Value::as_str) {
+                finish = Some(f.to_owned());
+            }
+        }
+    }
+    if !saw_choice {
+        return Err(TransportError::new(TransportErrorKind::Decode {
+            message: "the stream ended without a single choice".into(),
+            body: String::new(),
+        }));
+    }
+    if finish.is_none() {
+        // llama-cpp-python ends a streamed reply this way when another
+        // request arrives: the reply is incomplete, whatever it holds.
+        return Err(TransportError::new(TransportErrorKind::Interrupted {
+            message: format!(
+                "the stream ended with no finish_reason after {} characters, as a server that answers one request at a time does when another arrives (llama-cpp-python); ragaliq now sends it one request at a time (set judge.concurrency = 1 for such a server)",
+                text.chars().count()
+            ),
+        }));
+    }
+    if text.is_empty() && !refusal.is_empty() {
+        text = refusal;
+    }
+    let mut response = JudgeResponse::text(text)
+        .with_tokens(usage.0, usage.1)
+        .with_stop(stop_reason(finish.as_deref()));
+    if let Some(model) = model {
+        response = response.with_model(model);
+    }
+    Ok(response)
 }
 
 #[cfg(test)]
@@ -209,47 +352,69 @@ mod tests {
     use crate::judge::request::test_request;
 
     fn req(format: ResponseFormat) -> JudgeRequest {
-        test_request("gpt-4o-mini", format)
+        test_request("gpt-test", format)
     }
 
     #[test]
-    fn body_per_json_mode() {
-        let schema = ResponseFormat::JsonSchema {
-            name: "relevance".into(),
-            schema: json!({"type": "object"}),
-        };
+    fn body_for_every_format() {
         let t = OpenAiTransport::new("http://x/v1/");
-        assert_eq!(t.endpoint, "http://x/v1/chat/completions");
-        let b = t.body(&req(schema.clone()));
+        let schema = json!({"type": "object"});
+        let b = t.body(&req(ResponseFormat::JsonSchema {
+            name: "relevance".into(),
+            schema: schema.clone(),
+        }));
+        assert_eq!(b["response_format"]["type"], "json_schema");
+        assert_eq!(b["response_format"]["json_schema"]["strict"], true);
+        assert_eq!(b["messages"][0]["role"], "system");
+        assert_eq!(b["max_tokens"], 100);
+        assert!(b.get("stream").is_none());
+        let b = t.body(&req(ResponseFormat::JsonObjectWithSchema {
+            name: "relevance".into(),
+            schema: schema.clone(),
+        }));
         assert_eq!(
-            b["messages"][0],
-            json!({"role": "system", "content": "sys"})
+            b["response_format"],
+            json!({"type": "json_object", "schema": schema})
         );
-        assert_eq!(b["response_format"]["json_schema"]["strict"], json!(true));
-        let b = t
-            .clone()
-            .with_json_mode(JsonMode::Object)
-            .body(&req(schema.clone()));
+        let b = t.body(&req(ResponseFormat::JsonObject));
         assert_eq!(b["response_format"], json!({"type": "json_object"}));
-        let b = t.with_json_mode(JsonMode::None).body(&req(schema));
+        let b = t.body(&req(ResponseFormat::Text));
         assert!(b.get("response_format").is_none());
     }
 
     #[test]
-    fn reply_with_usage_and_refusal() {
+    fn openai_itself_gets_max_completion_tokens_and_a_stream() {
+        let t = OpenAiTransport::new("http://x/v1")
+            .with_max_completion_tokens(true)
+            .with_streaming(true);
+        let b = t.body(&req(ResponseFormat::JsonObject));
+        assert_eq!(b["max_completion_tokens"], 100);
+        assert!(b.get("max_tokens").is_none());
+        assert_eq!(b["stream"], true);
+        assert_eq!(b["stream_options"]["include_usage"], true);
+    }
+
+    #[test]
+    fn reply_with_usage_refusal_and_truncation() {
         let r = read_reply(&json!({
             "model": "gpt-4o-mini-2024-07-18",
-            "choices": [{"message": {"role": "assistant", "content": "{}"}}],
+            "choices": [{"message": {"role": "assistant", "content": "{}"}, "finish_reason": "stop"}],
             "usage": {"prompt_tokens": 12, "completion_tokens": 3}
         }))
         .unwrap();
         assert_eq!((r.input_tokens, r.output_tokens), (12, 3));
         assert_eq!(r.model.as_deref(), Some("gpt-4o-mini-2024-07-18"));
+        assert_eq!(r.stop, StopReason::Complete);
         let r = read_reply(
             &json!({"choices": [{"message": {"content": null, "refusal": "I can't help."}}]}),
         )
         .unwrap();
         assert_eq!(r.text, "I can't help.");
+        let r = read_reply(
+            &json!({"choices": [{"message": {"content": "{\"a\": ["}, "finish_reason": "length"}]}),
+        )
+        .unwrap();
+        assert_eq!(r.stop, StopReason::MaxTokens);
         assert!(read_reply(&json!({"choices": []})).is_err());
     }
 }

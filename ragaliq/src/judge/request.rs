@@ -35,15 +35,28 @@ impl Message {
     }
 }
 
-/// How the judge should shape its reply.
+/// How the judge is asked to shape its reply, as sent on the wire.
+///
+/// The four forms are the steps of JSON-mode negotiation, strongest first: a
+/// server that refuses one is asked with the next (see
+/// [`JsonMode`](crate::judge::JsonMode)).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "type")]
 pub enum ResponseFormat {
-    /// Free text.
+    /// Free text: the prompt alone asks for JSON.
     Text,
-    /// Any JSON object.
-    Json,
-    /// JSON matching a schema.
+    /// Any JSON object (`{"type": "json_object"}`).
+    #[serde(alias = "json")]
+    JsonObject,
+    /// A JSON object with the schema as a hint (`{"type": "json_object",
+    /// "schema": …}`, as llama.cpp servers and vLLM accept).
+    JsonObjectWithSchema {
+        /// The schema's name (the task label).
+        name: String,
+        /// The JSON schema.
+        schema: serde_json::Value,
+    },
+    /// JSON matching a schema (OpenAI structured outputs; Anthropic forced tool use).
     JsonSchema {
         /// The schema's name (the task label).
         name: String,
@@ -52,10 +65,24 @@ pub enum ResponseFormat {
     },
 }
 
+impl ResponseFormat {
+    /// A short name for messages and recordings: `json_schema`,
+    /// `json_object+schema`, `json_object`, `text`.
+    #[must_use]
+    pub fn label(&self) -> &'static str {
+        match self {
+            ResponseFormat::Text => "text",
+            ResponseFormat::JsonObject => "json_object",
+            ResponseFormat::JsonObjectWithSchema { .. } => "json_object+schema",
+            ResponseFormat::JsonSchema { .. } => "json_schema",
+        }
+    }
+}
+
 /// Everything the judge asks, in one provider-agnostic value.
 ///
 /// Transports turn it into their wire format; the recorder fingerprints it;
-/// accounting counts it. Field order is the canonical encoding's order.
+/// accounting counts it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct JudgeRequest {
     /// The task label (`extract_claims`, `verify_claims`, …).
@@ -70,24 +97,28 @@ pub struct JudgeRequest {
     pub messages: Vec<Message>,
     /// Sampling temperature.
     pub temperature: f64,
-    /// Most tokens the reply may use.
+    /// Most tokens the reply may use (sized for the task, under the configured ceiling).
     pub max_tokens: u32,
-    /// Requested reply shape.
+    /// The reply shape, as sent.
     pub response_format: ResponseFormat,
     /// Which sample this is when the same question is asked several times.
     pub sample: u32,
     /// What was asked, in a form a reviewer can read (the claims, the
-    /// question, the passages' numbers), for recordings and logs. Not part of
-    /// the fingerprint: it is derived from the messages.
+    /// question, the passages), for recordings and messages. Not part of the
+    /// fingerprint: it is derived from the messages.
     #[serde(skip)]
     pub subject: serde_json::Value,
 }
 
 impl JudgeRequest {
     /// The SHA-256 of a canonical JSON encoding of the provider and every
-    /// field that can change the answer: object keys sorted at every level,
-    /// no whitespace. The value is the same across runs, platforms, processes
-    /// and map implementations (serde_json's `preserve_order` or not).
+    /// field that can change the answer: `{"provider":…,"request":{…},"v":2}`
+    /// with object keys sorted at every level and no whitespace.
+    ///
+    /// The encoding is written straight into the hash, in an order this
+    /// function fixes itself, so the value is the same across runs,
+    /// platforms, processes and Cargo features of other crates (serde_json's
+    /// `preserve_order` included).
     ///
     /// ```
     /// use ragaliq::judge::{JudgeRequest, Message, ResponseFormat};
@@ -99,7 +130,7 @@ impl JudgeRequest {
     ///     messages: vec![Message::user("Score it.")],
     ///     temperature: 0.0,
     ///     max_tokens: 512,
-    ///     response_format: ResponseFormat::Json,
+    ///     response_format: ResponseFormat::JsonObject,
     ///     sample: 0,
     ///     subject: serde_json::Value::Null,
     /// };
@@ -112,47 +143,168 @@ impl JudgeRequest {
     /// ```
     #[must_use]
     pub fn fingerprint(&self, provider: &str) -> Fingerprint {
-        let value = serde_json::json!({
-            "v": 1,
-            "provider": provider,
-            "request": serde_json::to_value(self).expect("a request always serializes"),
-        });
-        let mut bytes = Vec::with_capacity(1024);
-        write_canonical(&value, &mut bytes);
-        Fingerprint(Sha256::digest(&bytes).into())
+        let mut w = Canonical::default();
+        w.raw("{\"provider\":");
+        w.string(provider);
+        w.raw(",\"request\":{\"max_tokens\":");
+        w.raw(&self.max_tokens.to_string());
+        w.raw(",\"messages\":[");
+        for (i, m) in self.messages.iter().enumerate() {
+            if i > 0 {
+                w.raw(",");
+            }
+            w.raw("{\"content\":");
+            w.string(&m.content);
+            w.raw(",\"role\":");
+            w.string(match m.role {
+                Role::User => "user",
+                Role::Assistant => "assistant",
+            });
+            w.raw("}");
+        }
+        w.raw("],\"model\":");
+        w.string(&self.model);
+        w.raw(",\"response_format\":");
+        match &self.response_format {
+            ResponseFormat::Text | ResponseFormat::JsonObject => {
+                w.raw("{\"type\":");
+                w.string(self.response_format_type());
+                w.raw("}");
+            }
+            ResponseFormat::JsonObjectWithSchema { name, schema }
+            | ResponseFormat::JsonSchema { name, schema } => {
+                w.raw("{\"name\":");
+                w.string(name);
+                w.raw(",\"schema\":");
+                w.value(schema);
+                w.raw(",\"type\":");
+                w.string(self.response_format_type());
+                w.raw("}");
+            }
+        }
+        w.raw(",\"sample\":");
+        w.raw(&self.sample.to_string());
+        w.raw(",\"system\":");
+        w.string(&self.system);
+        w.raw(",\"task\":");
+        w.string(&self.task);
+        w.raw(",\"temperature\":");
+        w.number(self.temperature);
+        w.raw(",\"template_version\":");
+        w.string(&self.template_version);
+        w.raw("},\"v\":2}");
+        Fingerprint(w.hash.finalize().into())
+    }
+
+    fn response_format_type(&self) -> &'static str {
+        match self.response_format {
+            ResponseFormat::Text => "text",
+            ResponseFormat::JsonObject => "json_object",
+            ResponseFormat::JsonObjectWithSchema { .. } => "json_object_with_schema",
+            ResponseFormat::JsonSchema { .. } => "json_schema",
+        }
     }
 }
 
-/// JSON with object keys sorted at every level.
-fn write_canonical(value: &serde_json::Value, out: &mut Vec<u8>) {
-    use serde_json::Value;
-    match value {
-        Value::Object(map) => {
-            let mut entries: Vec<_> = map.iter().collect();
-            entries.sort_by(|a, b| a.0.cmp(b.0));
-            out.push(b'{');
-            for (i, (k, v)) in entries.into_iter().enumerate() {
-                if i > 0 {
-                    out.push(b',');
-                }
-                serde_json::to_writer(&mut *out, k).expect("strings serialize");
-                out.push(b':');
-                write_canonical(v, out);
-            }
-            out.push(b'}');
-        }
-        Value::Array(items) => {
-            out.push(b'[');
-            for (i, v) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(b',');
-                }
-                write_canonical(v, out);
-            }
-            out.push(b']');
-        }
-        scalar => serde_json::to_writer(&mut *out, scalar).expect("scalars serialize"),
+/// Canonical JSON written straight into a SHA-256: no intermediate value.
+#[derive(Default)]
+struct Canonical {
+    hash: Sha256,
+}
+
+impl Canonical {
+    fn raw(&mut self, s: &str) {
+        self.hash.update(s.as_bytes());
     }
+
+    fn string(&mut self, s: &str) {
+        // serde_json's escaping, so the encoding is plain JSON that any
+        // other implementation reproduces.
+        let mut out = Vec::with_capacity(s.len() + 2);
+        serde_json::to_writer(&mut out, s).expect("a string always serializes");
+        self.hash.update(&out);
+    }
+
+    fn number(&mut self, x: f64) {
+        let mut out = Vec::new();
+        serde_json::to_writer(&mut out, &x).expect("a number always serializes");
+        self.hash.update(&out);
+    }
+
+    fn value(&mut self, value: &serde_json::Value) {
+        use serde_json::Value;
+        match value {
+            Value::Object(map) => {
+                let mut entries: Vec<_> = map.iter().collect();
+                entries.sort_by(|a, b| a.0.cmp(b.0));
+                self.raw("{");
+                for (i, (k, v)) in entries.into_iter().enumerate() {
+                    if i > 0 {
+                        self.raw(",");
+                    }
+                    self.string(k);
+                    self.raw(":");
+                    self.value(v);
+                }
+                self.raw("}");
+            }
+            Value::Array(items) => {
+                self.raw("[");
+                for (i, v) in items.iter().enumerate() {
+                    if i > 0 {
+                        self.raw(",");
+                    }
+                    self.value(v);
+                }
+                self.raw("]");
+            }
+            Value::String(s) => self.string(s),
+            scalar => {
+                let mut out = Vec::new();
+                serde_json::to_writer(&mut out, scalar).expect("a scalar always serializes");
+                self.hash.update(&out);
+            }
+        }
+    }
+}
+
+/// JSON text with object keys sorted at every level, whatever the map
+/// implementation: the same bytes with or without serde_json's
+/// `preserve_order`.
+pub(crate) fn canonical_json(value: &serde_json::Value) -> String {
+    use serde_json::Value;
+    fn write(value: &Value, out: &mut String) {
+        match value {
+            Value::Object(map) => {
+                let mut entries: Vec<_> = map.iter().collect();
+                entries.sort_by(|a, b| a.0.cmp(b.0));
+                out.push('{');
+                for (i, (k, v)) in entries.into_iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    out.push_str(&serde_json::to_string(k).expect("a string serializes"));
+                    out.push(':');
+                    write(v, out);
+                }
+                out.push('}');
+            }
+            Value::Array(items) => {
+                out.push('[');
+                for (i, v) in items.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    write(v, out);
+                }
+                out.push(']');
+            }
+            scalar => out.push_str(&serde_json::to_string(scalar).expect("a scalar serializes")),
+        }
+    }
+    let mut out = String::new();
+    write(value, &mut out);
+    out
 }
 
 /// A small request for unit tests of the transports and recordings.
@@ -172,8 +324,21 @@ pub(crate) fn test_request(model: &str, format: ResponseFormat) -> JudgeRequest 
     }
 }
 
+/// Why the judge stopped writing its reply.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StopReason {
+    /// The reply is complete (or the server did not say).
+    #[default]
+    Complete,
+    /// The reply hit the token limit (`finish_reason: "length"`,
+    /// `stop_reason: "max_tokens"`): it is cut off.
+    MaxTokens,
+}
+
 /// What the judge answered.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct JudgeResponse {
     /// The reply text (for forced tool use, the tool input as JSON).
     pub text: String,
@@ -184,10 +349,14 @@ pub struct JudgeResponse {
     /// The model the server says answered, when it says.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
+    /// Why the reply ended. A reply cut off by the token limit is never
+    /// recorded or scored: the judge turns it into an error.
+    #[serde(default)]
+    pub stop: StopReason,
 }
 
 impl JudgeResponse {
-    /// A reply with no token counts, for custom transports and tests.
+    /// A complete reply with no token counts, for custom transports and tests.
     #[must_use]
     pub fn text(text: impl Into<String>) -> Self {
         JudgeResponse {
@@ -195,7 +364,36 @@ impl JudgeResponse {
             input_tokens: 0,
             output_tokens: 0,
             model: None,
+            stop: StopReason::Complete,
         }
+    }
+
+    /// Sets the token counts the server reported.
+    ///
+    /// ```
+    /// use ragaliq::judge::JudgeResponse;
+    /// let r = JudgeResponse::text("{}").with_tokens(120, 8);
+    /// assert_eq!((r.input_tokens, r.output_tokens), (120, 8));
+    /// ```
+    #[must_use]
+    pub fn with_tokens(mut self, input: u64, output: u64) -> Self {
+        self.input_tokens = input;
+        self.output_tokens = output;
+        self
+    }
+
+    /// Sets the model the server says answered.
+    #[must_use]
+    pub fn with_model(mut self, model: impl Into<String>) -> Self {
+        self.model = Some(model.into());
+        self
+    }
+
+    /// Sets why the reply ended.
+    #[must_use]
+    pub fn with_stop(mut self, stop: StopReason) -> Self {
+        self.stop = stop;
+        self
     }
 }
 
@@ -257,22 +455,58 @@ mod tests {
             max_tokens: 10,
             response_format: ResponseFormat::JsonSchema {
                 name: "t".into(),
-                schema: serde_json::json!({"b": 1, "a": 2}),
+                schema: serde_json::json!({"b": 1, "a": [2, {"d": 3, "c": "é\n"}]}),
             },
             sample: 0,
             subject: serde_json::json!({"ignored": true}),
         }
     }
 
+    /// The canonical encoding, built the slow way: a `Value` with every
+    /// field, written with sorted keys.
+    fn reference_encoding(r: &JudgeRequest, provider: &str) -> String {
+        let format = match &r.response_format {
+            ResponseFormat::JsonSchema { name, schema } => {
+                serde_json::json!({"type": "json_schema", "name": name, "schema": schema})
+            }
+            ResponseFormat::JsonObjectWithSchema { name, schema } => {
+                serde_json::json!({"type": "json_object_with_schema", "name": name, "schema": schema})
+            }
+            ResponseFormat::JsonObject => serde_json::json!({"type": "json_object"}),
+            ResponseFormat::Text => serde_json::json!({"type": "text"}),
+        };
+        canonical_json(&serde_json::json!({
+            "v": 2,
+            "provider": provider,
+            "request": {
+                "task": r.task, "template_version": r.template_version, "model": r.model,
+                "system": r.system, "messages": r.messages, "temperature": r.temperature,
+                "max_tokens": r.max_tokens, "response_format": format, "sample": r.sample,
+            }
+        }))
+    }
+
+    #[test]
+    fn streamed_encoding_equals_the_reference_encoding() {
+        let r = req();
+        let expected: [u8; 32] = Sha256::digest(reference_encoding(&r, "openai").as_bytes()).into();
+        assert_eq!(r.fingerprint("openai"), Fingerprint(expected));
+        let mut r2 = req();
+        r2.response_format = ResponseFormat::JsonObject;
+        r2.temperature = 0.7;
+        let expected: [u8; 32] = Sha256::digest(reference_encoding(&r2, "p").as_bytes()).into();
+        assert_eq!(r2.fingerprint("p"), Fingerprint(expected));
+    }
+
     #[test]
     fn fingerprint_is_pinned() {
         // A changed value here means every committed recording goes stale:
-        // change the canonical encoding only on purpose. The value was
-        // checked against an independent implementation (Python: json.dumps
-        // with sort_keys and compact separators, then SHA-256).
+        // change the canonical encoding only on purpose. Checked against an
+        // independent implementation (Python: json.dumps with sort_keys and
+        // compact separators, ensure_ascii=False, then SHA-256).
         assert_eq!(
             req().fingerprint("openai").to_string(),
-            "e85c6c32553353e36c5b2f23fb8668e0f7edf667954fb03ea2f7091eace03b92"
+            "d44872ee0828e265785dc9cdf1b29d434084273874185e509d8653c5438ff36d"
         );
     }
 
@@ -288,7 +522,13 @@ mod tests {
             Box::new(|r| r.messages[0].content = "x".into()),
             Box::new(|r| r.temperature = 0.5),
             Box::new(|r| r.max_tokens = 11),
-            Box::new(|r| r.response_format = ResponseFormat::Json),
+            Box::new(|r| r.response_format = ResponseFormat::JsonObject),
+            Box::new(|r| {
+                r.response_format = ResponseFormat::JsonObjectWithSchema {
+                    name: "t".into(),
+                    schema: serde_json::json!({"b": 1, "a": [2, {"d": 3, "c": "é\n"}]}),
+                }
+            }),
             Box::new(|r| r.sample = 1),
         ];
         for change in variants {

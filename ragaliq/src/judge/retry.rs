@@ -10,10 +10,13 @@ use tokio::time::Instant;
 /// When and how often a failed judge call is tried again.
 ///
 /// Retryable failures are 408, 425, 429 and 5xx answers, timeouts, refused
-/// or reset connections and broken bodies; anything else fails at once. The
-/// wait before retry *n* is `initial_backoff * 2^n` (capped at
-/// `max_backoff`, with full jitter), or the server's `Retry-After` when it
-/// sent one. No wait may end past `total_budget` from the first attempt.
+/// or reset connections (but not a refused connection to a local port:
+/// nothing listens there) and broken bodies; anything else fails at once. A
+/// call that timed out is tried once more at most: a server that is too slow
+/// once is likely too slow again. The wait before retry *n* is
+/// `initial_backoff * 2^n` (capped at `max_backoff`, with full jitter), or
+/// the server's `Retry-After` when it sent one. No wait may end past
+/// `total_budget` from the first attempt.
 ///
 /// ```
 /// use ragaliq::judge::RetryPolicy;
@@ -114,6 +117,7 @@ impl RetryPolicy {
         let start = Instant::now();
         let mut delays = self.backoff();
         let mut attempts = 0u32;
+        let mut timeouts = 0u32;
         loop {
             attempts += 1;
             let mut error = match attempt().await {
@@ -125,11 +129,19 @@ impl RetryPolicy {
             if !error.is_retryable() {
                 return Err(error);
             }
+            if error.is_timeout() {
+                timeouts += 1;
+                if timeouts > 1 {
+                    return Err(error);
+                }
+            }
             let Some(backoff) = delays.next() else {
                 return Err(error);
             };
             let wait = error.retry_after.unwrap_or(backoff);
-            if start.elapsed() + wait > self.total_budget {
+            // Saturating: a server's `Retry-After` is never trusted to fit.
+            let resume = start.elapsed().checked_add(wait).unwrap_or(Duration::MAX);
+            if resume > self.total_budget {
                 error.budget_exhausted = true;
                 return Err(error);
             }
@@ -200,6 +212,30 @@ mod tests {
         let e = r.unwrap_err();
         assert_eq!(n, 1);
         assert!(e.budget_exhausted);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn the_largest_retry_after_neither_panics_nor_waits() {
+        let policy = fast().with_total_budget(Duration::from_secs(5));
+        let (r, n) = count(&policy, |_| {
+            Some(TransportError::status(429, "").with_retry_after(Some(Duration::MAX)))
+        })
+        .await;
+        assert_eq!(n, 1);
+        assert!(r.unwrap_err().budget_exhausted);
+    }
+
+    #[tokio::test]
+    async fn a_timeout_is_retried_once_at_most() {
+        let (r, n) = count(&fast(), |_| {
+            Some(TransportError::new(
+                crate::error::TransportErrorKind::Timeout {
+                    after: Duration::from_millis(1),
+                },
+            ))
+        })
+        .await;
+        assert_eq!((n, r.unwrap_err().attempts), (2, 2));
     }
 
     #[tokio::test(start_paused = true)]

@@ -58,6 +58,12 @@ pub trait Transport: Send + Sync + 'static {
     /// A short provider name (`openai`, `anthropic`, …), part of every fingerprint.
     fn provider(&self) -> &str;
 
+    /// Where calls go, for banners and messages: `scheme://host:port`, never
+    /// a path or a key. `None` (the default) for transports without one.
+    fn endpoint(&self) -> Option<String> {
+        None
+    }
+
     /// Makes one attempt at `request`.
     fn complete<'a>(
         &'a self,

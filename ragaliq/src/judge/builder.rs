@@ -1,0 +1,358 @@
+//! [`JudgeBuilder`]: a judge around any transport, every setting with a default.
+
+use super::budget::Budget;
+use super::client::Client;
+use super::format::JsonMode;
+use super::retry::RetryPolicy;
+use super::transport::Transport;
+use super::{Judge, Scoring, Setup};
+use crate::config::Config;
+use crate::cost::Price;
+use crate::error::ConfigError;
+use crate::evaluation::Metric;
+use crate::metrics::Samples;
+use crate::prompts::{SchemaDialect, Templates};
+use crate::verdict::VerdictWeights;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Builds a [`Judge`] around a [`Transport`]. Every setting has a default.
+///
+/// ```
+/// # use ragaliq::judge::{BoxFuture, Judge, JudgeRequest, JudgeResponse, Transport};
+/// # use ragaliq::{Metric, TransportError};
+/// # struct Canned;
+/// # impl Transport for Canned {
+/// #     fn provider(&self) -> &str { "canned" }
+/// #     fn complete<'a>(&'a self, _: &'a JudgeRequest) -> BoxFuture<'a, Result<JudgeResponse, TransportError>> {
+/// #         Box::pin(async { Ok(JudgeResponse::text("{}")) })
+/// #     }
+/// # }
+/// use std::time::Duration;
+/// let judge = Judge::builder(Canned)
+///     .with_model("my-model")
+///     .with_concurrency(4)
+///     .with_timeout(Duration::from_secs(20))
+///     .with_threshold(Metric::Relevance, 0.6)
+///     .build()
+///     .unwrap();
+/// assert_eq!(judge.default_threshold(Metric::Relevance), 0.6);
+/// assert!(Judge::builder(Canned).with_concurrency(0).build().is_err());
+/// ```
+#[must_use = "a builder does nothing until `build` is called"]
+pub struct JudgeBuilder {
+    transport: Arc<dyn Transport>,
+    model: String,
+    temperature: f64,
+    max_tokens: u32,
+    sized_max_tokens: bool,
+    templates: Option<Templates>,
+    concurrency: usize,
+    timeout: Duration,
+    retry: RetryPolicy,
+    scoring: Scoring,
+    price: Option<Price>,
+    budget: Option<f64>,
+    json_mode: JsonMode,
+}
+
+impl JudgeBuilder {
+    pub(crate) fn new(transport: Arc<dyn Transport>) -> Self {
+        JudgeBuilder {
+            transport,
+            model: "default".into(),
+            temperature: 0.0,
+            max_tokens: 2048,
+            sized_max_tokens: true,
+            templates: None,
+            concurrency: 8,
+            timeout: Duration::from_secs(120),
+            retry: RetryPolicy::default(),
+            scoring: Scoring::default(),
+            price: None,
+            budget: None,
+            json_mode: JsonMode::Schema,
+        }
+    }
+
+    pub(crate) fn from_config(config: &Config) -> Result<Self, ConfigError> {
+        let templates = match &config.prompts_dir {
+            Some(dir) => Templates::from_dir(dir)?,
+            None => Templates::builtin(),
+        };
+        Ok(JudgeBuilder {
+            transport: super::transport_for(config),
+            model: config.model.clone(),
+            temperature: config.temperature,
+            max_tokens: config.max_tokens,
+            sized_max_tokens: config.sized_max_tokens,
+            templates: Some(templates),
+            concurrency: config.concurrency,
+            timeout: config.timeout,
+            retry: config.retry.clone(),
+            scoring: Scoring {
+                thresholds: config.thresholds,
+                weights: config.weights,
+                confidence_floor: config.confidence_floor,
+                samples: config.samples,
+                agreement: config.agreement,
+            },
+            price: config.price(),
+            budget: config.max_cost_usd,
+            json_mode: config.json_mode,
+        })
+    }
+
+    /// What makes two configurations share a client in one process.
+    pub(crate) fn client_key(&self, config: &Config) -> String {
+        format!(
+            "{:?}|{:?}|{:?}|{}|{:?}|{}|{:?}|{:?}|{}|{:?}|{:?}|{:?}|{:?}",
+            config.provider,
+            config.base_url,
+            config.api_key_env,
+            config.api_key().map_or(0, |k| {
+                use std::hash::{Hash, Hasher};
+                let mut h = std::collections::hash_map::DefaultHasher::new();
+                k.expose().hash(&mut h);
+                h.finish()
+            }),
+            config.json_mode,
+            config.stream,
+            config.idle_timeout,
+            self.timeout,
+            self.concurrency,
+            self.retry,
+            self.price,
+            self.budget,
+            config.max_tokens,
+        )
+    }
+
+    /// The model to ask (default `"default"`, for transports that ignore it).
+    pub fn with_model(mut self, model: impl Into<String>) -> Self {
+        self.model = model.into();
+        self
+    }
+
+    /// Sampling temperature, 0 to 2 (default 0).
+    pub fn with_temperature(mut self, temperature: f64) -> Self {
+        self.temperature = temperature;
+        self
+    }
+
+    /// The most tokens a reply may use (default 2048): the ceiling under
+    /// which each task's limit is sized.
+    pub fn with_max_tokens(mut self, max_tokens: u32) -> Self {
+        self.max_tokens = max_tokens;
+        self
+    }
+
+    /// Whether each task's reply limit is sized from its input (default
+    /// true); `false` allows every reply the full ceiling (for models that
+    /// reason before answering).
+    pub fn with_sized_max_tokens(mut self, sized: bool) -> Self {
+        self.sized_max_tokens = sized;
+        self
+    }
+
+    /// Prompt templates (default: the built-in ones).
+    pub fn with_templates(mut self, templates: Templates) -> Self {
+        self.templates = Some(templates);
+        self
+    }
+
+    /// The most requests in flight at once across all evaluations (default 8).
+    pub fn with_concurrency(mut self, limit: usize) -> Self {
+        self.concurrency = limit;
+        self
+    }
+
+    /// Time allowed for one attempt (default 120 s).
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// The retry policy (default [`RetryPolicy::default`]).
+    pub fn with_retry(mut self, retry: RetryPolicy) -> Self {
+        self.retry = retry;
+        self
+    }
+
+    /// How the server is asked for JSON to begin with (default
+    /// [`JsonMode::Schema`]); a refused mode steps down on its own.
+    pub fn with_json_mode(mut self, mode: JsonMode) -> Self {
+        self.json_mode = mode;
+        self
+    }
+
+    /// The threshold `metric` passes at by default.
+    pub fn with_threshold(mut self, metric: Metric, threshold: f64) -> Self {
+        self.scoring.thresholds[metric.index()] = threshold;
+        self
+    }
+
+    /// Verdict weights for faithfulness (default [`VerdictWeights::RATIO`]).
+    pub fn with_weights(mut self, weights: VerdictWeights) -> Self {
+        self.scoring.weights = weights;
+        self
+    }
+
+    /// The confidence under which a supported claim still counts as
+    /// hallucinated (default 0.8).
+    pub fn with_confidence_floor(mut self, floor: f64) -> Self {
+        self.scoring.confidence_floor = floor;
+        self
+    }
+
+    /// How many times each question is asked (default once).
+    pub fn with_samples(mut self, samples: Samples) -> Self {
+        self.scoring.samples = samples;
+        self
+    }
+
+    /// The share of samples that must agree for a verdict to stand
+    /// (default 0.6: 3 of 5); below it the evaluation is *undecided*.
+    pub fn with_agreement(mut self, agreement: f64) -> Self {
+        self.scoring.agreement = agreement;
+        self
+    }
+
+    /// The model's price, for cost estimates and the budget.
+    pub fn with_price(mut self, price: Price) -> Self {
+        self.price = Some(price);
+        self
+    }
+
+    /// Stops live calls once this many dollars are spent in the run (needs a price).
+    pub fn with_budget(mut self, dollars: f64) -> Self {
+        self.budget = Some(dollars);
+        self
+    }
+
+    /// Checks the settings and builds the judge, with a client of its own.
+    pub fn build(self) -> Result<Judge, ConfigError> {
+        let (client, setup) = self.into_parts()?;
+        Ok(Judge::over(Arc::new(client), Arc::new(setup)))
+    }
+
+    pub(crate) fn into_parts(self) -> Result<(Client, Setup), ConfigError> {
+        let invalid = |origin: &str, value: String, expected: &str| ConfigError::Invalid {
+            origin: origin.into(),
+            value,
+            expected: expected.into(),
+        };
+        if self.concurrency == 0 {
+            return Err(invalid(
+                "concurrency",
+                "0".into(),
+                "a whole number of at least 1",
+            ));
+        }
+        if !(0.0..=2.0).contains(&self.temperature) {
+            return Err(invalid(
+                "temperature",
+                self.temperature.to_string(),
+                "a number from 0 to 2",
+            ));
+        }
+        if self.max_tokens == 0 {
+            return Err(invalid(
+                "max_tokens",
+                "0".into(),
+                "a whole number of at least 1",
+            ));
+        }
+        if self.timeout.is_zero() {
+            return Err(invalid("timeout", "0".into(), "a positive duration"));
+        }
+        for (metric, t) in Metric::ALL.iter().zip(self.scoring.thresholds) {
+            if !(0.0..=1.0).contains(&t) {
+                return Err(invalid(
+                    &format!("threshold of {metric}"),
+                    t.to_string(),
+                    "a number from 0 to 1",
+                ));
+            }
+        }
+        if !self.scoring.weights.is_finite() {
+            return Err(invalid(
+                "weights",
+                format!("{:?}", self.scoring.weights),
+                "finite numbers",
+            ));
+        }
+        if !(0.0..=1.0).contains(&self.scoring.confidence_floor) {
+            return Err(invalid(
+                "confidence_floor",
+                self.scoring.confidence_floor.to_string(),
+                "a number from 0 to 1",
+            ));
+        }
+        self.scoring
+            .samples
+            .check()
+            .map_err(|e| invalid("samples", e.0, &e.1))?;
+        if !(self.scoring.agreement > 0.5 && self.scoring.agreement <= 1.0) {
+            return Err(invalid(
+                "agreement",
+                self.scoring.agreement.to_string(),
+                "a share over 0.5 and up to 1 (0.6: 3 of 5 samples must agree)",
+            ));
+        }
+        let budget = match self.budget {
+            None => None,
+            Some(budget) => {
+                if !(budget.is_finite() && budget >= 0.0) {
+                    return Err(invalid(
+                        "budget",
+                        budget.to_string(),
+                        "a number of dollars, 0 or more",
+                    ));
+                }
+                let Some(price) = self.price else {
+                    return Err(invalid(
+                        "budget",
+                        budget.to_string(),
+                        &format!(
+                            "a price for model `{}` first: add [cost.prices.\"{}\"] to ragaliq.toml",
+                            self.model, self.model
+                        ),
+                    ));
+                };
+                Some(Budget::for_run(budget, price))
+            }
+        };
+        if let Some(price) = self.price.filter(|p| !p.is_valid()) {
+            return Err(invalid(
+                "price",
+                format!("{price:?}"),
+                "finite prices, 0 or more",
+            ));
+        }
+        let dialect = if self.transport.provider() == "openai" {
+            SchemaDialect::OpenAiStrict
+        } else {
+            SchemaDialect::Full
+        };
+        let client = Client::new(
+            self.transport,
+            self.concurrency,
+            self.timeout,
+            self.retry,
+            self.price,
+            budget,
+            self.json_mode,
+        );
+        let setup = Setup {
+            model: self.model,
+            temperature: self.temperature,
+            max_tokens: self.max_tokens,
+            sized_max_tokens: self.sized_max_tokens,
+            templates: self.templates.unwrap_or_default(),
+            scoring: self.scoring,
+            dialect,
+        };
+        Ok((client, setup))
+    }
+}

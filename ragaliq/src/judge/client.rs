@@ -1,0 +1,254 @@
+//! The judge *client*: what a test process shares between every test and
+//! trial that use the same configuration.
+//!
+//! One transport (and so one HTTP client), one concurrency limit, one memo of
+//! live answers, one usage ledger, one negotiated JSON mode, and the run's
+//! budget. `#[rag_test]`s and suite trials each get their own
+//! [`Judge`](super::Judge) session over it, with their own recording: under
+//! `cargo test`, eight tests running at once with `concurrency = 8` have 8
+//! requests in flight, not 64, and an answer one test paid for is not paid
+//! for again by another.
+//!
+//! Live calls run on one background runtime of the process, not on the
+//! caller's: every `#[rag_test]` has a tokio runtime of its own, and a
+//! pooled connection opened on a test's runtime dies with it, so sharing one
+//! HTTP client across tests needs one runtime that outlives them. A caller
+//! that stops waiting (a test that panics) cancels its call.
+
+use super::budget::Budget;
+use super::format::{JsonMode, Negotiation, Refusal};
+use super::request::{Fingerprint, JudgeRequest, JudgeResponse, StopReason};
+use super::retry::RetryPolicy;
+use super::transport::Transport;
+use crate::cost::Price;
+use crate::error::{Error, TransportError, TransportErrorKind};
+use crate::evaluation::Usage;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
+use tokio::sync::{OnceCell, Semaphore};
+
+/// What one configuration shares within a process.
+pub(crate) struct Client {
+    pub(crate) transport: Arc<dyn Transport>,
+    pub(crate) concurrency: usize,
+    limit: Semaphore,
+    /// Set once the server stopped a streamed reply for another request:
+    /// from then on calls also wait for `one`, so one runs at a time.
+    serial: AtomicBool,
+    one: Semaphore,
+    pub(crate) timeout: Duration,
+    pub(crate) retry: RetryPolicy,
+    memo: Mutex<HashMap<Fingerprint, Arc<OnceCell<JudgeResponse>>>>,
+    usage: Mutex<Usage>,
+    skipped: AtomicU64,
+    pub(crate) price: Option<Price>,
+    pub(crate) budget: Option<Budget>,
+    pub(crate) formats: Negotiation,
+}
+
+/// A live call that did not give a usable answer.
+pub(crate) enum CallError {
+    /// The reply hit its token limit (it was paid for, but is not memoized).
+    Truncated(JudgeResponse),
+    /// Anything else.
+    Failed(Error),
+}
+
+impl Client {
+    pub(crate) fn new(
+        transport: Arc<dyn Transport>,
+        concurrency: usize,
+        timeout: Duration,
+        retry: RetryPolicy,
+        price: Option<Price>,
+        budget: Option<Budget>,
+        json_mode: JsonMode,
+    ) -> Client {
+        Client {
+            transport,
+            concurrency,
+            limit: Semaphore::new(concurrency),
+            serial: AtomicBool::new(false),
+            one: Semaphore::new(1),
+            timeout,
+            retry,
+            memo: Mutex::new(HashMap::new()),
+            usage: Mutex::new(Usage::default()),
+            skipped: AtomicU64::new(0),
+            price,
+            budget,
+            formats: Negotiation::new(json_mode, json_mode),
+        }
+    }
+
+    /// Where calls go, as messages show it.
+    pub(crate) fn endpoint(&self) -> Option<String> {
+        self.transport.endpoint()
+    }
+
+    pub(crate) fn refusals(&self) -> Vec<Refusal> {
+        self.formats.refusals()
+    }
+
+    /// Whether calls go one at a time because the server stopped a streamed
+    /// reply for another request.
+    pub(crate) fn serial(&self) -> bool {
+        self.serial.load(Ordering::SeqCst)
+    }
+
+    /// The answer to `request`: the memo's when the same request was
+    /// answered live before in this process (concurrent identical requests
+    /// wait for one call), else a live call. `charge` is told what a live
+    /// call cost; the flag says whether this request made it.
+    pub(crate) async fn answer(
+        self: &Arc<Self>,
+        fingerprint: Fingerprint,
+        request: &JudgeRequest,
+        charge: &(dyn Fn(Usage) + Send + Sync),
+    ) -> Result<(JudgeResponse, bool), CallError> {
+        let cell = lock(&self.memo).entry(fingerprint).or_default().clone();
+        let made_call = AtomicBool::new(false);
+        let truncated: Mutex<Option<JudgeResponse>> = Mutex::new(None);
+        let result = cell
+            .get_or_try_init(|| async {
+                made_call.store(true, Ordering::SeqCst);
+                let response = self.call(request).await?;
+                let spent = Usage {
+                    calls: 1,
+                    input_tokens: response.input_tokens,
+                    output_tokens: response.output_tokens,
+                    ..Usage::default()
+                };
+                *lock(&self.usage) += spent;
+                if let Some(budget) = &self.budget {
+                    budget.charge(&spent);
+                }
+                charge(spent);
+                if response.stop == StopReason::MaxTokens {
+                    *lock(&truncated) = Some(response);
+                    // Not memoized: a cut-off reply is an error, and a later
+                    // request (with a larger limit) must ask again.
+                    return Err(Error::Transport(TransportError::other("truncated")));
+                }
+                Ok::<_, Error>(response)
+            })
+            .await;
+        match result {
+            Ok(response) => Ok((response.clone(), made_call.load(Ordering::SeqCst))),
+            Err(e) => match lock(&truncated).take() {
+                Some(response) => Err(CallError::Truncated(response)),
+                None => Err(CallError::Failed(e)),
+            },
+        }
+    }
+
+    /// One live call, on the background runtime.
+    async fn call(self: &Arc<Self>, request: &JudgeRequest) -> Result<JudgeResponse, Error> {
+        let Some(runtime) = background() else {
+            return self.call_here(request).await;
+        };
+        let client = self.clone();
+        let request = request.clone();
+        let mut task = AbortOnDrop(runtime.spawn(async move { client.call_here(&request).await }));
+        match (&mut task.0).await {
+            Ok(result) => result,
+            Err(e) => Err(Error::Transport(TransportError::other(format!(
+                "the judge call stopped: {e}"
+            )))),
+        }
+    }
+
+    /// One live call: the budget, the concurrency limit, retries and the
+    /// per-attempt timeout around the transport.
+    async fn call_here(&self, request: &JudgeRequest) -> Result<JudgeResponse, Error> {
+        let refused_by_budget: Mutex<Option<Error>> = Mutex::new(None);
+        let first = AtomicBool::new(true);
+        let result =
+            self.retry
+                .run(|| async {
+                    let _permit = self.limit.acquire().await.map_err(|_| {
+                        TransportError::other("the judge's concurrency limit was closed")
+                    })?;
+                    let _alone = if self.serial.load(Ordering::SeqCst) {
+                        Some(self.one.acquire().await.map_err(|_| {
+                            TransportError::other("the judge's concurrency limit was closed")
+                        })?)
+                    } else {
+                        None
+                    };
+                    // Checked once the call holds its place under the limit, so
+                    // at most the limit's worth of calls are in flight past it.
+                    if first.swap(false, Ordering::SeqCst)
+                        && let Some(budget) = &self.budget
+                        && let Err(e) = budget.check()
+                    {
+                        self.skipped.fetch_add(1, Ordering::SeqCst);
+                        *lock(&refused_by_budget) = Some(e);
+                        return Err(TransportError::other("budget"));
+                    }
+                    let result =
+                        match tokio::time::timeout(self.timeout, self.transport.complete(request))
+                            .await
+                        {
+                            Ok(result) => result,
+                            Err(_) => Err(TransportError::new(TransportErrorKind::Timeout {
+                                after: self.timeout,
+                            })),
+                        };
+                    if let Err(e) = &result
+                        && matches!(e.kind, TransportErrorKind::Interrupted { .. })
+                    {
+                        self.serial.store(true, Ordering::SeqCst);
+                    }
+                    result
+                })
+                .await;
+        if let Some(e) = lock(&refused_by_budget).take() {
+            return Err(e);
+        }
+        result.map_err(|e| Error::Transport(e.with_endpoint(self.endpoint())))
+    }
+}
+
+/// The process's runtime for live calls, built on the first one; `None`
+/// when it cannot start (calls then run on the caller's runtime).
+fn background() -> Option<&'static tokio::runtime::Runtime> {
+    static RUNTIME: OnceLock<Option<tokio::runtime::Runtime>> = OnceLock::new();
+    RUNTIME
+        .get_or_init(|| {
+            tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(2)
+                .thread_name("ragaliq-judge")
+                .enable_all()
+                .build()
+                .ok()
+        })
+        .as_ref()
+}
+
+/// Aborts the task when the caller stops waiting for it.
+struct AbortOnDrop<T>(tokio::task::JoinHandle<T>);
+
+impl<T> Drop for AbortOnDrop<T> {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+/// The process's clients, one per configuration (see [`Client`]).
+pub(crate) fn shared(key: String, build: impl FnOnce() -> Client) -> Arc<Client> {
+    static CLIENTS: OnceLock<Mutex<HashMap<String, Arc<Client>>>> = OnceLock::new();
+    let mut clients = lock(CLIENTS.get_or_init(Mutex::default));
+    clients
+        .entry(key)
+        .or_insert_with(|| Arc::new(build()))
+        .clone()
+}
+
+/// A poisoned lock only means another thread panicked while holding it; the
+/// data (a memo, counters) is still consistent, so carry on.
+pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
