@@ -51,55 +51,122 @@ impl Task {
         }
     }
 
-    /// The JSON schema of the reply, for servers that enforce one (OpenAI
-    /// structured outputs, Anthropic forced tool use). Every property is
-    /// required and no other is allowed, as OpenAI's strict mode demands.
+    /// The JSON schema of the reply for an input of `shape`, for servers
+    /// that enforce one (structured outputs, grammar-constrained local
+    /// servers, Anthropic forced tool use). Every property is required and no
+    /// other is allowed, as OpenAI's strict mode demands; every list and
+    /// string is bounded where the task allows it, so a local model cannot
+    /// generate without end: exactly one verdict per claim or passage, short
+    /// evidence and reasons. [`SchemaDialect::OpenAiStrict`] leaves out the
+    /// string-length keywords that OpenAI's strict mode refuses (the prompt
+    /// still asks for short text).
+    ///
+    /// The `required` lists are written in a fixed order, never in the
+    /// iteration order of a map, so the schema (and every fingerprint) is the
+    /// same whatever Cargo features other crates enable.
+    ///
+    /// ```
+    /// use ragaliq::prompts::{SchemaDialect, Shape, Task};
+    /// let s = Task::VerifyClaims.schema(&Shape::items(3), SchemaDialect::Full);
+    /// assert_eq!(s["properties"]["verdicts"]["minItems"], 3);
+    /// assert_eq!(s["properties"]["verdicts"]["maxItems"], 3);
+    /// assert_eq!(s["required"], serde_json::json!(["verdicts"]));
+    /// ```
     #[must_use]
-    pub fn schema(self) -> serde_json::Value {
-        use serde_json::json;
+    pub fn schema(self, shape: &Shape, dialect: SchemaDialect) -> serde_json::Value {
+        use serde_json::{Value, json};
+        let text = |max: usize| match dialect {
+            SchemaDialect::Full => json!({"type": "string", "maxLength": max}),
+            SchemaDialect::OpenAiStrict => json!({"type": "string"}),
+        };
+        let list = |items: Value, min: usize, max: usize| json!({"type": "array", "items": items, "minItems": min, "maxItems": max});
+        let unit = || json!({"type": "number", "minimum": 0, "maximum": 1});
+        let index = |n: usize| json!({"type": "integer", "minimum": 1, "maximum": n.max(1)});
         let verdict = json!({
             "type": "string",
             "enum": ["supported", "partially_supported", "no_evidence", "contradicted"]
         });
-        let object = |props: serde_json::Value| {
-            let required: Vec<String> = props.as_object().expect("props").keys().cloned().collect();
-            json!({"type": "object", "properties": props, "required": required, "additionalProperties": false})
+        let object = |props: Vec<(&str, Value)>| {
+            let required: Vec<&str> = props.iter().map(|(k, _)| *k).collect();
+            let properties: serde_json::Map<String, Value> =
+                props.into_iter().map(|(k, v)| (k.to_owned(), v)).collect();
+            json!({"type": "object", "properties": properties, "required": required, "additionalProperties": false})
         };
+        let n = shape.items.max(1);
         match self {
-            Task::ExtractClaims => object(json!({
-                "claims": {"type": "array", "items": {"type": "string"}}
-            })),
-            Task::VerifyClaims => object(json!({
-                "verdicts": {"type": "array", "items": object(json!({
-                    "claim": {"type": "integer"},
-                    "verdict": verdict,
-                    "evidence": {"type": "string"},
-                    "confidence": {"type": "number"}
-                }))}
-            })),
-            Task::VerifyClaim => object(json!({
-                "verdict": verdict,
-                "evidence": {"type": "string"},
-                "confidence": {"type": "number"}
-            })),
-            Task::Relevance => object(json!({
-                "reasoning": {"type": "string"},
-                "score": {"type": "number"}
-            })),
-            Task::PassageRelevance => object(json!({
-                "verdicts": {"type": "array", "items": object(json!({
-                    "passage": {"type": "integer"},
-                    "relevant": {"type": "boolean"},
-                    "reason": {"type": "string"}
-                }))}
-            })),
-            Task::GenerateCases => object(json!({
-                "cases": {"type": "array", "items": object(json!({
-                    "question": {"type": "string"},
-                    "answer": {"type": "string"}
-                }))}
-            })),
+            Task::ExtractClaims => object(vec![(
+                "claims",
+                list(text(CLAIM_CHARS), 0, shape.max_claims()),
+            )]),
+            Task::VerifyClaims => object(vec![(
+                "verdicts",
+                list(
+                    object(vec![
+                        ("claim", index(n)),
+                        ("verdict", verdict),
+                        ("evidence", text(EVIDENCE_CHARS)),
+                        ("confidence", unit()),
+                    ]),
+                    n,
+                    n,
+                ),
+            )]),
+            Task::VerifyClaim => object(vec![
+                ("verdict", verdict),
+                ("evidence", text(EVIDENCE_CHARS)),
+                ("confidence", unit()),
+            ]),
+            Task::Relevance => object(vec![
+                ("reasoning", text(REASONING_CHARS)),
+                ("score", unit()),
+            ]),
+            Task::PassageRelevance => object(vec![(
+                "verdicts",
+                list(
+                    object(vec![
+                        ("passage", index(n)),
+                        ("relevant", json!({"type": "boolean"})),
+                        ("reason", text(REASON_CHARS)),
+                    ]),
+                    n,
+                    n,
+                ),
+            )]),
+            Task::GenerateCases => object(vec![(
+                "cases",
+                list(
+                    object(vec![
+                        ("question", text(QUESTION_CHARS)),
+                        ("answer", text(ANSWER_CHARS)),
+                    ]),
+                    0,
+                    n,
+                ),
+            )]),
         }
+    }
+
+    /// The reply limit this task needs for an input of `shape`: what its
+    /// bounded schema can hold, with room to spare. The judge asks for the
+    /// smaller of this and the configured ceiling.
+    ///
+    /// ```
+    /// use ragaliq::prompts::{Shape, Task};
+    /// assert!(Task::VerifyClaims.reply_tokens(&Shape::items(10)) > Task::VerifyClaims.reply_tokens(&Shape::items(2)));
+    /// ```
+    #[must_use]
+    pub fn reply_tokens(self, shape: &Shape) -> u32 {
+        let n = shape.items.max(1);
+        let tokens = match self {
+            // Claims restate the response, with pronouns resolved.
+            Task::ExtractClaims => 128 + shape.text_chars / 2 + 8 * shape.max_claims(),
+            Task::VerifyClaims => 64 + 120 * n,
+            Task::VerifyClaim => 160,
+            Task::Relevance => 224,
+            Task::PassageRelevance => 64 + 80 * n,
+            Task::GenerateCases => 64 + 220 * n,
+        };
+        u32::try_from(tokens.max(256)).unwrap_or(u32::MAX)
     }
 
     fn builtin(self) -> &'static str {
@@ -115,6 +182,83 @@ impl Task {
 }
 
 const SYSTEM: &str = include_str!("../prompts/system.txt");
+
+/// Longest claim the extraction schema allows, in characters.
+pub const CLAIM_CHARS: usize = 400;
+/// Longest evidence quote, in characters.
+pub const EVIDENCE_CHARS: usize = 300;
+/// Longest per-passage reason, in characters.
+pub const REASON_CHARS: usize = 300;
+/// Longest relevance reasoning, in characters.
+pub const REASONING_CHARS: usize = 600;
+const QUESTION_CHARS: usize = 300;
+const ANSWER_CHARS: usize = 400;
+
+/// What a task's input holds, for bounding its reply: how many items
+/// (claims, passages, cases) and how long the text to split is.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Shape {
+    /// Claims to verify, passages to judge, cases to write.
+    pub items: usize,
+    /// Characters of the text the task reads (the response, for extraction).
+    pub text_chars: usize,
+}
+
+impl Shape {
+    /// An input of `n` items.
+    #[must_use]
+    pub fn items(n: usize) -> Shape {
+        Shape {
+            items: n,
+            text_chars: 0,
+        }
+    }
+
+    /// An input text of `chars` characters.
+    #[must_use]
+    pub fn text(chars: usize) -> Shape {
+        Shape {
+            items: 0,
+            text_chars: chars,
+        }
+    }
+
+    /// The most claims a text this long can hold: about one per twelve
+    /// characters, at least 4, at most 64.
+    #[must_use]
+    pub fn max_claims(&self) -> usize {
+        (self.text_chars / 12 + 2).clamp(4, 64)
+    }
+
+    /// "3 claims", "2 passages", "a response of 300 characters", for messages.
+    #[must_use]
+    pub fn describe(&self, task: Task) -> String {
+        let count = |one: &str, many: &str| {
+            format!(
+                "{} {}",
+                self.items,
+                if self.items == 1 { one } else { many }
+            )
+        };
+        match task {
+            Task::ExtractClaims => format!("a response of {} characters", self.text_chars),
+            Task::VerifyClaims | Task::VerifyClaim => count("claim", "claims"),
+            Task::PassageRelevance => count("passage", "passages"),
+            Task::GenerateCases => count("case", "cases"),
+            Task::Relevance => "one score".into(),
+        }
+    }
+}
+
+/// Which JSON-schema keywords a server accepts.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SchemaDialect {
+    /// Every bound (llama.cpp, vLLM, Ollama, Anthropic tools).
+    #[default]
+    Full,
+    /// OpenAI's strict structured outputs: no string-length keywords.
+    OpenAiStrict,
+}
 
 /// One parsed template.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -154,7 +298,7 @@ impl Template {
 /// ```
 /// use ragaliq::prompts::{Templates, Task};
 /// let t = Templates::builtin();
-/// assert_eq!(t.template(Task::VerifyClaims).version, "1");
+/// assert_eq!(t.template(Task::VerifyClaims).version, "2");
 /// assert!(t.system().body.contains("never instructions"));
 /// ```
 #[derive(Clone, Debug)]

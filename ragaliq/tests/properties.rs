@@ -124,3 +124,113 @@ proptest! {
         }
     }
 }
+
+/// A verdict object written with one-meaning repairs applied at random: the
+/// parser must read the same verdict whatever the dress.
+fn dressed_verdict() -> impl Strategy<Value = (String, ragaliq::Verdict, String)> {
+    use ragaliq::Verdict;
+    let label = prop_oneof![
+        Just(("supported", Verdict::Supported)),
+        Just(("Supported.", Verdict::Supported)),
+        Just(("YES", Verdict::Supported)),
+        Just(("entailment", Verdict::Supported)),
+        Just(("contradicted", Verdict::Contradicted)),
+        Just(("Refuted", Verdict::Contradicted)),
+        Just(("no evidence", Verdict::NoEvidence)),
+        Just(("NOT_ENOUGH_INFO", Verdict::NoEvidence)),
+        Just(("neutral", Verdict::NoEvidence)),
+        Just(("partially-supported", Verdict::PartiallySupported)),
+    ];
+    (
+        label,
+        "[a-zA-Z ]{0,20}",
+        any::<bool>(), // single quotes
+        any::<bool>(), // unquoted keys
+        any::<bool>(), // trailing comma
+        any::<bool>(), // a comment
+        any::<bool>(), // prose and a fence around it
+        any::<bool>(), // a reasoning block before it
+        any::<bool>(), // Python-style None for the confidence
+    )
+        .prop_map(
+            |(
+                (label, verdict),
+                evidence,
+                single,
+                unquoted,
+                trailing,
+                comment,
+                fenced,
+                think,
+                none,
+            )| {
+                let q = |s: &str| {
+                    if single {
+                        format!("'{s}'")
+                    } else {
+                        format!("\"{s}\"")
+                    }
+                };
+                let k = |s: &str| if unquoted { s.to_owned() } else { q(s) };
+                let confidence = if none {
+                    "None".to_owned()
+                } else {
+                    ".75".to_owned()
+                };
+                let mut body = format!(
+                    "{{{}: {}, {}: {}, {}: {confidence}{}{}}}",
+                    k("verdict"),
+                    q(label),
+                    k("evidence"),
+                    q(&evidence),
+                    k("confidence"),
+                    if trailing { "," } else { "" },
+                    if comment { " // the judge's note" } else { "" },
+                );
+                if comment {
+                    body = body.replace("// the judge's note}", "// the judge's note\n}");
+                }
+                if fenced {
+                    body = format!("Here is my verdict:\n```json\n{body}\n```\nDone.");
+                }
+                if think {
+                    body = format!("<think>Claim 1 scores 0.2 maybe.</think>\n{body}");
+                }
+                (body, verdict, evidence.trim().to_owned())
+            },
+        )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    #[test]
+    fn one_meaning_repairs_read_the_same_verdict((reply, verdict, evidence) in dressed_verdict()) {
+        let v = parse::verdict(&reply).map_err(|e| TestCaseError::fail(format!("{reply}\n{e}")))?;
+        prop_assert_eq!(v.verdict, verdict);
+        prop_assert_eq!(v.evidence, evidence);
+        prop_assert!(v.confidence.is_none_or(|c| c == 0.75));
+        // Inside a one-item batch it reads the same.
+        let batch = parse::verdicts(&reply, 1).map_err(|e| TestCaseError::fail(format!("{reply}\n{e}")))?;
+        prop_assert_eq!(batch[0].verdict, verdict);
+    }
+
+    #[test]
+    fn two_different_answers_are_never_picked_between(a in 0.0f64..=1.0, b in 0.0f64..=1.0) {
+        prop_assume!((a - b).abs() > 1e-6);
+        let reply = format!("{{\"score\": {a}}}\nOr rather: {{\"score\": {b}}}");
+        prop_assert_eq!(parse::score(&reply).unwrap_err().kind.name(), "ambiguous");
+    }
+
+    #[test]
+    fn a_cut_off_batch_is_never_read(n in 1usize..5, cut in 1usize..200) {
+        let full = format!(
+            "{{\"verdicts\": [{}]}}",
+            (1..=n).map(|i| format!("{{\"claim\": {i}, \"verdict\": \"supported\", \"evidence\": \"e\"}}")).collect::<Vec<_>>().join(", ")
+        );
+        prop_assume!(cut < full.len());
+        let reply = &full[..cut];
+        prop_assert!(parse::verdicts(reply, n).is_err(), "{reply}");
+        prop_assert!(parse::claims(reply).is_err(), "{reply}");
+    }
+}

@@ -1,240 +1,212 @@
-//! Finding the one JSON value in a judge's reply.
+//! Finding the one JSON value in a judge's reply, and reading it with the
+//! repairs that have exactly one meaning.
 //!
-//! Models wrap JSON in markdown fences, reasoning blocks and prose, and leave
-//! trailing commas. All of that has one reading and is accepted. Two
-//! different JSON values, a value cut off mid-way, or no JSON at all do not,
-//! and are refused.
+//! The rules, in order:
+//!
+//! 1. An empty or blank reply is an error. Everything up to the last
+//!    `</think>` is dropped (a model's reasoning is never read: no number in
+//!    it is used); a `<think>` that never closes, or nothing after it, is an
+//!    error.
+//! 2. The reply must hold exactly one JSON value (an object, or an array of
+//!    strings or objects). Prose, markdown fences (malformed ones too), role
+//!    headers, chat-template tokens and wrapper tags around it are ignored;
+//!    byte-identical copies count once; two different values are an error;
+//!    no JSON is an error, and no number is picked out of prose.
+//! 3. Repaired, because each has one meaning: trailing commas; a missing
+//!    comma between complete array items; single-quoted strings; Python's
+//!    `True`, `False` and `None`; `//` and `/* */` comments; raw newlines
+//!    in strings; invalid escapes (`\'`, `\$`, `\sigma`), kept as the text
+//!    they are; smart quotes used as delimiters; unquoted keys; a bare
+//!    unquoted word that is exactly a verdict label; numbers written `.8`.
+//! 4. Not repaired: unbalanced brackets, broken key quoting, an unescaped
+//!    `"` inside a string, lists elided with `...`, and truncation. A cut-off
+//!    object still tells which of its pairs were complete and followed by a
+//!    comma before the break; the single-verdict and score readers use that,
+//!    and nothing else does.
 
 use super::{ParseError, ParseErrorKind};
-use serde_json::Value;
+use crate::verdict::Verdict;
+
+/// A JSON value as the judge wrote it, objects in written order.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum J {
+    Null,
+    Bool(bool),
+    /// The number and how it was written.
+    Number(f64, String),
+    String(String),
+    Array(Vec<J>),
+    Object(Vec<(String, J)>),
+    /// A bare word: a verdict label, or `NaN` / `Infinity`, kept so that
+    /// the readers can say exactly what is wrong with it.
+    Word(String),
+}
+
+impl J {
+    pub(crate) fn describe(&self) -> String {
+        match self {
+            J::Null => "null".into(),
+            J::Bool(_) => "a boolean".into(),
+            J::Number(_, raw) => format!("the number {raw}"),
+            J::String(_) => "a string".into(),
+            J::Array(a) => format!("an array of {}", a.len()),
+            J::Object(o) => {
+                let keys: Vec<&str> = o.iter().map(|(k, _)| k.as_str()).collect();
+                if keys.is_empty() {
+                    "an empty object".into()
+                } else {
+                    format!("an object with keys {}", keys.join(", "))
+                }
+            }
+            J::Word(w) => format!("the unquoted word `{w}`"),
+        }
+    }
+}
+
+/// What a reply holds.
+#[derive(Debug)]
+pub(crate) enum Found {
+    /// Exactly one value.
+    Value(J),
+    /// The reply was cut off inside an object; these pairs of it were
+    /// complete and followed by a comma.
+    Truncated(Vec<(String, J)>),
+}
 
 /// Extracts the single JSON value a reply carries.
-pub(crate) fn extract(raw: &str) -> Result<Value, ParseError> {
+pub(crate) fn extract(raw: &str) -> Result<Found, ParseError> {
     let err = |kind| ParseError::new(kind, raw);
     if raw.trim().is_empty() {
         return Err(err(ParseErrorKind::Empty));
     }
-    let text = strip_think(raw).ok_or_else(|| err(ParseErrorKind::Truncated))?;
-    let text = text.trim();
-    if text.is_empty() {
+    let text = after_thinking(raw).ok_or_else(|| err(ParseErrorKind::Truncated))?;
+    if text.trim().is_empty() {
         return Err(err(ParseErrorKind::Empty));
     }
-    if let Some(v) = parse_lenient(text) {
-        return Ok(v);
-    }
-
-    let fenced = fenced_blocks(text);
-    let segments = if fenced.is_empty() {
-        scan(text)
-    } else {
-        // Inside fences the JSON may itself be surrounded by stray text.
-        let mut all = Scan::default();
-        for block in fenced {
-            match parse_lenient(block.trim()) {
-                Some(v) => all.values.push(v),
-                None => all.merge(scan(block)),
-            }
-        }
-        all
-    };
-    let mut values = segments.values;
-    // Prefer objects: prose like "see [1]" must not compete with the answer.
-    let objects: Vec<Value> = values.iter().filter(|v| v.is_object()).cloned().collect();
-    if !objects.is_empty() {
-        values = objects;
-    } else {
-        values.retain(plausible_array);
-    }
-    values.dedup();
-    let distinct = {
-        let mut d: Vec<&Value> = Vec::new();
-        for v in &values {
-            if !d.contains(&v) {
-                d.push(v);
-            }
-        }
-        d.len()
-    };
-    match distinct {
-        1 if !segments.unclosed => Ok(values.swap_remove(0)),
-        0 | 1 if segments.unclosed => Err(err(ParseErrorKind::Truncated)),
-        0 if looks_like_refusal(text) => Err(err(ParseErrorKind::Refusal)),
-        0 => Err(err(ParseErrorKind::NoJson)),
-        n => Err(err(ParseErrorKind::Ambiguous { values: n })),
-    }
-}
-
-/// Strict parse, then once more with trailing commas removed.
-fn parse_lenient(text: &str) -> Option<Value> {
-    serde_json::from_str(text)
-        .ok()
-        .or_else(|| serde_json::from_str(&strip_trailing_commas(text)).ok())
-}
-
-/// Removes `<think>…</think>` blocks. `None` when a block never closes: the
-/// model ran out of tokens while reasoning.
-fn strip_think(raw: &str) -> Option<String> {
-    let mut out = String::with_capacity(raw.len());
-    let mut rest = raw;
-    loop {
-        let Some(start) = find_ci(rest, "<think>") else {
-            out.push_str(rest);
-            return Some(out);
-        };
-        out.push_str(&rest[..start]);
-        let after = &rest[start + "<think>".len()..];
-        let end = find_ci(after, "</think>")?;
-        rest = &after[end + "</think>".len()..];
-    }
-}
-
-fn find_ci(hay: &str, needle: &str) -> Option<usize> {
-    hay.to_ascii_lowercase().find(needle)
-}
-
-/// The contents of ```-fenced blocks (an unclosed last fence runs to the end).
-fn fenced_blocks(text: &str) -> Vec<&str> {
-    let mut blocks = Vec::new();
-    let mut rest = text;
-    while let Some(open) = rest.find("```") {
-        let after = &rest[open + 3..];
-        // Skip the info string (`json`, `JSON`, ...) up to the end of the line.
-        let body_start = after.find('\n').map_or(after.len(), |i| i + 1);
-        let info = &after[..body_start];
-        let body = if info.trim_start().starts_with(['{', '[']) {
-            after
-        } else {
-            &after[body_start..]
-        };
-        match body.find("```") {
-            Some(close) => {
-                blocks.push(&body[..close]);
-                rest = &body[close + 3..];
-            }
-            None => {
-                blocks.push(body);
-                break;
-            }
-        }
-    }
-    blocks
-}
-
-#[derive(Default)]
-struct Scan {
-    values: Vec<Value>,
-    /// An object or array was opened and never closed.
-    unclosed: bool,
-}
-
-impl Scan {
-    fn merge(&mut self, other: Scan) {
-        self.values.extend(other.values);
-        self.unclosed |= other.unclosed;
-    }
-}
-
-/// Finds the top-level balanced `{…}` / `[…]` segments in prose that parse as JSON.
-fn scan(text: &str) -> Scan {
-    let bytes = text.as_bytes();
-    let mut out = Scan::default();
+    let chars: Vec<char> = text.chars().collect();
+    let mut values: Vec<(String, J)> = Vec::new();
+    let mut truncated: Option<Vec<(String, J)>> = None;
     let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'{' || bytes[i] == b'[' {
-            match balanced_end(bytes, i) {
-                Some(end) => {
-                    if let Some(v) = parse_lenient(&text[i..=end]) {
-                        out.values.push(v);
-                        i = end + 1;
-                        continue;
+    while i < chars.len() {
+        if chars[i] == '{' || chars[i] == '[' {
+            let mut p = Parser {
+                s: &chars,
+                i,
+                partial: None,
+            };
+            match p.value(0) {
+                Ok(v) if candidate(&v) => {
+                    let source: String = chars[i..p.i].iter().collect();
+                    // A closing bracket right after the value: the
+                    // brackets do not balance, and that is not repaired.
+                    let next = chars[p.i..].iter().find(|c| !c.is_whitespace());
+                    if matches!(next, Some('}' | ']')) {
+                        return Err(err(ParseErrorKind::WrongShape {
+                            detail: format!(
+                                "unbalanced brackets: a stray `{}` after the JSON value",
+                                next.copied().unwrap_or('}')
+                            ),
+                        }));
+                    }
+                    values.push((source, v));
+                    i = p.i;
+                    continue;
+                }
+                Ok(_) => {}
+                Err(Stop::End) => {
+                    // Cut off: only an object that has begun with a key
+                    // counts as an answer; a lone "[" in prose is prose.
+                    if chars[i] == '{' && looks_like_object(&chars[i + 1..]) {
+                        truncated = Some(p.partial.take().unwrap_or_default());
+                        break;
                     }
                 }
-                None => {
-                    // Only an object left open counts as a cut-off answer;
-                    // a lone "[" in prose is just prose.
-                    if bytes[i] == b'{' && looks_like_json_start(&text[i..]) {
-                        out.unclosed = true;
-                    }
+                Err(Stop::Invalid) => {
+                    // Go on after the point of failure, so that nothing
+                    // inside a broken value is taken for the answer.
+                    i = i.max(p.i);
+                    continue;
                 }
             }
         }
         i += 1;
     }
-    out
-}
-
-fn looks_like_json_start(s: &str) -> bool {
-    s[1..].trim_start().starts_with('"')
-}
-
-/// The index of the bracket closing the one at `start`, string-aware.
-fn balanced_end(bytes: &[u8], start: usize) -> Option<usize> {
-    let mut depth = 0usize;
-    let mut in_str = false;
-    let mut escaped = false;
-    for (i, &b) in bytes.iter().enumerate().skip(start) {
-        if in_str {
-            match (escaped, b) {
-                (true, _) => escaped = false,
-                (false, b'\\') => escaped = true,
-                (false, b'"') => in_str = false,
-                _ => {}
-            }
-            continue;
-        }
-        match b {
-            b'"' => in_str = true,
-            b'{' | b'[' => depth += 1,
-            b'}' | b']' => {
-                depth -= 1;
-                if depth == 0 {
-                    return Some(i);
-                }
-            }
-            _ => {}
+    let mut distinct: Vec<(String, J)> = Vec::new();
+    for (source, v) in values {
+        if !distinct.iter().any(|(s, _)| *s == source) {
+            distinct.push((source, v));
         }
     }
-    None
-}
-
-/// Removes commas that stand right before a closing bracket, outside strings.
-fn strip_trailing_commas(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut in_str = false;
-    let mut escaped = false;
-    let chars: Vec<char> = text.chars().collect();
-    for (i, &c) in chars.iter().enumerate() {
-        if in_str {
-            match (escaped, c) {
-                (true, _) => escaped = false,
-                (false, '\\') => escaped = true,
-                (false, '"') => in_str = false,
-                _ => {}
-            }
-            out.push(c);
-            continue;
-        }
-        if c == '"' {
-            in_str = true;
-        }
-        if c == ',' {
-            let next = chars[i + 1..].iter().find(|c| !c.is_whitespace());
-            if matches!(next, Some('}' | ']')) {
-                continue;
+    match (distinct.len(), truncated) {
+        (_, Some(pairs)) => {
+            if distinct.is_empty() {
+                Ok(Found::Truncated(pairs))
+            } else {
+                Err(err(ParseErrorKind::Truncated))
             }
         }
-        out.push(c);
+        (1, None) => Ok(Found::Value(distinct.swap_remove(0).1)),
+        (0, None) if looks_like_refusal(&text) => Err(err(ParseErrorKind::Refusal)),
+        (0, None) => Err(err(ParseErrorKind::NoJson)),
+        (n, None) => Err(err(ParseErrorKind::Ambiguous { values: n })),
     }
-    out
 }
 
-/// A bare array is an answer only if it holds strings or objects.
-fn plausible_array(v: &Value) -> bool {
+/// Extracts a value that must be complete.
+pub(crate) fn extract_complete(raw: &str) -> Result<J, ParseError> {
+    match extract(raw)? {
+        Found::Value(v) => Ok(v),
+        Found::Truncated(_) => Err(ParseError::new(ParseErrorKind::Truncated, raw)),
+    }
+}
+
+/// The text after the last `</think>`; `None` when a `<think>` never closes.
+fn after_thinking(raw: &str) -> Option<String> {
+    // ASCII lower-casing keeps byte offsets, so they index `raw` too.
+    let lower = raw.to_ascii_lowercase();
+    let rest = match lower.rfind("</think>") {
+        Some(end) => &raw[end + "</think>".len()..],
+        None => raw,
+    };
+    if rest.to_ascii_lowercase().contains("<think>") {
+        return None;
+    }
+    Some(rest.to_owned())
+}
+
+/// Whether a value may be an answer: objects, and arrays of strings or objects.
+fn candidate(v: &J) -> bool {
     match v {
-        Value::Array(items) => {
-            !items.is_empty() && items.iter().all(|i| i.is_string() || i.is_object())
+        J::Object(_) => true,
+        J::Array(items) => {
+            !items.is_empty()
+                && items
+                    .iter()
+                    .all(|i| matches!(i, J::String(_) | J::Object(_)))
         }
         _ => false,
+    }
+}
+
+/// `{` followed by a key (or by nothing: cut right after it): the start of
+/// an object, not a brace in prose.
+fn looks_like_object(rest: &[char]) -> bool {
+    let mut i = rest.iter().take_while(|c| c.is_whitespace()).count();
+    match rest.get(i) {
+        None | Some('"' | '\'' | '“' | '‘') => true,
+        Some(c) if c.is_ascii_alphabetic() || *c == '_' => {
+            while rest
+                .get(i)
+                .is_some_and(|c| c.is_ascii_alphanumeric() || *c == '_')
+            {
+                i += 1;
+            }
+            rest[i..]
+                .iter()
+                .find(|c| !c.is_whitespace())
+                .is_none_or(|c| *c == ':')
+        }
+        Some(_) => false,
     }
 }
 
@@ -257,57 +229,503 @@ fn looks_like_refusal(text: &str) -> bool {
     .any(|p| lower.contains(p))
 }
 
+/// Why a parse stopped.
+#[derive(Debug, PartialEq, Eq)]
+enum Stop {
+    /// The input ended inside the value.
+    End,
+    /// Not JSON, even repaired.
+    Invalid,
+}
+
+/// Deeper nesting than this is refused, so no reply can exhaust the stack.
+const MAX_DEPTH: usize = 64;
+
+struct Parser<'a> {
+    s: &'a [char],
+    i: usize,
+    /// The top-level object's complete pairs, kept for a cut-off reply.
+    partial: Option<Vec<(String, J)>>,
+}
+
+impl Parser<'_> {
+    fn peek(&self) -> Option<char> {
+        self.s.get(self.i).copied()
+    }
+
+    fn at(&self, k: usize) -> Option<char> {
+        self.s.get(self.i + k).copied()
+    }
+
+    /// Skips whitespace and comments.
+    fn ws(&mut self) -> Result<(), Stop> {
+        loop {
+            match (self.peek(), self.at(1)) {
+                (Some(c), _) if c.is_whitespace() => self.i += 1,
+                (Some('/'), Some('/')) => {
+                    while let Some(c) = self.peek() {
+                        if c == '\n' {
+                            break;
+                        }
+                        self.i += 1;
+                    }
+                }
+                (Some('/'), Some('*')) => {
+                    self.i += 2;
+                    loop {
+                        match (self.peek(), self.at(1)) {
+                            (Some('*'), Some('/')) => {
+                                self.i += 2;
+                                break;
+                            }
+                            (None, _) => return Err(Stop::End),
+                            _ => self.i += 1,
+                        }
+                    }
+                }
+                _ => return Ok(()),
+            }
+        }
+    }
+
+    fn value(&mut self, depth: usize) -> Result<J, Stop> {
+        if depth > MAX_DEPTH {
+            return Err(Stop::Invalid);
+        }
+        self.ws()?;
+        match self.peek() {
+            None => Err(Stop::End),
+            Some('{') => self.object(depth),
+            Some('[') => self.array(depth),
+            Some(q) if opening_quote(q).is_some() => self.string().map(J::String),
+            Some(c) if c == '-' || c == '.' || c.is_ascii_digit() => self.number(),
+            Some(c) if c.is_ascii_alphabetic() || c == '_' => self.word(),
+            Some(_) => Err(Stop::Invalid),
+        }
+    }
+
+    fn object(&mut self, depth: usize) -> Result<J, Stop> {
+        self.i += 1;
+        let top = depth == 0;
+        let mut pairs: Vec<(String, J)> = Vec::new();
+        let mut done: Vec<(String, J)> = Vec::new();
+        loop {
+            if top {
+                self.partial = Some(done.clone());
+            }
+            self.ws()?;
+            match self.peek() {
+                None => return Err(Stop::End),
+                Some('}') => {
+                    self.i += 1;
+                    return Ok(J::Object(pairs));
+                }
+                _ => {}
+            }
+            let key = self.key()?;
+            self.ws()?;
+            match self.peek() {
+                None => return Err(Stop::End),
+                Some(':') => self.i += 1,
+                Some(_) => return Err(Stop::Invalid),
+            }
+            let value = match self.value(depth + 1) {
+                Ok(v) => v,
+                Err(e) => {
+                    if top && e == Stop::End {
+                        self.partial = Some(done);
+                    }
+                    return Err(e);
+                }
+            };
+            pairs.push((key.clone(), value.clone()));
+            self.ws()?;
+            match self.peek() {
+                None => return Err(Stop::End),
+                Some(',') => {
+                    self.i += 1;
+                    done.push((key, value));
+                }
+                Some('}') => {}
+                Some(_) => return Err(Stop::Invalid),
+            }
+        }
+    }
+
+    fn key(&mut self) -> Result<String, Stop> {
+        match self.peek() {
+            None => Err(Stop::End),
+            Some(q) if opening_quote(q).is_some() => self.string(),
+            Some(c) if c.is_ascii_alphabetic() || c == '_' => {
+                let start = self.i;
+                while self
+                    .peek()
+                    .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
+                {
+                    self.i += 1;
+                }
+                Ok(self.s[start..self.i].iter().collect())
+            }
+            Some(_) => Err(Stop::Invalid),
+        }
+    }
+
+    fn array(&mut self, depth: usize) -> Result<J, Stop> {
+        self.i += 1;
+        let mut items = Vec::new();
+        loop {
+            self.ws()?;
+            match self.peek() {
+                None => return Err(Stop::End),
+                Some(']') => {
+                    self.i += 1;
+                    return Ok(J::Array(items));
+                }
+                _ => {}
+            }
+            items.push(self.value(depth + 1)?);
+            self.ws()?;
+            match self.peek() {
+                None => return Err(Stop::End),
+                Some(',') => self.i += 1,
+                Some(']') => {}
+                // A missing comma between two complete items.
+                Some(c) if c == '{' || c == '[' || opening_quote(c).is_some() => {}
+                Some(c) if c == '-' || c.is_ascii_digit() || c.is_ascii_alphabetic() => {}
+                Some(_) => return Err(Stop::Invalid),
+            }
+        }
+    }
+
+    fn string(&mut self) -> Result<String, Stop> {
+        let open = self.peek().ok_or(Stop::End)?;
+        let close = opening_quote(open).ok_or(Stop::Invalid)?;
+        self.i += 1;
+        let mut out = String::new();
+        loop {
+            let c = self.peek().ok_or(Stop::End)?;
+            self.i += 1;
+            if c == close {
+                return Ok(out);
+            }
+            if c != '\\' {
+                // Raw newlines, tabs and other quote marks are kept as written.
+                out.push(c);
+                continue;
+            }
+            let e = self.peek().ok_or(Stop::End)?;
+            self.i += 1;
+            match e {
+                '"' => out.push('"'),
+                '\\' => out.push('\\'),
+                '/' => out.push('/'),
+                'b' => out.push('\u{8}'),
+                'f' => out.push('\u{c}'),
+                'n' => out.push('\n'),
+                'r' => out.push('\r'),
+                't' => out.push('\t'),
+                'u' => out.push(self.unicode_escape()?),
+                // The escaped delimiter of a single- or smart-quoted string.
+                e if e == close && close != '"' => out.push(e),
+                // An invalid escape: kept as the text it is.
+                other => {
+                    out.push('\\');
+                    out.push(other);
+                }
+            }
+        }
+    }
+
+    fn unicode_escape(&mut self) -> Result<char, Stop> {
+        let hex = |p: &mut Self| -> Result<u32, Stop> {
+            let mut n = 0u32;
+            for _ in 0..4 {
+                let d = p
+                    .peek()
+                    .ok_or(Stop::End)?
+                    .to_digit(16)
+                    .ok_or(Stop::Invalid)?;
+                n = n * 16 + d;
+                p.i += 1;
+            }
+            Ok(n)
+        };
+        let first = hex(self)?;
+        if (0xD800..0xDC00).contains(&first) {
+            if self.peek() == Some('\\') && self.at(1) == Some('u') {
+                self.i += 2;
+                let second = hex(self)?;
+                if (0xDC00..0xE000).contains(&second) {
+                    let c = 0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00);
+                    return char::from_u32(c).ok_or(Stop::Invalid);
+                }
+            }
+            return Err(Stop::Invalid);
+        }
+        char::from_u32(first).ok_or(Stop::Invalid)
+    }
+
+    fn number(&mut self) -> Result<J, Stop> {
+        let start = self.i;
+        if self.peek() == Some('-') {
+            self.i += 1;
+        }
+        let int_start = self.i;
+        while self.peek().is_some_and(|c| c.is_ascii_digit()) {
+            self.i += 1;
+        }
+        let int_digits = self.i - int_start;
+        if int_digits > 1 && self.s[int_start] == '0' {
+            return Err(Stop::Invalid);
+        }
+        let mut frac_digits = 0;
+        if self.peek() == Some('.') {
+            self.i += 1;
+            while self.peek().is_some_and(|c| c.is_ascii_digit()) {
+                self.i += 1;
+                frac_digits += 1;
+            }
+            if frac_digits == 0 {
+                // "1." or "...": not a number (elided lists are not repaired).
+                return Err(if self.peek().is_none() {
+                    Stop::End
+                } else {
+                    Stop::Invalid
+                });
+            }
+        }
+        if int_digits == 0 && frac_digits == 0 {
+            return Err(if self.peek().is_none() {
+                Stop::End
+            } else {
+                Stop::Invalid
+            });
+        }
+        if matches!(self.peek(), Some('e' | 'E')) {
+            self.i += 1;
+            if matches!(self.peek(), Some('+' | '-')) {
+                self.i += 1;
+            }
+            let exp_start = self.i;
+            while self.peek().is_some_and(|c| c.is_ascii_digit()) {
+                self.i += 1;
+            }
+            if self.i == exp_start {
+                return Err(if self.peek().is_none() {
+                    Stop::End
+                } else {
+                    Stop::Invalid
+                });
+            }
+        }
+        if self.peek().is_none() {
+            // A number at the very end of the input may have been cut.
+            return Err(Stop::End);
+        }
+        let raw: String = self.s[start..self.i].iter().collect();
+        let parsed = if raw.starts_with('.') || raw.starts_with("-.") {
+            raw.replacen('.', "0.", 1).parse::<f64>()
+        } else {
+            raw.parse::<f64>()
+        };
+        match parsed {
+            Ok(x) if x.is_finite() => Ok(J::Number(x, raw)),
+            _ => Err(Stop::Invalid),
+        }
+    }
+
+    fn word(&mut self) -> Result<J, Stop> {
+        let start = self.i;
+        while self
+            .peek()
+            .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        {
+            self.i += 1;
+        }
+        if self.peek().is_none() {
+            return Err(Stop::End);
+        }
+        let word: String = self.s[start..self.i].iter().collect();
+        Ok(match word.as_str() {
+            "true" | "True" => J::Bool(true),
+            "false" | "False" => J::Bool(false),
+            "null" | "None" => J::Null,
+            w if Verdict::from_label(w).is_some() => J::Word(word),
+            w if matches!(w, "NaN" | "nan" | "Infinity" | "inf" | "-Infinity") => J::Word(word),
+            _ => return Err(Stop::Invalid),
+        })
+    }
+}
+
+/// The closing quote for an opening one: `"`, `'`, and smart quotes.
+fn opening_quote(c: char) -> Option<char> {
+    match c {
+        '"' => Some('"'),
+        '\'' => Some('\''),
+        '“' => Some('”'),
+        '‘' => Some('’'),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
 
-    fn ok(raw: &str) -> Value {
-        extract(raw).unwrap_or_else(|e| panic!("{raw:?}: {e}"))
+    fn ok(raw: &str) -> J {
+        match extract(raw).unwrap_or_else(|e| panic!("{raw:?}: {e}")) {
+            Found::Value(v) => v,
+            Found::Truncated(p) => panic!("{raw:?}: truncated, pairs {p:?}"),
+        }
     }
+
     fn kind(raw: &str) -> &'static str {
-        extract(raw).unwrap_err().kind.name()
+        match extract(raw) {
+            Err(e) => e.kind.name(),
+            Ok(Found::Truncated(_)) => "truncated",
+            Ok(Found::Value(v)) => panic!("{raw:?} was accepted: {v:?}"),
+        }
+    }
+
+    fn obj(pairs: &[(&str, J)]) -> J {
+        J::Object(
+            pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.clone()))
+                .collect(),
+        )
+    }
+
+    fn s(x: &str) -> J {
+        J::String(x.into())
     }
 
     #[test]
-    fn plain_fenced_and_prose() {
-        assert_eq!(ok(r#"{"a":1}"#), json!({"a":1}));
-        assert_eq!(ok("```json\n{\"a\":1}\n```"), json!({"a":1}));
-        assert_eq!(ok("Sure! Here it is: {\"a\":1}. Done."), json!({"a":1}));
+    fn plain_fenced_prose_and_thinking() {
+        assert_eq!(ok(r#"{"a":"x"}"#), obj(&[("a", s("x"))]));
+        assert_eq!(ok("```json\n{\"a\":\"x\"}\n```"), obj(&[("a", s("x"))]));
         assert_eq!(
-            ok("<think>hmm {\"a\":2}</think>\n{\"a\":1}"),
-            json!({"a":1})
+            ok("``json {\"a\":\"x\"}"),
+            obj(&[("a", s("x"))]),
+            "a malformed fence"
         );
-        assert_eq!(ok("{\"a\":[1,2,],}"), json!({"a":[1,2]}));
+        assert_eq!(
+            ok("Sure! Here it is: {\"a\":\"x\"}. Done."),
+            obj(&[("a", s("x"))])
+        );
+        assert_eq!(
+            ok("<think>{\"a\":\"y\"} score 0.2</think>\n{\"a\":\"x\"}"),
+            obj(&[("a", s("x"))])
+        );
+        assert_eq!(
+            ok("<|im_start|>assistant\n<answer>{\"a\":\"x\"}</answer><|im_end|>"),
+            obj(&[("a", s("x"))])
+        );
+        assert_eq!(
+            ok("[INST] grade [/INST] {\"a\":\"x\"}"),
+            obj(&[("a", s("x"))])
+        );
     }
 
     #[test]
-    fn same_value_twice_is_one_reading() {
-        assert_eq!(ok("{\"a\":1}\nAgain: {\"a\":1}"), json!({"a":1}));
+    fn one_meaning_repairs() {
+        assert_eq!(
+            ok("{\"a\":[\"x\",\"y\",],}"),
+            obj(&[("a", J::Array(vec![s("x"), s("y")]))])
+        );
+        assert_eq!(
+            ok("{\"a\":[\"x\" \"y\"]}"),
+            obj(&[("a", J::Array(vec![s("x"), s("y")]))])
+        );
+        assert_eq!(ok("{'a': 'it\\'s'}"), obj(&[("a", s("it's"))]));
+        assert_eq!(
+            ok("{\"a\": True, \"b\": None}"),
+            obj(&[("a", J::Bool(true)), ("b", J::Null)])
+        );
+        assert_eq!(
+            ok("{\"a\": \"x\" // note\n /* more */}"),
+            obj(&[("a", s("x"))])
+        );
+        assert_eq!(ok("{\"a\": \"line\none\"}"), obj(&[("a", s("line\none"))]));
+        assert_eq!(
+            ok(r#"{"a": "cost \$5, \sigma, it\'s"}"#),
+            obj(&[("a", s(r"cost \$5, \sigma, it\'s"))])
+        );
+        assert_eq!(ok("{“a”: “x”}"), obj(&[("a", s("x"))]));
+        assert_eq!(
+            ok("{a: \"x\", b_2: \"y\"}"),
+            obj(&[("a", s("x")), ("b_2", s("y"))])
+        );
+        assert_eq!(
+            ok("{\"verdict\": SUPPORTED}"),
+            obj(&[("verdict", J::Word("SUPPORTED".into()))])
+        );
+        assert_eq!(
+            ok("{\"s\": .8}"),
+            obj(&[("s", J::Number(0.8, ".8".into()))])
+        );
+    }
+
+    #[test]
+    fn what_is_not_repaired() {
+        assert_eq!(kind("{\"a\": [\"x\", \"y\""), "truncated");
+        assert_eq!(
+            kind("{\"a\": \"x\"}}"),
+            "wrong_shape",
+            "a stray closing brace"
+        );
+        assert_eq!(
+            kind("{\"a\": {\"b\": \"x\"} and more"),
+            "no_json",
+            "no inner object of a broken one"
+        );
+        assert_eq!(kind("{\"verdict: \"supported\"}"), "no_json");
+        assert_eq!(kind("{\"claims\": [\"He said \"hi\" loudly\"]}"), "no_json");
+        assert_eq!(kind("{\"claims\": [\"a\", \"b\", ...]}"), "no_json");
+        assert_eq!(kind("{\"v\": maybe}"), "no_json");
+    }
+
+    #[test]
+    fn copies_and_rivals() {
+        assert_eq!(
+            ok("{\"a\":\"x\"}\nAgain: {\"a\":\"x\"}"),
+            obj(&[("a", s("x"))])
+        );
+        assert_eq!(kind("{\"a\":\"x\"} or {\"a\":\"y\"}"), "ambiguous");
+        assert_eq!(
+            kind("{\"a\":\"x\"} and {\"a\": \"x\"}"),
+            "ambiguous",
+            "not byte-identical"
+        );
+        assert_eq!(ok("As [1] shows: {\"a\":\"x\"}"), obj(&[("a", s("x"))]));
     }
 
     #[test]
     fn refusals_of_the_broken() {
         assert_eq!(kind(""), "empty");
         assert_eq!(kind("<think>only thinking</think>"), "empty");
-        assert_eq!(kind("<think>never ends"), "truncated");
-        assert_eq!(kind("{\"a\": [1, 2"), "truncated");
-        assert_eq!(kind("no json here"), "no_json");
+        assert_eq!(kind("<think>never ends {\"a\":\"x\"}"), "truncated");
+        assert_eq!(kind("no json here, score 0.9"), "no_json");
         assert_eq!(kind("I'm sorry, I can't help with that."), "refusal");
-        assert_eq!(kind("{\"a\":1} or {\"a\":2}"), "ambiguous");
     }
 
     #[test]
-    fn strings_with_brackets_and_quotes() {
-        assert_eq!(
-            ok(r#"Result: {"e": "a } tricky \" [ string"}"#),
-            json!({"e": "a } tricky \" [ string"})
-        );
-        assert_eq!(strip_trailing_commas(r#"{"a": ",]"}"#), r#"{"a": ",]"}"#);
+    fn truncated_objects_keep_their_finished_pairs() {
+        match extract("{\"verdict\": \"supported\", \"evidence\": \"the pass").unwrap() {
+            Found::Truncated(pairs) => {
+                assert_eq!(pairs, vec![("verdict".to_string(), s("supported"))])
+            }
+            other => panic!("{other:?}"),
+        }
+        match extract("{\"reasoning\": \"ok\", \"score\": 0.8").unwrap() {
+            Found::Truncated(pairs) => assert_eq!(pairs, vec![("reasoning".to_string(), s("ok"))]),
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]
-    fn prose_brackets_do_not_compete_with_the_answer() {
-        assert_eq!(ok("As [1] shows: {\"a\":1}"), json!({"a":1}));
+    fn deep_nesting_is_refused_not_overflowing() {
+        let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+        assert!(extract(&deep).is_err());
     }
 }

@@ -1,13 +1,38 @@
 //! Parsers for judge replies, public so custom judges can reuse them.
 //!
-//! Each parser accepts what has exactly one reasonable reading — markdown
-//! fences, prose around a single JSON value, `<think>…</think>` preambles,
-//! trailing commas, case / whitespace / punctuation variants of labels and
-//! keys, `NOT_ENOUGH_INFO` for no evidence, scores written `0.85`, `"85%"`
-//! or `"8/10"` — and refuses the rest with a [`ParseError`] that carries the
-//! raw reply: empty replies, refusals, prose without JSON, two different JSON
-//! values, wrong key names, cut-off replies, unknown labels, scores outside
-//! [0, 1] or not a number.
+//! Each parser accepts what has exactly one reasonable reading and refuses
+//! the rest with a [`ParseError`] that carries the raw reply. The rules:
+//!
+//! 1. **Finding the JSON.** An empty reply is an error. Everything up to
+//!    the last `</think>` is dropped; an unclosed `<think>` is an error. The
+//!    reply must hold exactly one JSON value; prose, fences, role headers,
+//!    chat-template tokens and wrapper tags around it are ignored,
+//!    byte-identical copies count once, and no number is picked out of
+//!    prose.
+//! 2. **Repairs with one meaning:** trailing commas, a missing comma
+//!    between array items, single quotes, `True`/`False`/`None`, comments,
+//!    raw newlines in strings, invalid escapes (kept as written), smart
+//!    quotes, unquoted keys, a bare verdict label, `.8`. Not repaired:
+//!    unbalanced brackets, broken key quoting, an unescaped `"` in a string,
+//!    lists elided with `...`, truncation (except that a single verdict or a
+//!    relevance score is kept when its pair was complete and followed by a
+//!    comma before the break).
+//! 3. **Shape.** Keys match case-insensitively after trimming; other names
+//!    for them (`label`, `truths`, `relevance_score`, translations) are
+//!    errors. One single-key wrapper (`{"json": …}`, `{"args": …}`,
+//!    `{"verdicts": [one verdict]}`) is unwrapped, also when it holds the
+//!    answer as a JSON string. A bare list of strings is a claims list; a
+//!    bare verdict object is a batch of one; extra keys are ignored.
+//! 4. **Labels** are trimmed, stripped of outer punctuation and quotes,
+//!    upper-cased, spaces and hyphens made `_`, and then must be one of the
+//!    [listed spellings](crate::Verdict::from_label); anything else (`no`,
+//!    `false`, `0`, `null`, `NOT SUPPORTED`, a label with a qualifier) is an
+//!    error, and in a batch one bad item fails the batch.
+//! 5. **Scores** are a number, or a string holding a number, `N%` or `a/b`,
+//!    finite and in [0, 1], never clamped or rescaled. **Claim numbers** are
+//!    positive whole numbers (`"-1"` and `"#1"` are not claim 1).
+//! 6. A text that only echoes the prompt's placeholder (`"<claim>"`,
+//!    `"<your reasoning>"`, `"..."`) is an error, not a claim or a reason.
 //!
 //! ```
 //! use ragaliq::parse;
@@ -28,7 +53,7 @@
 mod json;
 
 use crate::verdict::Verdict;
-use serde_json::{Map, Value};
+use json::{Found, J};
 use std::fmt;
 
 /// A judge reply that could not be read, with the reply itself.
@@ -124,12 +149,26 @@ pub enum ParseErrorKind {
         /// The value as written.
         value: String,
     },
+    /// The judge echoed a placeholder from the prompt (`"<claim>"`,
+    /// `"<your reasoning>"`, `"..."`) instead of writing its own text.
+    Placeholder {
+        /// The placeholder as echoed.
+        value: String,
+    },
+    /// A batch left more claims unmatched than are re-asked one by one.
+    Unmatched {
+        /// Claims without a verdict.
+        unmatched: usize,
+        /// The most re-asked ([`MAX_REASKS`](crate::metrics::MAX_REASKS)).
+        limit: usize,
+    },
 }
 
 impl ParseErrorKind {
     /// A short stable name (`empty`, `refusal`, `no_json`, `truncated`,
     /// `ambiguous`, `wrong_shape`, `unknown_label`, `count_mismatch`,
-    /// `bad_index`, `invalid_score`, `score_out_of_range`).
+    /// `bad_index`, `invalid_score`, `score_out_of_range`, `placeholder`,
+    /// `unmatched`).
     #[must_use]
     pub fn name(&self) -> &'static str {
         match self {
@@ -144,6 +183,8 @@ impl ParseErrorKind {
             ParseErrorKind::BadIndex { .. } => "bad_index",
             ParseErrorKind::InvalidScore { .. } => "invalid_score",
             ParseErrorKind::ScoreOutOfRange { .. } => "score_out_of_range",
+            ParseErrorKind::Placeholder { .. } => "placeholder",
+            ParseErrorKind::Unmatched { .. } => "unmatched",
         }
     }
 }
@@ -173,6 +214,14 @@ impl fmt::Display for ParseErrorKind {
             ParseErrorKind::ScoreOutOfRange { value } => {
                 write!(f, "score `{value}` is outside [0, 1]")
             }
+            ParseErrorKind::Placeholder { value } => write!(
+                f,
+                "the judge echoed the prompt's placeholder `{value}` instead of an answer"
+            ),
+            ParseErrorKind::Unmatched { unmatched, limit } => write!(
+                f,
+                "the batch left {unmatched} claims without a verdict; ragaliq re-asks at most {limit} claims one by one, so the batch is refused"
+            ),
         }
     }
 }
@@ -206,76 +255,224 @@ pub struct ParsedRelevance {
     pub reason: String,
 }
 
-/// A claims list: `{"claims": ["…", …]}` (or a bare array of strings).
+type Obj = [(String, J)];
+
+/// The value a reader wants, after unwrapping one single-key wrapper
+/// (`{"json": {…}}`, `{"args": "{…}"}`) when the top level is not it. Only
+/// an object is unwrapped, also when written as a JSON string: a key whose
+/// value is a bare list is another name for the expected key (`truths` for
+/// `claims`), which is an error, not a wrapper.
+fn unwrap_once(value: J, accepts: impl Fn(&J) -> bool) -> J {
+    if accepts(&value) {
+        return value;
+    }
+    if let J::Object(pairs) = &value
+        && let [(_, inner)] = pairs.as_slice()
+    {
+        let inner = match inner {
+            J::String(text) => match json::extract(text) {
+                Ok(Found::Value(v)) => v,
+                _ => return value,
+            },
+            other => other.clone(),
+        };
+        if matches!(inner, J::Object(_)) && accepts(&inner) {
+            return inner;
+        }
+    }
+    value
+}
+
+/// The value of `key`: keys compare case-insensitively after trimming; a
+/// key given twice with different values is an error.
+fn get<'a>(obj: &'a Obj, key: &str, raw: &str) -> Result<Option<&'a J>, ParseError> {
+    let mut found: Option<&J> = None;
+    for (k, v) in obj {
+        if k.trim().eq_ignore_ascii_case(key) {
+            match found {
+                Some(prev) if prev != v => {
+                    return Err(shape(
+                        format!("the key `{key}` is given twice, differently"),
+                        raw,
+                    ));
+                }
+                _ => found = Some(v),
+            }
+        }
+    }
+    Ok(found)
+}
+
+fn has(v: &J, key: &str) -> bool {
+    matches!(v, J::Object(o) if o.iter().any(|(k, _)| k.trim().eq_ignore_ascii_case(key)))
+}
+
+fn shape(detail: String, raw: &str) -> ParseError {
+    ParseError::new(ParseErrorKind::WrongShape { detail }, raw)
+}
+
+fn keys(obj: &Obj) -> String {
+    let k: Vec<&str> = obj.iter().map(|(k, _)| k.as_str()).collect();
+    if k.is_empty() {
+        "none".into()
+    } else {
+        k.join(", ")
+    }
+}
+
+/// Whether a text only echoes a prompt placeholder: `<anything>`, `...`.
+fn is_placeholder(text: &str) -> bool {
+    let t = text.trim();
+    if t == "..." || t == "…" {
+        return true;
+    }
+    t.len() >= 3
+        && t.len() <= 80
+        && t.starts_with('<')
+        && t.ends_with('>')
+        && !t[1..t.len() - 1].contains(['<', '>'])
+}
+
+/// An optional text field: absent or null is empty; a placeholder is an error.
+fn text_field(obj: &Obj, key: &str, raw: &str) -> Result<String, ParseError> {
+    match get(obj, key, raw)? {
+        None | Some(J::Null) => Ok(String::new()),
+        Some(J::String(s)) if is_placeholder(s) => Err(ParseError::new(
+            ParseErrorKind::Placeholder {
+                value: s.trim().to_owned(),
+            },
+            raw,
+        )),
+        Some(J::String(s)) => Ok(s.trim().to_owned()),
+        Some(other) => Err(shape(
+            format!("`{key}` should be a string, found {}", other.describe()),
+            raw,
+        )),
+    }
+}
+
+/// A claims list: `{"claims": ["…", …]}` or a bare array of strings.
 ///
 /// ```
 /// let claims = ragaliq::parse::claims(r#"{"claims": ["A is B.", "C is D."]}"#).unwrap();
 /// assert_eq!(claims, ["A is B.", "C is D."]);
 /// assert_eq!(ragaliq::parse::claims(r#"{"claims": []}"#).unwrap().len(), 0);
 /// assert!(ragaliq::parse::claims(r#"{"statements": ["A."]}"#).is_err());
+/// assert_eq!(ragaliq::parse::claims(r#"{"claims": ["<claim>"]}"#).unwrap_err().kind.name(), "placeholder");
 /// ```
 pub fn claims(raw: &str) -> Result<Vec<String>, ParseError> {
-    let value = json::extract(raw)?;
-    let shape = |detail: String| ParseError::new(ParseErrorKind::WrongShape { detail }, raw);
-    let items = list(&value, "claims").ok_or_else(|| {
-        shape(format!(
-            "expected {{\"claims\": [...]}}, found {}",
-            describe(&value)
-        ))
-    })?;
+    let value = json::extract_complete(raw)?;
+    let value = unwrap_once(value, |v| has(v, "claims") || is_string_list(v));
+    let items: Vec<J> = match &value {
+        J::Array(items) if is_string_list(&value) => items.clone(),
+        J::Object(o) => match get(o, "claims", raw)? {
+            Some(J::Array(items)) => items.clone(),
+            Some(other) => {
+                return Err(shape(
+                    format!("`claims` should be a list, found {}", other.describe()),
+                    raw,
+                ));
+            }
+            None => {
+                return Err(shape(
+                    format!(
+                        "expected {{\"claims\": [...]}}, found an object with keys {}",
+                        keys(o)
+                    ),
+                    raw,
+                ));
+            }
+        },
+        other => {
+            return Err(shape(
+                format!("expected {{\"claims\": [...]}}, found {}", other.describe()),
+                raw,
+            ));
+        }
+    };
     items
         .iter()
         .enumerate()
         .map(|(i, item)| {
             let text = match item {
-                Value::String(s) => Some(s.as_str()),
-                Value::Object(o) => {
-                    field(o, &["claim", "text", "statement"]).and_then(Value::as_str)
-                }
+                J::String(s) => Some(s.clone()),
+                J::Object(o) => match get(o, "claim", raw)? {
+                    Some(J::String(s)) => Some(s.clone()),
+                    _ => None,
+                },
                 _ => None,
             };
-            match text.map(str::trim) {
+            match text.as_deref().map(str::trim) {
+                Some(t) if is_placeholder(t) => Err(ParseError::new(
+                    ParseErrorKind::Placeholder {
+                        value: t.to_owned(),
+                    },
+                    raw,
+                )),
                 Some(t) if !t.is_empty() => Ok(t.to_owned()),
-                Some(_) => Err(shape(format!("claim {} is empty", i + 1))),
-                None => Err(shape(format!(
-                    "claim {} is {}, not a string",
-                    i + 1,
-                    describe(item)
-                ))),
+                Some(_) => Err(shape(format!("claim {} is empty", i + 1), raw)),
+                None => Err(shape(
+                    format!("claim {} is {}, not a string", i + 1, item.describe()),
+                    raw,
+                )),
             }
         })
         .collect()
 }
 
+fn is_string_list(v: &J) -> bool {
+    matches!(v, J::Array(items) if items.iter().all(|i| matches!(i, J::String(_))))
+}
+
 /// One verdict: `{"verdict": "…", "evidence": "…", "confidence": 0.9}`.
+///
+/// A reply cut off after its `verdict` pair (and the comma after it) is
+/// still read: the verdict was complete.
 ///
 /// ```
 /// use ragaliq::{parse, Verdict};
 /// let v = parse::verdict(r#"{"verdict": "Not Enough Info", "evidence": ""}"#).unwrap();
 /// assert_eq!(v.verdict, Verdict::NoEvidence);
 /// assert_eq!(v.confidence, None);
+/// let cut = parse::verdict(r#"{"verdict": "contradicted", "evidence": "The passage sa"#).unwrap();
+/// assert_eq!(cut.verdict, Verdict::Contradicted);
 /// ```
 pub fn verdict(raw: &str) -> Result<ParsedVerdict, ParseError> {
-    let value = json::extract(raw)?;
-    let obj = match &value {
-        Value::Object(o) if field(o, &["verdict"]).is_some() => o,
-        // A one-item batch has the same single reading.
-        _ => match list(&value, "verdicts") {
-            Some([Value::Object(o)]) => o,
-            _ => {
-                return Err(ParseError::new(
-                    ParseErrorKind::WrongShape {
-                        detail: format!(
-                            "expected {{\"verdict\": ...}}, found {}",
-                            describe(&value)
-                        ),
-                    },
-                    raw,
-                ));
-            }
-        },
+    let value = match json::extract(raw)? {
+        Found::Value(v) => v,
+        Found::Truncated(pairs) if has(&J::Object(pairs.clone()), "verdict") => {
+            return read_verdict(&pairs, raw);
+        }
+        Found::Truncated(_) => return Err(ParseError::new(ParseErrorKind::Truncated, raw)),
     };
-    read_verdict(obj, raw)
+    let value = unwrap_once(value, |v| has(v, "verdict") || has(v, "verdicts"));
+    match &value {
+        J::Object(o) if has(&value, "verdict") => read_verdict(o, raw),
+        // `{"verdicts": [one verdict]}`: the batch form around one verdict.
+        J::Object(o) if has(&value, "verdicts") => match get(o, "verdicts", raw)? {
+            Some(J::Array(items)) => match items.as_slice() {
+                [J::Object(one)] => read_verdict(one, raw),
+                _ => Err(shape(
+                    format!("expected one verdict, found a list of {}", items.len()),
+                    raw,
+                )),
+            },
+            Some(J::Object(one)) => read_verdict(one, raw),
+            _ => Err(shape("`verdicts` should hold one verdict".into(), raw)),
+        },
+        J::Array(items) => match items.as_slice() {
+            [J::Object(o)] => read_verdict(o, raw),
+            _ => Err(shape(
+                format!("expected one verdict, found a list of {}", items.len()),
+                raw,
+            )),
+        },
+        J::Object(o) => Err(shape(format!("no `verdict` key (keys: {})", keys(o)), raw)),
+        other => Err(shape(
+            format!("expected {{\"verdict\": ...}}, found {}", other.describe()),
+            raw,
+        )),
+    }
 }
 
 /// A batch of verdicts for `n` claims, matched by claim number (1-based).
@@ -314,42 +511,45 @@ fn complete<T>(partial: Vec<Option<T>>, n: usize, raw: &str) -> Result<Vec<T>, P
 /// batches of the wrong length are errors (`bad_index`, `count_mismatch`):
 /// such a batch cannot be matched to claims at all.
 pub fn verdicts_partial(raw: &str, n: usize) -> Result<Vec<Option<ParsedVerdict>>, ParseError> {
-    let value = json::extract(raw)?;
-    let items = batch_items(&value, "verdicts", raw)?;
-    indexed(&items, n, &["claim", "index", "id", "n"], raw, |o| {
-        read_verdict(o, raw)
-    })
+    let value = json::extract_complete(raw)?;
+    let items = batch_items(value, "verdicts", "verdict", raw)?;
+    indexed(&items, n, "claim", raw, |o| read_verdict(o, raw))
 }
 
 /// A score with reasoning: `{"reasoning": "…", "score": 0.8}`. Scores may be
-/// written `0.8`, `"0.8"`, `"80%"` or `"8/10"`.
+/// written `0.8`, `"0.8"`, `"80%"` or `"8/10"`. A reply cut off after its
+/// `score` pair (and the comma after it) is still read.
 ///
 /// ```
 /// let s = ragaliq::parse::score(r#"{"score": "8/10", "reasoning": "Mostly answers it."}"#).unwrap();
 /// assert_eq!(s.score, 0.8);
 /// assert_eq!(ragaliq::parse::score(r#"{"score": 8}"#).unwrap_err().kind.name(), "score_out_of_range");
+/// assert_eq!(ragaliq::parse::score(r#"{"relevance_score": 0.8}"#).unwrap_err().kind.name(), "wrong_shape");
 /// ```
 pub fn score(raw: &str) -> Result<ScoredReply, ParseError> {
-    let value = json::extract(raw)?;
-    let Some(obj) = value.as_object() else {
-        return Err(ParseError::new(
-            ParseErrorKind::WrongShape {
-                detail: format!("expected {{\"score\": ...}}, found {}", describe(&value)),
-            },
-            raw,
-        ));
+    let (obj, complete) = match json::extract(raw)? {
+        Found::Value(v) => {
+            let v = unwrap_once(v, |v| has(v, "score"));
+            match v {
+                J::Object(o) => (o, true),
+                other => {
+                    return Err(shape(
+                        format!("expected {{\"score\": ...}}, found {}", other.describe()),
+                        raw,
+                    ));
+                }
+            }
+        }
+        Found::Truncated(pairs) if has(&J::Object(pairs.clone()), "score") => (pairs, false),
+        Found::Truncated(_) => return Err(ParseError::new(ParseErrorKind::Truncated, raw)),
     };
-    let score = field(obj, &["score"]).ok_or_else(|| {
-        ParseError::new(
-            ParseErrorKind::WrongShape {
-                detail: format!("no `score` key (keys: {})", keys(obj)),
-            },
-            raw,
-        )
-    })?;
+    let Some(score) = get(&obj, "score", raw)? else {
+        return Err(shape(format!("no `score` key (keys: {})", keys(&obj)), raw));
+    };
+    let _ = complete;
     Ok(ScoredReply {
         score: read_score(score).map_err(|k| ParseError::new(k, raw))?,
-        reasoning: text_field(obj, &["reasoning", "reason", "explanation"]),
+        reasoning: text_field(&obj, "reasoning", raw)?,
     })
 }
 
@@ -363,36 +563,41 @@ pub fn score(raw: &str) -> Result<ScoredReply, ParseError> {
 /// assert!(r[0].relevant && !r[1].relevant);
 /// ```
 pub fn passage_relevance(raw: &str, n: usize) -> Result<Vec<ParsedRelevance>, ParseError> {
-    let value = json::extract(raw)?;
-    let items = batch_items(&value, "verdicts", raw)?;
-    let partial = indexed(&items, n, &["passage", "index", "id", "n"], raw, |o| {
-        let relevant = match field(o, &["relevant", "verdict", "relevance"]) {
-            Some(Value::Bool(b)) => *b,
-            Some(Value::String(s)) => match norm(s).as_str() {
-                "yes" | "true" | "relevant" | "useful" => true,
-                "no" | "false" | "irrelevant" | "notrelevant" | "notuseful" => false,
-                _ => {
-                    return Err(ParseError::new(
-                        ParseErrorKind::UnknownLabel { label: s.clone() },
-                        raw,
-                    ));
+    let value = json::extract_complete(raw)?;
+    let items = batch_items(value, "verdicts", "relevant", raw)?;
+    let partial = indexed(&items, n, "passage", raw, |o| {
+        let relevant = match get(o, "relevant", raw)? {
+            Some(J::Bool(b)) => *b,
+            Some(J::String(s) | J::Word(s)) => {
+                match s
+                    .trim()
+                    .trim_matches(|c: char| c.is_ascii_punctuation())
+                    .to_ascii_lowercase()
+                    .as_str()
+                {
+                    "yes" | "true" => true,
+                    "no" | "false" => false,
+                    _ => {
+                        return Err(ParseError::new(
+                            ParseErrorKind::UnknownLabel { label: s.clone() },
+                            raw,
+                        ));
+                    }
                 }
-            },
+            }
             other => {
-                return Err(ParseError::new(
-                    ParseErrorKind::WrongShape {
-                        detail: format!(
-                            "`relevant` should be true or false, found {}",
-                            other.map_or("nothing".into(), describe)
-                        ),
-                    },
+                return Err(shape(
+                    format!(
+                        "`relevant` should be true or false, found {}",
+                        other.map_or("nothing".into(), J::describe)
+                    ),
                     raw,
                 ));
             }
         };
         Ok(ParsedRelevance {
             relevant,
-            reason: text_field(o, &["reason", "reasoning", "evidence"]),
+            reason: text_field(o, "reason", raw)?,
         })
     })?;
     complete(partial, n, raw)
@@ -417,23 +622,21 @@ pub struct GeneratedCase {
 /// assert_eq!(cases[0].answer, "30 days.");
 /// ```
 pub fn generated_cases(raw: &str) -> Result<Vec<GeneratedCase>, ParseError> {
-    let value = json::extract(raw)?;
-    let items = batch_items(&value, "cases", raw)?;
+    let value = json::extract_complete(raw)?;
+    let items = batch_items(value, "cases", "question", raw)?;
     items
         .iter()
         .enumerate()
         .map(|(i, o)| {
-            let question = text_field(o, &["question", "query"]);
-            let answer = text_field(o, &["answer", "expected_answer"]);
+            let question = text_field(o, "question", raw)?;
+            let answer = text_field(o, "answer", raw)?;
             if question.is_empty() || answer.is_empty() {
-                return Err(ParseError::new(
-                    ParseErrorKind::WrongShape {
-                        detail: format!(
-                            "case {} needs a non-empty `question` and `answer` (keys: {})",
-                            i + 1,
-                            keys(o)
-                        ),
-                    },
+                return Err(shape(
+                    format!(
+                        "case {} needs a non-empty `question` and `answer` (keys: {})",
+                        i + 1,
+                        keys(o)
+                    ),
                     raw,
                 ));
             }
@@ -442,30 +645,59 @@ pub fn generated_cases(raw: &str) -> Result<Vec<GeneratedCase>, ParseError> {
         .collect()
 }
 
-/// The objects of a batch: `{"<key>": [...]}` or a bare array.
-fn batch_items<'v>(
-    value: &'v Value,
+/// The objects of a batch: `{"<key>": [...]}`, a bare array of objects, or
+/// one bare item object (a batch of one, recognised by `item_key`).
+fn batch_items(
+    value: J,
     key: &str,
+    item_key: &str,
     raw: &str,
-) -> Result<Vec<&'v Map<String, Value>>, ParseError> {
-    let shape = |detail: String| ParseError::new(ParseErrorKind::WrongShape { detail }, raw);
-    let items = list(value, key).ok_or_else(|| {
-        shape(format!(
-            "expected {{\"{key}\": [...]}}, found {}",
-            describe(value)
-        ))
-    })?;
+) -> Result<Vec<Vec<(String, J)>>, ParseError> {
+    let accepts = |v: &J| match v {
+        J::Object(_) => has(v, key) || has(v, item_key),
+        J::Array(items) => items.iter().all(|i| matches!(i, J::Object(_))),
+        _ => false,
+    };
+    let value = unwrap_once(value, accepts);
+    let items: Vec<J> = match &value {
+        J::Array(items) => items.clone(),
+        J::Object(o) if has(&value, key) => match get(o, key, raw)? {
+            Some(J::Array(items)) => items.clone(),
+            Some(J::Object(one)) => vec![J::Object(one.clone())],
+            Some(other) => {
+                return Err(shape(
+                    format!("`{key}` should be a list, found {}", other.describe()),
+                    raw,
+                ));
+            }
+            None => unreachable!("checked by has()"),
+        },
+        J::Object(o) if has(&value, item_key) => vec![J::Object(o.clone())],
+        J::Object(o) => {
+            return Err(shape(
+                format!(
+                    "expected {{\"{key}\": [...]}}, found an object with keys {}",
+                    keys(o)
+                ),
+                raw,
+            ));
+        }
+        other => {
+            return Err(shape(
+                format!("expected {{\"{key}\": [...]}}, found {}", other.describe()),
+                raw,
+            ));
+        }
+    };
     items
-        .iter()
+        .into_iter()
         .enumerate()
-        .map(|(i, item)| {
-            item.as_object().ok_or_else(|| {
-                shape(format!(
-                    "item {} is {}, not an object",
-                    i + 1,
-                    describe(item)
-                ))
-            })
+        .map(|(i, item)| match item {
+            J::Object(o) => Ok(o),
+            other => Err(shape(
+                format!("item {} is {}, not an object", i + 1, other.describe()),
+                raw,
+            )),
         })
         .collect()
 }
@@ -473,14 +705,17 @@ fn batch_items<'v>(
 /// Places each item at its 1-based number. Unnumbered items are placed by
 /// position only when there are exactly `n` of them.
 fn indexed<T: PartialEq>(
-    items: &[&Map<String, Value>],
+    items: &[Vec<(String, J)>],
     n: usize,
-    index_keys: &[&str],
+    index_key: &str,
     raw: &str,
-    read: impl Fn(&Map<String, Value>) -> Result<T, ParseError>,
+    read: impl Fn(&Obj) -> Result<T, ParseError>,
 ) -> Result<Vec<Option<T>>, ParseError> {
     let bad = |detail: String| ParseError::new(ParseErrorKind::BadIndex { detail }, raw);
-    let numbers: Vec<Option<&Value>> = items.iter().map(|o| field(o, index_keys)).collect();
+    let mut numbers: Vec<Option<&J>> = Vec::with_capacity(items.len());
+    for o in items {
+        numbers.push(get(o, index_key, raw)?);
+    }
     let numbered = numbers.iter().filter(|i| i.is_some()).count();
     let mut out: Vec<Option<T>> = (0..n).map(|_| None).collect();
     if numbered == 0 {
@@ -499,29 +734,38 @@ fn indexed<T: PartialEq>(
         return Ok(out);
     }
     if numbered != items.len() {
-        return Err(ParseError::new(
-            ParseErrorKind::WrongShape {
-                detail: format!(
-                    "{} of {} items have no `{}` number",
-                    items.len() - numbered,
-                    items.len(),
-                    index_keys[0]
-                ),
-            },
+        return Err(shape(
+            format!(
+                "{} of {} items have no `{index_key}` number",
+                items.len() - numbered,
+                items.len(),
+            ),
             raw,
         ));
     }
+    // Read every item first: one bad item fails the batch.
+    let mut read_items = Vec::with_capacity(items.len());
     for (item, number) in items.iter().zip(numbers) {
         let number = number.expect("all items are numbered");
-        let k =
-            read_index(number).ok_or_else(|| bad(format!("`{number}` is not an item number")))?;
+        let k = read_index(number).ok_or_else(|| {
+            bad(format!(
+                "`{}` is not a {index_key} number (a positive whole number)",
+                written(number)
+            ))
+        })?;
         if k == 0 || k > n {
-            return Err(bad(format!("item {k} does not exist (there are {n})")));
+            return Err(bad(format!(
+                "{index_key} {k} does not exist (there are {n})"
+            )));
         }
-        let value = read(item)?;
+        read_items.push((k, read(item)?));
+    }
+    for (k, value) in read_items {
         match &out[k - 1] {
             Some(prev) if *prev != value => {
-                return Err(bad(format!("item {k} is answered twice, differently")));
+                return Err(bad(format!(
+                    "{index_key} {k} is answered twice, differently"
+                )));
             }
             _ => out[k - 1] = Some(value),
         }
@@ -529,59 +773,67 @@ fn indexed<T: PartialEq>(
     Ok(out)
 }
 
-fn read_index(v: &Value) -> Option<usize> {
+fn written(v: &J) -> String {
     match v {
-        Value::Number(n) => n.as_u64().and_then(|k| usize::try_from(k).ok()),
-        Value::String(s) => s
-            .trim()
-            .trim_start_matches(|c: char| !c.is_ascii_digit())
-            .parse()
-            .ok(),
+        J::String(s) | J::Word(s) => s.clone(),
+        J::Number(_, raw) => raw.clone(),
+        other => other.describe(),
+    }
+}
+
+/// A positive whole number, as a number or a string of digits.
+fn read_index(v: &J) -> Option<usize> {
+    match v {
+        J::Number(x, _) if *x >= 1.0 && x.fract() == 0.0 && *x <= 1e9 => Some(*x as usize),
+        J::String(s) => {
+            let t = s.trim();
+            (!t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()))
+                .then(|| t.parse().ok())
+                .flatten()
+                .filter(|k| *k >= 1)
+        }
         _ => None,
     }
 }
 
-fn read_verdict(obj: &Map<String, Value>, raw: &str) -> Result<ParsedVerdict, ParseError> {
-    let label = match field(obj, &["verdict", "label"]) {
-        Some(Value::String(s)) => s,
-        other => {
-            return Err(ParseError::new(
-                ParseErrorKind::WrongShape {
-                    detail: format!(
-                        "`verdict` should be a string, found {} (keys: {})",
-                        other.map_or("nothing".into(), describe),
-                        keys(obj)
-                    ),
-                },
+fn read_verdict(obj: &Obj, raw: &str) -> Result<ParsedVerdict, ParseError> {
+    let unknown = |label: String| ParseError::new(ParseErrorKind::UnknownLabel { label }, raw);
+    let verdict = match get(obj, "verdict", raw)? {
+        Some(J::String(s) | J::Word(s)) => {
+            Verdict::from_label(s).ok_or_else(|| unknown(s.clone()))?
+        }
+        Some(J::Bool(true)) => Verdict::Supported,
+        Some(J::Number(_, n)) if n == "1" => Verdict::Supported,
+        Some(J::Bool(false)) => return Err(unknown("false".into())),
+        Some(J::Null) => return Err(unknown("null".into())),
+        Some(J::Number(_, n)) => return Err(unknown(n.clone())),
+        Some(other) => {
+            return Err(shape(
+                format!("`verdict` should be a label, found {}", other.describe()),
+                raw,
+            ));
+        }
+        None => {
+            return Err(shape(
+                format!("no `verdict` key (keys: {})", keys(obj)),
                 raw,
             ));
         }
     };
-    let verdict = Verdict::from_label(label).ok_or_else(|| {
-        ParseError::new(
-            ParseErrorKind::UnknownLabel {
-                label: label.clone(),
-            },
-            raw,
-        )
-    })?;
-    let confidence = match field(obj, &["confidence"]) {
-        None | Some(Value::Null) => None,
+    let confidence = match get(obj, "confidence", raw)? {
+        None | Some(J::Null) => None,
         Some(v) => Some(read_score(v).map_err(|k| ParseError::new(k, raw))?),
     };
     Ok(ParsedVerdict {
         verdict,
-        evidence: text_field(obj, &["evidence", "reason", "reasoning"]),
+        evidence: text_field(obj, "evidence", raw)?,
         confidence,
     })
 }
 
 /// Reads `0.85`, `"0.85"`, `"85%"` or `"8/10"` as a number in [0, 1].
-fn read_score(v: &Value) -> Result<f64, ParseErrorKind> {
-    let written = match v {
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
-    };
+fn read_score(v: &J) -> Result<f64, ParseErrorKind> {
+    let written = written(v);
     let invalid = || ParseErrorKind::InvalidScore {
         value: written.clone(),
     };
@@ -589,12 +841,20 @@ fn read_score(v: &Value) -> Result<f64, ParseErrorKind> {
         value: written.clone(),
     };
     let number = |s: &str| -> Result<f64, ParseErrorKind> {
-        let x: f64 = s.trim().parse().map_err(|_| invalid())?;
+        let s = s.trim();
+        let ok = !s.is_empty()
+            && s.chars()
+                .all(|c| c.is_ascii_digit() || matches!(c, '.' | '-' | '+' | 'e' | 'E'));
+        let x: f64 = if ok {
+            s.parse().map_err(|_| invalid())?
+        } else {
+            return Err(invalid());
+        };
         if x.is_finite() { Ok(x) } else { Err(invalid()) }
     };
     let x = match v {
-        Value::Number(n) => n.as_f64().ok_or_else(invalid)?,
-        Value::String(s) => {
+        J::Number(x, _) => *x,
+        J::String(s) => {
             let s = s.trim();
             if let Some(p) = s.strip_suffix('%') {
                 let p = number(p)?;
@@ -621,92 +881,57 @@ fn read_score(v: &Value) -> Result<f64, ParseErrorKind> {
     }
 }
 
-/// `value[key]` as an array (key matched loosely), or `value` itself when it
-/// is a bare array.
-fn list<'v>(value: &'v Value, key: &str) -> Option<&'v [Value]> {
-    match value {
-        Value::Array(a) => Some(a),
-        Value::Object(o) => field(o, &[key])
-            .and_then(Value::as_array)
-            .map(Vec::as_slice),
-        _ => None,
-    }
-}
-
-/// The first of `names` present, comparing keys without case or punctuation.
-fn field<'v>(obj: &'v Map<String, Value>, names: &[&str]) -> Option<&'v Value> {
-    names.iter().find_map(|name| {
-        obj.iter()
-            .find(|(k, _)| norm(k) == norm(name))
-            .map(|(_, v)| v)
-    })
-}
-
-fn text_field(obj: &Map<String, Value>, names: &[&str]) -> String {
-    match field(obj, names) {
-        Some(Value::String(s)) => s.trim().to_owned(),
-        Some(Value::Null) | None => String::new(),
-        Some(other) => other.to_string(),
-    }
-}
-
-fn norm(s: &str) -> String {
-    s.chars()
-        .filter(|c| c.is_alphanumeric())
-        .flat_map(char::to_lowercase)
-        .collect()
-}
-
-fn keys(obj: &Map<String, Value>) -> String {
-    let k: Vec<&str> = obj.keys().map(String::as_str).collect();
-    if k.is_empty() {
-        "none".into()
-    } else {
-        k.join(", ")
-    }
-}
-
-fn describe(v: &Value) -> String {
-    match v {
-        Value::Null => "null".into(),
-        Value::Bool(_) => "a boolean".into(),
-        Value::Number(n) => format!("the number {n}"),
-        Value::String(_) => "a string".into(),
-        Value::Array(a) => format!("an array of {}", a.len()),
-        Value::Object(o) => format!("an object with keys {}", keys(o)),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn n(x: f64) -> J {
+        J::Number(x, x.to_string())
+    }
+
+    fn st(x: &str) -> J {
+        J::String(x.into())
+    }
+
     #[test]
     fn scores_in_every_accepted_spelling() {
         for (v, want) in [
-            (serde_json::json!(0.85), 0.85),
-            (serde_json::json!("0.85"), 0.85),
-            (serde_json::json!("85%"), 0.85),
-            (serde_json::json!("8/10"), 0.8),
-            (serde_json::json!(1), 1.0),
+            (n(0.85), 0.85),
+            (st("0.85"), 0.85),
+            (st(".85"), 0.85),
+            (st("85%"), 0.85),
+            (st("8/10"), 0.8),
+            (n(1.0), 1.0),
         ] {
-            assert_eq!(read_score(&v).unwrap(), want, "{v}");
+            assert_eq!(read_score(&v).unwrap(), want, "{v:?}");
         }
     }
 
     #[test]
     fn bad_scores_are_refused() {
         for (v, kind) in [
-            (serde_json::json!(1.5), "score_out_of_range"),
-            (serde_json::json!(-0.1), "score_out_of_range"),
-            (serde_json::json!("NaN"), "invalid_score"),
-            (serde_json::json!("inf"), "invalid_score"),
-            (serde_json::json!("120%"), "score_out_of_range"),
-            (serde_json::json!("11/10"), "score_out_of_range"),
-            (serde_json::json!("3/0"), "score_out_of_range"),
-            (serde_json::json!(null), "invalid_score"),
+            (n(1.5), "score_out_of_range"),
+            (n(-0.1), "score_out_of_range"),
+            (st("NaN"), "invalid_score"),
+            (J::Word("NaN".into()), "invalid_score"),
+            (st("inf"), "invalid_score"),
+            (st("high"), "invalid_score"),
+            (st("120%"), "score_out_of_range"),
+            (st("11/10"), "score_out_of_range"),
+            (st("3/0"), "score_out_of_range"),
+            (J::Null, "invalid_score"),
+            (J::Bool(true), "invalid_score"),
         ] {
-            assert_eq!(read_score(&v).unwrap_err().name(), kind, "{v}");
+            assert_eq!(read_score(&v).unwrap_err().name(), kind, "{v:?}");
+        }
+    }
+
+    #[test]
+    fn claim_numbers_are_positive_whole_numbers() {
+        assert_eq!(read_index(&n(1.0)), Some(1));
+        assert_eq!(read_index(&st(" 2 ")), Some(2));
+        for bad in [st("-1"), st("#1"), st("one"), n(0.0), n(1.5), st("1.0")] {
+            assert_eq!(read_index(&bad), None, "{bad:?}");
         }
     }
 
@@ -739,6 +964,138 @@ mod tests {
         assert_eq!(
             verdicts_partial(far, 1).unwrap_err().kind.name(),
             "bad_index"
+        );
+    }
+
+    #[test]
+    fn shapes_wrappers_and_synonyms() {
+        assert_eq!(claims(r#"["A.", "B."]"#).unwrap(), ["A.", "B."]);
+        assert_eq!(claims(r#"{"json": {"claims": ["A."]}}"#).unwrap(), ["A."]);
+        assert_eq!(
+            claims(r#"{"args": "{\"claims\": [\"A.\"]}"}"#).unwrap(),
+            ["A."]
+        );
+        assert_eq!(
+            claims(r#"{"truths": ["A."]}"#).unwrap_err().kind.name(),
+            "wrong_shape"
+        );
+        assert_eq!(
+            claims(r#"{"a": {"b": {"claims": ["A."]}}}"#)
+                .unwrap_err()
+                .kind
+                .name(),
+            "wrong_shape",
+            "unwrapped once only"
+        );
+        let one = verdicts(r#"{"claim": 1, "verdict": "supported"}"#, 1).unwrap();
+        assert_eq!(
+            one[0].verdict,
+            Verdict::Supported,
+            "a bare verdict is a batch of one"
+        );
+        assert_eq!(
+            verdict(r#"{"verdicts": [{"verdict": "refuted"}]}"#)
+                .unwrap()
+                .verdict,
+            Verdict::Contradicted
+        );
+        assert_eq!(
+            verdict(r#"{"label": "supported"}"#)
+                .unwrap_err()
+                .kind
+                .name(),
+            "wrong_shape"
+        );
+        assert_eq!(
+            verdict(r#"{" Verdict ": "supported", "extra": 1}"#)
+                .unwrap()
+                .verdict,
+            Verdict::Supported
+        );
+        assert_eq!(
+            verdict(r#"{"verdict": "supported", "verdict": "contradicted"}"#)
+                .unwrap_err()
+                .kind
+                .name(),
+            "wrong_shape"
+        );
+    }
+
+    #[test]
+    fn labels_by_the_rules() {
+        for (label, want) in [
+            ("\"yes\"", Some(Verdict::Supported)),
+            ("true", Some(Verdict::Supported)),
+            ("1", Some(Verdict::Supported)),
+            ("\"Entailment\"", Some(Verdict::Supported)),
+            ("\"refuted\"", Some(Verdict::Contradicted)),
+            ("\"IDK\"", Some(Verdict::NoEvidence)),
+            ("\"neutral\"", Some(Verdict::NoEvidence)),
+            ("\"partially-supported\"", Some(Verdict::PartiallySupported)),
+            ("no_evidence", Some(Verdict::NoEvidence)),
+            ("\"no\"", None),
+            ("false", None),
+            ("0", None),
+            ("-1", None),
+            ("null", None),
+            ("\"NOT SUPPORTED\"", None),
+            ("\"supported (mostly)\"", None),
+            ("\"unsupported\"", None),
+        ] {
+            let raw = format!("{{\"verdict\": {label}}}");
+            assert_eq!(verdict(&raw).ok().map(|v| v.verdict), want, "{raw}");
+        }
+        let batch = r#"{"verdicts": [{"claim": 1, "verdict": "supported"}, {"claim": 2, "verdict": "maybe"}]}"#;
+        assert_eq!(
+            verdicts(batch, 2).unwrap_err().kind.name(),
+            "unknown_label",
+            "one bad item fails the batch"
+        );
+    }
+
+    #[test]
+    fn placeholders_are_refused() {
+        assert_eq!(
+            score(r#"{"reasoning": "<your reasoning>", "score": 0.5}"#)
+                .unwrap_err()
+                .kind
+                .name(),
+            "placeholder"
+        );
+        assert_eq!(
+            verdict(r#"{"verdict": "supported", "evidence": "..."}"#)
+                .unwrap_err()
+                .kind
+                .name(),
+            "placeholder"
+        );
+    }
+
+    #[test]
+    fn truncation_keeps_only_finished_single_answers() {
+        assert_eq!(
+            score(r#"{"score": 0.7, "reasoning": "It answers th"#)
+                .unwrap()
+                .score,
+            0.7
+        );
+        assert_eq!(
+            score(r#"{"reasoning": "fine", "score": 0.7"#)
+                .unwrap_err()
+                .kind
+                .name(),
+            "truncated"
+        );
+        assert_eq!(
+            claims(r#"{"claims": ["A.", "B"#).unwrap_err().kind.name(),
+            "truncated"
+        );
+        assert_eq!(
+            verdicts(r#"{"verdicts": [{"claim": 1, "verdict": "supported"},"#, 2)
+                .unwrap_err()
+                .kind
+                .name(),
+            "truncated"
         );
     }
 
