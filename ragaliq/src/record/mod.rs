@@ -1,14 +1,14 @@
-//! Record and replay judge exchanges as insta snapshots (SPEC §5).
+//! Record and replay judge exchanges as insta snapshots.
 //!
 //! A [`Recorder`] sits at the judge's transport seam: every request is
 //! fingerprinted, looked up in the test's recording, and only sent to the
 //! model when the [`Mode`] allows it and the recording lacks it. Replay hands
 //! the recorded reply to the same parsers and scorers as a live call.
 //!
-//! One recording per test, as one insta snapshot (JSON): for each exchange
-//! what was asked (readably), what the judge answered, the fingerprint and
-//! the tokens. `#[rag_test]` asserts it with insta in *your* crate, so
-//! `cargo insta review` shows new and changed recordings, and
+//! One recording per test (per case, for a suite), as one insta snapshot
+//! holding YAML (see [`recording`](self::Recording) for the layout).
+//! Recordings go through insta's own snapshot assertion, so
+//! `cargo insta review` shows new and changed recordings and
 //! `cargo insta test --unreferenced=reject` sees every recording in use.
 //!
 //! | mode | lookups | live calls | written |
@@ -17,18 +17,38 @@
 //! | `auto` | the pending `.snap.new`, else the `.snap` | for misses | new exchanges, as a pending snapshot |
 //! | `record` | none | everything | a fresh snapshot |
 //! | `live` | none | everything | nothing |
+//!
+//! # Several writers
+//!
+//! Under cargo-nextest every test, and every suite trial, is a process of
+//! its own, and the trials of one suite case share one recording. A write is
+//! therefore a merge: under the recording's file lock, the file is read
+//! again, the writing trial's exchanges replace that trial's earlier ones
+//! (each exchange notes the trials that use it), everything else is kept,
+//! and the result goes through insta (or an atomic rename). Within one run
+//! (see [`run`](crate::run)) exchanges of the same trial written by several
+//! processes are all kept. So no exchange is lost, whatever the interleaving,
+//! and an exchange no trial asks for any more drops out, which replay then
+//! reports as a changed snapshot.
 
+mod assertion;
+mod ordered;
 mod recording;
 mod snapfile;
+mod stale;
 
-pub use recording::{Exchange, FORMAT, Recording, Tokens};
+pub use assertion::{Site, assert_snapshot, workspace_root};
+pub use ordered::Ordered;
+pub use recording::{Exchange, FORMAT, Recording, Settings, Tokens};
 
 use crate::config::Mode;
-use crate::judge::{Fingerprint, JudgeRequest, JudgeResponse};
-use std::collections::{BTreeMap, HashMap};
+use crate::judge::{Fingerprint, JsonMode, JudgeRequest, JudgeResponse};
+use crate::run;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Where a recording lives and how to name it in messages.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -88,7 +108,7 @@ pub enum RecordingError {
         test: String,
         /// The exchange asked for, readably.
         exchange: String,
-        /// What changed, as far as the recording tells.
+        /// What changed, as exactly as the recording tells.
         why: String,
         /// The recording.
         path: PathBuf,
@@ -106,6 +126,9 @@ pub enum RecordingError {
     },
 }
 
+/// The trial name of a test that is its own only trial.
+const WHOLE: &str = "";
+
 /// Serves and collects one test's judge exchanges according to a [`Mode`].
 ///
 /// ```
@@ -115,17 +138,26 @@ pub enum RecordingError {
 /// let at = Location::at(dir.join("doc__example.snap"), "doc::example", "RAGALIQ_MODE=record cargo test");
 /// let recorder = Recorder::new(at, Mode::Auto);
 /// assert_eq!(recorder.mode(), Mode::Auto);
-/// assert!(recorder.new_exchanges() == 0);
+/// assert_eq!(recorder.new_exchanges(), 0);
 /// ```
 pub struct Recorder {
     location: Location,
     mode: Mode,
     /// The file the recorded exchanges were read from, if any.
     source: Option<PathBuf>,
-    recorded: HashMap<String, Exchange>,
+    recorded: Vec<Exchange>,
+    index: HashMap<String, usize>,
     load_error: Option<RecordingError>,
-    used: Mutex<BTreeMap<String, Exchange>>,
-    new: Mutex<usize>,
+    used: Mutex<BTreeMap<String, Used>>,
+    new: AtomicUsize,
+}
+
+/// An exchange this process used, and the trials that used it.
+#[derive(Clone)]
+struct Used {
+    exchange: Exchange,
+    trials: BTreeSet<String>,
+    fresh: bool,
 }
 
 impl fmt::Debug for Recorder {
@@ -139,46 +171,36 @@ impl fmt::Debug for Recorder {
 }
 
 impl Recorder {
-    /// A recorder for the recording at `location`, read now when `mode`
-    /// replays (`auto` prefers a pending `.snap.new`).
+    /// A recorder for the recording at `location`, read now: the accepted
+    /// `.snap` in replay mode; the pending `.snap.new` first, else the
+    /// `.snap`, in the other modes (`record` and `live` do not serve from it).
     #[must_use]
     pub fn new(location: Location, mode: Mode) -> Recorder {
-        let candidates: Vec<PathBuf> = match mode {
-            Mode::Replay => vec![location.snapshot.clone()],
-            Mode::Auto => vec![
-                snapfile::pending_path(&location.snapshot),
-                location.snapshot.clone(),
-            ],
-            Mode::Record | Mode::Live => vec![],
-        };
-        let mut source = None;
-        let mut recorded = HashMap::new();
-        let mut load_error = None;
-        for path in candidates {
-            match snapfile::read_contents(&path)
-                .and_then(|c| c.map(|c| snapfile::parse(&c, &path)).transpose())
-            {
-                Ok(None) => continue,
-                Ok(Some(recording)) => {
-                    recorded = recording
-                        .exchanges
-                        .into_iter()
-                        .map(|e| (e.fingerprint.clone(), e))
-                        .collect();
-                    source = Some(path);
+        let (source, recorded, load_error) = match mode {
+            Mode::Live => (None, Vec::new(), None),
+            _ => {
+                let _guard = run::lock_shared(&lock_path(&location.snapshot));
+                match read_base(&location.snapshot, mode) {
+                    Ok(Some((path, recording))) => (Some(path), recording.exchanges, None),
+                    Ok(None) => (None, Vec::new(), None),
+                    Err(e) => (None, Vec::new(), Some(e)),
                 }
-                Err(e) => load_error = Some(e),
             }
-            break;
-        }
+        };
+        let index = recorded
+            .iter()
+            .enumerate()
+            .map(|(i, e)| (e.fingerprint.clone(), i))
+            .collect();
         Recorder {
             location,
             mode,
             source,
             recorded,
+            index,
             load_error,
             used: Mutex::new(BTreeMap::new()),
-            new: Mutex::new(0),
+            new: AtomicUsize::new(0),
         }
     }
 
@@ -203,7 +225,7 @@ impl Recorder {
     /// Exchanges answered live and recorded during this run.
     #[must_use]
     pub fn new_exchanges(&self) -> usize {
-        *lock(&self.new)
+        self.new.load(Ordering::SeqCst)
     }
 
     /// The recorded reply to `request`, `Ok(None)` when the judge should be
@@ -213,6 +235,7 @@ impl Recorder {
         fingerprint: &Fingerprint,
         provider: &str,
         request: &JudgeRequest,
+        trial: Option<&str>,
     ) -> Result<Option<JudgeResponse>, RecordingError> {
         if matches!(self.mode, Mode::Live | Mode::Record) {
             return Ok(None);
@@ -220,10 +243,8 @@ impl Recorder {
         if let Some(e) = &self.load_error {
             return Err(e.clone());
         }
-        let key = fingerprint.to_string();
-        if let Some(exchange) = self.recorded.get(&key) {
-            lock(&self.used).insert(key, exchange.clone());
-            return Ok(Some(exchange.response()));
+        if let Some(response) = self.lookup_only(fingerprint, trial) {
+            return Ok(Some(response));
         }
         if self.mode == Mode::Auto {
             return Ok(None);
@@ -240,37 +261,46 @@ impl Recorder {
         Err(RecordingError::Stale {
             test: self.location.test.clone(),
             exchange,
-            why: self.why_stale(provider, request),
+            why: stale::why(provider, request, &self.recorded),
             path: path.clone(),
             command: self.location.record_command.clone(),
         })
     }
 
-    fn why_stale(&self, provider: &str, request: &JudgeRequest) -> String {
-        let same_question = self
-            .recorded
-            .values()
-            .find(|e| e.task == request.task && e.asked == request.subject);
-        match same_question {
-            Some(e) => {
-                let mut changes = Vec::new();
-                if e.template != request.template_version {
-                    changes.push(format!("prompt template {} → {}", e.template, request.template_version));
-                }
-                if e.provider != provider {
-                    changes.push(format!("provider {} → {provider}", e.provider));
-                }
-                if e.model != request.model {
-                    changes.push(format!("model {} → {}", e.model, request.model));
-                }
-                if changes.is_empty() {
-                    "the same question was recorded with other settings (temperature, max tokens or prompt text)".into()
-                } else {
-                    format!("recorded with another setup: {}", changes.join(", "))
-                }
-            }
-            None => "no recorded exchange asks this: the case's input changed, or the test asks something new".into(),
+    /// The recorded reply to `fingerprint`, if the recording holds it
+    /// (marking it used by `trial`).
+    pub(crate) fn lookup_only(
+        &self,
+        fingerprint: &Fingerprint,
+        trial: Option<&str>,
+    ) -> Option<JudgeResponse> {
+        if matches!(self.mode, Mode::Live | Mode::Record) {
+            return None;
         }
+        let key = fingerprint.to_string();
+        let exchange = &self.recorded[*self.index.get(&key)?];
+        let mut used = lock(&self.used);
+        let entry = used.entry(key).or_insert_with(|| Used {
+            exchange: exchange.clone(),
+            trials: BTreeSet::new(),
+            fresh: false,
+        });
+        entry.trials.insert(trial.unwrap_or(WHOLE).to_owned());
+        Some(exchange.response())
+    }
+
+    /// The JSON mode the recording's exchanges were asked in when the
+    /// server refused `requested`, if it holds such exchanges.
+    pub(crate) fn negotiated(&self, requested: JsonMode) -> Option<JsonMode> {
+        let wanted = requested.format("t", &serde_json::Value::Null).label();
+        self.recorded.iter().find_map(|e| {
+            let s = e.settings.as_ref()?;
+            (s.negotiated_from.as_deref() == Some(wanted)).then(|| {
+                JsonMode::ALL
+                    .into_iter()
+                    .find(|m| m.format("t", &serde_json::Value::Null).label() == s.format)
+            })?
+        })
     }
 
     /// Keeps a live answer for the recording (not in live mode).
@@ -280,73 +310,438 @@ impl Recorder {
         provider: &str,
         request: &JudgeRequest,
         response: &JudgeResponse,
+        requested: JsonMode,
+        trial: Option<&str>,
     ) {
         if self.mode == Mode::Live {
             return;
         }
         let key = fingerprint.to_string();
-        let exchange = Exchange::new(provider, key.clone(), request, response);
-        lock(&self.used).insert(key, exchange);
-        *lock(&self.new) += 1;
+        let exchange = Exchange::new(provider, key.clone(), request, response, requested);
+        let mut used = lock(&self.used);
+        let entry = used.entry(key).or_insert_with(|| Used {
+            exchange: exchange.clone(),
+            trials: BTreeSet::new(),
+            fresh: true,
+        });
+        entry.exchange = exchange;
+        entry.fresh = true;
+        entry.trials.insert(trial.unwrap_or(WHOLE).to_owned());
+        self.new.fetch_add(1, Ordering::SeqCst);
     }
 
-    /// The recording to assert after the test body ran, or `None` when
-    /// nothing should be asserted.
-    ///
-    /// After a passing body: the exchanges the test used, exactly (an
-    /// exchange recorded but no longer asked makes the snapshot differ, so a
-    /// stale recording cannot pass replay). After a failing body: nothing,
-    /// unless live calls were paid for, in which case they are kept along
-    /// with every exchange already recorded, so nothing paid for is lost.
+    /// Whether `trial` (or the whole test, for `None`) paid for a live
+    /// answer in this process.
     #[must_use]
-    pub fn finish(&self, body_passed: bool) -> Option<Recording> {
+    pub fn paid_for(&self, trial: Option<&str>) -> bool {
+        let trial = trial.unwrap_or(WHOLE);
+        lock(&self.used)
+            .values()
+            .any(|u| u.fresh && u.trials.contains(trial))
+    }
+
+    /// The recording as this process would write it for `trial` (the whole
+    /// test for `None`), from what was read at the start: `complete` says
+    /// whether the trial ran to its end, so that exchanges it no longer asks
+    /// for may go. `None` in live mode, or when there is nothing to record
+    /// and no recording exists.
+    #[must_use]
+    pub fn finish_trial(&self, trial: Option<&str>, complete: bool) -> Option<Recording> {
         if self.mode == Mode::Live {
             return None;
         }
-        let mut used = lock(&self.used).clone();
-        if !body_passed {
-            if self.new_exchanges() == 0 {
-                return None;
-            }
-            for (k, e) in &self.recorded {
-                used.entry(k.clone()).or_insert_with(|| e.clone());
-            }
-        }
-        if used.is_empty() && self.source.is_none() && !self.location.snapshot.exists() {
-            return None;
-        }
-        Some(Recording {
-            ragaliq_recording: FORMAT,
-            exchanges: used.into_values().collect(),
-        })
+        let base = Recording {
+            exchanges: self.recorded.clone(),
+        };
+        let recording = self.merge_onto(&base, trial, complete, &BTreeMap::new());
+        let exists = self.source.is_some() || self.location.snapshot.exists();
+        (exists || !recording.exchanges.is_empty()).then_some(recording)
     }
 
-    /// Writes [`finish`](Self::finish)'s recording as a pending `.snap.new`
-    /// (atomically), for code that runs outside a test harness. Returns the
-    /// path written, if anything new was recorded.
+    /// [`finish_trial`](Self::finish_trial) for a test that is its own only trial.
+    #[must_use]
+    pub fn finish(&self, body_passed: bool) -> Option<Recording> {
+        self.finish_trial(None, body_passed)
+    }
+
+    fn merge_onto(
+        &self,
+        base: &Recording,
+        trial: Option<&str>,
+        complete: bool,
+        kept_by_run: &BTreeMap<String, BTreeSet<String>>,
+    ) -> Recording {
+        let trial = trial.unwrap_or(WHOLE);
+        let used: Vec<Used> = lock(&self.used)
+            .values()
+            .filter(|u| u.trials.contains(trial))
+            .cloned()
+            .collect();
+        merge(base, &used, trial, complete, kept_by_run)
+    }
+
+    /// Merges this process's exchanges for `trial` into the recording on
+    /// disk, under the recording's lock, and hands the result to `sink`
+    /// (insta's assertion, or a pending-file writer) while the lock is held.
+    /// `None` in live mode, or when there is nothing to record and no
+    /// recording exists.
+    pub fn commit<R>(
+        &self,
+        trial: Option<&str>,
+        complete: bool,
+        sink: impl FnOnce(&Recording) -> R,
+    ) -> Result<Option<R>, RecordingError> {
+        if self.mode == Mode::Live {
+            return Ok(None);
+        }
+        let snapshot = &self.location.snapshot;
+        let _guard = run::lock_exclusive(&lock_path(snapshot));
+        let (base, existed) = match read_base(snapshot, self.mode)? {
+            Some((_, recording)) => (recording, true),
+            None => (Recording::default(), snapshot.exists()),
+        };
+        let kept_by_run = self.run_state(trial);
+        let recording = self.merge_onto(&base, trial, complete, &kept_by_run);
+        if recording.exchanges.is_empty() && !existed {
+            return Ok(None);
+        }
+        Ok(Some(sink(&recording)))
+    }
+
+    /// In a run that spans processes: which exchanges each trial used in
+    /// this run, including this process's (kept in the run's folder).
+    fn run_state(&self, trial: Option<&str>) -> BTreeMap<String, BTreeSet<String>> {
+        if !run::current().spans_processes() {
+            return BTreeMap::new();
+        }
+        let Ok(dir) = run::run_dir() else {
+            return BTreeMap::new();
+        };
+        let stem = lock_path(&self.location.snapshot)
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let path = dir.join("recordings").join(format!("{stem}.json"));
+        let mut state: BTreeMap<String, BTreeSet<String>> = std::fs::read(&path)
+            .ok()
+            .and_then(|b| serde_json::from_slice(&b).ok())
+            .unwrap_or_default();
+        let trial = trial.unwrap_or(WHOLE);
+        let mine: Vec<String> = lock(&self.used)
+            .iter()
+            .filter(|(_, u)| u.trials.contains(trial))
+            .map(|(k, _)| k.clone())
+            .collect();
+        state.entry(trial.to_owned()).or_default().extend(mine);
+        if let Ok(bytes) = serde_json::to_vec(&state) {
+            // Best effort: without it, a trial run twice in one run keeps
+            // only the later process's exchanges.
+            let _ = run::write_atomic(&path, &bytes);
+        }
+        state
+    }
+
+    /// Writes the recording as a pending `.snap.new` (atomically, merged
+    /// with what is on disk), for code that runs outside a test harness.
+    /// Returns the path written, or `None` when nothing differs from the
+    /// accepted `.snap` (a stale pending file is then removed, as insta does).
     pub fn save_pending(&self, source_file: &str) -> std::io::Result<Option<PathBuf>> {
         self.save_pending_after(true, source_file)
     }
 
     /// Like [`save_pending`](Self::save_pending), after a run that did or
-    /// did not pass (see [`finish`](Self::finish)).
+    /// did not complete (see [`finish_trial`](Self::finish_trial)).
     pub fn save_pending_after(
         &self,
         passed: bool,
         source_file: &str,
     ) -> std::io::Result<Option<PathBuf>> {
-        if self.new_exchanges() == 0 {
+        self.save_pending_for(None, passed, source_file)
+    }
+
+    /// Like [`save_pending`](Self::save_pending), for one trial of a
+    /// recording that several trials share (see
+    /// [`Judge::for_trial`](crate::Judge::for_trial)): that trial's
+    /// exchanges replace its earlier ones; other trials' stay.
+    pub fn save_pending_for(
+        &self,
+        trial: Option<&str>,
+        passed: bool,
+        source_file: &str,
+    ) -> std::io::Result<Option<PathBuf>> {
+        if self.mode == Mode::Live || (self.mode != Mode::Record && self.new_exchanges() == 0) {
             return Ok(None);
         }
-        let Some(recording) = self.finish(passed) else {
-            return Ok(None);
-        };
-        let path = snapfile::pending_path(&self.location.snapshot);
-        snapfile::write_atomic(&path, &recording, source_file)?;
-        Ok(Some(path))
+        let snapshot = self.location.snapshot.clone();
+        let description = self.description();
+        let written = self
+            .commit(
+                trial,
+                passed,
+                |recording| -> std::io::Result<Option<PathBuf>> {
+                    let contents = recording.to_yaml();
+                    let pending = snapfile::pending_path(&snapshot, None);
+                    let accepted = snapfile::read_contents(&snapshot).ok().flatten();
+                    if accepted.as_deref().map(str::trim_end) == Some(contents.trim_end()) {
+                        let _ = std::fs::remove_file(&pending);
+                        return Ok(None);
+                    }
+                    let text = snapfile::snap_text(&contents, source_file, &description);
+                    run::write_atomic(&pending, text.as_bytes())?;
+                    Ok(Some(pending))
+                },
+            )
+            .map_err(|e| std::io::Error::other(e.to_string()))?;
+        written.transpose().map(Option::flatten)
     }
+
+    /// The description reviewers see in `cargo insta review`.
+    #[must_use]
+    pub fn description(&self) -> String {
+        format!(
+            "ragaliq recording of `{}`: what the judge was asked and what it answered, replayed in CI. Check each answer before accepting.",
+            self.location.test
+        )
+    }
+}
+
+impl Recording {
+    /// Reads the recording in the `.snap` (or `.snap.new`) file at `path`, in
+    /// either format; `None` when there is no file.
+    pub fn read(path: &Path) -> Result<Option<Recording>, RecordingError> {
+        snapfile::load(path)
+    }
+}
+
+/// The format of the recording at `path` (1 or 2), `None` when the file is
+/// not a ragaliq recording.
+#[must_use]
+pub fn format_of(path: &Path) -> Option<u32> {
+    let text = snapfile::read_contents(path).ok().flatten()?;
+    let text = text.trim_start();
+    if text.starts_with('{') && text.contains("\"ragaliq_recording\"") {
+        Some(1)
+    } else if text.starts_with("ragaliq_recording:") {
+        text.lines().next()?.split(':').nth(1)?.trim().parse().ok()
+    } else {
+        None
+    }
+}
+
+/// Rewrites the format-1 recording at `path` in format 2, keeping insta's
+/// header and every exchange (fingerprints included). Returns whether the
+/// file was changed; a format-2 file is left alone.
+pub fn migrate(path: &Path) -> Result<bool, RecordingError> {
+    if format_of(path) != Some(1) {
+        return Ok(false);
+    }
+    let corrupt = |problem: String| RecordingError::Corrupt {
+        path: path.to_owned(),
+        problem,
+    };
+    let raw = std::fs::read_to_string(path).map_err(|e| corrupt(e.to_string()))?;
+    let Some(recording) = snapfile::load(path)? else {
+        return Ok(false);
+    };
+    let mut recording = recording;
+    recording.sort();
+    let header = match raw
+        .strip_prefix("---\n")
+        .and_then(|rest| rest.find("\n---\n").map(|end| &rest[..end]))
+    {
+        Some(header) => format!("---\n{header}\n---\n"),
+        None => String::new(),
+    };
+    let text = format!("{header}{}\n", recording.to_yaml());
+    let _guard = run::lock_exclusive(&lock_path(path));
+    run::write_atomic(path, text.as_bytes()).map_err(|e| corrupt(e.to_string()))?;
+    Ok(true)
+}
+
+/// The recording file to build on: the accepted `.snap` in replay mode,
+/// else the pending `.snap.new` when there is one.
+fn read_base(snapshot: &Path, mode: Mode) -> Result<Option<(PathBuf, Recording)>, RecordingError> {
+    let candidates = match mode {
+        Mode::Replay => vec![snapshot.to_path_buf()],
+        _ => vec![
+            snapfile::pending_path(snapshot, None),
+            snapshot.to_path_buf(),
+        ],
+    };
+    for path in candidates {
+        if let Some(recording) = snapfile::load(&path)? {
+            return Ok(Some((path, recording)));
+        }
+    }
+    Ok(None)
+}
+
+/// The lock that guards the recording at `snapshot`.
+fn lock_path(snapshot: &Path) -> PathBuf {
+    let absolute = std::path::absolute(snapshot).unwrap_or_else(|_| snapshot.to_path_buf());
+    run::lock_path_for(&absolute)
+}
+
+/// `base` with `trial`'s exchanges replaced by `used` (when the trial ran to
+/// its end) or joined by them (when it did not). Exchanges of `trial` that
+/// `kept_by_run` lists (this run's other processes used them) stay.
+fn merge(
+    base: &Recording,
+    used: &[Used],
+    trial: &str,
+    complete: bool,
+    kept_by_run: &BTreeMap<String, BTreeSet<String>>,
+) -> Recording {
+    let kept = kept_by_run.get(trial);
+    let tags = |e: &Exchange| -> BTreeSet<String> {
+        if e.used_by.is_empty() {
+            BTreeSet::from([WHOLE.to_owned()])
+        } else {
+            e.used_by.clone()
+        }
+    };
+    let mut out: BTreeMap<String, (Exchange, BTreeSet<String>)> = BTreeMap::new();
+    for e in &base.exchanges {
+        let mut t = tags(e);
+        if complete && !kept.is_some_and(|k| k.contains(&e.fingerprint)) {
+            t.remove(trial);
+        }
+        if !t.is_empty() {
+            out.insert(e.fingerprint.clone(), (e.clone(), t));
+        }
+    }
+    for u in used {
+        let key = u.exchange.fingerprint.clone();
+        let entry = out
+            .entry(key)
+            .or_insert_with(|| (u.exchange.clone(), BTreeSet::new()));
+        if u.fresh {
+            // Asked afresh (record mode, or new): the new answer wins.
+            entry.0 = u.exchange.clone();
+        }
+        entry.1.insert(trial.to_owned());
+    }
+    let mut recording = Recording {
+        exchanges: out
+            .into_values()
+            .map(|(mut e, t)| {
+                e.used_by = t.into_iter().filter(|t| t != WHOLE).collect();
+                e
+            })
+            .collect(),
+    };
+    recording.sort();
+    recording
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::judge::{ResponseFormat, test_request};
+
+    fn exchange(fp: char, used_by: &[&str]) -> Exchange {
+        let req = test_request("m", ResponseFormat::JsonObject);
+        let mut e = Exchange::new(
+            "p",
+            fp.to_string().repeat(64),
+            &req,
+            &JudgeResponse::text(format!("{{\"n\":\"{fp}\"}}")),
+            JsonMode::Object,
+        );
+        e.used_by = used_by.iter().map(|s| s.to_string()).collect();
+        e
+    }
+
+    fn used(e: Exchange, fresh: bool) -> Used {
+        Used {
+            exchange: e,
+            trials: BTreeSet::new(),
+            fresh,
+        }
+    }
+
+    fn fps(r: &Recording) -> Vec<(char, Vec<String>)> {
+        r.exchanges
+            .iter()
+            .map(|e| {
+                (
+                    e.fingerprint.chars().next().unwrap(),
+                    e.used_by.iter().cloned().collect(),
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_trial_replaces_only_its_own_exchanges() {
+        let base = Recording {
+            exchanges: vec![
+                exchange('a', &["faithfulness", "hallucination"]),
+                exchange('b', &["relevance"]),
+                exchange('c', &["faithfulness"]),
+            ],
+        };
+        // faithfulness now asks a and d (c is obsolete).
+        let r = merge(
+            &base,
+            &[
+                used(exchange('a', &[]), false),
+                used(exchange('d', &[]), true),
+            ],
+            "faithfulness",
+            true,
+            &BTreeMap::new(),
+        );
+        let got = fps(&r);
+        assert!(
+            got.contains(&('a', vec!["faithfulness".into(), "hallucination".into()])),
+            "{got:?}"
+        );
+        assert!(got.contains(&('b', vec!["relevance".into()])));
+        assert!(got.contains(&('d', vec!["faithfulness".into()])));
+        assert!(!got.iter().any(|(f, _)| *f == 'c'), "{got:?}");
+    }
+
+    #[test]
+    fn an_incomplete_trial_only_adds() {
+        let base = Recording {
+            exchanges: vec![exchange('c', &[])],
+        };
+        let r = merge(
+            &base,
+            &[used(exchange('d', &[]), true)],
+            WHOLE,
+            false,
+            &BTreeMap::new(),
+        );
+        assert_eq!(r.exchanges.len(), 2);
+        let r = merge(
+            &base,
+            &[used(exchange('d', &[]), true)],
+            WHOLE,
+            true,
+            &BTreeMap::new(),
+        );
+        assert_eq!(
+            r.exchanges.len(),
+            1,
+            "a complete test keeps only what it used"
+        );
+    }
+
+    #[test]
+    fn exchanges_another_process_of_the_run_used_stay() {
+        let base = Recording {
+            exchanges: vec![exchange('a', &[]), exchange('b', &[])],
+        };
+        let kept = BTreeMap::from([(WHOLE.to_owned(), BTreeSet::from(["a".repeat(64)]))]);
+        let r = merge(&base, &[used(exchange('c', &[]), true)], WHOLE, true, &kept);
+        let got: Vec<char> = fps(&r).into_iter().map(|(f, _)| f).collect();
+        assert_eq!(got.len(), 2);
+        assert!(got.contains(&'a') && got.contains(&'c'), "{got:?}");
+    }
 }

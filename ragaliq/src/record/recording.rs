@@ -1,52 +1,108 @@
-//! What a recording holds: the judge exchanges of one test, in the form a
-//! reviewer reads in `cargo insta review` and replay reads back.
+//! What a recording holds: the judge exchanges of one test, laid out for the
+//! person who reviews them in `cargo insta review`, and read back by replay.
+//!
+//! The format (version 2) is YAML inside the `.snap` file:
+//!
+//! ```yaml
+//! ragaliq_recording: 2
+//! passages:                      # every passage once; exchanges refer to it by number
+//! - P1: Refunds are accepted within 30 days of delivery.
+//! exchanges:
+//! - task: verify_claims          # what the judge was asked ...
+//!   asked:
+//!     passages: [P1]
+//!     claims:
+//!     - The refund window is 30 days from delivery.
+//!   answer:                      # ... and what it said
+//!     verdicts:
+//!     - claim: 1
+//!       verdict: supported
+//!       evidence: Refunds are accepted within 30 days of delivery.
+//!       confidence: 0.9
+//!   provider: openai
+//!   model: gpt-4o-mini
+//!   template: verify_claims@2+system@1
+//!   settings: {format: json_schema, temperature: 0.0, max_tokens: 184}
+//!   tokens: {input: 350, output: 31}
+//!   fingerprint: e496aa…
+//! ```
+//!
+//! Exchanges are grouped by case (its claim extraction, the verification of
+//! those claims, the re-asks, relevance) and ordered within a case, so the
+//! file reads top to bottom and is the same however the calls interleaved.
+//! A JSON reply that can be written back byte for byte is shown as
+//! structured `answer`; anything else is kept verbatim as `reply`. Either
+//! way replay hands the parsers exactly what the judge sent.
 
-use crate::judge::{JudgeRequest, JudgeResponse};
+use super::ordered::Ordered;
+use crate::judge::{JsonMode, JudgeRequest, JudgeResponse};
+use serde::de::{self, Deserializer, MapAccess, Visitor};
+use serde::ser::{SerializeMap, Serializer};
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
 
 /// The recording format's version; part of every recording.
-pub const FORMAT: u32 = 1;
+pub const FORMAT: u32 = 2;
 
-/// All judge exchanges of one test, ordered by fingerprint so that
-/// concurrent calls still produce the same file.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+/// All judge exchanges of one test (or one suite case).
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Recording {
-    /// The format's version ([`FORMAT`]).
-    pub ragaliq_recording: u32,
-    /// The exchanges.
+    /// The exchanges, in reading order.
     pub exchanges: Vec<Exchange>,
 }
 
 /// One question to the judge and its answer.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct Exchange {
-    /// SHA-256 of everything that can change the answer (64 hex digits).
-    pub fingerprint: String,
     /// The task (`extract_claims`, `verify_claims`, …).
     pub task: String,
+    /// What was asked, readably: the query, the response, the passages, the claims.
+    pub asked: Ordered,
+    /// The judge's reply, exactly as sent.
+    pub reply: String,
     /// The provider asked.
     pub provider: String,
     /// The model asked.
     pub model: String,
+    /// The model the server said answered, when it said.
+    pub served_by: Option<String>,
     /// The prompt templates' versions.
     pub template: String,
-    /// What was asked, readably: the query, the claims, how many passages.
-    pub asked: Value,
-    /// The judge's reply, when it is JSON that reads back to the very same
-    /// text; otherwise `answer_text` holds the reply verbatim.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub answer: Option<Value>,
-    /// The judge's reply verbatim, when it is not plain JSON.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub answer_text: Option<String>,
+    /// The settings that shaped the request (none for recordings migrated
+    /// from format 1, which did not keep them).
+    pub settings: Option<Settings>,
     /// Tokens the server reported.
     pub tokens: Tokens,
-    /// The model the server said answered, when it said.
+    /// The trials (a suite's metrics) that use this exchange; empty for a
+    /// `#[rag_test]`, whose whole test is the one user.
+    pub used_by: BTreeSet<String>,
+    /// SHA-256 of everything that can change the answer (64 hex digits).
+    pub fingerprint: String,
+}
+
+/// Request settings kept in a recording, to say what changed when it goes stale.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Settings {
+    /// The response format sent (`json_schema`, `json_object+schema`, …).
+    pub format: String,
+    /// The format configured, when the server refused it and `format` was
+    /// negotiated in its place.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub served_by: Option<String>,
+    pub negotiated_from: Option<String>,
+    /// Sampling temperature.
+    pub temperature: f64,
+    /// The reply's token limit.
+    pub max_tokens: u32,
+    /// The sample index, when the question was asked several times.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub sample: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 /// Token counts of one exchange.
@@ -65,70 +121,515 @@ impl Exchange {
         fingerprint: String,
         request: &JudgeRequest,
         response: &JudgeResponse,
+        requested: JsonMode,
     ) -> Exchange {
-        // Keep the structured form only when it reproduces the text exactly:
-        // replay must hand the parsers the same bytes the judge sent.
-        let structured = serde_json::from_str::<Value>(&response.text)
-            .ok()
-            .filter(|v| serde_json::to_string(v).is_ok_and(|s| s == response.text));
-        let (answer, answer_text) = match structured {
-            Some(v) => (Some(v), None),
-            None => (None, Some(response.text.clone())),
-        };
+        let used = JsonMode::of(&request.response_format);
         Exchange {
-            fingerprint,
             task: request.task.clone(),
+            asked: asked_from(&request.subject),
+            reply: response.text.clone(),
             provider: provider.to_owned(),
             model: request.model.clone(),
+            served_by: response.model.clone(),
             template: request.template_version.clone(),
-            asked: request.subject.clone(),
-            answer,
-            answer_text,
+            settings: Some(Settings {
+                format: request.response_format.label().to_owned(),
+                negotiated_from: (used != requested)
+                    .then(|| requested_label(requested, &request.response_format)),
+                temperature: request.temperature,
+                max_tokens: request.max_tokens,
+                sample: request.sample,
+            }),
             tokens: Tokens {
                 input: response.input_tokens,
                 output: response.output_tokens,
             },
-            served_by: response.model.clone(),
+            used_by: BTreeSet::new(),
+            fingerprint,
         }
     }
 
     /// The reply text, as the judge sent it.
     #[must_use]
-    pub fn reply_text(&self) -> String {
-        match (&self.answer_text, &self.answer) {
-            (Some(text), _) => text.clone(),
-            (None, Some(v)) => v.to_string(),
-            (None, None) => String::new(),
-        }
+    pub fn reply_text(&self) -> &str {
+        &self.reply
     }
 
     pub(crate) fn response(&self) -> JudgeResponse {
-        JudgeResponse {
-            text: self.reply_text(),
-            input_tokens: self.tokens.input,
-            output_tokens: self.tokens.output,
-            model: self.served_by.clone(),
+        let mut r = JudgeResponse::text(self.reply.clone())
+            .with_tokens(self.tokens.input, self.tokens.output);
+        if let Some(m) = &self.served_by {
+            r = r.with_model(m.clone());
+        }
+        r
+    }
+}
+
+/// The label of the configured mode, for a task's format.
+fn requested_label(requested: JsonMode, sent: &crate::judge::ResponseFormat) -> String {
+    let schema = match sent {
+        crate::judge::ResponseFormat::JsonSchema { schema, .. }
+        | crate::judge::ResponseFormat::JsonObjectWithSchema { schema, .. } => schema.clone(),
+        _ => serde_json::Value::Null,
+    };
+    requested.format("task", &schema).label().to_owned()
+}
+
+/// The keys of `asked`, in reading order.
+const ASKED_ORDER: [&str; 8] = [
+    "query", "response", "expected", "document", "count", "passages", "claims", "claim",
+];
+
+/// `subject` as a readable `asked`: known keys first, in reading order.
+fn asked_from(subject: &serde_json::Value) -> Ordered {
+    let Some(map) = subject.as_object() else {
+        return Ordered::from_value(subject);
+    };
+    let mut entries: Vec<(String, Ordered)> = Vec::new();
+    for key in ASKED_ORDER {
+        if let Some(v) = map.get(key).filter(|v| !v.is_null()) {
+            entries.push((key.to_owned(), Ordered::from_value(v)));
+        }
+    }
+    let mut rest: Vec<_> = map
+        .iter()
+        .filter(|(k, v)| !ASKED_ORDER.contains(&k.as_str()) && !v.is_null())
+        .collect();
+    rest.sort_by(|a, b| a.0.cmp(b.0));
+    entries.extend(
+        rest.into_iter()
+            .map(|(k, v)| (k.clone(), Ordered::from_value(v))),
+    );
+    Ordered::Object(entries)
+}
+
+/// The rank of a task in reading order.
+fn task_rank(task: &str) -> usize {
+    [
+        "generate_cases",
+        "extract_claims",
+        "verify_claims",
+        "verify_claim",
+        "relevance",
+        "passage_relevance",
+    ]
+    .iter()
+    .position(|t| *t == task)
+    .unwrap_or(usize::MAX)
+}
+
+impl Recording {
+    /// Sorts the exchanges in reading order: grouped by case, each group's
+    /// extraction, verification, re-asks and relevance in turn.
+    pub(crate) fn sort(&mut self) {
+        // A verification belongs to the case whose extraction produced its claims.
+        let mut owner_of_claim: BTreeMap<String, (String, String)> = BTreeMap::new();
+        for e in &self.exchanges {
+            if e.task == "extract_claims"
+                && let Ok(claims) = crate::parse::claims(&e.reply)
+            {
+                let key = case_key(e);
+                for c in claims {
+                    owner_of_claim.entry(c).or_insert_with(|| key.clone());
+                }
+            }
+        }
+        let group = |e: &Exchange| -> (String, String) {
+            let text = |k: &str| e.asked.get(k).and_then(Ordered::as_str).unwrap_or_default();
+            match e.task.as_str() {
+                "verify_claims" => e
+                    .asked
+                    .get("claims")
+                    .and_then(Ordered::as_array)
+                    .and_then(|c| c.first())
+                    .and_then(Ordered::as_str)
+                    .and_then(|c| owner_of_claim.get(c).cloned())
+                    .unwrap_or_else(|| (text("query").to_owned(), "~".to_owned())),
+                "verify_claim" => owner_of_claim
+                    .get(text("claim"))
+                    .cloned()
+                    .unwrap_or_else(|| (text("query").to_owned(), "~".to_owned())),
+                _ => case_key(e),
+            }
+        };
+        self.exchanges.sort_by_cached_key(|e| {
+            (
+                group(e),
+                task_rank(&e.task),
+                e.settings.as_ref().map_or(0, |s| s.sample),
+                e.fingerprint.clone(),
+            )
+        });
+    }
+
+    /// The recording as YAML (what the `.snap` file holds below insta's
+    /// header), with the passages in one table. Answers that would not read
+    /// back byte for byte are kept verbatim.
+    #[must_use]
+    pub fn to_yaml(&self) -> String {
+        let mut verbatim: BTreeSet<usize> = BTreeSet::new();
+        loop {
+            let file = FileForm::from_recording(self, &verbatim);
+            let text = serialize_yaml(&file);
+            // Check the round trip; any answer that does not come back
+            // exactly is written verbatim instead, and the check repeats.
+            let back = parse_yaml(&text).ok();
+            let mismatched: Vec<usize> = match &back {
+                Some(back) if back.exchanges.len() == self.exchanges.len() => self
+                    .exchanges
+                    .iter()
+                    .zip(&back.exchanges)
+                    .enumerate()
+                    .filter(|(_, (a, b))| a != b)
+                    .map(|(i, _)| i)
+                    .collect(),
+                _ => (0..self.exchanges.len()).collect(),
+            };
+            let new: Vec<usize> = mismatched
+                .into_iter()
+                .filter(|i| verbatim.insert(*i))
+                .collect();
+            if new.is_empty() {
+                return text;
+            }
         }
     }
 }
 
+fn case_key(e: &Exchange) -> (String, String) {
+    let text = |k: &str| {
+        e.asked
+            .get(k)
+            .and_then(Ordered::as_str)
+            .unwrap_or_default()
+            .to_owned()
+    };
+    match e.task.as_str() {
+        "generate_cases" => (text("document"), String::new()),
+        "passage_relevance" => (text("query"), "~".to_owned()),
+        _ => (text("query"), text("response")),
+    }
+}
+
+fn serialize_yaml(file: &FileForm) -> String {
+    // The default options write long text folded (`>`) and multi-line
+    // text as literal blocks (`|`), which is what a reviewer wants.
+    serde_saphyr::to_string(file).unwrap_or_default()
+}
+
+/// Parses a recording's YAML (format 2).
+pub(crate) fn parse_yaml(text: &str) -> Result<Recording, String> {
+    let file: FileForm = serde_saphyr::from_str(text).map_err(|e| first_line(&e.to_string()))?;
+    file.into_recording()
+}
+
+/// Parses a format-1 recording (JSON), for replay and migration.
+pub(crate) fn parse_v1(text: &str) -> Result<Recording, String> {
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct V1 {
+        #[allow(dead_code)]
+        ragaliq_recording: u32,
+        exchanges: Vec<V1Exchange>,
+    }
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct V1Exchange {
+        fingerprint: String,
+        task: String,
+        provider: String,
+        model: String,
+        template: String,
+        asked: serde_json::Value,
+        #[serde(default)]
+        answer: Option<serde_json::Value>,
+        #[serde(default)]
+        answer_text: Option<String>,
+        tokens: Tokens,
+        #[serde(default)]
+        served_by: Option<String>,
+    }
+    let v1: V1 = serde_json::from_str(text).map_err(|e| e.to_string())?;
+    Ok(Recording {
+        exchanges: v1
+            .exchanges
+            .into_iter()
+            .map(|e| Exchange {
+                reply: match (e.answer_text, &e.answer) {
+                    (Some(t), _) => t,
+                    // Format 1 kept a reply structured only when serde_json
+                    // wrote it back exactly, with its keys sorted.
+                    (None, Some(v)) => crate::judge::canonical_json(v),
+                    (None, None) => String::new(),
+                },
+                task: e.task,
+                asked: asked_from(&e.asked),
+                provider: e.provider,
+                model: e.model,
+                served_by: e.served_by,
+                template: e.template,
+                settings: None,
+                tokens: e.tokens,
+                used_by: BTreeSet::new(),
+                fingerprint: e.fingerprint,
+            })
+            .collect(),
+    })
+}
+
+fn first_line(s: &str) -> String {
+    s.lines().next().unwrap_or_default().to_owned()
+}
+
+/// How a structured answer is written back as JSON text.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum Layout {
+    #[default]
+    Compact,
+    Pretty,
+}
+
+fn is_compact(l: &Layout) -> bool {
+    *l == Layout::Compact
+}
+
+/// The recording as written in the file.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileForm {
+    ragaliq_recording: u32,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    passages: Vec<Passage>,
+    #[serde(default)]
+    exchanges: Vec<FileExchange>,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileExchange {
+    task: String,
+    asked: Ordered,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    answer: Option<Ordered>,
+    #[serde(default, skip_serializing_if = "is_compact")]
+    answer_json: Layout,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    reply: Option<String>,
+    provider: String,
+    model: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    served_by: Option<String>,
+    template: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    settings: Option<Settings>,
+    tokens: Tokens,
+    #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
+    used_by: BTreeSet<String>,
+    fingerprint: String,
+}
+
+/// One passage of the table: written `P3: text`.
+#[derive(Clone, Debug, PartialEq)]
+struct Passage {
+    id: usize,
+    text: String,
+}
+
+impl Serialize for Passage {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(Some(1))?;
+        map.serialize_entry(&format!("P{}", self.id), &self.text)?;
+        map.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for Passage {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Passage;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a passage written `P<number>: text`")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Passage, A::Error> {
+                let (key, text): (String, String) = map
+                    .next_entry()?
+                    .ok_or_else(|| de::Error::custom("an empty passage entry"))?;
+                if map.next_entry::<String, String>()?.is_some() {
+                    return Err(de::Error::custom("a passage entry with two keys"));
+                }
+                let id = key
+                    .strip_prefix('P')
+                    .and_then(|n| n.parse().ok())
+                    .ok_or_else(|| {
+                        de::Error::custom(format!("`{key}` is not a passage number like P1"))
+                    })?;
+                Ok(Passage { id, text })
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
+impl FileForm {
+    fn from_recording(recording: &Recording, verbatim: &BTreeSet<usize>) -> FileForm {
+        let mut passages: Vec<Passage> = Vec::new();
+        let mut exchanges = Vec::new();
+        for (i, e) in recording.exchanges.iter().enumerate() {
+            let mut asked = e.asked.clone();
+            if let Ordered::Object(entries) = &mut asked {
+                for (k, v) in entries.iter_mut() {
+                    if k != "passages" {
+                        continue;
+                    }
+                    if let Ordered::Array(items) = v {
+                        for item in items.iter_mut() {
+                            if let Ordered::String(text) = item {
+                                let id = match passages.iter().find(|p| &p.text == text) {
+                                    Some(p) => p.id,
+                                    None => {
+                                        passages.push(Passage {
+                                            id: passages.len() + 1,
+                                            text: text.clone(),
+                                        });
+                                        passages.len()
+                                    }
+                                };
+                                *item = Ordered::String(format!("P{id}"));
+                            }
+                        }
+                    }
+                }
+            }
+            let structured = (!verbatim.contains(&i))
+                .then(|| Ordered::parse_json(&e.reply))
+                .flatten()
+                .and_then(|v| {
+                    if v.to_compact() == e.reply {
+                        Some((v, Layout::Compact))
+                    } else if v.to_pretty() == e.reply {
+                        Some((v, Layout::Pretty))
+                    } else {
+                        None
+                    }
+                });
+            let (answer, answer_json, reply) = match structured {
+                Some((v, layout)) => (Some(v), layout, None),
+                None => (None, Layout::Compact, Some(e.reply.clone())),
+            };
+            exchanges.push(FileExchange {
+                task: e.task.clone(),
+                asked,
+                answer,
+                answer_json,
+                reply,
+                provider: e.provider.clone(),
+                model: e.model.clone(),
+                served_by: e.served_by.clone(),
+                template: e.template.clone(),
+                settings: e.settings.clone(),
+                tokens: e.tokens,
+                used_by: e.used_by.clone(),
+                fingerprint: e.fingerprint.clone(),
+            });
+        }
+        FileForm {
+            ragaliq_recording: FORMAT,
+            passages,
+            exchanges,
+        }
+    }
+
+    fn into_recording(self) -> Result<Recording, String> {
+        if self.ragaliq_recording != FORMAT {
+            return Err(format!(
+                "recording format {} is not {FORMAT}; `cargo ragaliq migrate` converts older recordings",
+                self.ragaliq_recording
+            ));
+        }
+        let table: BTreeMap<String, String> = self
+            .passages
+            .into_iter()
+            .map(|p| (format!("P{}", p.id), p.text))
+            .collect();
+        let mut exchanges = Vec::new();
+        for (n, e) in self.exchanges.into_iter().enumerate() {
+            let mut asked = e.asked;
+            if let Ordered::Object(entries) = &mut asked {
+                for (k, v) in entries.iter_mut() {
+                    if k != "passages" {
+                        continue;
+                    }
+                    if let Ordered::Array(items) = v {
+                        for item in items.iter_mut() {
+                            if let Ordered::String(id) = item {
+                                let text = table.get(id.as_str()).ok_or_else(|| {
+                                    format!(
+                                        "exchange {}: passage {id} is not in the passages table",
+                                        n + 1
+                                    )
+                                })?;
+                                *item = Ordered::String(text.clone());
+                            }
+                        }
+                    }
+                }
+            }
+            let reply = match (e.reply, e.answer) {
+                (Some(text), None) => text,
+                (None, Some(v)) => match e.answer_json {
+                    Layout::Compact => v.to_compact(),
+                    Layout::Pretty => v.to_pretty(),
+                },
+                (Some(_), Some(_)) => {
+                    return Err(format!("exchange {}: both `answer` and `reply`", n + 1));
+                }
+                (None, None) => return Err(format!("exchange {}: no `answer` or `reply`", n + 1)),
+            };
+            exchanges.push(Exchange {
+                task: e.task,
+                asked,
+                reply,
+                provider: e.provider,
+                model: e.model,
+                served_by: e.served_by,
+                template: e.template,
+                settings: e.settings,
+                tokens: e.tokens,
+                used_by: e.used_by,
+                fingerprint: e.fingerprint,
+            });
+        }
+        Ok(Recording { exchanges })
+    }
+}
+
 /// A short readable form of what an exchange asks, for error messages.
-pub(crate) fn describe(task: &str, asked: &Value) -> String {
-    let text = |key: &str| asked.get(key).and_then(Value::as_str).map(|s| quote(s, 60));
+pub(crate) fn describe(task: &str, asked: &serde_json::Value) -> String {
+    let text = |key: &str| {
+        asked
+            .get(key)
+            .and_then(serde_json::Value::as_str)
+            .map(|s| quote(s, 60))
+    };
     let detail = match task {
         "extract_claims" => text("response").map(|r| format!("claims of the response {r}")),
-        "verify_claims" => asked.get("claims").and_then(Value::as_array).map(|c| {
-            let first = c
-                .first()
-                .and_then(Value::as_str)
-                .map(|s| quote(s, 50))
-                .unwrap_or_default();
-            format!(
-                "{} claim{} starting {first}",
-                c.len(),
-                if c.len() == 1 { "" } else { "s" }
-            )
-        }),
+        "verify_claims" => asked
+            .get("claims")
+            .and_then(serde_json::Value::as_array)
+            .map(|c| {
+                let first = c
+                    .first()
+                    .and_then(serde_json::Value::as_str)
+                    .map(|s| quote(s, 50))
+                    .unwrap_or_default();
+                format!(
+                    "{} claim{} starting {first}",
+                    c.len(),
+                    if c.len() == 1 { "" } else { "s" }
+                )
+            }),
         "verify_claim" => text("claim").map(|c| format!("claim {c}")),
         "relevance" | "passage_relevance" => text("query").map(|q| format!("query {q}")),
         _ => None,
@@ -139,7 +640,7 @@ pub(crate) fn describe(task: &str, asked: &Value) -> String {
     }
 }
 
-fn quote(s: &str, max: usize) -> String {
+pub(crate) fn quote(s: &str, max: usize) -> String {
     let s = s.trim();
     if s.chars().count() <= max {
         format!("\"{s}\"")
@@ -155,34 +656,114 @@ mod tests {
     use crate::judge::{ResponseFormat, test_request};
     use serde_json::json;
 
-    fn request() -> JudgeRequest {
-        test_request("m", ResponseFormat::Json)
+    fn exchange(reply: &str, subject: serde_json::Value) -> Exchange {
+        let mut req = test_request("m", ResponseFormat::JsonObject);
+        req.subject = subject;
+        Exchange::new(
+            "p",
+            "f".repeat(64),
+            &req,
+            &JudgeResponse::text(reply),
+            JsonMode::Object,
+        )
+    }
+
+    fn round_trip(r: &Recording) -> Recording {
+        parse_yaml(&r.to_yaml()).unwrap()
     }
 
     #[test]
-    fn compact_json_is_stored_structured_and_replays_byte_for_byte() {
-        let text = r#"{"reasoning":"ok","score":0.9}"#;
-        let e = Exchange::new("p", "f".into(), &request(), &JudgeResponse::text(text));
-        assert_eq!(e.answer, Some(json!({"reasoning": "ok", "score": 0.9})));
-        assert_eq!(e.answer_text, None);
-        assert_eq!(e.reply_text(), text);
-    }
-
-    #[test]
-    fn anything_else_is_stored_verbatim() {
-        for text in [
+    fn every_reply_comes_back_byte_for_byte() {
+        for reply in [
+            r#"{"reasoning":"ok","score":0.9}"#,
+            r#"{"score":0.9,"reasoning":"keys out of order"}"#,
+            "{\n  \"score\": 1.0,\n  \"reasoning\": \"pretty\"\n}",
             "```json\n{\"score\": 0.9}\n```",
             "{\"score\": 0.9}",
             "I refuse.",
+            "  leading and trailing  \n",
+            "tab\there, CR\r\nthen ümlaut and \u{1F600} and a # and : colon",
+            r#"{"s":"line one\nline two","n":1e5}"#,
+            "",
         ] {
-            let e = Exchange::new("p", "f".into(), &request(), &JudgeResponse::text(text));
-            assert_eq!(e.answer_text.as_deref(), Some(text));
-            assert_eq!(e.reply_text(), text);
+            let r = Recording {
+                exchanges: vec![exchange(reply, json!({"query": "How long?"}))],
+            };
+            let back = round_trip(&r);
+            assert_eq!(back.exchanges[0].reply, reply, "{reply:?}\n{}", r.to_yaml());
         }
     }
 
     #[test]
-    fn descriptions_are_short_and_readable() {
+    fn passages_are_stored_once_and_referred_to_by_number() {
+        let p = ["Refunds are accepted within 30 days.", "Shipping is free."];
+        let r = Recording {
+            exchanges: vec![
+                exchange(
+                    r#"{"verdicts":[]}"#,
+                    json!({"claims": ["A."], "passages": p}),
+                ),
+                exchange(
+                    r#"{"verdict":"supported"}"#,
+                    json!({"claim": "A.", "passages": p}),
+                ),
+            ],
+        };
+        let yaml = r.to_yaml();
+        assert_eq!(
+            yaml.matches("Refunds are accepted within 30 days.").count(),
+            1,
+            "{yaml}"
+        );
+        assert!(
+            yaml.contains("- P1: Refunds are accepted within 30 days."),
+            "{yaml}"
+        );
+        assert!(
+            yaml.contains("- P1\n") || yaml.contains("[P1, P2]"),
+            "{yaml}"
+        );
+        assert_eq!(round_trip(&r), r);
+    }
+
+    #[test]
+    fn structured_answers_read_as_yaml() {
+        let r = Recording {
+            exchanges: vec![exchange(
+                r#"{"verdicts":[{"claim":1,"verdict":"supported","evidence":"within 30 days","confidence":0.9}]}"#,
+                json!({"claims": ["A."]}),
+            )],
+        };
+        let yaml = r.to_yaml();
+        assert!(yaml.contains("verdict: supported"), "{yaml}");
+        assert!(yaml.contains("evidence: within 30 days"), "{yaml}");
+        assert!(!yaml.contains("reply:"), "{yaml}");
+    }
+
+    #[test]
+    fn long_and_multi_line_text_is_written_as_blocks() {
+        let response = "First line of a long answer.\nSecond line, which goes on for quite a while so that it is long.";
+        let r = Recording {
+            exchanges: vec![exchange("{}", json!({"query": "q", "response": response}))],
+        };
+        let yaml = r.to_yaml();
+        assert!(yaml.contains("response: |"), "{yaml}");
+        assert_eq!(round_trip(&r), r);
+    }
+
+    #[test]
+    fn format_one_recordings_read_back() {
+        let v1 = r#"{"ragaliq_recording": 1, "exchanges": [{"fingerprint": "ab", "task": "relevance",
+            "provider": "p", "model": "m", "template": "relevance@1+system@1",
+            "asked": {"query": "q", "response": "r"}, "answer": {"score": 1.0, "reasoning": "ok"},
+            "tokens": {"input": 1, "output": 2}}]}"#;
+        let r = parse_v1(v1).unwrap();
+        assert_eq!(r.exchanges[0].reply, r#"{"reasoning":"ok","score":1.0}"#);
+        assert_eq!(r.exchanges[0].settings, None);
+    }
+
+    #[test]
+    fn describes_are_short_and_readable() {
         assert_eq!(
             describe("relevance", &json!({"query": "How long?"})),
             "relevance (query \"How long?\")"
@@ -192,7 +773,7 @@ mod tests {
         assert_eq!(
             describe(
                 "verify_claims",
-                &json!({"claims": ["A.", "B."], "passages": 2})
+                &json!({"claims": ["A.", "B."], "passages": ["p"]})
             ),
             "verify_claims (2 claims starting \"A.\")"
         );

@@ -1,37 +1,48 @@
 //! Reading and writing recordings as insta `.snap` files.
 //!
-//! Reading goes through one adapter: `insta::Snapshot::from_file`, turned
-//! into an owned `String` at once; should insta's reader ever refuse a file,
-//! a fallback reads insta's documented format (a `---` line, a YAML header,
-//! a `---` line, then the contents) by hand.
+//! Reading goes through `insta::Snapshot::from_file`, with a fallback that
+//! reads insta's documented format (a `---` line, a YAML header, a `---`
+//! line, then the contents) should insta's reader refuse a file. The
+//! contents are a format-2 recording (YAML) or a format-1 one (JSON).
 
 use super::RecordingError;
-use super::recording::Recording;
+use super::recording::{self, Recording};
 use std::path::{Path, PathBuf};
 
-/// The pending twin of a `.snap` file: `.snap.new`, as insta names it.
-pub(crate) fn pending_path(snap: &Path) -> PathBuf {
+/// The pending twin of a `.snap` file, where insta writes it: `.snap.new`
+/// beside it, or under `INSTA_PENDING_DIR` when that is set.
+pub(crate) fn pending_path(snap: &Path, workspace: Option<&Path>) -> PathBuf {
     let mut name = snap.as_os_str().to_owned();
     name.push(".new");
-    PathBuf::from(name)
+    let beside = PathBuf::from(name);
+    let pending_dir = std::env::var_os("INSTA_PENDING_DIR").filter(|d| !d.is_empty());
+    match (pending_dir, workspace) {
+        (Some(dir), Some(ws)) => match beside.strip_prefix(ws) {
+            Ok(relative) => PathBuf::from(dir).join(relative),
+            Err(_) => beside,
+        },
+        _ => beside,
+    }
 }
 
 /// The contents of the snapshot at `path`, or `None` when there is no file.
 pub(crate) fn read_contents(path: &Path) -> Result<Option<String>, RecordingError> {
-    if !path.exists() {
-        return Ok(None);
-    }
+    let raw = match std::fs::read_to_string(path) {
+        Ok(raw) => raw,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => {
+            return Err(RecordingError::Corrupt {
+                path: path.to_owned(),
+                problem: e.to_string(),
+            });
+        }
+    };
     let from_insta = insta::Snapshot::from_file(path)
         .ok()
         .and_then(|s| s.as_text().map(ToString::to_string));
-    if let Some(text) = from_insta {
-        return Ok(Some(text));
-    }
-    let raw = std::fs::read_to_string(path).map_err(|e| RecordingError::Corrupt {
-        path: path.to_owned(),
-        problem: e.to_string(),
-    })?;
-    Ok(Some(strip_header(&raw).to_owned()))
+    Ok(Some(
+        from_insta.unwrap_or_else(|| strip_header(&raw).to_owned()),
+    ))
 }
 
 /// insta's format: an optional `---`-fenced YAML header, then the contents.
@@ -54,33 +65,26 @@ fn strip_header(raw: &str) -> &str {
 
 /// Parses a recording's contents; errors name the file and the parser's position.
 pub(crate) fn parse(contents: &str, path: &Path) -> Result<Recording, RecordingError> {
-    serde_json::from_str(contents).map_err(|e| RecordingError::Corrupt {
+    let corrupt = |problem: String| RecordingError::Corrupt {
         path: path.to_owned(),
-        problem: e.to_string(),
-    })
+        problem,
+    };
+    if contents.trim_start().starts_with('{') {
+        return recording::parse_v1(contents).map_err(corrupt);
+    }
+    recording::parse_yaml(contents).map_err(corrupt)
 }
 
-/// Writes `recording` to `path` in insta's format, atomically: a temporary
-/// file in the same folder, then a rename, so a crash mid-write leaves the
-/// previous file whole.
-pub(crate) fn write_atomic(
-    path: &Path,
-    recording: &Recording,
-    source: &str,
-) -> std::io::Result<()> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir)?;
-    let body = serde_json::to_string_pretty(recording).map_err(std::io::Error::other)?;
-    let text = format!("---\nsource: {source}\nexpression: recording\n---\n{body}\n");
-    let tmp = dir.join(format!(
-        ".{}.{}.tmp",
-        path.file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default(),
-        std::process::id()
-    ));
-    std::fs::write(&tmp, text)?;
-    std::fs::rename(&tmp, path)
+/// Reads and parses the recording at `path`; `None` when there is no file.
+pub(crate) fn load(path: &Path) -> Result<Option<Recording>, RecordingError> {
+    read_contents(path)?.map(|c| parse(&c, path)).transpose()
+}
+
+/// The text insta would write for `contents` at `path` (header and body),
+/// for code that writes pending recordings outside a test harness.
+pub(crate) fn snap_text(contents: &str, source: &str, description: &str) -> String {
+    let description = serde_json::to_string(description).unwrap_or_default();
+    format!("---\nsource: {source}\ndescription: {description}\n---\n{contents}\n")
 }
 
 #[cfg(test)]
@@ -99,7 +103,7 @@ mod tests {
     #[test]
     fn pending_twin() {
         assert_eq!(
-            pending_path(Path::new("/s/a__b.snap")),
+            pending_path(Path::new("/s/a__b.snap"), None),
             Path::new("/s/a__b.snap.new")
         );
     }
@@ -108,14 +112,11 @@ mod tests {
     fn written_files_read_back_through_insta() {
         let dir = std::env::temp_dir().join(format!("ragaliq-snapfile-{}", std::process::id()));
         let path = dir.join("x__y.snap");
-        let rec = Recording {
-            ragaliq_recording: 1,
-            exchanges: vec![],
-        };
-        write_atomic(&path, &rec, "tests/x.rs").unwrap();
-        let text = read_contents(&path).unwrap().unwrap();
-        assert_eq!(parse(&text, &path).unwrap(), rec);
-        assert!(read_contents(&dir.join("missing.snap")).unwrap().is_none());
+        let rec = Recording::default();
+        let text = snap_text(&rec.to_yaml(), "tests/x.rs", "a \"quoted\" description");
+        crate::run::write_atomic(&path, text.as_bytes()).unwrap();
+        assert_eq!(load(&path).unwrap().unwrap(), rec);
+        assert!(load(&dir.join("missing.snap")).unwrap().is_none());
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
