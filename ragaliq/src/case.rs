@@ -35,9 +35,13 @@ pub struct RagCase {
     /// Retrieved passages, in rank order (best first).
     #[serde(default)]
     pub context: Vec<String>,
-    /// The answer the RAG pipeline generated.
-    #[serde(default)]
-    pub response: String,
+    /// The answer the RAG pipeline generated. `None` until given: the
+    /// metrics that grade an answer (faithfulness, hallucination, relevance)
+    /// refuse a case without one, as a configuration error, rather than
+    /// grade nothing. An explicitly empty response is graded (it claims
+    /// nothing, so it is vacuously faithful and answers nothing).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub response: Option<String>,
     /// A reference answer, used by context recall and context precision.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expected_answer: Option<String>,
@@ -77,11 +81,17 @@ impl RagCase {
         self
     }
 
-    /// Sets the generated response.
+    /// Sets the generated response (an empty one is graded as empty).
     #[must_use]
     pub fn response(mut self, response: impl Into<String>) -> Self {
-        self.response = response.into();
+        self.response = Some(response.into());
         self
+    }
+
+    /// The response, or `""` when none was given.
+    #[must_use]
+    pub fn response_text(&self) -> &str {
+        self.response.as_deref().unwrap_or_default()
     }
 
     /// Sets the reference answer.
@@ -115,8 +125,8 @@ impl RagCase {
 
     /// Checks the case: a non-blank query, no blank passage, no blank expected fact.
     ///
-    /// An empty response is valid (it makes no claims); an empty context is
-    /// valid (every claim then has no evidence).
+    /// A missing or empty response is valid here (metrics that need one
+    /// say so); an empty context is valid (every claim then has no evidence).
     pub fn validate(&self) -> Result<(), CaseError> {
         let id = self.id.clone();
         if self.query.trim().is_empty() {

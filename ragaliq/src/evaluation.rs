@@ -1,12 +1,13 @@
 //! What an evaluator returns: [`Evaluation`], its per-claim and per-passage
 //! details, the [`Metric`] it measured and the [`Usage`] it cost.
 
+use crate::metrics::{Agreement, Spread};
 use crate::verdict::Verdict;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
 
-/// The metrics ragaliq computes (SPEC §4).
+/// The metrics ragaliq computes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Metric {
@@ -44,13 +45,34 @@ impl Metric {
         }
     }
 
-    /// The default pass threshold (SPEC §4).
+    /// The default pass threshold: 0.8 for hallucination, else 0.7.
     #[must_use]
     pub fn default_threshold(self) -> f64 {
         match self {
             Metric::Hallucination => 0.8,
             _ => 0.7,
         }
+    }
+
+    /// The metric's position in [`Metric::ALL`].
+    #[must_use]
+    pub fn index(self) -> usize {
+        match self {
+            Metric::Faithfulness => 0,
+            Metric::Hallucination => 1,
+            Metric::Relevance => 2,
+            Metric::ContextPrecision => 3,
+            Metric::ContextRecall => 4,
+        }
+    }
+
+    /// Whether the metric reads the case's response.
+    #[must_use]
+    pub fn needs_response(self) -> bool {
+        matches!(
+            self,
+            Metric::Faithfulness | Metric::Hallucination | Metric::Relevance
+        )
     }
 }
 
@@ -94,6 +116,10 @@ pub struct Usage {
     /// Exchanges answered from a recording: no call, nothing spent.
     #[serde(default)]
     pub replayed: u64,
+    /// Exchanges answered by an earlier evaluation's answer in this process
+    /// (the memo): no call, nothing spent.
+    #[serde(default)]
+    pub shared: u64,
 }
 
 impl Usage {
@@ -110,6 +136,7 @@ impl std::ops::AddAssign for Usage {
         self.input_tokens += rhs.input_tokens;
         self.output_tokens += rhs.output_tokens;
         self.replayed += rhs.replayed;
+        self.shared += rhs.shared;
     }
 }
 
@@ -128,6 +155,13 @@ pub struct ClaimVerdict {
     /// Whether this claim counts against the metric (not supported for
     /// faithfulness and recall; hallucinated for hallucination).
     pub failed: bool,
+    /// With several samples: how many agreed on the verdict.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agreement: Option<Agreement>,
+    /// With several samples: the samples split below the required
+    /// agreement, so the verdict shown is only the plurality.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub undecided: bool,
 }
 
 /// One retrieved passage and whether the judge found it relevant.
@@ -139,6 +173,12 @@ pub struct PassageVerdict {
     pub relevant: bool,
     /// The judge's short reason.
     pub reason: String,
+    /// With several samples: how many agreed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agreement: Option<Agreement>,
+    /// With several samples: split below the required agreement.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub undecided: bool,
 }
 
 /// The result of one metric on one case.
@@ -155,8 +195,13 @@ pub struct Evaluation {
     pub score: f64,
     /// The pass threshold applied.
     pub threshold: f64,
-    /// `score >= threshold`.
+    /// `score >= threshold`, and the judge not undecided.
     pub passed: bool,
+    /// With several samples: the judge disagreed with itself below the
+    /// required agreement on something that decides the score. The
+    /// evaluation then fails, as its own outcome.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub undecided: bool,
     /// Why the score is what it is, in a sentence or two.
     pub reasoning: String,
     /// Per-claim details (faithfulness, hallucination, context recall).
@@ -168,6 +213,9 @@ pub struct Evaluation {
     /// Judge calls and tokens this evaluation caused (calls answered from the
     /// judge's memo, e.g. shared with another metric, cost nothing here).
     pub usage: Usage,
+    /// With several samples: the spread of the per-sample scores.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spread: Option<Spread>,
 }
 
 impl Evaluation {
@@ -183,29 +231,73 @@ impl Evaluation {
 
 impl fmt::Display for Evaluation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let (rel, outcome) = if self.passed {
-            (">=", "passed")
+        if self.undecided {
+            let split = self.claims.iter().filter(|c| c.undecided).count()
+                + self.passages.iter().filter(|p| p.undecided).count();
+            write!(
+                f,
+                "{}: UNDECIDED: the judge disagrees with itself (score {:.2}, threshold {:.2})",
+                self.metric, self.score, self.threshold
+            )?;
+            if split > 0 {
+                write!(
+                    f,
+                    "; {split} {} split below the required agreement",
+                    match (self.passages.is_empty(), split) {
+                        (true, 1) => "claim is",
+                        (true, _) => "claims are",
+                        (false, 1) => "passage is",
+                        (false, _) => "passages are",
+                    }
+                )?;
+            }
+            writeln!(f)?;
         } else {
-            ("<", "FAILED")
-        };
-        writeln!(
-            f,
-            "{}: {:.2} {rel} threshold {:.2} ({outcome})",
-            self.metric, self.score, self.threshold
-        )?;
+            let (rel, outcome) = if self.passed {
+                (">=", "passed")
+            } else {
+                ("<", "FAILED")
+            };
+            writeln!(
+                f,
+                "{}: {:.2} {rel} threshold {:.2} ({outcome})",
+                self.metric, self.score, self.threshold
+            )?;
+        }
         if !self.reasoning.is_empty() {
             writeln!(f, "  reasoning: {}", self.reasoning)?;
         }
-        let failed: Vec<_> = self.failed_claims().collect();
-        if !failed.is_empty() {
+        let shown: Vec<_> = self
+            .claims
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.failed || c.undecided)
+            .collect();
+        if !shown.is_empty() {
             let noun = match self.metric {
                 Metric::ContextRecall => "facts not covered by the context",
                 Metric::Hallucination => "hallucinated claims",
                 _ => "claims not supported by the context",
             };
-            writeln!(f, "  {} of {} {noun}:", failed.len(), self.claims.len())?;
-            for (n, c) in failed {
-                write!(f, "    [{n}] \"{}\" — {}", c.claim, c.verdict)?;
+            let failed = self.claims.iter().filter(|c| c.failed).count();
+            if failed > 0 {
+                writeln!(f, "  {failed} of {} {noun}:", self.claims.len())?;
+            } else {
+                writeln!(f, "  claims the judge split on:")?;
+            }
+            for (i, c) in shown {
+                write!(f, "    [{}] \"{}\" — ", i + 1, c.claim)?;
+                if c.undecided {
+                    write!(f, "undecided (most said {}", c.verdict)?;
+                } else {
+                    write!(f, "{}", c.verdict)?;
+                }
+                match (c.agreement, c.undecided) {
+                    (Some(a), true) => write!(f, ", {a})")?,
+                    (None, true) => write!(f, ")")?,
+                    (Some(a), false) => write!(f, " ({a} samples agree)")?,
+                    (None, false) => {}
+                }
                 if let Some(conf) = c.confidence {
                     write!(f, " (confidence {conf:.2})")?;
                 }
@@ -215,34 +307,53 @@ impl fmt::Display for Evaluation {
                 }
             }
         }
-        let irrelevant: Vec<_> = self.passages.iter().filter(|p| !p.relevant).collect();
-        if !irrelevant.is_empty() {
+        let shown: Vec<_> = self
+            .passages
+            .iter()
+            .filter(|p| !p.relevant || p.undecided)
+            .collect();
+        if !shown.is_empty() {
+            let irrelevant = self.passages.iter().filter(|p| !p.relevant).count();
             writeln!(
                 f,
-                "  {} of {} passages not relevant:",
-                irrelevant.len(),
+                "  {irrelevant} of {} passages not relevant:",
                 self.passages.len()
             )?;
-            for p in irrelevant {
-                writeln!(f, "    [passage {}] {}", p.rank, p.reason)?;
+            for p in shown {
+                write!(f, "    [passage {}] {}", p.rank, p.reason)?;
+                if let Some(a) = p.agreement {
+                    write!(
+                        f,
+                        " ({a} samples{})",
+                        if p.undecided { ", undecided" } else { " agree" }
+                    )?;
+                }
+                writeln!(f)?;
             }
         }
+        if let Some(spread) = &self.spread {
+            writeln!(f, "  spread: {spread}")?;
+        }
         let u = &self.usage;
-        match (u.calls, u.replayed) {
-            (0, 0) => write!(
+        let plural =
+            |n: u64, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+        match (u.calls, u.replayed, u.shared) {
+            (0, 0, 0) => write!(f, "  judge: no call needed")?,
+            (0, 0, s) => write!(
                 f,
-                "  judge: no new calls (answers shared with an earlier evaluation)"
+                "  judge: no new calls ({} shared with an earlier evaluation)",
+                plural(s, "answer", "answers")
             )?,
-            (0, r) => write!(
+            (0, r, _) => write!(
                 f,
-                "  judge: {r} answer{} replayed from the recording, no tokens spent",
-                if r == 1 { "" } else { "s" }
+                "  judge: {} replayed from the recording, no tokens spent",
+                plural(r, "answer", "answers")
             )?,
-            (c, r) => {
+            (c, r, _) => {
                 write!(
                     f,
-                    "  judge: {c} call{}, {} tokens ({} in, {} out)",
-                    if c == 1 { "" } else { "s" },
+                    "  judge: {}, {} tokens ({} in, {} out)",
+                    plural(c, "call", "calls"),
                     u.total_tokens(),
                     u.input_tokens,
                     u.output_tokens
@@ -274,6 +385,8 @@ mod tests {
                     evidence: "within 30 days".into(),
                     confidence: Some(0.95),
                     failed: false,
+                    agreement: None,
+                    undecided: false,
                 },
                 ClaimVerdict {
                     claim: "Shipping is free.".into(),
@@ -281,6 +394,8 @@ mod tests {
                     evidence: "Shipping costs $5.".into(),
                     confidence: None,
                     failed: true,
+                    agreement: None,
+                    undecided: false,
                 },
             ],
             passages: vec![],
@@ -288,8 +403,10 @@ mod tests {
                 calls: 2,
                 input_tokens: 900,
                 output_tokens: 100,
-                replayed: 0,
+                ..Usage::default()
             },
+            undecided: false,
+            spread: None,
         }
     }
 
@@ -299,6 +416,42 @@ mod tests {
         assert_eq!(
             text,
             "faithfulness: 0.50 < threshold 0.70 (FAILED)\n  reasoning: 1 of 2 claims supported.\n  1 of 2 claims not supported by the context:\n    [2] \"Shipping is free.\" — contradicted\n        evidence: \"Shipping costs $5.\"\n  judge: 2 calls, 1000 tokens (900 in, 100 out)"
+        );
+    }
+
+    #[test]
+    fn undecided_reads_as_its_own_outcome() {
+        let mut e = eval();
+        e.undecided = true;
+        e.claims[1].undecided = true;
+        e.claims[1].agreement = Some(Agreement { votes: 2, of: 5 });
+        e.spread = Some(Spread::of(&[0.5, 1.0, 0.5, 1.0, 0.5], 0.7, false));
+        let text = e.to_string();
+        assert!(text.starts_with("faithfulness: UNDECIDED: the judge disagrees with itself (score 0.50, threshold 0.70); 1 claim is split below the required agreement"), "{text}");
+        assert!(
+            text.contains("[2] \"Shipping is free.\" — undecided (most said contradicted, 2 of 5)"),
+            "{text}"
+        );
+        assert!(text.contains("spread: 5 samples: min 0.50, median 0.50, max 1.00; 2 of 5 on the other side of the threshold"), "{text}");
+    }
+
+    #[test]
+    fn usage_lines_tell_no_call_from_shared_answers() {
+        let mut e = eval();
+        e.usage = Usage::default();
+        assert!(e.to_string().ends_with("judge: no call needed"));
+        e.usage.shared = 2;
+        assert!(
+            e.to_string()
+                .ends_with("judge: no new calls (2 answers shared with an earlier evaluation)")
+        );
+        e.usage = Usage {
+            replayed: 1,
+            ..Usage::default()
+        };
+        assert!(
+            e.to_string()
+                .ends_with("judge: 1 answer replayed from the recording, no tokens spent")
         );
     }
 

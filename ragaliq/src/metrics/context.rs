@@ -2,19 +2,26 @@
 //! context recall (does the context hold what a complete answer needs?).
 
 use super::faithfulness::details;
-use super::{Scored, Tally, claims, plural};
+use super::sampling::vote;
+use super::{Plan, Scored, Tally, claims, plural};
 use crate::case::RagCase;
 use crate::error::{Error, Result};
 use crate::evaluation::{Metric, PassageVerdict};
 use crate::judge::Judge;
-use crate::parse;
-use crate::prompts::{Task, escape, numbered};
+use crate::parse::{self, ParsedRelevance};
+use crate::prompts::{Shape, Task, escape, numbered};
 use crate::verdict::{Verdict, VerdictWeights};
+use futures_util::future::try_join_all;
 use serde_json::json;
 
 /// Average precision over the ranked passages: the mean, over relevant
 /// passages, of the precision at each one's rank. 0 when none is relevant.
-pub(super) async fn precision(judge: &Judge, case: &RagCase, tally: &Tally) -> Result<Scored> {
+pub(super) async fn precision(
+    judge: &Judge,
+    case: &RagCase,
+    plan: &Plan,
+    tally: &Tally,
+) -> Result<Scored> {
     if case.context.is_empty() {
         return Err(Error::MissingInput {
             metric: Metric::ContextPrecision,
@@ -31,30 +38,73 @@ pub(super) async fn precision(judge: &Judge, case: &RagCase, tally: &Tally) -> R
             ("query", &escape(case.query.trim())),
             ("expected", &expected),
             ("passages", &numbered("passage", &case.context)),
+            ("count", &case.context.len().to_string()),
         ],
     );
+    let shape = Shape::items(case.context.len());
     let request = judge.request(
         Task::PassageRelevance,
         user,
-        json!({"query": case.query, "passages": case.context.len()}),
+        json!({"query": case.query, "expected": case.expected_answer, "passages": case.context}),
+        shape,
     );
-    let reply = judge.exchange(&request, tally).await?;
-    let verdicts = parse::passage_relevance(&reply.text, case.context.len()).map_err(|source| {
-        Error::JudgeResponse {
-            task: Task::PassageRelevance.name(),
-            source,
+    let n = case.context.len();
+    let ask = |sample: u32| {
+        let mut request = request.clone();
+        request.sample = sample;
+        async move {
+            let reply = judge
+                .exchange(&request, Task::PassageRelevance, &shape, tally)
+                .await?;
+            parse::passage_relevance(&reply.text, n).map_err(|source| Error::JudgeResponse {
+                task: Task::PassageRelevance.name(),
+                source,
+            })
         }
-    })?;
-    let passages: Vec<PassageVerdict> = verdicts
-        .into_iter()
-        .enumerate()
-        .map(|(i, v)| PassageVerdict {
-            rank: i + 1,
-            relevant: v.relevant,
-            reason: v.reason,
+    };
+    let ap = |set: &[ParsedRelevance]| average_precision(set.iter().map(|v| v.relevant));
+    let first = plan.samples.first();
+    let mut sets: Vec<Vec<ParsedRelevance>> = try_join_all((0..first).map(ask)).await?;
+    if first == 1 && plan.samples.wants_more(ap(&sets[0]), plan.threshold) {
+        sets.extend(try_join_all((1..plan.samples.max()).map(ask)).await?);
+    }
+    let scores: Vec<f64> = sets.iter().map(|s| ap(s)).collect();
+    let passages: Vec<PassageVerdict> = (0..n)
+        .map(|i| {
+            if sets.len() == 1 {
+                let v = &sets[0][i];
+                return PassageVerdict {
+                    rank: i + 1,
+                    relevant: v.relevant,
+                    reason: v.reason.clone(),
+                    agreement: None,
+                    undecided: false,
+                };
+            }
+            let votes: Vec<bool> = sets.iter().map(|s| s[i].relevant).collect();
+            // A tie counts the passage as not relevant: never in the
+            // retriever's favour.
+            let (relevant, agreement) = vote(&votes, i32::from);
+            PassageVerdict {
+                rank: i + 1,
+                relevant,
+                reason: sets
+                    .iter()
+                    .map(|s| &s[i])
+                    .find(|v| v.relevant == relevant)
+                    .map(|v| v.reason.clone())
+                    .unwrap_or_default(),
+                agreement: Some(agreement),
+                undecided: !agreement.reaches(plan.agreement),
+            }
         })
         .collect();
-    let score = average_precision(passages.iter().map(|p| p.relevant));
+    let undecided = passages.iter().any(|p| p.undecided);
+    let score = if undecided {
+        super::sampling_median(&scores)
+    } else {
+        average_precision(passages.iter().map(|p| p.relevant))
+    };
     let relevant = passages.iter().filter(|p| p.relevant).count();
     Ok(Scored {
         score,
@@ -62,8 +112,10 @@ pub(super) async fn precision(judge: &Judge, case: &RagCase, tally: &Tally) -> R
             "{relevant} of {} relevant; average precision over their ranks {score:.2}.",
             plural(passages.len(), "passage", "passages")
         ),
-        claims: Vec::new(),
         passages,
+        undecided,
+        sample_scores: scores,
+        ..Scored::default()
     })
 }
 
@@ -82,7 +134,12 @@ pub(super) fn average_precision(relevant: impl IntoIterator<Item = bool>) -> f64
 /// The expected facts (or the claims of the expected answer) verified
 /// against the context: the weighted share covered (supported 1, partially
 /// supported 0.5).
-pub(super) async fn recall(judge: &Judge, case: &RagCase, tally: &Tally) -> Result<Scored> {
+pub(super) async fn recall(
+    judge: &Judge,
+    case: &RagCase,
+    plan: &Plan,
+    tally: &Tally,
+) -> Result<Scored> {
     let facts = if !case.expected_facts.is_empty() {
         case.expected_facts.clone()
     } else if let Some(answer) = case
@@ -103,9 +160,17 @@ pub(super) async fn recall(judge: &Judge, case: &RagCase, tally: &Tally) -> Resu
             what: "an expected answer with at least one factual claim",
         });
     }
-    let verdicts = claims::verify(judge, &facts, &case.context, tally).await?;
-    let score = VerdictWeights::RATIO.score(verdicts.iter().map(|v| v.verdict));
-    let details = details(facts, verdicts, |v| v.verdict != Verdict::Supported);
+    let score_of =
+        |set: &[parse::ParsedVerdict]| VerdictWeights::RATIO.score(set.iter().map(|v| v.verdict));
+    let (voted, scores) =
+        claims::verify_voted(judge, &facts, &case.context, plan, tally, score_of).await?;
+    let undecided = voted.iter().any(|v| v.undecided);
+    let score = if undecided {
+        super::sampling_median(&scores)
+    } else {
+        VerdictWeights::RATIO.score(voted.iter().map(|v| v.verdict.verdict))
+    };
+    let details = details(facts, voted, |v| v.verdict != Verdict::Supported);
     let covered = details.iter().filter(|c| !c.failed).count();
     let reasoning = if case.context.is_empty() {
         "No context was retrieved, so no expected fact is covered.".to_owned()
@@ -119,7 +184,9 @@ pub(super) async fn recall(judge: &Judge, case: &RagCase, tally: &Tally) -> Resu
         score,
         reasoning,
         claims: details,
-        passages: Vec::new(),
+        undecided,
+        sample_scores: scores,
+        ..Scored::default()
     })
 }
 

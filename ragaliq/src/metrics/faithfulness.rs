@@ -1,6 +1,7 @@
 //! Faithfulness and hallucination: the same claims and verdicts, scored two ways.
 
-use super::{EvalOptions, Scored, Tally, claims, plural};
+use super::claims::{self, Voted};
+use super::{EvalOptions, Plan, Scored, Tally, plural};
 use crate::case::RagCase;
 use crate::error::Result;
 use crate::evaluation::ClaimVerdict;
@@ -8,33 +9,30 @@ use crate::judge::Judge;
 use crate::parse::ParsedVerdict;
 use crate::verdict::Verdict;
 
-/// Claims of the response and their verdicts. Both calls go through the
-/// judge's memo, so the second metric on a case costs nothing.
-async fn claims_and_verdicts(
-    judge: &Judge,
-    case: &RagCase,
-    tally: &Tally,
-) -> Result<(Vec<String>, Vec<ParsedVerdict>)> {
-    let claims = claims::extract(judge, &case.query, &case.response, tally).await?;
-    let verdicts = claims::verify(judge, &claims, &case.context, tally).await?;
-    Ok((claims, verdicts))
-}
-
 pub(super) async fn faithfulness(
     judge: &Judge,
     case: &RagCase,
     options: &EvalOptions,
+    plan: &Plan,
     tally: &Tally,
 ) -> Result<Scored> {
     let weights = options.weights.unwrap_or(judge.scoring().weights);
-    let (claims, verdicts) = claims_and_verdicts(judge, case, tally).await?;
+    let claims = claims::extract(judge, &case.query, case.response_text(), tally).await?;
     if claims.is_empty() {
-        return Ok(vacuous(
+        return Ok(Scored::vacuous(
             "The response makes no factual claims: vacuously faithful.",
         ));
     }
-    let score = weights.score(verdicts.iter().map(|v| v.verdict));
-    let details = details(claims, verdicts, |v| v.verdict != Verdict::Supported);
+    let score_of = |set: &[ParsedVerdict]| weights.score(set.iter().map(|v| v.verdict));
+    let (voted, scores) =
+        claims::verify_voted(judge, &claims, &case.context, plan, tally, score_of).await?;
+    let undecided = voted.iter().any(|v| v.undecided);
+    let score = if undecided {
+        super::sampling_median(&scores)
+    } else {
+        weights.score(voted.iter().map(|v| v.verdict.verdict))
+    };
+    let details = details(claims, voted, |v| v.verdict != Verdict::Supported);
     Ok(Scored {
         score,
         reasoning: match summary(&details, case) {
@@ -46,32 +44,53 @@ pub(super) async fn faithfulness(
         },
         claims: details,
         passages: Vec::new(),
+        undecided,
+        sample_scores: scores,
     })
+}
+
+/// Whether a verdict counts as hallucinated: anything but supported, and
+/// supported with a confidence under the floor. A supported verdict that
+/// gives no confidence is not held against the answer: the floor applies to
+/// the confidence a judge states, and a judge (or custom transport) that
+/// states none has not said it is unsure.
+pub(crate) fn hallucinated(v: &ParsedVerdict, floor: f64) -> bool {
+    v.verdict != Verdict::Supported || v.confidence.is_some_and(|c| c < floor)
 }
 
 pub(super) async fn hallucination(
     judge: &Judge,
     case: &RagCase,
     options: &EvalOptions,
+    plan: &Plan,
     tally: &Tally,
 ) -> Result<Scored> {
     let floor = options
         .confidence_floor
         .unwrap_or(judge.scoring().confidence_floor);
-    let (claims, verdicts) = claims_and_verdicts(judge, case, tally).await?;
+    let claims = claims::extract(judge, &case.query, case.response_text(), tally).await?;
     if claims.is_empty() {
-        return Ok(vacuous(
+        return Ok(Scored::vacuous(
             "The response makes no factual claims: nothing is hallucinated.",
         ));
     }
-    let details = details(claims, verdicts, |v| {
-        v.verdict != Verdict::Supported || v.confidence.is_some_and(|c| c < floor)
-    });
-    let hallucinated = details.iter().filter(|c| c.failed).count();
+    let score_of = |set: &[ParsedVerdict]| {
+        1.0 - set.iter().filter(|v| hallucinated(v, floor)).count() as f64 / set.len() as f64
+    };
+    let (voted, scores) =
+        claims::verify_voted(judge, &claims, &case.context, plan, tally, score_of).await?;
+    let undecided = voted.iter().any(|v| v.undecided);
+    let details = details(claims, voted, |v| hallucinated(v, floor));
+    let hallucinated_count = details.iter().filter(|c| c.failed).count();
     let total = details.len();
+    let score = if undecided {
+        super::sampling_median(&scores)
+    } else {
+        1.0 - hallucinated_count as f64 / total as f64
+    };
     let mut reasoning = match summary(&details, case) {
         Some(verdicts) => format!(
-            "{hallucinated} of {} hallucinated (verdicts: {verdicts}).",
+            "{hallucinated_count} of {} hallucinated (verdicts: {verdicts}).",
             plural(total, "claim", "claims")
         ),
         None => no_context(total),
@@ -87,36 +106,31 @@ pub(super) async fn hallucination(
         ));
     }
     Ok(Scored {
-        score: 1.0 - hallucinated as f64 / total as f64,
+        score,
         reasoning,
         claims: details,
         passages: Vec::new(),
+        undecided,
+        sample_scores: scores,
     })
-}
-
-fn vacuous(reasoning: &str) -> Scored {
-    Scored {
-        score: 1.0,
-        reasoning: reasoning.to_owned(),
-        claims: Vec::new(),
-        passages: Vec::new(),
-    }
 }
 
 pub(super) fn details(
     claims: Vec<String>,
-    verdicts: Vec<ParsedVerdict>,
+    verdicts: Vec<Voted>,
     failed: impl Fn(&ParsedVerdict) -> bool,
 ) -> Vec<ClaimVerdict> {
     claims
         .into_iter()
         .zip(verdicts)
         .map(|(claim, v)| ClaimVerdict {
-            failed: failed(&v),
+            failed: failed(&v.verdict),
             claim,
-            verdict: v.verdict,
-            evidence: v.evidence,
-            confidence: v.confidence,
+            verdict: v.verdict.verdict,
+            evidence: v.verdict.evidence,
+            confidence: v.verdict.confidence,
+            agreement: v.agreement,
+            undecided: v.undecided,
         })
         .collect()
 }
@@ -138,7 +152,12 @@ pub(super) fn summary(details: &[ClaimVerdict], case: &RagCase) -> Option<String
         (n > 0).then(|| format!("{n} {}", v.label().replace('_', " ")))
     })
     .collect();
-    Some(parts.join(", "))
+    let mut out = parts.join(", ");
+    let split = details.iter().filter(|c| c.undecided).count();
+    if split > 0 {
+        out.push_str(&format!("; {split} split below the required agreement"));
+    }
+    Some(out)
 }
 
 fn no_context(claims: usize) -> String {
