@@ -272,6 +272,17 @@ fn generate(f: ItemFn, options: Options) -> TokenStream {
         None => quote!(::core::option::Option::None),
     };
     let multi_thread = options.multi_thread;
+    let should_panic = attrs.iter().any(|a| a.path().is_ident("should_panic"));
+    // `#[should_panic]` without `expected` passes on any panic, a judge
+    // failure included: warn at the attribute.
+    let warning = attrs
+        .iter()
+        .find(|a| a.path().is_ident("should_panic") && matches!(a.meta, syn::Meta::Path(_)))
+        .map(|a| {
+            quote_spanned! {a.span()=>
+                #krate::__private::should_panic_without_expected();
+            }
+        });
     let param = match sig.inputs.first() {
         Some(FnArg::Typed(p)) => {
             let (pat, ty) = (&p.pat, &p.ty);
@@ -287,29 +298,22 @@ fn generate(f: ItemFn, options: Options) -> TokenStream {
         #(#attrs)*
         #[::core::prelude::v1::test]
         #vis fn #ident() {
+            #warning
             #krate::__private::run_test(
                 #krate::__private::TestSpec {
                     name: #name,
                     function: #function,
                     module_path: ::core::module_path!(),
                     file: ::core::file!(),
+                    line: ::core::line!(),
                     manifest_dir: ::core::env!("CARGO_MANIFEST_DIR"),
                     package: ::core::env!("CARGO_PKG_NAME"),
                     mode: #mode,
                     judge: #judge,
                     multi_thread: #multi_thread,
+                    should_panic: #should_panic,
                 },
                 |#param| #body,
-                |snapshot| {
-                    #krate::__private::insta::with_settings!({
-                        snapshot_path => snapshot.dir(),
-                        prepend_module_to_snapshot => true,
-                        omit_expression => true,
-                        description => snapshot.description(),
-                    }, {
-                        #krate::__private::insta::assert_json_snapshot!(snapshot.name(), snapshot.recording());
-                    });
-                },
             );
         }
     }
@@ -365,6 +369,31 @@ mod tests {
                 pub async fn no_judge() {}
             }
         ));
+    }
+
+    #[test]
+    fn should_panic_without_expected_is_warned_against() {
+        let warned = expand(
+            quote!(),
+            quote! {
+                #[should_panic]
+                async fn caught(judge: Judge) {}
+            },
+        );
+        assert!(warned.contains("should_panic: true"), "{warned}");
+        assert!(
+            warned.contains("::ragaliq::__private::should_panic_without_expected();"),
+            "{warned}"
+        );
+        let quiet = expand(
+            quote!(),
+            quote! {
+                #[should_panic(expected = "faithfulness")]
+                async fn caught(judge: Judge) {}
+            },
+        );
+        assert!(quiet.contains("should_panic: true"), "{quiet}");
+        assert!(!quiet.contains("should_panic_without_expected"), "{quiet}");
     }
 
     #[test]

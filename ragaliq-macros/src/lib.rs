@@ -5,6 +5,7 @@
 #![forbid(unsafe_code)]
 
 mod expand;
+mod options;
 
 use proc_macro::TokenStream;
 
@@ -20,4 +21,12 @@ use proc_macro::TokenStream;
 #[proc_macro_attribute]
 pub fn rag_test(args: TokenStream, item: TokenStream) -> TokenStream {
     expand::rag_test(args.into(), item.into()).into()
+}
+
+/// The options of ragaliq's assertion macros, checked. Not public API: the
+/// assertion macros call it through `ragaliq`.
+#[doc(hidden)]
+#[proc_macro]
+pub fn __assertion_options(input: TokenStream) -> TokenStream {
+    options::expand(input.into()).into()
 }

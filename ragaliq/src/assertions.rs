@@ -1,16 +1,25 @@
 //! The assertion macros: `assert_faithful!`, `assert_no_hallucination!`,
-//! `assert_relevant!`, `assert_context_precision!`, `assert_context_recall!`.
+//! `assert_relevant!`, `assert_context_precision!`, `assert_context_recall!`,
+//! and `assert_caught!` for answers that must fail.
 //!
-//! Each takes `(judge, case)` and options `threshold = x` (and, where they
-//! apply, `weights = …` or `confidence_floor = x`), must be used inside an
-//! async function (it awaits), returns the [`Evaluation`](crate::Evaluation)
-//! when it passes, and panics with a review-like message when it does not.
-//! A judge failure (network, unreadable reply, missing recording) panics
-//! with a message that says so, distinct from a low score.
+//! Each takes `(judge, case)` and options written `name = value`, must be
+//! used inside an async function (it awaits), returns the
+//! [`Evaluation`](crate::Evaluation) when it is as expected, and panics with
+//! a review-like message when it is not. Three outcomes read differently: a
+//! low score (`… failed for case …` and the claims at fault), a judge that
+//! could not answer (`… could not evaluate …: the judge failed (this is not a
+//! low score)`), and a configuration error (`… configuration error …`: the
+//! case or an option cannot be scored this way). With several samples a
+//! fourth: the judge disagrees with itself (`… undecided …`).
+//!
+//! A misspelled or duplicated option is a compile error at the option that
+//! lists the options the macro takes (and the nearest one, for a typo).
 
 /// Asserts the response is faithful to the context (default threshold 0.7).
 ///
-/// Options: `threshold = f64`, `weights = VerdictWeights`.
+/// Options: `threshold = f64`, `weights = VerdictWeights` (e.g.
+/// `VerdictWeights::STRICT`), `samples = 5` or `samples = "auto"`,
+/// `agreement = f64`.
 ///
 /// ```
 /// # use ragaliq::judge::{BoxFuture, Judge, JudgeRequest, JudgeResponse, Transport};
@@ -20,7 +29,7 @@
 /// #     fn provider(&self) -> &str { "canned" }
 /// #     fn complete<'a>(&'a self, r: &'a JudgeRequest) -> BoxFuture<'a, Result<JudgeResponse, TransportError>> {
 /// #         let text = if r.task == "extract_claims" { r#"{"claims": ["A."]}"# }
-/// #             else { r#"{"verdicts": [{"claim": 1, "verdict": "supported"}]}"# };
+/// #             else { r#"{"verdicts": [{"claim": 1, "verdict": "supported", "evidence": "A.", "confidence": 0.9}]}"# };
 /// #         Box::pin(async move { Ok(JudgeResponse::text(text)) })
 /// #     }
 /// # }
@@ -34,63 +43,206 @@
 #[macro_export]
 macro_rules! assert_faithful {
     ($judge:expr, $case:expr $(, $key:ident = $value:expr)* $(,)?) => {
-        $crate::__assert_metric!(assert_faithful, faithfulness, Faithfulness, $judge, $case $(, $key = $value)*)
+        $crate::__assert_metric!(assert_faithful, Faithfulness, Pass, $judge, $case,
+            $crate::__private::__assertion_options!(assert_faithful, $crate::__private::FaithfulnessOptions, [threshold, weights, samples, agreement] $(, $key = $value)*))
     };
 }
 
 /// Asserts the response does not hallucinate (default threshold 0.8).
 ///
-/// Options: `threshold = f64`, `confidence_floor = f64`.
+/// Options: `threshold = f64`, `confidence_floor = f64` (a supported claim
+/// with a stated confidence under it counts as hallucinated; default 0.8),
+/// `samples`, `agreement`.
+///
+/// ```
+/// # use ragaliq::judge::{BoxFuture, Judge, JudgeRequest, JudgeResponse, Transport};
+/// # use ragaliq::{RagCase, TransportError, assert_no_hallucination};
+/// # struct Canned;
+/// # impl Transport for Canned {
+/// #     fn provider(&self) -> &str { "canned" }
+/// #     fn complete<'a>(&'a self, r: &'a JudgeRequest) -> BoxFuture<'a, Result<JudgeResponse, TransportError>> {
+/// #         let text = if r.task == "extract_claims" { r#"{"claims": ["A."]}"# }
+/// #             else { r#"{"verdicts": [{"claim": 1, "verdict": "supported", "evidence": "A.", "confidence": 0.95}]}"# };
+/// #         Box::pin(async move { Ok(JudgeResponse::text(text)) })
+/// #     }
+/// # }
+/// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+/// # let judge = Judge::builder(Canned).build().unwrap();
+/// let case = RagCase::new("q").context(["A."]).response("A.");
+/// let eval = assert_no_hallucination!(judge, case, threshold = 1.0, confidence_floor = 0.9);
+/// assert_eq!(eval.score, 1.0);
+/// # });
+/// ```
 #[macro_export]
 macro_rules! assert_no_hallucination {
     ($judge:expr, $case:expr $(, $key:ident = $value:expr)* $(,)?) => {
-        $crate::__assert_metric!(assert_no_hallucination, hallucination, Hallucination, $judge, $case $(, $key = $value)*)
+        $crate::__assert_metric!(assert_no_hallucination, Hallucination, Pass, $judge, $case,
+            $crate::__private::__assertion_options!(assert_no_hallucination, $crate::__private::HallucinationOptions, [threshold, confidence_floor, samples, agreement] $(, $key = $value)*))
     };
 }
 
 /// Asserts the response answers the query (default threshold 0.7).
 ///
-/// Options: `threshold = f64`.
+/// Options: `threshold = f64`, `samples`, `agreement`.
+///
+/// ```
+/// # use ragaliq::judge::{BoxFuture, Judge, JudgeRequest, JudgeResponse, Transport};
+/// # use ragaliq::{RagCase, TransportError, assert_relevant};
+/// # struct Canned;
+/// # impl Transport for Canned {
+/// #     fn provider(&self) -> &str { "canned" }
+/// #     fn complete<'a>(&'a self, _: &'a JudgeRequest) -> BoxFuture<'a, Result<JudgeResponse, TransportError>> {
+/// #         Box::pin(async { Ok(JudgeResponse::text(r#"{"reasoning": "Answers it.", "score": 0.9}"#)) })
+/// #     }
+/// # }
+/// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+/// # let judge = Judge::builder(Canned).build().unwrap();
+/// let case = RagCase::new("How long?").response("30 days.");
+/// let eval = assert_relevant!(judge, case, threshold = 0.8);
+/// assert_eq!(eval.score, 0.9);
+/// # });
+/// ```
 #[macro_export]
 macro_rules! assert_relevant {
     ($judge:expr, $case:expr $(, $key:ident = $value:expr)* $(,)?) => {
-        $crate::__assert_metric!(assert_relevant, other, Relevance, $judge, $case $(, $key = $value)*)
+        $crate::__assert_metric!(assert_relevant, Relevance, Pass, $judge, $case,
+            $crate::__private::__assertion_options!(assert_relevant, $crate::__private::RelevanceOptions, [threshold, samples, agreement] $(, $key = $value)*))
     };
 }
 
-/// Asserts the relevant passages are retrieved and ranked first (default threshold 0.7).
+/// Asserts the relevant passages are retrieved and ranked first (default
+/// threshold 0.7). The case needs at least one passage.
 ///
-/// Options: `threshold = f64`.
+/// Options: `threshold = f64`, `samples`, `agreement`.
+///
+/// ```
+/// # use ragaliq::judge::{BoxFuture, Judge, JudgeRequest, JudgeResponse, Transport};
+/// # use ragaliq::{RagCase, TransportError, assert_context_precision};
+/// # struct Canned;
+/// # impl Transport for Canned {
+/// #     fn provider(&self) -> &str { "canned" }
+/// #     fn complete<'a>(&'a self, _: &'a JudgeRequest) -> BoxFuture<'a, Result<JudgeResponse, TransportError>> {
+/// #         Box::pin(async { Ok(JudgeResponse::text(r#"{"verdicts": [{"passage": 1, "relevant": true, "reason": "on topic"}, {"passage": 2, "relevant": false, "reason": "off topic"}]}"#)) })
+/// #     }
+/// # }
+/// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+/// # let judge = Judge::builder(Canned).build().unwrap();
+/// let case = RagCase::new("How long?").context(["Refunds: 30 days.", "Stores open at nine."]);
+/// let eval = assert_context_precision!(judge, case);
+/// assert_eq!(eval.score, 1.0); // the relevant passage is ranked first
+/// # });
+/// ```
 #[macro_export]
 macro_rules! assert_context_precision {
     ($judge:expr, $case:expr $(, $key:ident = $value:expr)* $(,)?) => {
-        $crate::__assert_metric!(assert_context_precision, other, ContextPrecision, $judge, $case $(, $key = $value)*)
+        $crate::__assert_metric!(assert_context_precision, ContextPrecision, Pass, $judge, $case,
+            $crate::__private::__assertion_options!(assert_context_precision, $crate::__private::ContextPrecisionOptions, [threshold, samples, agreement] $(, $key = $value)*))
     };
 }
 
 /// Asserts the context holds the expected facts (default threshold 0.7).
+/// The case needs expected facts or an expected answer.
 ///
-/// Options: `threshold = f64`.
+/// Options: `threshold = f64`, `samples`, `agreement`.
+///
+/// ```
+/// # use ragaliq::judge::{BoxFuture, Judge, JudgeRequest, JudgeResponse, Transport};
+/// # use ragaliq::{RagCase, TransportError, assert_context_recall};
+/// # struct Canned;
+/// # impl Transport for Canned {
+/// #     fn provider(&self) -> &str { "canned" }
+/// #     fn complete<'a>(&'a self, _: &'a JudgeRequest) -> BoxFuture<'a, Result<JudgeResponse, TransportError>> {
+/// #         Box::pin(async { Ok(JudgeResponse::text(r#"{"verdicts": [{"claim": 1, "verdict": "supported", "evidence": "30 days", "confidence": 0.9}]}"#)) })
+/// #     }
+/// # }
+/// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+/// # let judge = Judge::builder(Canned).build().unwrap();
+/// let case = RagCase::new("How long?")
+///     .context(["Refunds are accepted within 30 days."])
+///     .expected_facts(["The refund window is 30 days."]);
+/// assert_context_recall!(judge, case, threshold = 1.0);
+/// # });
+/// ```
 #[macro_export]
 macro_rules! assert_context_recall {
     ($judge:expr, $case:expr $(, $key:ident = $value:expr)* $(,)?) => {
-        $crate::__assert_metric!(assert_context_recall, other, ContextRecall, $judge, $case $(, $key = $value)*)
+        $crate::__assert_metric!(assert_context_recall, ContextRecall, Pass, $judge, $case,
+            $crate::__private::__assertion_options!(assert_context_recall, $crate::__private::ContextRecallOptions, [threshold, samples, agreement] $(, $key = $value)*))
     };
+}
+
+/// Asserts a bad answer is caught: the metric scores it *below* its
+/// threshold. It fails when the answer passes, and also when the judge
+/// cannot answer or is undecided, so a broken judge or a missing recording
+/// never passes for a caught answer (as `#[should_panic]` would). It records
+/// like any other assertion and returns the [`Evaluation`](crate::Evaluation).
+///
+/// The metric is named after the case: `faithfulness`, `hallucination`,
+/// `relevance`, `context_precision` or `context_recall`; the options are
+/// that metric's.
+///
+/// ```
+/// # use ragaliq::judge::{BoxFuture, Judge, JudgeRequest, JudgeResponse, Transport};
+/// # use ragaliq::{RagCase, TransportError, assert_caught};
+/// # struct Canned;
+/// # impl Transport for Canned {
+/// #     fn provider(&self) -> &str { "canned" }
+/// #     fn complete<'a>(&'a self, r: &'a JudgeRequest) -> BoxFuture<'a, Result<JudgeResponse, TransportError>> {
+/// #         let text = if r.task == "extract_claims" { r#"{"claims": ["Refunds are paid in gold."]}"# }
+/// #             else { r#"{"verdicts": [{"claim": 1, "verdict": "no_evidence", "evidence": "", "confidence": 0.9}]}"# };
+/// #         Box::pin(async move { Ok(JudgeResponse::text(text)) })
+/// #     }
+/// # }
+/// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+/// # let judge = Judge::builder(Canned).build().unwrap();
+/// let case = RagCase::new("How are refunds paid?")
+///     .context(["Refunds go to the original card."])
+///     .response("Refunds are paid in gold.");
+/// let eval = assert_caught!(judge, case, faithfulness, threshold = 0.7);
+/// assert_eq!(eval.score, 0.0);
+/// # });
+/// ```
+#[macro_export]
+macro_rules! assert_caught {
+    ($judge:expr, $case:expr, faithfulness $(, $key:ident = $value:expr)* $(,)?) => {
+        $crate::__assert_metric!(assert_caught, Faithfulness, Caught, $judge, $case,
+            $crate::__private::__assertion_options!(assert_caught, $crate::__private::FaithfulnessOptions, [threshold, weights, samples, agreement] $(, $key = $value)*))
+    };
+    ($judge:expr, $case:expr, hallucination $(, $key:ident = $value:expr)* $(,)?) => {
+        $crate::__assert_metric!(assert_caught, Hallucination, Caught, $judge, $case,
+            $crate::__private::__assertion_options!(assert_caught, $crate::__private::HallucinationOptions, [threshold, confidence_floor, samples, agreement] $(, $key = $value)*))
+    };
+    ($judge:expr, $case:expr, relevance $(, $key:ident = $value:expr)* $(,)?) => {
+        $crate::__assert_metric!(assert_caught, Relevance, Caught, $judge, $case,
+            $crate::__private::__assertion_options!(assert_caught, $crate::__private::RelevanceOptions, [threshold, samples, agreement] $(, $key = $value)*))
+    };
+    ($judge:expr, $case:expr, context_precision $(, $key:ident = $value:expr)* $(,)?) => {
+        $crate::__assert_metric!(assert_caught, ContextPrecision, Caught, $judge, $case,
+            $crate::__private::__assertion_options!(assert_caught, $crate::__private::ContextPrecisionOptions, [threshold, samples, agreement] $(, $key = $value)*))
+    };
+    ($judge:expr, $case:expr, context_recall $(, $key:ident = $value:expr)* $(,)?) => {
+        $crate::__assert_metric!(assert_caught, ContextRecall, Caught, $judge, $case,
+            $crate::__private::__assertion_options!(assert_caught, $crate::__private::ContextRecallOptions, [threshold, samples, agreement] $(, $key = $value)*))
+    };
+    ($judge:expr, $case:expr, $metric:ident $($rest:tt)*) => {{
+        // An unknown metric: the compiler names it and lists the known ones.
+        let _ = $crate::__private::MetricName::$metric;
+        ::core::unreachable!()
+    }};
 }
 
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __assert_metric {
-    ($name:ident, $family:ident, $metric:ident, $judge:expr, $case:expr $(, $key:ident = $value:expr)*) => {{
-        #[allow(unused_mut)]
-        let mut __ragaliq_options = $crate::EvalOptions::default();
-        $( $crate::__assert_option!($name, $family, __ragaliq_options, $key, $value); )*
+    ($name:ident, $metric:ident, $expect:ident, $judge:expr, $case:expr, $options:expr) => {{
+        let __ragaliq_options = $options;
         match $crate::__private::assert_metric(
             ::core::stringify!($name),
             &$judge,
             &$case,
             $crate::Metric::$metric,
-            __ragaliq_options,
+            __ragaliq_options.resolve(),
+            $crate::__private::Expect::$expect,
         )
         .await
         {
@@ -98,45 +250,4 @@ macro_rules! __assert_metric {
             ::core::result::Result::Err(message) => ::core::panic!("{}", message),
         }
     }};
-}
-
-#[doc(hidden)]
-#[macro_export]
-macro_rules! __assert_option {
-    ($name:ident, $family:ident, $o:ident, threshold, $v:expr) => {
-        $o.threshold = ::core::option::Option::Some($v);
-    };
-    ($name:ident, faithfulness, $o:ident, weights, $v:expr) => {
-        $o.weights = ::core::option::Option::Some($v);
-    };
-    ($name:ident, hallucination, $o:ident, confidence_floor, $v:expr) => {
-        $o.confidence_floor = ::core::option::Option::Some($v);
-    };
-    ($name:ident, faithfulness, $o:ident, $key:ident, $v:expr) => {
-        ::core::compile_error!(::core::concat!(
-            "unknown option `",
-            ::core::stringify!($key),
-            "` for ",
-            ::core::stringify!($name),
-            "!; expected `threshold = …` or `weights = …`"
-        ));
-    };
-    ($name:ident, hallucination, $o:ident, $key:ident, $v:expr) => {
-        ::core::compile_error!(::core::concat!(
-            "unknown option `",
-            ::core::stringify!($key),
-            "` for ",
-            ::core::stringify!($name),
-            "!; expected `threshold = …` or `confidence_floor = …`"
-        ));
-    };
-    ($name:ident, other, $o:ident, $key:ident, $v:expr) => {
-        ::core::compile_error!(::core::concat!(
-            "unknown option `",
-            ::core::stringify!($key),
-            "` for ",
-            ::core::stringify!($name),
-            "!; expected `threshold = …`"
-        ));
-    };
 }

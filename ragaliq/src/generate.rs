@@ -6,7 +6,7 @@ use crate::error::Error;
 use crate::judge::Judge;
 use crate::metrics::Tally;
 use crate::parse;
-use crate::prompts::{Task, escape};
+use crate::prompts::{Shape, Task, escape};
 use serde_json::json;
 use std::path::{Path, PathBuf};
 
@@ -86,13 +86,17 @@ pub async fn generate(
             Task::GenerateCases,
             &[("count", &count), ("document", &escape(text.trim()))],
         );
+        let shape = Shape::items(per_document);
         let request = judge.request(
             Task::GenerateCases,
             user,
-            json!({"document": path.file_name().map(|n| n.to_string_lossy()), "count": per_document}),
+            json!({"file": path.file_name().map(|n| n.to_string_lossy()), "count": per_document, "document": text.trim()}),
+            shape,
         );
         let judged = async {
-            let reply = judge.exchange(&request, &Tally::default()).await?;
+            let reply = judge
+                .exchange(&request, Task::GenerateCases, &shape, &Tally::default())
+                .await?;
             parse::generated_cases(&reply.text).map_err(|source| Error::JudgeResponse {
                 task: Task::GenerateCases.name(),
                 source,

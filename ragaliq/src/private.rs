@@ -3,18 +3,27 @@
 
 use crate::case::RagCase;
 use crate::config::{Config, Mode};
+use crate::error::Error;
 use crate::evaluation::{Evaluation, Metric};
 use crate::judge::Judge;
-use crate::metrics::EvalOptions;
-use crate::record::{Location, Recorder, Recording};
+use crate::metrics::{EvalOptions, Samples};
+use crate::record::{Location, Recorder, Site};
+use crate::verdict::VerdictWeights;
 use std::future::Future;
 use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
 use std::path::{Path, PathBuf};
 use std::pin::Pin;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
-pub use insta;
+pub use ragaliq_macros::__assertion_options;
 pub use tokio;
+
+/// Warns about `#[should_panic]` without `expected` on a `#[rag_test]`: a
+/// deprecation note is the one compiler warning a macro can raise.
+#[deprecated(
+    note = "#[should_panic] without `expected` passes whenever the test panics; ragaliq fails it on a judge error, but say what must panic with #[should_panic(expected = \"…\")], or use assert_caught! to test that a bad answer is caught"
+)]
+pub const fn should_panic_without_expected() {}
 
 /// What `#[rag_test]` knows about the test it wraps, from the user's crate.
 #[derive(Clone, Copy, Debug)]
@@ -27,6 +36,8 @@ pub struct TestSpec {
     pub module_path: &'static str,
     /// `file!()` in the user's crate.
     pub file: &'static str,
+    /// `line!()` of the attribute.
+    pub line: u32,
     /// `env!("CARGO_MANIFEST_DIR")` of the user's crate.
     pub manifest_dir: &'static str,
     /// `env!("CARGO_PKG_NAME")` of the user's crate.
@@ -37,60 +48,55 @@ pub struct TestSpec {
     pub judge: Option<&'static str>,
     /// `flavor = "multi_thread"`.
     pub multi_thread: bool,
+    /// The test also carries `#[should_panic]`.
+    pub should_panic: bool,
 }
 
-/// What the generated snapshot assertion needs.
-pub struct SnapshotRequest {
-    dir: PathBuf,
-    name: &'static str,
-    test: String,
-    recording: Recording,
+/// How an assertion ended, for tests that expect a panic: only a score may
+/// satisfy `#[should_panic]`, never a judge or configuration failure.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Failure {
+    Score,
+    Judge,
 }
 
-impl SnapshotRequest {
-    /// The absolute snapshot folder.
-    pub fn dir(&self) -> &Path {
-        &self.dir
-    }
-    /// The snapshot's name.
-    pub fn name(&self) -> &'static str {
-        self.name
-    }
-    /// The recording to assert.
-    pub fn recording(&self) -> &Recording {
-        &self.recording
-    }
-    /// A description for reviewers.
-    pub fn description(&self) -> String {
-        format!(
-            "ragaliq recording of `{}`: judge exchanges replayed in CI. Check each answer before accepting.",
-            self.test
-        )
+thread_local! {
+    static LAST_FAILURE: std::cell::Cell<Option<Failure>> = const { std::cell::Cell::new(None) };
+}
+
+fn note_failure(failure: Failure) {
+    LAST_FAILURE.with(|f| f.set(Some(failure)));
+    if let Ok(mut shared) = SHARED_FAILURE.lock() {
+        *shared = Some(failure);
     }
 }
+
+/// For bodies on a multi-threaded runtime, whose assertions may run on
+/// another thread. Tests in one process run one `run_test` per thread, so
+/// this is only read when the thread-local saw nothing.
+static SHARED_FAILURE: Mutex<Option<Failure>> = Mutex::new(None);
 
 /// Runs one `#[rag_test]`: builds the judge and its recorder, runs the body,
-/// then hands the recording to `assert_snapshot` (insta, in the user's crate).
-pub fn run_test(
-    spec: TestSpec,
-    body: impl FnOnce(Judge) -> Pin<Box<dyn Future<Output = ()>>>,
-    assert_snapshot: impl FnOnce(&SnapshotRequest),
-) {
+/// then asserts the recording through insta, as the test's own snapshot.
+#[track_caller]
+pub fn run_test(spec: TestSpec, body: impl FnOnce(Judge) -> Pin<Box<dyn Future<Output = ()>>>) {
     let env = |name: &str| -> Option<String> {
         match (name, spec.mode, spec.judge) {
-            ("RAGALIQ_MODE", Some(mode), _) => Some(mode_name(mode).to_owned()),
+            ("RAGALIQ_MODE", Some(mode), _) => Some(mode.name().to_owned()),
             ("RAGALIQ_JUDGE", _, Some(judge)) => Some(judge.to_owned()),
             _ => std::env::var(name).ok(),
         }
     };
     let root = Path::new(spec.manifest_dir);
-    let config =
-        Config::load_from(root, &env).unwrap_or_else(|e| panic!("ragaliq configuration: {e}"));
-    let judge =
-        Judge::from_config(&config).unwrap_or_else(|e| panic!("ragaliq configuration: {e}"));
-    let dir = snapshot_dir(&spec, &env);
+    let config = match Config::load_from(root, &env)
+        .and_then(|c| Judge::from_config(&c).map(|j| (c, j)))
+    {
+        Ok(pair) => pair,
+        Err(e) => panic!("ragaliq configuration error (this test cannot run as configured): {e}"),
+    };
+    let (config, judge) = config;
     let location = Location {
-        snapshot: dir.join(format!(
+        snapshot: snapshot_dir(&spec, &env).join(format!(
             "{}__{}.snap",
             spec.module_path.replace("::", "__"),
             spec.name.replace(['/', '\\'], "__")
@@ -109,37 +115,80 @@ pub fn run_test(
         tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
-    }
-    .expect("a tokio runtime for the test");
+    };
+    let runtime = match runtime {
+        Ok(rt) => rt,
+        Err(e) => panic!("ragaliq: cannot start the test's tokio runtime: {e}"),
+    };
+    LAST_FAILURE.with(|f| f.set(None));
     let outcome = catch_unwind(AssertUnwindSafe(|| runtime.block_on(body(judge))));
     drop(runtime);
+    let failure = LAST_FAILURE
+        .with(std::cell::Cell::take)
+        .or_else(|| SHARED_FAILURE.lock().ok().and_then(|mut f| f.take()));
 
-    let snapshot = recorder.finish(outcome.is_ok()).map(|recording| {
-        let request = SnapshotRequest {
-            dir,
-            name: spec.name,
-            test: test_label(&spec),
-            recording,
-        };
-        catch_unwind(AssertUnwindSafe(|| assert_snapshot(&request)))
-    });
-    // The body's own failure is the one to report; a snapshot mismatch only
+    // The recording is asserted whether or not the body passed, so insta
+    // sees it in use (`--unreferenced`) and keeps what was paid for.
+    let site = Site {
+        file: spec.file,
+        module_path: spec.module_path,
+        function: spec.function,
+        line: spec.line,
+        manifest_dir: spec.manifest_dir,
+    };
+    let description = recorder.description();
+    let snapshot = recorder.location().snapshot.clone();
+    let asserted = catch_unwind(AssertUnwindSafe(|| {
+        recorder.commit(None, outcome.is_ok(), |recording| {
+            crate::record::assert_snapshot(&snapshot, &recording.to_yaml(), &description, site);
+        })
+    }));
+
+    if spec.should_panic {
+        // Under `#[should_panic]` any panic passes the test. Only a score
+        // may: a judge failure or a recording that awaits review returns
+        // normally here, so the test fails with "did not panic".
+        if outcome.is_err() && failure == Some(Failure::Judge) {
+            eprintln!(
+                "ragaliq: the judge failed (see above), which says nothing about the answer; this #[should_panic] test is failed instead of passing on it. Use assert_caught! to test that a bad answer is caught."
+            );
+            return;
+        }
+        if let Err(payload) = asserted {
+            eprintln!(
+                "ragaliq: the test's recording is new or changed and awaits review ({}); this #[should_panic] test is failed until it is accepted: {}",
+                snapshot.display(),
+                panic_text(&payload)
+            );
+            return;
+        }
+        if let Ok(Err(e)) = &asserted {
+            eprintln!("ragaliq: {e}; this #[should_panic] test is failed instead of passing on it");
+            return;
+        }
+        if let Err(payload) = outcome {
+            resume_unwind(payload);
+        }
+        return;
+    }
+    // The body's own failure is the one to report; the recording's only
     // when the body passed.
     if let Err(payload) = outcome {
         resume_unwind(payload);
     }
-    if let Some(Err(payload)) = snapshot {
-        resume_unwind(payload);
+    match asserted {
+        Err(payload) => resume_unwind(payload),
+        Ok(Err(e)) => panic!("{e}"),
+        Ok(Ok(_)) => {}
     }
 }
 
-fn mode_name(mode: Mode) -> &'static str {
-    match mode {
-        Mode::Replay => "replay",
-        Mode::Auto => "auto",
-        Mode::Record => "record",
-        Mode::Live => "live",
-    }
+fn panic_text(payload: &Box<dyn std::any::Any + Send>) -> String {
+    payload
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| payload.downcast_ref::<&str>().map(|s| (*s).to_owned()))
+        .unwrap_or_else(|| "snapshot assertion failed".into())
 }
 
 /// `RAGALIQ_SNAPSHOT_DIR` (relative to the package), else `snapshots/` beside
@@ -158,15 +207,7 @@ fn snapshot_dir(spec: &TestSpec, env: &dyn Fn(&str) -> Option<String>) -> PathBu
 /// The test file's absolute path. `file!()` is relative to the workspace
 /// root, which is the package folder or one of its ancestors.
 fn source_path(spec: &TestSpec) -> PathBuf {
-    let manifest = Path::new(spec.manifest_dir);
-    if let Some(root) = std::env::var_os("INSTA_WORKSPACE_ROOT") {
-        return Path::new(&root).join(spec.file);
-    }
-    manifest
-        .ancestors()
-        .map(|a| a.join(spec.file))
-        .find(|p| p.exists())
-        .unwrap_or_else(|| manifest.join(spec.file))
+    crate::record::workspace_root(spec.manifest_dir).join(spec.file)
 }
 
 fn test_label(spec: &TestSpec) -> String {
@@ -212,35 +253,190 @@ pub fn recording_line(recorder: &Recorder) -> String {
     format!(
         "recording: {} (mode {})",
         path.display(),
-        mode_name(recorder.mode())
+        recorder.mode().name()
     )
 }
 
-/// Evaluates for an assertion macro: the evaluation when it passes, else the
-/// failure message (a low score and a judge error read differently).
+/// What an assertion macro expects of the evaluation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Expect {
+    /// The score reaches the threshold (`assert_faithful!`, …).
+    Pass,
+    /// The score stays below it: a bad answer is caught (`assert_caught!`).
+    Caught,
+}
+
+/// Evaluates for an assertion macro: the evaluation when it is as expected,
+/// else the failure message. A low score, an undecided judge, a judge
+/// failure and a configuration error each read differently.
 pub async fn assert_metric(
     macro_name: &str,
     judge: &Judge,
     case: &RagCase,
     metric: Metric,
-    options: EvalOptions,
+    options: Result<EvalOptions, String>,
+    expect: Expect,
 ) -> Result<Evaluation, String> {
     let subject = match &case.id {
         Some(id) => format!("case `{id}`"),
         None => format!("case {:?}", case.query.trim()),
     };
-    let recording = judge.recorder().map(|r| format!("\n{}", recording_line(r)));
-    match judge.evaluate_with(metric, case, &options).await {
-        Ok(eval) if eval.passed => Ok(eval),
-        Ok(eval) => Err(format!(
-            "{macro_name}! failed for {subject}\n{eval}{}",
-            recording.unwrap_or_default()
-        )),
-        Err(error) => Err(format!(
-            "{macro_name}! could not evaluate {metric} for {subject}: the judge failed (this is not a low score)\n{error}{}",
-            recording.unwrap_or_default()
-        )),
+    let recording = judge
+        .recorder()
+        .map(|r| format!("\n{}", recording_line(r)))
+        .unwrap_or_default();
+    let options = match options {
+        Ok(o) => o,
+        Err(problem) => {
+            note_failure(Failure::Judge);
+            return Err(format!(
+                "{macro_name}! configuration error for {subject}: {problem} (this is not a low score: fix the assertion)"
+            ));
+        }
+    };
+    let result = judge.evaluate_with(metric, case, &options).await;
+    let judge_line = format!("\njudge: {}", judge.describe());
+    match (result, expect) {
+        (Ok(eval), Expect::Pass) if eval.passed => Ok(eval),
+        (Ok(eval), Expect::Caught) if !eval.passed && !eval.undecided => Ok(eval),
+        (Ok(eval), _) if eval.undecided => {
+            note_failure(Failure::Judge);
+            Err(format!(
+                "{macro_name}! undecided for {subject}: the judge disagrees with itself, so this test cannot tell whether the answer is good (not a low score)\n{eval}{judge_line}{recording}"
+            ))
+        }
+        (Ok(eval), Expect::Pass) => {
+            note_failure(Failure::Score);
+            Err(format!(
+                "{macro_name}! failed for {subject}\n{eval}{recording}"
+            ))
+        }
+        (Ok(eval), Expect::Caught) => {
+            note_failure(Failure::Score);
+            Err(format!(
+                "{macro_name}! failed for {subject}: the answer was not caught: {metric} {:.2} >= threshold {:.2}\n{eval}{recording}",
+                eval.score, eval.threshold
+            ))
+        }
+        (Err(error), _) if error.is_configuration() => {
+            note_failure(Failure::Judge);
+            Err(format!(
+                "{macro_name}! configuration error for {subject}: {error} (this is not a low score: the case or the options cannot be scored this way)"
+            ))
+        }
+        (Err(error @ Error::BudgetExhausted { .. }), _) => {
+            note_failure(Failure::Judge);
+            Err(format!(
+                "{macro_name}! not evaluated for {subject}: {error}{recording}"
+            ))
+        }
+        (Err(error), _) => {
+            note_failure(Failure::Judge);
+            Err(format!(
+                "{macro_name}! could not evaluate {metric} for {subject}: the judge failed (this is not a low score)\n{error}{judge_line}{recording}"
+            ))
+        }
     }
+}
+
+/// `samples = 5`, `samples = "auto"` or `samples = Samples::…` in a macro.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SamplesArg {
+    /// A count.
+    Count(u32),
+    /// A spelling, checked when the assertion runs.
+    Text(&'static str),
+    /// A value.
+    Value(Samples),
+}
+
+impl From<u32> for SamplesArg {
+    fn from(n: u32) -> Self {
+        SamplesArg::Count(n)
+    }
+}
+
+impl From<&'static str> for SamplesArg {
+    fn from(s: &'static str) -> Self {
+        SamplesArg::Text(s)
+    }
+}
+
+impl From<Samples> for SamplesArg {
+    fn from(s: Samples) -> Self {
+        SamplesArg::Value(s)
+    }
+}
+
+/// The options every assertion macro takes, and the ones only some do. The
+/// struct names and fields are what the compiler shows when an option is
+/// misspelled: "struct `FaithfulnessOptions` has no field named `treshold`".
+macro_rules! options {
+    ($( $(#[$doc:meta])* $name:ident { $($field:ident: $ty:ty),* } )*) => {$(
+        $(#[$doc])*
+        #[derive(Clone, Debug, Default, PartialEq)]
+        #[allow(missing_docs)]
+        pub struct $name {
+            pub threshold: Option<f64>,
+            pub samples: Option<SamplesArg>,
+            pub agreement: Option<f64>,
+            $(pub $field: Option<$ty>,)*
+        }
+
+        impl $name {
+            /// The options, checked.
+            pub fn resolve(self) -> Result<EvalOptions, String> {
+                #[allow(unused_mut)]
+                let mut o = EvalOptions {
+                    threshold: self.threshold,
+                    agreement: self.agreement,
+                    samples: resolve_samples(self.samples)?,
+                    ..EvalOptions::default()
+                };
+                $(o.$field = self.$field;)*
+                Ok(o)
+            }
+        }
+    )*};
+}
+
+options! {
+    /// `assert_faithful!`'s options.
+    FaithfulnessOptions { weights: VerdictWeights }
+    /// `assert_no_hallucination!`'s options.
+    HallucinationOptions { confidence_floor: f64 }
+    /// `assert_relevant!`'s options.
+    RelevanceOptions {}
+    /// `assert_context_precision!`'s options.
+    ContextPrecisionOptions {}
+    /// `assert_context_recall!`'s options.
+    ContextRecallOptions {}
+}
+
+fn resolve_samples(arg: Option<SamplesArg>) -> Result<Option<Samples>, String> {
+    let bad = |v: String| format!("samples = {v} is invalid: expected {}", Samples::EXPECTED);
+    match arg {
+        None => Ok(None),
+        Some(SamplesArg::Value(s)) => s.check().map(|()| Some(s)).map_err(|(v, _)| bad(v)),
+        Some(SamplesArg::Count(n)) => Samples::parse(&n.to_string())
+            .map(Some)
+            .ok_or_else(|| bad(n.to_string())),
+        Some(SamplesArg::Text(t)) => Samples::parse(t)
+            .map(Some)
+            .ok_or_else(|| bad(format!("{t:?}"))),
+    }
+}
+
+/// The metric names `assert_caught!` takes; a misspelled one is reported
+/// by the compiler against this list.
+#[allow(non_camel_case_types, missing_docs)]
+#[derive(Clone, Copy, Debug)]
+pub enum MetricName {
+    faithfulness,
+    hallucination,
+    relevance,
+    context_precision,
+    context_recall,
 }
 
 #[cfg(test)]
@@ -253,11 +449,13 @@ mod tests {
             function: "refund_policy",
             module_path,
             file,
+            line: 1,
             manifest_dir: env!("CARGO_MANIFEST_DIR"),
             package: "ragaliq",
             mode: None,
             judge: None,
             multi_thread: false,
+            should_panic: false,
         }
     }
 
@@ -283,5 +481,17 @@ mod tests {
         );
         let dir = snapshot_dir(&s, &|k| (k == "RAGALIQ_SNAPSHOT_DIR").then(|| "rec".into()));
         assert_eq!(dir, Path::new(env!("CARGO_MANIFEST_DIR")).join("rec"));
+    }
+
+    #[test]
+    fn samples_options_are_checked_when_they_run() {
+        assert_eq!(resolve_samples(Some(5.into())), Ok(Some(Samples::Fixed(5))));
+        assert_eq!(
+            resolve_samples(Some("auto".into())),
+            Ok(Some(Samples::Auto { max: 5 }))
+        );
+        let e = resolve_samples(Some("five".into())).unwrap_err();
+        assert!(e.starts_with("samples = \"five\" is invalid"), "{e}");
+        assert!(resolve_samples(Some(0.into())).is_err());
     }
 }

@@ -18,36 +18,51 @@ pub enum Verdict {
 }
 
 impl Verdict {
-    /// Reads a judge's label, accepting case, whitespace and punctuation
-    /// variants and the usual synonyms (`NOT_ENOUGH_INFO` for no evidence).
+    /// Reads a judge's label: trimmed, outer punctuation and quotes
+    /// dropped, upper-cased, spaces and hyphens made `_`, then one of:
     ///
-    /// Labels with more than one reading (`unsupported` could mean no
-    /// evidence or contradicted) are refused.
+    /// | verdict | spellings |
+    /// | --- | --- |
+    /// | supported | `SUPPORTED`, `SUPPORTS`, `YES`, `ENTAILMENT`, `ENTAILED`, `TRUE`, `1` |
+    /// | contradicted | `CONTRADICTED`, `CONTRADICTS`, `CONTRADICTION`, `REFUTED` |
+    /// | no evidence | `NO_EVIDENCE`, `NOT_ENOUGH_INFO`, `NOT_ENOUGH_INFORMATION`, `NEI`, `IDK`, `NEUTRAL` |
+    /// | partially supported | `PARTIALLY_SUPPORTED` |
+    ///
+    /// Everything else has more than one reading and is refused: `no`,
+    /// `false`, `0`, `null`, `NOT SUPPORTED`, `unsupported`, a label with a
+    /// qualifier.
     ///
     /// ```
     /// use ragaliq::Verdict;
     /// assert_eq!(Verdict::from_label("Partially Supported"), Some(Verdict::PartiallySupported));
-    /// assert_eq!(Verdict::from_label("NOT_ENOUGH_INFO"), Some(Verdict::NoEvidence));
+    /// assert_eq!(Verdict::from_label(" 'not-enough-info'. "), Some(Verdict::NoEvidence));
     /// assert_eq!(Verdict::from_label("unsupported"), None);
+    /// assert_eq!(Verdict::from_label("NOT SUPPORTED"), None);
     /// ```
     #[must_use]
     pub fn from_label(label: &str) -> Option<Verdict> {
-        let key: String = label
+        let trimmed = label.trim().trim_matches(|c: char| {
+            c.is_ascii_punctuation() || c.is_whitespace() || "“”‘’«»".contains(c)
+        });
+        let key: String = trimmed
             .chars()
-            .filter(|c| c.is_alphanumeric())
-            .flat_map(char::to_lowercase)
+            .map(|c| match c {
+                ' ' | '-' => '_',
+                c => c.to_ascii_uppercase(),
+            })
             .collect();
         Some(match key.as_str() {
-            "supported" | "fullysupported" | "entailed" | "entailment" => Verdict::Supported,
-            "partiallysupported" | "partlysupported" | "partial" | "partiallyentailed" => {
-                Verdict::PartiallySupported
+            "SUPPORTED" | "SUPPORTS" | "YES" | "ENTAILMENT" | "ENTAILED" | "TRUE" | "1" => {
+                Verdict::Supported
             }
-            "noevidence"
-            | "notenoughinfo"
-            | "notenoughinformation"
-            | "nei"
-            | "insufficientevidence" => Verdict::NoEvidence,
-            "contradicted" | "contradicts" | "contradiction" | "refuted" => Verdict::Contradicted,
+            "CONTRADICTED" | "CONTRADICTS" | "CONTRADICTION" | "REFUTED" => Verdict::Contradicted,
+            "NO_EVIDENCE"
+            | "NOT_ENOUGH_INFO"
+            | "NOT_ENOUGH_INFORMATION"
+            | "NEI"
+            | "IDK"
+            | "NEUTRAL" => Verdict::NoEvidence,
+            "PARTIALLY_SUPPORTED" => Verdict::PartiallySupported,
             _ => return None,
         })
     }
