@@ -2,10 +2,16 @@
 //! and line.
 //!
 //! Every format holds the same fields: `id`, `query`, `context` (a list),
-//! `response`, `expected_answer`, `expected_facts` (a list), `tags` (a list)
-//! and `thresholds` (per metric). In CSV, list cells are JSON arrays
-//! (`["a", "b"]`) or `|`-separated, and thresholds are columns named
-//! `threshold_<metric>`.
+//! `response`, `expected_answer`, `expected_facts` (a list), `tags` (a list),
+//! `thresholds` (per metric) and `expect`. In CSV, list cells are JSON arrays
+//! (`["a", "b"]`) or `|`-separated, thresholds are columns named
+//! `threshold_<metric>`, and an empty `response` cell is a response not given.
+//!
+//! `expect: fail` marks a bad answer that the metrics must catch: its trials
+//! pass when the score is *below* the threshold, and fail when the answer
+//! passes, when the judge cannot score it, or when it is undecided. Per
+//! metric: `expect: {faithfulness: fail, relevance: pass}`; in CSV, `fail`
+//! or the `|`-separated metrics that must fail.
 
 use crate::case::RagCase;
 use crate::evaluation::Metric;
@@ -21,6 +27,8 @@ pub struct LoadedCase {
     pub case: RagCase,
     /// Per-case thresholds, overriding the suite's.
     pub thresholds: BTreeMap<Metric, f64>,
+    /// The metrics that must score the answer below their threshold.
+    pub expect_fail: std::collections::BTreeSet<Metric>,
     /// The file it came from.
     pub file: PathBuf,
     /// Its line in that file (1-based).
@@ -47,10 +55,32 @@ pub struct LoadError {
     pub column: Option<usize>,
     /// What is wrong.
     pub message: String,
+    /// A second place the problem involves (the other definition of a
+    /// duplicate id), named first.
+    pub also: Option<(PathBuf, usize)>,
+}
+
+impl LoadError {
+    /// Paths relative to `root` where they lie under it, so a message names
+    /// every file the same way.
+    pub fn relativize(&mut self, root: &Path) {
+        let rel = |p: &Path| {
+            p.strip_prefix(root)
+                .map(Path::to_path_buf)
+                .unwrap_or_else(|_| p.to_owned())
+        };
+        self.file = rel(&self.file);
+        if let Some((file, _)) = &mut self.also {
+            *file = rel(file);
+        }
+    }
 }
 
 impl fmt::Display for LoadError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some((file, line)) = &self.also {
+            write!(f, "{}:{line} and ", file.display())?;
+        }
         write!(f, "{}", self.file.display())?;
         if let Some(line) = self.line {
             write!(f, ":{line}")?;
@@ -71,7 +101,7 @@ struct Record {
     #[serde(default)]
     context: Vec<String>,
     #[serde(default)]
-    response: String,
+    response: Option<String>,
     #[serde(default)]
     expected_answer: Option<String>,
     #[serde(default)]
@@ -80,6 +110,37 @@ struct Record {
     tags: Vec<String>,
     #[serde(default)]
     thresholds: Thresholds,
+    #[serde(default)]
+    expect: Option<Expect>,
+}
+
+/// `expect: fail`, or `expect: {faithfulness: fail, …}`.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum Expect {
+    All(Outcome),
+    Each(BTreeMap<String, Outcome>),
+}
+
+#[derive(Clone, Copy, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+enum Outcome {
+    Pass,
+    Fail,
+}
+
+impl Expect {
+    fn failing(self) -> Result<std::collections::BTreeSet<Metric>, String> {
+        match self {
+            Expect::All(Outcome::Fail) => Ok(Metric::ALL.into_iter().collect()),
+            Expect::All(Outcome::Pass) => Ok(Default::default()),
+            Expect::Each(map) => map
+                .into_iter()
+                .filter(|(_, o)| *o == Outcome::Fail)
+                .map(|(m, _)| m.parse::<Metric>().map_err(|e| format!("expect: {e}")))
+                .collect(),
+        }
+    }
 }
 
 #[derive(Default, Deserialize)]
@@ -120,6 +181,7 @@ pub fn load_dir(dir: &Path) -> Result<Vec<LoadedCase>, LoadError> {
         line: None,
         column: None,
         message: format!("cannot read the case folder: {e}"),
+        also: None,
     })?;
     files.sort();
     let mut all: Vec<LoadedCase> = Vec::new();
@@ -132,10 +194,10 @@ pub fn load_dir(dir: &Path) -> Result<Vec<LoadedCase>, LoadError> {
                     line: Some(case.line),
                     column: None,
                     message: format!(
-                        "duplicate case id `{}` (first defined at {}:{first_line}); ids must be unique across the folder",
+                        "duplicate case id `{}`: ids name the tests and recordings, so they must be unique across the folder",
                         case.id(),
-                        first_file.display()
                     ),
+                    also: Some((first_file.clone(), *first_line)),
                 });
             }
             seen.insert(case.id().to_owned(), (case.file.clone(), case.line));
@@ -170,6 +232,7 @@ pub fn load_file(file: &Path) -> Result<Vec<LoadedCase>, LoadError> {
         line,
         column,
         message,
+        also: None,
     };
     let text =
         std::fs::read_to_string(file).map_err(|e| err(None, None, format!("cannot read: {e}")))?;
@@ -310,7 +373,13 @@ fn csv_records(text: &str) -> Located<Vec<(Record, usize)>> {
     let known = |h: &str| {
         matches!(
             h,
-            "id" | "query" | "context" | "response" | "expected_answer" | "expected_facts" | "tags"
+            "id" | "query"
+                | "context"
+                | "response"
+                | "expected_answer"
+                | "expected_facts"
+                | "tags"
+                | "expect"
         ) || h
             .strip_prefix("threshold_")
             .is_some_and(|m| m.parse::<Metric>().is_ok())
@@ -320,7 +389,7 @@ fn csv_records(text: &str) -> Located<Vec<(Record, usize)>> {
             Some(1),
             None,
             format!(
-                "unknown column `{h}`; expected id, query, context, response, expected_answer, expected_facts, tags or threshold_<metric>"
+                "unknown column `{h}`; expected id, query, context, response, expected_answer, expected_facts, tags, expect or threshold_<metric>"
             ),
         ));
     }
@@ -386,17 +455,32 @@ fn csv_records(text: &str) -> Located<Vec<(Record, usize)>> {
             };
             *slot = Some(t);
         }
+        let expect = match cell("expect").map(str::trim).filter(|c| !c.is_empty()) {
+            None => None,
+            Some("fail") => Some(Expect::All(Outcome::Fail)),
+            Some("pass") => Some(Expect::All(Outcome::Pass)),
+            Some(list) => Some(Expect::Each(
+                list.split('|')
+                    .map(|m| (m.trim().to_owned(), Outcome::Fail))
+                    .collect(),
+            )),
+        };
         let expected_answer = text_cell("expected_answer");
         out.push((
             Record {
                 id: text_cell("id"),
                 query: text_cell("query"),
                 context: list("context")?,
-                response: text_cell("response"),
+                // An empty cell is a response not given (CSV cannot tell
+                // an empty string from a missing one).
+                response: cell("response")
+                    .map(str::to_owned)
+                    .filter(|r| !r.trim().is_empty()),
                 expected_answer: (!expected_answer.is_empty()).then_some(expected_answer),
                 expected_facts: list("expected_facts")?,
                 tags: list("tags")?,
                 thresholds,
+                expect,
             },
             line,
         ));
@@ -410,6 +494,7 @@ fn to_case(record: Record, file: &Path, line: usize) -> Result<LoadedCase, LoadE
         line: Some(line),
         column: None,
         message,
+        also: None,
     };
     let id = record.id.trim().to_owned();
     if id.is_empty()
@@ -427,6 +512,10 @@ fn to_case(record: Record, file: &Path, line: usize) -> Result<LoadedCase, LoadE
             "case `{id}`: threshold of {metric} is {t}; expected a number from 0 to 1"
         )));
     }
+    let expect_fail = match record.expect {
+        Some(e) => e.failing().map_err(|m| err(format!("case `{id}`: {m}")))?,
+        None => Default::default(),
+    };
     let case = RagCase {
         id: Some(id),
         query: record.query,
@@ -440,6 +529,7 @@ fn to_case(record: Record, file: &Path, line: usize) -> Result<LoadedCase, LoadE
     Ok(LoadedCase {
         case,
         thresholds,
+        expect_fail,
         file: file.to_owned(),
         line,
     })

@@ -24,18 +24,28 @@
 //!
 //! Each case records and replays like a `#[rag_test]`: one recording per
 //! case, `<folder>/snapshots/<case_id>.snap`, with the same modes and CI
-//! default. New exchanges are written (atomically) as a pending `.snap.new`
-//! for `cargo insta review` once the case's last trial has run.
+//! default, asserted through insta after every trial. A new or changed
+//! recording fails the trial until `cargo insta review` accepts it, as a
+//! `#[rag_test]`'s does; each exchange notes the metrics that use it, so a
+//! trial run alone (a filter, a nextest partition) replaces only its own.
+//!
+//! Under cargo-nextest every trial is a process of its own. Each process
+//! adds its results to the run's folder (see [`run`](crate::run)) and
+//! rewrites `report.json`, `junit.xml` and `summary.md` from all of them, so
+//! the report in the folder counts every trial of the run once, and
+//! `GITHUB_STEP_SUMMARY` holds one table for the run. Shards on other
+//! machines are combined with `cargo ragaliq report`.
 //!
 //! # Known limitations
 //!
-//! - In replay mode a suite does not notice recorded exchanges that no
-//!   trial asks for any more; `#[rag_test]` does (through insta).
-//! - Trials of one case share the judge's memo, so when a filter runs only
-//!   `case::hallucination`, that trial pays for the calls faithfulness would
-//!   otherwise have shared.
+//! - Trials of one case share answers through the judge's memo only within
+//!   one process: under nextest, `case::hallucination` replays (or pays for)
+//!   the two exchanges `case::faithfulness` also uses.
+//! - libtest-mimic does not capture a trial's output: insta's summary of a
+//!   new recording is printed as it happens.
 
 pub mod cases;
+mod fragments;
 pub mod report;
 
 use crate::config::{Config, Mode};
@@ -43,14 +53,14 @@ use crate::error::{ConfigError, Error};
 use crate::evaluation::{Evaluation, Metric};
 use crate::judge::Judge;
 use crate::metrics::EvalOptions;
-use crate::record::{Location, Recorder};
+use crate::record::{Location, Recorder, Site};
 use cases::LoadedCase;
 use libtest_mimic::{Arguments, Failed, Trial};
-use report::{Outcome, Report, TrialResult};
+use report::{JudgeInfo, Outcome, Report, Spending, TrialResult};
 use std::collections::BTreeMap;
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// A suite over the case files in `dir` (relative to the package root).
@@ -118,9 +128,12 @@ pub enum SuiteError {
 pub struct SuiteOutcome {
     /// libtest-mimic's conclusion (counts of passed, failed, filtered out).
     pub conclusion: libtest_mimic::Conclusion,
-    /// The report of the trials that ran.
+    /// The report of the trials this process ran.
     pub report: Report,
-    /// Regressions beyond the tolerance, when a baseline was given.
+    /// The report of the whole run: every process's trials, each once.
+    pub run_report: Report,
+    /// Regressions beyond the tolerance among this process's trials, when a
+    /// baseline was given.
     pub regressions: usize,
 }
 
@@ -240,7 +253,7 @@ impl Suite {
         };
         let cases: Vec<LoadedCase> = cases::load_dir(&dir)
             .map_err(|mut e| {
-                e.file = relative(&e.file);
+                e.relativize(&root);
                 e
             })?
             .into_iter()
@@ -276,24 +289,23 @@ impl Suite {
                 message: format!("cannot start the async runtime: {e}"),
             })?;
         let binary = binary_name();
+        let manifest_dir: &'static str = Box::leak(root.display().to_string().into_boxed_str());
+        let workspace = crate::record::workspace_root(manifest_dir);
+        let package_in_workspace = root
+            .strip_prefix(&workspace)
+            .map(Path::to_path_buf)
+            .unwrap_or_default();
+        // Recordings beside the cases, or where RAGALIQ_SNAPSHOT_DIR says
+        // (as for `#[rag_test]`).
+        let snapshots = env("RAGALIQ_SNAPSHOT_DIR")
+            .filter(|d| !d.is_empty())
+            .map_or_else(|| dir.join("snapshots"), |d| root.join(d));
         let results: Arc<Mutex<Vec<TrialResult>>> = Arc::default();
         let mut trials = Vec::new();
         for loaded in cases {
             let id = loaded.id().to_owned();
-            let names: Vec<(Metric, String)> = self
-                .metrics
-                .iter()
-                .map(|m| (*m, format!("{id}::{m}")))
-                .collect();
-            let running = names
-                .iter()
-                .filter(|(_, name)| {
-                    let probe = Trial::test(name.clone(), || Ok(()));
-                    !args.is_filtered_out(&probe) && !args.is_ignored(&probe)
-                })
-                .count();
             let location = Location {
-                snapshot: dir.join("snapshots").join(format!("{id}.snap")),
+                snapshot: snapshots.join(format!("{id}.snap")),
                 test: format!("{binary}::{id}"),
                 record_command: format!("RAGALIQ_MODE=record cargo test --test {binary} -- {id}::"),
             };
@@ -301,11 +313,16 @@ impl Suite {
             let state = Arc::new(CaseState {
                 judge: judge.with_recorder(recorder.clone()),
                 recorder,
-                remaining: AtomicUsize::new(running),
-                all_passed: std::sync::atomic::AtomicBool::new(true),
+                source_file: package_in_workspace
+                    .join(&loaded.file)
+                    .display()
+                    .to_string(),
+                module_path: binary.clone(),
+                manifest_dir,
                 loaded,
             });
-            for (metric, name) in names {
+            for metric in &self.metrics {
+                let metric = *metric;
                 let threshold = state
                     .loaded
                     .thresholds
@@ -315,33 +332,55 @@ impl Suite {
                 let state = state.clone();
                 let results = results.clone();
                 let handle = runtime.handle().clone();
-                trials.push(Trial::test(name, move || {
-                    let options = EvalOptions {
-                        threshold,
-                        ..EvalOptions::default()
-                    };
-                    let outcome = handle.block_on(state.judge.evaluate_with(
-                        metric,
-                        &state.loaded.case,
-                        &options,
-                    ));
-                    let verdict = state.conclude(metric, outcome, threshold, &results);
-                    state.finish_one();
-                    verdict
+                trials.push(Trial::test(format!("{id}::{metric}"), move || {
+                    state.run_trial(metric, threshold, &handle, &results)
                 }));
             }
         }
 
         let conclusion = libtest_mimic::run(&args, trials);
         drop(runtime);
-        let mut results = std::mem::take(
+        let results = std::mem::take(
             &mut *results
                 .lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner),
         );
-        results.sort_by(|a, b| (a.case.as_str(), a.metric).cmp(&(b.case.as_str(), b.metric)));
-        let mode = config.mode;
-        let mut report = Report::new(&self.dir, &judge, mode, results);
+        let suite_name = self.dir.display().to_string();
+        let info = JudgeInfo {
+            provider: judge.provider().to_owned(),
+            model: judge.model().to_owned(),
+        };
+        let spending = Spending {
+            usage: judge.usage(),
+            cost_usd: judge.cost(),
+            budget_usd: judge.budget(),
+            skipped_calls: judge.skipped_calls(),
+        };
+        let mut report = Report::new(
+            &suite_name,
+            info.clone(),
+            config.mode,
+            &crate::run::current().id,
+            results.clone(),
+            &[spending],
+        );
+        let mut run_report = report.clone();
+        if !args.list
+            && !results.is_empty()
+            && let Some(fragment_dir) = fragments::dir(&suite_name)
+        {
+            let fragment = fragments::Fragment {
+                pid: std::process::id(),
+                results,
+                spending,
+            };
+            match fragments::publish(&fragment_dir, &fragment) {
+                Ok(all) => run_report = fragments::report(&suite_name, info, config.mode, &all),
+                Err(e) => eprintln!(
+                    "warning: could not share this process's results with the run ({e}); the report holds this process's trials only"
+                ),
+            }
+        }
         let baseline = self
             .baseline
             .or_else(|| env("RAGALIQ_BASELINE").map(PathBuf::from))
@@ -353,6 +392,7 @@ impl Suite {
                 message,
             })?;
             regressions = report.compare(&previous, self.regression_tolerance);
+            run_report.compare(&previous, self.regression_tolerance);
         }
         if !args.list && !report.results.is_empty() {
             println!("\n{}", report.console_table());
@@ -364,21 +404,23 @@ impl Suite {
             }
         }
         let report_dir = self.report_dir.map(|d| root.join(d)).or(config.report_dir);
-        if let Some(dir) = report_dir.filter(|_| !args.list) {
-            report
+        if let Some(dir) = report_dir.filter(|_| !args.list && !run_report.results.is_empty()) {
+            let _guard = crate::run::lock_exclusive(&crate::run::lock_path_for(&dir));
+            run_report
                 .write_all(&dir)
                 .map_err(|(path, message)| SuiteError::Report { path, message })?;
         }
         if let Some(summary) =
-            env("GITHUB_STEP_SUMMARY").filter(|_| !args.list && !report.results.is_empty())
+            env("GITHUB_STEP_SUMMARY").filter(|_| !args.list && !run_report.results.is_empty())
         {
-            report
-                .append_markdown(Path::new(&summary))
+            run_report
+                .write_step_summary(Path::new(&summary))
                 .map_err(|(path, message)| SuiteError::Report { path, message })?;
         }
         Ok(SuiteOutcome {
             conclusion,
             report,
+            run_report,
             regressions,
         })
     }
@@ -388,16 +430,70 @@ struct CaseState {
     loaded: LoadedCase,
     judge: Judge,
     recorder: Arc<Recorder>,
-    remaining: AtomicUsize,
-    all_passed: std::sync::atomic::AtomicBool,
+    /// The case file, relative to the workspace (insta's `source:`).
+    source_file: String,
+    module_path: String,
+    manifest_dir: &'static str,
 }
 
 impl CaseState {
+    /// One trial: the evaluation, then the case's recording through insta.
+    fn run_trial(
+        &self,
+        metric: Metric,
+        threshold: Option<f64>,
+        handle: &tokio::runtime::Handle,
+        results: &Mutex<Vec<TrialResult>>,
+    ) -> Result<(), Failed> {
+        let options = EvalOptions {
+            threshold,
+            ..EvalOptions::default()
+        };
+        let judge = self.judge.for_trial(metric.name());
+        let outcome = handle.block_on(judge.evaluate_with(metric, &self.loaded.case, &options));
+        // A trial the judge could not finish keeps its earlier exchanges.
+        let complete = match &outcome {
+            Ok(_) => true,
+            Err(e) => e.is_configuration(),
+        };
+        let function = format!("{}::{metric}", self.loaded.id());
+        let site = Site {
+            file: &self.source_file,
+            module_path: &self.module_path,
+            function: &function,
+            line: u32::try_from(self.loaded.line).unwrap_or(u32::MAX),
+            manifest_dir: self.manifest_dir,
+        };
+        let snapshot = self.recorder.location().snapshot.clone();
+        let description = self.recorder.description();
+        let asserted = catch_unwind(AssertUnwindSafe(|| {
+            self.recorder
+                .commit(Some(metric.name()), complete, |recording| {
+                    crate::record::assert_snapshot(
+                        &snapshot,
+                        &recording.to_yaml(),
+                        &description,
+                        site,
+                    );
+                })
+        }));
+        let review = match asserted {
+            Ok(Ok(_)) => None,
+            Ok(Err(e)) => Some(format!("the case's recording cannot be merged: {e}")),
+            Err(_) => Some(format!(
+                "the case's recording is new or changed and awaits review: run `cargo insta review` (pending beside {}), then commit it; CI replays accepted recordings only",
+                snapshot.display()
+            )),
+        };
+        self.conclude(metric, outcome, threshold, review, results)
+    }
+
     fn conclude(
         &self,
         metric: Metric,
         outcome: Result<Evaluation, Error>,
         threshold: Option<f64>,
+        review: Option<String>,
         results: &Mutex<Vec<TrialResult>>,
     ) -> Result<(), Failed> {
         let case = &self.loaded;
@@ -408,60 +504,58 @@ impl CaseState {
             case.line
         );
         let recording = crate::__private::recording_line(&self.recorder);
-        let (result, verdict) = match outcome {
+        let expect_fail = case.expect_fail.contains(&metric);
+        let (mut result, mut message) = match outcome {
             Ok(eval) => {
-                let verdict = if eval.passed {
-                    Ok(())
+                let message = if eval.undecided {
+                    Some(format!(
+                        "{place}: {metric}: the judge disagrees with itself (not a low score)\n{eval}\n{recording}"
+                    ))
+                } else if eval.passed == !expect_fail {
+                    None
+                } else if expect_fail {
+                    Some(format!(
+                        "{place}: {metric}: a bad answer was not caught (the case expects it to fail): {:.2} >= threshold {:.2}\n{eval}\n{recording}",
+                        eval.score, eval.threshold
+                    ))
                 } else {
-                    Err(Failed::from(format!("{place}\n{eval}\n{recording}")))
+                    Some(format!("{place}\n{eval}\n{recording}"))
                 };
-                (TrialResult::from_evaluation(case, eval), verdict)
+                (TrialResult::from_evaluation(case, eval), message)
             }
             Err(error) => {
-                let kind = match &error {
-                    Error::MissingInput { .. } | Error::Case(_) | Error::Config(_) => {
-                        "configuration error (the case cannot be scored this way)"
-                    }
-                    Error::BudgetExhausted { .. } => "not evaluated: the cost budget is spent",
-                    _ => "the judge failed (this is not a low score)",
+                let kind = if error.is_configuration() {
+                    "configuration error (the case cannot be scored this way; this is not a low score)"
+                } else if error.is_budget() {
+                    "not evaluated: the cost budget is spent"
+                } else {
+                    "the judge failed (this is not a low score)"
                 };
                 let threshold = threshold.unwrap_or_else(|| self.judge.default_threshold(metric));
-                let message = format!("{place}: {metric}: {kind}\n{error}\n{recording}");
+                let message = format!(
+                    "{place}: {metric}: {kind}\n{error}\njudge: {}\n{recording}",
+                    self.judge.describe()
+                );
                 (
                     TrialResult::from_error(case, metric, threshold, &error),
-                    Err(Failed::from(message)),
+                    Some(message),
                 )
             }
         };
-        if !matches!(result.outcome, Outcome::Passed) {
-            self.all_passed.store(false, Ordering::SeqCst);
+        if let Some(review) = review {
+            result.pending_review = matches!(result.outcome, Outcome::Passed | Outcome::Failed);
+            message = Some(match message {
+                Some(m) => format!("{m}\n{review}"),
+                None => format!("{place}: {metric}: {review}"),
+            });
         }
         results
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .push(result);
-        verdict
-    }
-
-    /// After the case's last trial: keep what was paid for, as a pending recording.
-    fn finish_one(&self) {
-        if self.remaining.fetch_sub(1, Ordering::SeqCst) != 1 {
-            return;
-        }
-        if !matches!(self.recorder.mode(), Mode::Auto | Mode::Record)
-            || self.recorder.new_exchanges() == 0
-        {
-            return;
-        }
-        let passed = self.all_passed.load(Ordering::SeqCst);
-        if let Err(e) = self
-            .recorder
-            .save_pending_after(passed, &self.loaded.file.display().to_string())
-        {
-            eprintln!(
-                "warning: could not write the recording of case `{}`: {e}",
-                self.loaded.id()
-            );
+        match message {
+            Some(m) => Err(Failed::from(m)),
+            None => Ok(()),
         }
     }
 }

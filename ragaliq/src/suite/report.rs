@@ -1,29 +1,34 @@
 //! Suite reports: JSON (the schema below), JUnit XML, Markdown and a console
-//! table, and run-to-run comparison against a previous JSON report.
+//! table; combining reports from several processes or machines; and
+//! run-to-run comparison against a previous JSON report.
 //!
 //! `report.json`:
 //!
 //! ```text
 //! {
-//!   "ragaliq_report": 1,                       // format version
+//!   "ragaliq_report": 2,                       // format version
 //!   "suite": "tests/rag_cases",
 //!   "judge": { "provider": "openai", "model": "gpt-4o-mini" },
 //!   "mode": "replay",
-//!   "results": [{                              // one per trial that ran
+//!   "run": "9f1c…",                            // the run's id (NEXTEST_RUN_ID, RAGALIQ_RUN_ID, or the process)
+//!   "results": [{                              // one per trial, each counted once
 //!     "case": "refund-window", "metric": "faithfulness",
-//!     "outcome": "passed" | "failed" | "error",
+//!     "outcome": "passed" | "failed" | "undecided" | "judge_error" | "config_error",
 //!     "score": 0.5 | null, "threshold": 0.7,
 //!     "reasoning": "…", "error": "…" | absent,
-//!     "claims": [{ "claim", "verdict", "evidence", "confidence", "failed" }],
+//!     "pending_review": true | absent,         // the recording is new or changed and awaits `cargo insta review`
+//!     "claims": [{ "claim", "verdict", "evidence", "confidence", "failed", "agreement", "undecided" }],
 //!     "passages": [{ "rank", "relevant", "reason" }],
-//!     "usage": { "calls", "input_tokens", "output_tokens", "replayed" },
+//!     "spread": { "samples", "min", "median", "max", "flips" } | absent,
+//!     "usage": { "calls", "input_tokens", "output_tokens", "replayed", "shared" },
 //!     "file": "tests/rag_cases/refunds.yaml", "line": 3
 //!   }],
 //!   "summary": {
-//!     "trials", "passed", "failed", "errors", "pass_rate",
+//!     "trials", "passed", "failed", "undecided", "judge_errors", "config_errors",
+//!     "pending_review", "pass_rate",
 //!     "metrics": { "faithfulness": { "count", "mean" } },
 //!     "usage": { … }, "estimated_cost_usd": 0.0123 | null,
-//!     "budget_usd": 5.0 | null, "skipped_calls": 0
+//!     "budget_usd": 5.0 | null, "skipped_calls": 0, "processes": 3
 //!   },
 //!   "changes": [{ "case", "metric", "baseline", "current", "delta", "regression" }]
 //! }
@@ -33,14 +38,14 @@ use super::cases::LoadedCase;
 use crate::config::Mode;
 use crate::error::Error;
 use crate::evaluation::{ClaimVerdict, Evaluation, Metric, PassageVerdict, Usage};
-use crate::judge::Judge;
+use crate::metrics::Spread;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 /// The report format's version.
-pub const FORMAT: u32 = 1;
+pub const FORMAT: u32 = 2;
 
 /// A suite run, as written to `report.json`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -53,7 +58,10 @@ pub struct Report {
     pub judge: JudgeInfo,
     /// The recording mode.
     pub mode: Mode,
-    /// One per trial that ran, ordered by case and metric.
+    /// The run's id.
+    #[serde(default)]
+    pub run: String,
+    /// One per trial, ordered by case and metric, each counted once.
     pub results: Vec<TrialResult>,
     /// Totals.
     pub summary: Summary,
@@ -72,15 +80,33 @@ pub struct JudgeInfo {
 }
 
 /// How a trial ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Outcome {
     /// Score at or above the threshold.
     Passed,
     /// Score below the threshold.
     Failed,
-    /// No score: the judge failed, the budget was spent, or the case lacks what the metric needs.
-    Error,
+    /// The judge disagreed with itself below the required agreement.
+    Undecided,
+    /// No score: the judge could not answer, its answer could not be used,
+    /// the recording could not serve it, or the budget was spent.
+    #[serde(alias = "error")]
+    JudgeError,
+    /// No score: the case or the settings cannot be scored this way.
+    ConfigError,
+}
+
+impl Outcome {
+    fn label(self) -> &'static str {
+        match self {
+            Outcome::Passed => "passed",
+            Outcome::Failed => "failed",
+            Outcome::Undecided => "undecided",
+            Outcome::JudgeError => "judge error",
+            Outcome::ConfigError => "configuration error",
+        }
+    }
 }
 
 /// One trial's result.
@@ -99,15 +125,26 @@ pub struct TrialResult {
     /// The reasoning.
     #[serde(default)]
     pub reasoning: String,
-    /// The error, for [`Outcome::Error`].
+    /// The error, for the error outcomes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// The case's recording is new or changed and awaits review; the trial
+    /// fails until it is accepted.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub pending_review: bool,
+    /// The case marks a bad answer: the trial passes when the score is
+    /// below the threshold (`failed`: the answer was caught).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub expect_fail: bool,
     /// Per-claim verdicts.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub claims: Vec<ClaimVerdict>,
     /// Per-passage verdicts.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub passages: Vec<PassageVerdict>,
+    /// With several samples: their spread.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spread: Option<Spread>,
     /// Judge usage of this trial.
     pub usage: Usage,
     /// The case file.
@@ -121,7 +158,9 @@ impl TrialResult {
         TrialResult {
             case: case.id().to_owned(),
             metric: e.metric,
-            outcome: if e.passed {
+            outcome: if e.undecided {
+                Outcome::Undecided
+            } else if e.passed {
                 Outcome::Passed
             } else {
                 Outcome::Failed
@@ -130,8 +169,11 @@ impl TrialResult {
             threshold: e.threshold,
             reasoning: e.reasoning,
             error: None,
+            pending_review: false,
+            expect_fail: case.expect_fail.contains(&e.metric),
             claims: e.claims,
             passages: e.passages,
+            spread: e.spread,
             usage: e.usage,
             file: case.file.display().to_string(),
             line: case.line,
@@ -147,17 +189,37 @@ impl TrialResult {
         TrialResult {
             case: case.id().to_owned(),
             metric,
-            outcome: Outcome::Error,
+            outcome: if error.is_configuration() {
+                Outcome::ConfigError
+            } else {
+                Outcome::JudgeError
+            },
             score: None,
             threshold,
             reasoning: String::new(),
             error: Some(error.to_string()),
+            pending_review: false,
+            expect_fail: case.expect_fail.contains(&metric),
             claims: Vec::new(),
             passages: Vec::new(),
+            spread: None,
             usage: Usage::default(),
             file: case.file.display().to_string(),
             line: case.line,
         }
+    }
+
+    /// Whether the trial passed: the score on the expected side of the
+    /// threshold (above it; below it for a bad answer that must be caught),
+    /// and nothing awaiting review.
+    #[must_use]
+    pub fn passed(&self) -> bool {
+        let expected = if self.expect_fail {
+            Outcome::Failed
+        } else {
+            Outcome::Passed
+        };
+        self.outcome == expected && !self.pending_review
     }
 }
 
@@ -168,13 +230,24 @@ pub struct Summary {
     pub trials: usize,
     /// Passed.
     pub passed: usize,
-    /// Failed (low score).
+    /// Failed on the score: too low, or (for a bad answer that must be
+    /// caught) not low enough.
     pub failed: usize,
-    /// Errors (no score).
-    pub errors: usize,
-    /// passed / trials (0 when nothing ran).
+    /// The judge disagreed with itself.
+    #[serde(default)]
+    pub undecided: usize,
+    /// The judge could not score.
+    #[serde(default, alias = "errors")]
+    pub judge_errors: usize,
+    /// The case or settings could not be scored this way.
+    #[serde(default)]
+    pub config_errors: usize,
+    /// Trials whose recording awaits review.
+    #[serde(default)]
+    pub pending_review: usize,
+    /// passed / trials, rounded to 4 places (0 when nothing ran).
     pub pass_rate: f64,
-    /// Per metric: how many scores and their mean.
+    /// Per metric: how many scores and their mean (rounded to 4 places).
     pub metrics: BTreeMap<Metric, MetricSummary>,
     /// Calls, tokens and replayed answers of the whole run.
     pub usage: Usage,
@@ -184,6 +257,13 @@ pub struct Summary {
     pub budget_usd: Option<f64>,
     /// Live calls skipped because the budget was spent.
     pub skipped_calls: u64,
+    /// Test processes whose results this report combines.
+    #[serde(default = "one")]
+    pub processes: usize,
+}
+
+fn one() -> usize {
+    1
 }
 
 /// One metric's scores over the run.
@@ -212,19 +292,49 @@ pub struct Change {
     pub regression: bool,
 }
 
+/// What a process spent, for the summary.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Spending {
+    /// Calls, tokens, replayed answers.
+    pub usage: Usage,
+    /// Estimated dollars, when the price is known.
+    pub cost_usd: Option<f64>,
+    /// The budget, if one was set.
+    pub budget_usd: Option<f64>,
+    /// Live calls the budget stopped.
+    pub skipped_calls: u64,
+}
+
+fn round4(x: f64) -> f64 {
+    (x * 10_000.0).round() / 10_000.0
+}
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 impl Report {
-    pub(super) fn new(
-        suite: &Path,
-        judge: &Judge,
+    /// A report of `results`, with the spending of `processes` processes.
+    #[must_use]
+    pub fn new(
+        suite: &str,
+        judge: JudgeInfo,
         mode: Mode,
-        results: Vec<TrialResult>,
+        run: &str,
+        mut results: Vec<TrialResult>,
+        spending: &[Spending],
     ) -> Report {
+        results.sort_by(|a, b| (a.case.as_str(), a.metric).cmp(&(b.case.as_str(), b.metric)));
         let count = |o: Outcome| results.iter().filter(|r| r.outcome == o).count();
-        let (passed, failed, errors) = (
-            count(Outcome::Passed),
-            count(Outcome::Failed),
-            count(Outcome::Error),
-        );
+        let wrong_side = results
+            .iter()
+            .filter(|r| {
+                matches!(r.outcome, Outcome::Passed | Outcome::Failed)
+                    && !r.passed()
+                    && !r.pending_review
+            })
+            .count();
+        let passed = results.iter().filter(|r| r.passed()).count();
         let mut metrics: BTreeMap<Metric, (usize, f64)> = BTreeMap::new();
         for r in &results {
             if let Some(s) = r.score {
@@ -233,15 +343,23 @@ impl Report {
                 e.1 += s;
             }
         }
+        let mut usage = Usage::default();
+        for s in spending {
+            usage += s.usage;
+        }
+        let costs: Vec<f64> = spending.iter().filter_map(|s| s.cost_usd).collect();
         let summary = Summary {
             trials: results.len(),
             passed,
-            failed,
-            errors,
+            failed: wrong_side,
+            undecided: count(Outcome::Undecided),
+            judge_errors: count(Outcome::JudgeError),
+            config_errors: count(Outcome::ConfigError),
+            pending_review: results.iter().filter(|r| r.pending_review).count(),
             pass_rate: if results.is_empty() {
                 0.0
             } else {
-                passed as f64 / results.len() as f64
+                round4(passed as f64 / results.len() as f64)
             },
             metrics: metrics
                 .into_iter()
@@ -250,24 +368,24 @@ impl Report {
                         m,
                         MetricSummary {
                             count: n,
-                            mean: sum / n as f64,
+                            mean: round4(sum / n as f64),
                         },
                     )
                 })
                 .collect(),
-            usage: judge.usage(),
-            estimated_cost_usd: judge.cost(),
-            budget_usd: judge.budget(),
-            skipped_calls: judge.skipped_calls(),
+            usage,
+            estimated_cost_usd: (costs.len() == spending.len() && !costs.is_empty())
+                .then(|| costs.iter().sum()),
+            budget_usd: spending.iter().find_map(|s| s.budget_usd),
+            skipped_calls: spending.iter().map(|s| s.skipped_calls).sum(),
+            processes: spending.len().max(1),
         };
         Report {
             ragaliq_report: FORMAT,
-            suite: suite.display().to_string(),
-            judge: JudgeInfo {
-                provider: judge.provider().to_owned(),
-                model: judge.model().to_owned(),
-            },
+            suite: suite.to_owned(),
+            judge,
             mode,
+            run: run.to_owned(),
             results,
             summary,
             changes: Vec::new(),
@@ -276,8 +394,8 @@ impl Report {
 
     /// Reads a `report.json`.
     pub fn read(path: &Path) -> Result<Report, String> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("cannot read the baseline report: {e}"))?;
+        let text =
+            std::fs::read_to_string(path).map_err(|e| format!("cannot read the report: {e}"))?;
         serde_json::from_str(&text).map_err(|e| format!("not a ragaliq report: {e}"))
     }
 
@@ -301,12 +419,46 @@ impl Report {
                     metric: r.metric,
                     baseline: previous,
                     current,
-                    delta,
+                    delta: round4(delta),
                     regression: tolerance.is_some_and(|t| delta < -t),
                 })
             })
             .collect();
         self.changes.iter().filter(|c| c.regression).count()
+    }
+
+    /// The one-line totals: "32 trials: 31 passed, 1 failed; judge: …".
+    #[must_use]
+    pub fn totals_line(&self) -> String {
+        let s = &self.summary;
+        let mut parts = vec![
+            format!("{} passed", s.passed),
+            format!("{} failed", s.failed),
+        ];
+        if s.undecided > 0 {
+            parts.push(format!("{} undecided", s.undecided));
+        }
+        parts.push(plural(s.judge_errors, "judge error", "judge errors"));
+        parts.push(plural(
+            s.config_errors,
+            "configuration error",
+            "configuration errors",
+        ));
+        if s.pending_review > 0 {
+            parts.push(format!("{} awaiting review", s.pending_review));
+        }
+        format!(
+            "{}: {}; judge: {}, {} tokens, {} replayed; estimated cost: {}",
+            plural(s.trials, "trial", "trials"),
+            parts.join(", "),
+            plural(s.usage.calls as usize, "call", "calls"),
+            s.usage.total_tokens(),
+            plural(s.usage.replayed as usize, "answer", "answers"),
+            s.estimated_cost_usd.map_or_else(
+                || "unknown (no price for the model)".to_owned(),
+                |c| format!("${c:.4}")
+            )
+        )
     }
 
     /// The case × metric table printed after the trials.
@@ -336,8 +488,12 @@ impl Report {
                     .map_or_else(
                         || "-".to_owned(),
                         |r| match (r.outcome, r.score) {
-                            (Outcome::Passed, Some(s)) => format!("{s:.2}  "),
-                            (Outcome::Failed, Some(s)) => format!("{s:.2} ✗"),
+                            (_, Some(s)) if r.pending_review => format!("{s:.2} ?"),
+                            (Outcome::Failed, Some(s)) if r.passed() => format!("{s:.2} caught"),
+                            (Outcome::Passed, Some(s)) if r.passed() => format!("{s:.2}  "),
+                            (Outcome::Passed | Outcome::Failed, Some(s)) => format!("{s:.2} ✗"),
+                            (Outcome::Undecided, Some(s)) => format!("{s:.2} ~"),
+                            (Outcome::ConfigError, _) => "config ✗".to_owned(),
                             _ => "error ✗".to_owned(),
                         },
                     );
@@ -345,22 +501,13 @@ impl Report {
             }
             out.push('\n');
         }
-        let s = &self.summary;
-        let _ = write!(
-            out,
-            "{} trials: {} passed, {} failed, {} errors; judge: {} calls, {} tokens, {} answers replayed; estimated cost: {}",
-            s.trials,
-            s.passed,
-            s.failed,
-            s.errors,
-            s.usage.calls,
-            s.usage.total_tokens(),
-            s.usage.replayed,
-            s.estimated_cost_usd.map_or_else(
-                || "unknown (no price for the model)".to_owned(),
-                |c| format!("${c:.4}")
-            )
-        );
+        out.push_str(&self.totals_line());
+        if self.results.iter().any(|r| r.expect_fail) {
+            out.push_str("\ncaught = a bad answer scored below its threshold, as its case expects");
+        }
+        if self.summary.pending_review > 0 {
+            out.push_str("\n? = the recording is new or changed: run `cargo insta review`");
+        }
         for c in &self.changes {
             let _ = write!(
                 out,
@@ -382,22 +529,23 @@ impl Report {
         out
     }
 
-    /// The Markdown summary (also appended to `GITHUB_STEP_SUMMARY`).
+    /// The Markdown summary (also written to `GITHUB_STEP_SUMMARY`).
     #[must_use]
     pub fn markdown(&self) -> String {
         let s = &self.summary;
         let mut out = format!(
-            "## ragaliq: {} of {} trials passed\n\nJudge `{}:{}`, mode `{:?}`. {} calls, {} tokens, {} answers replayed; estimated cost {}.\n\n| case | metric | score | threshold | result |\n| --- | --- | --- | --- | --- |\n",
+            "## ragaliq: {} of {} passed\n\n{}\n\nJudge `{}:{}`, mode `{}`{}.\n\n| case | metric | score | threshold | result |\n| --- | --- | --- | --- | --- |\n",
             s.passed,
-            s.trials,
+            plural(s.trials, "trial", "trials"),
+            self.totals_line(),
             self.judge.provider,
             self.judge.model,
-            self.mode,
-            s.usage.calls,
-            s.usage.total_tokens(),
-            s.usage.replayed,
-            s.estimated_cost_usd
-                .map_or_else(|| "unknown".to_owned(), |c| format!("${c:.4}"))
+            self.mode.name(),
+            if s.processes > 1 {
+                format!(", {} test processes", s.processes)
+            } else {
+                String::new()
+            },
         );
         for r in &self.results {
             let _ = writeln!(
@@ -408,10 +556,15 @@ impl Report {
                 r.score
                     .map_or_else(|| "—".to_owned(), |s| format!("{s:.2}")),
                 r.threshold,
-                match r.outcome {
-                    Outcome::Passed => "✅ passed",
-                    Outcome::Failed => "❌ failed",
-                    Outcome::Error => "⚠️ error",
+                match (r.outcome, r.pending_review) {
+                    (_, true) => "🔍 awaits review",
+                    (Outcome::Passed, _) if r.passed() => "✅ passed",
+                    (Outcome::Failed, _) if r.passed() => "✅ caught (a bad answer)",
+                    (Outcome::Passed, _) => "❌ not caught (a bad answer passed)",
+                    (Outcome::Failed, _) => "❌ failed",
+                    (Outcome::Undecided, _) => "⚖️ undecided",
+                    (Outcome::JudgeError, _) => "⚠️ judge error",
+                    (Outcome::ConfigError, _) => "⚠️ configuration error",
                 }
             );
         }
@@ -440,26 +593,36 @@ impl Report {
         use quick_junit::{NonSuccessKind, Report as JReport, TestCase, TestCaseStatus, TestSuite};
         let mut suite = TestSuite::new(self.suite.as_str());
         for r in &self.results {
-            let status = match r.outcome {
-                Outcome::Passed => TestCaseStatus::success(),
-                Outcome::Failed | Outcome::Error => {
-                    let kind = if r.outcome == Outcome::Failed {
-                        NonSuccessKind::Failure
-                    } else {
-                        NonSuccessKind::Error
-                    };
-                    let mut s = TestCaseStatus::non_success(kind);
-                    let message = match (&r.error, r.score) {
-                        (Some(e), _) => e.clone(),
-                        (None, Some(score)) => {
-                            format!("{}: {score:.2} < threshold {:.2}", r.metric, r.threshold)
-                        }
-                        (None, None) => r.metric.to_string(),
-                    };
-                    s.set_message(message);
-                    s.set_description(r.reasoning.as_str());
-                    s
-                }
+            let status = if r.passed() {
+                TestCaseStatus::success()
+            } else {
+                let kind = match r.outcome {
+                    Outcome::JudgeError | Outcome::ConfigError => NonSuccessKind::Error,
+                    _ => NonSuccessKind::Failure,
+                };
+                let mut s = TestCaseStatus::non_success(kind);
+                let message = match (&r.error, r.score) {
+                    (Some(e), _) => format!("{}: {e}", r.outcome.label()),
+                    (None, Some(score)) if r.pending_review && r.outcome == Outcome::Passed => {
+                        format!("{}: {score:.2}; the recording awaits review", r.metric)
+                    }
+                    (None, Some(score)) if r.expect_fail && r.outcome == Outcome::Passed => {
+                        format!(
+                            "{}: a bad answer was not caught: {score:.2} >= threshold {:.2}",
+                            r.metric, r.threshold
+                        )
+                    }
+                    (None, Some(score)) => format!(
+                        "{} {}: {score:.2} against threshold {:.2}",
+                        r.metric,
+                        r.outcome.label(),
+                        r.threshold
+                    ),
+                    (None, None) => r.metric.to_string(),
+                };
+                s.set_message(message);
+                s.set_description(r.reasoning.as_str());
+                s
             };
             let mut case = TestCase::new(format!("{}::{}", r.case, r.metric), status);
             case.set_classname(r.case.as_str());
@@ -470,7 +633,8 @@ impl Report {
         report.to_string().map_err(|e| e.to_string())
     }
 
-    /// Writes `report.json`, `junit.xml` and `summary.md` into `dir`.
+    /// Writes `report.json`, `junit.xml` and `summary.md` into `dir`, each
+    /// atomically.
     pub fn write_all(&self, dir: &Path) -> Result<(), (PathBuf, String)> {
         std::fs::create_dir_all(dir).map_err(|e| (dir.to_owned(), e.to_string()))?;
         let json = serde_json::to_string_pretty(self)
@@ -482,20 +646,196 @@ impl Report {
             ("summary.md", self.markdown()),
         ] {
             let path = dir.join(name);
-            std::fs::write(&path, text).map_err(|e| (path, e.to_string()))?;
+            crate::run::write_atomic(&path, text.as_bytes()).map_err(|e| (path, e.to_string()))?;
         }
         Ok(())
     }
 
-    /// Appends the Markdown summary to `path` (GitHub's step summary).
-    pub fn append_markdown(&self, path: &Path) -> Result<(), (PathBuf, String)> {
-        use std::io::Write;
-        let mut f = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(path)
-            .map_err(|e| (path.to_owned(), e.to_string()))?;
-        f.write_all(self.markdown().as_bytes())
-            .map_err(|e| (path.to_owned(), e.to_string()))
+    /// Puts the Markdown summary into `path` (GitHub's step summary): one
+    /// section per run and suite, replaced when the run writes it again, so
+    /// the processes of a run add one table, not one each.
+    pub fn write_step_summary(&self, path: &Path) -> Result<(), (PathBuf, String)> {
+        let err = |e: std::io::Error| (path.to_owned(), e.to_string());
+        let _guard = crate::run::lock_exclusive(&crate::run::lock_path_for(path)).map_err(err)?;
+        let current = match std::fs::read_to_string(path) {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+            Err(e) => return Err(err(e)),
+        };
+        let begin = format!("<!-- ragaliq {} {} -->\n", self.run, self.suite);
+        let end = format!("<!-- /ragaliq {} {} -->\n", self.run, self.suite);
+        let section = format!("{begin}{}\n{end}", self.markdown());
+        let updated = match (current.find(&begin), current.find(&end)) {
+            (Some(a), Some(b)) if a < b => {
+                format!("{}{section}{}", &current[..a], &current[b + end.len()..])
+            }
+            _ => format!("{current}{section}"),
+        };
+        crate::run::write_atomic(path, updated.as_bytes()).map_err(err)
+    }
+
+    /// Combines reports of one suite run on several machines or shards: every
+    /// trial counted once (a trial reported twice keeps its later report,
+    /// and the duplicates are returned), spending added up.
+    pub fn combine(reports: Vec<Report>) -> Result<(Report, Vec<String>), String> {
+        let first = reports.first().ok_or("no report to combine")?;
+        let (suite, judge, mode, run) = (
+            first.suite.clone(),
+            first.judge.clone(),
+            first.mode,
+            first.run.clone(),
+        );
+        let mut trials: BTreeMap<(String, Metric), TrialResult> = BTreeMap::new();
+        let mut duplicates = Vec::new();
+        let mut spending = Vec::new();
+        let mut processes = 0;
+        for report in reports {
+            for r in report.results {
+                let key = (r.case.clone(), r.metric);
+                if trials.insert(key, r.clone()).is_some() {
+                    duplicates.push(format!("{}::{}", r.case, r.metric));
+                }
+            }
+            let s = &report.summary;
+            processes += s.processes.max(1);
+            spending.push(Spending {
+                usage: s.usage,
+                cost_usd: s.estimated_cost_usd,
+                budget_usd: s.budget_usd,
+                skipped_calls: s.skipped_calls,
+            });
+        }
+        let mut report = Report::new(
+            &suite,
+            judge,
+            mode,
+            &run,
+            trials.into_values().collect(),
+            &spending,
+        );
+        report.summary.processes = processes;
+        Ok((report, duplicates))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn result(case: &str, metric: Metric, outcome: Outcome, score: Option<f64>) -> TrialResult {
+        TrialResult {
+            case: case.into(),
+            metric,
+            outcome,
+            score,
+            threshold: 0.7,
+            reasoning: String::new(),
+            error: None,
+            pending_review: false,
+            expect_fail: false,
+            claims: vec![],
+            passages: vec![],
+            spread: None,
+            usage: Usage::default(),
+            file: "cases.yaml".into(),
+            line: 1,
+        }
+    }
+
+    fn info() -> JudgeInfo {
+        JudgeInfo {
+            provider: "p".into(),
+            model: "m".into(),
+        }
+    }
+
+    #[test]
+    fn means_are_rounded_and_counts_pluralised() {
+        let r = Report::new(
+            "s",
+            info(),
+            Mode::Replay,
+            "run",
+            vec![
+                result("a", Metric::Relevance, Outcome::Passed, Some(0.69)),
+                result("b", Metric::Relevance, Outcome::Passed, Some(0.69)),
+                result("c", Metric::Relevance, Outcome::Passed, Some(0.69)),
+            ],
+            &[Spending::default()],
+        );
+        assert_eq!(r.summary.metrics[&Metric::Relevance].mean, 0.69);
+        let one = Report::new(
+            "s",
+            info(),
+            Mode::Replay,
+            "run",
+            vec![result("a", Metric::Relevance, Outcome::Passed, Some(1.0))],
+            &[Spending::default()],
+        );
+        assert!(
+            one.totals_line().starts_with("1 trial: 1 passed"),
+            "{}",
+            one.totals_line()
+        );
+        assert!(
+            one.markdown().contains("mode `replay`"),
+            "{}",
+            one.markdown()
+        );
+        assert!(
+            one.markdown()
+                .starts_with("## ragaliq: 1 of 1 trial passed")
+        );
+    }
+
+    #[test]
+    fn combining_counts_each_trial_once() {
+        let part = |cases: &[&str]| {
+            Report::new(
+                "s",
+                info(),
+                Mode::Replay,
+                "run",
+                cases
+                    .iter()
+                    .map(|c| result(c, Metric::Faithfulness, Outcome::Passed, Some(1.0)))
+                    .collect(),
+                &[Spending {
+                    usage: Usage {
+                        replayed: cases.len() as u64,
+                        ..Usage::default()
+                    },
+                    ..Spending::default()
+                }],
+            )
+        };
+        let (r, dups) =
+            Report::combine(vec![part(&["a", "b"]), part(&["c"]), part(&["c"])]).unwrap();
+        assert_eq!(r.summary.trials, 3);
+        assert_eq!(dups, ["c::faithfulness"]);
+        assert_eq!(r.summary.usage.replayed, 4);
+    }
+
+    #[test]
+    fn the_step_summary_gets_one_section_per_run() {
+        let path = std::env::temp_dir().join(format!("ragaliq-step-{}.md", std::process::id()));
+        std::fs::write(&path, "# earlier step output\n").unwrap();
+        let mut r = Report::new(
+            "s",
+            info(),
+            Mode::Replay,
+            "run-1",
+            vec![],
+            &[Spending::default()],
+        );
+        r.write_step_summary(&path).unwrap();
+        r.results
+            .push(result("a", Metric::Relevance, Outcome::Failed, Some(0.1)));
+        r.write_step_summary(&path).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.starts_with("# earlier step output\n"));
+        assert_eq!(text.matches("## ragaliq").count(), 1, "{text}");
+        assert!(text.contains("| a | relevance |"), "{text}");
+        let _ = std::fs::remove_file(&path);
     }
 }
