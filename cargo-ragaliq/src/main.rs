@@ -1,0 +1,78 @@
+//! `cargo ragaliq`: what a team needs around its recorded RAG tests, in the
+//! spirit of `cargo insta`.
+//!
+//! ```text
+//! cargo ragaliq report <DIR|FILE>...   combine suite reports from shards or machines
+//! cargo ragaliq status [PATH]...       pending, stale-looking and unreferenced recordings
+//! cargo ragaliq migrate [PATH]...      convert format-1 recordings to format 2
+//! cargo ragaliq calibrate <DIR>        a judge's agreement with labelled claims
+//! ```
+//!
+//! Install with `cargo install --path cargo-ragaliq` (or from crates.io).
+
+#![forbid(unsafe_code)]
+
+mod calibrate;
+mod files;
+mod recordings;
+mod report;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+/// cargo runs `cargo-ragaliq ragaliq …` for `cargo ragaliq …`.
+#[derive(Parser)]
+#[command(name = "cargo", bin_name = "cargo", styles = clap::builder::Styles::plain())]
+enum Cargo {
+    Ragaliq(Cli),
+}
+
+/// Tools for ragaliq's recorded RAG tests.
+#[derive(clap::Args)]
+#[command(version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Combine suite reports from several shards or machines into one.
+    ///
+    /// Each input is a report folder (holding report.json) or a report.json
+    /// file. Every trial is counted once; spending is added up. Writes
+    /// report.json, junit.xml and summary.md, prints the table, and puts the
+    /// summary in GITHUB_STEP_SUMMARY when that is set. Exits with 1 when a
+    /// trial failed.
+    Report(report::Args),
+    /// List recordings awaiting review, recordings that look stale, and (with
+    /// --unreferenced) recordings no test uses.
+    Status(recordings::StatusArgs),
+    /// Convert format-1 recordings (JSON) to format 2 (YAML) in place.
+    Migrate(recordings::MigrateArgs),
+    /// Report how far a judge agrees with labelled claims.
+    ///
+    /// Verifies every labelled claim through the judge (recorded and
+    /// replayed like any test), then prints accuracy, Cohen's kappa with a
+    /// 95% interval, macro-F1, per-label precision and recall and the
+    /// confusion matrix. Exits with 1 when kappa is below --min-kappa.
+    Calibrate(calibrate::Args),
+}
+
+fn main() -> ExitCode {
+    let Cargo::Ragaliq(cli) = Cargo::parse();
+    let result = match cli.command {
+        Command::Report(args) => report::run(args),
+        Command::Status(args) => recordings::status(args),
+        Command::Migrate(args) => recordings::migrate(args),
+        Command::Calibrate(args) => calibrate::run(args),
+    };
+    match result {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::from(1),
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
