@@ -19,7 +19,12 @@
 //!   first two content words, answered by the sentence.
 //!
 //! It counts requests and prompt characters, tracks the most requests in
-//! flight at once, and can add latency to every answer.
+//! flight at once, and can add latency to every answer. To stand in for a
+//! judge that disagrees with itself, it can flip a share of its verdicts
+//! (claim verdicts and passage relevance), chosen by a seeded hash of the
+//! prompt and of how many times that prompt was asked before: the same run
+//! of requests gets the same flips, and asking the same question again (a
+//! new sample) can get another answer.
 //!
 //! ```no_run
 //! # async fn demo() {
@@ -53,6 +58,11 @@ struct Stats {
     prompt_chars: AtomicU64,
     latency_ms: AtomicU64,
     fail_every: AtomicU64,
+    /// Share of verdicts flipped, as f64 bits (0: none).
+    flip_bits: AtomicU64,
+    seed: AtomicU64,
+    /// How often each prompt was asked, so a repeat can answer differently.
+    asked: std::sync::Mutex<std::collections::HashMap<u64, u64>>,
 }
 
 /// A running scripted judge. The server stops when this value is dropped.
@@ -107,6 +117,15 @@ impl ScriptedJudge {
     /// Answers every `n`th request with HTTP 500 (0: never).
     pub fn set_fail_every(&self, n: u64) {
         self.stats.fail_every.store(n, Ordering::SeqCst);
+    }
+
+    /// Flips `share` (0 to 1) of the verdicts it gives, by a hash seeded
+    /// with `seed`: a judge that disagrees with itself, reproducibly.
+    pub fn set_flips(&self, share: f64, seed: u64) {
+        self.stats
+            .flip_bits
+            .store(share.clamp(0.0, 1.0).to_bits(), Ordering::SeqCst);
+        self.stats.seed.store(seed, Ordering::SeqCst);
     }
 
     /// The base URL to configure a judge with, ending in `/v1`.
@@ -183,12 +202,31 @@ fn answer(path: &str, request: &Value, stats: &Stats) -> (StatusCode, Value) {
     stats
         .prompt_chars
         .fetch_add(prompt.chars().count() as u64, Ordering::SeqCst);
-    let Some(reply) = rule(&user) else {
+    let Some(mut reply) = rule(&user) else {
         return (
             StatusCode::BAD_REQUEST,
             json!({"error": {"message": "the scripted judge does not know this task"}}),
         );
     };
+    let share = f64::from_bits(stats.flip_bits.load(Ordering::SeqCst));
+    if share > 0.0 {
+        let key = hash(0, &prompt);
+        let occurrence = {
+            let mut asked = stats
+                .asked
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            let n = asked.entry(key).or_insert(0);
+            *n += 1;
+            *n
+        };
+        flip(
+            &mut reply,
+            share,
+            stats.seed.load(Ordering::SeqCst) ^ key,
+            occurrence,
+        );
+    }
     let input_tokens = (prompt.len() / 4) as u64;
     let output_tokens = (reply.to_string().len() / 4) as u64;
     let model = request["model"].as_str().unwrap_or("scripted").to_owned();
@@ -209,6 +247,56 @@ fn answer(path: &str, request: &Value, stats: &Stats) -> (StatusCode, Value) {
         })
     };
     (StatusCode::OK, body)
+}
+
+/// FNV-1a over `text`, started from `seed`.
+fn hash(seed: u64, text: &str) -> u64 {
+    let mut h = 0xcbf2_9ce4_8422_2325 ^ seed;
+    for b in text.bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
+/// A number in [0, 1) from a seed and indexes (splitmix64's finaliser).
+fn unit(seed: u64, a: u64, b: u64) -> f64 {
+    let mut z = seed
+        .wrapping_add(a.wrapping_mul(0x9e37_79b9_7f4a_7c15))
+        .wrapping_add(b.wrapping_mul(0xd1b5_4a32_d192_ed03));
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^= z >> 31;
+    (z >> 11) as f64 / (1u64 << 53) as f64
+}
+
+/// Flips a share of the verdicts (and passage relevance) in `reply`.
+fn flip(reply: &mut Value, share: f64, seed: u64, occurrence: u64) {
+    const LABELS: [&str; 4] = [
+        "supported",
+        "partially_supported",
+        "no_evidence",
+        "contradicted",
+    ];
+    let flip_one = |item: &mut Value, i: u64| {
+        if unit(seed, occurrence, i) >= share {
+            return;
+        }
+        if let Some(v) = item.get("verdict").and_then(Value::as_str) {
+            let at = LABELS.iter().position(|l| *l == v).unwrap_or(0);
+            let step = 1 + (unit(seed, occurrence, i + 1000) * 3.0) as usize;
+            item["verdict"] = json!(LABELS[(at + step) % 4]);
+        } else if let Some(r) = item.get("relevant").and_then(Value::as_bool) {
+            item["relevant"] = json!(!r);
+        }
+    };
+    if let Some(items) = reply.get_mut("verdicts").and_then(Value::as_array_mut) {
+        for (i, item) in items.iter_mut().enumerate() {
+            flip_one(item, i as u64);
+        }
+    } else if reply.get("verdict").is_some() {
+        flip_one(reply, 0);
+    }
 }
 
 /// The reply to a rendered ragaliq prompt, by the rules in the crate docs.
@@ -319,7 +407,7 @@ fn verify(claim: &str, passages: &[String]) -> (&'static str, String) {
 const STOP: &[&str] = &[
     "that", "this", "with", "from", "have", "will", "your", "they", "their", "there", "what",
     "when", "which", "were", "been", "into", "than", "then", "them", "does", "also", "about",
-    "after", "only",
+    "after", "only", "where", "whose", "would", "could", "should",
 ];
 
 fn words(text: &str) -> HashSet<String> {
@@ -391,6 +479,30 @@ fn tagged(text: &str, tag: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn flips_are_seeded_and_differ_between_repeats() {
+        let verdicts = || json!({"verdicts": (1..=40).map(|i| json!({"claim": i, "verdict": "supported"})).collect::<Vec<_>>()});
+        let count = |v: &Value| {
+            v["verdicts"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|x| x["verdict"] != "supported")
+                .count()
+        };
+        let (mut a, mut b, mut c) = (verdicts(), verdicts(), verdicts());
+        flip(&mut a, 0.25, 7, 1);
+        flip(&mut b, 0.25, 7, 1);
+        flip(&mut c, 0.25, 7, 2);
+        assert_eq!(a, b, "same seed, same occurrence, same flips");
+        assert_ne!(a, c, "a repeat is asked anew");
+        assert!(
+            (4..=18).contains(&count(&a)),
+            "about a quarter: {}",
+            count(&a)
+        );
+    }
 
     #[test]
     fn rules() {
