@@ -1,13 +1,18 @@
-//! Nothing is lost: 8 processes record into one snapshot folder at the same
-//! time, and a writer killed mid-write leaves the previous recording whole.
-//! The children are this binary's own ignored tests, run as processes.
+//! Nothing is lost when many processes write one recording at once (the
+//! trials of one suite case under cargo-nextest), and a writer killed
+//! mid-write leaves the recording whole. The children are this binary's own
+//! ignored tests, run as processes.
 
-use ragaliq::record::{Location, Recorder};
+use ragaliq::record::{Location, Recorder, Recording};
 use ragaliq::{Judge, Metric, Mode, RagCase};
 use ragaliq_scripted::ScriptedJudge;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command};
 use std::sync::Arc;
+
+/// Processes writing one recording at once, and rounds of that.
+const WRITERS: usize = 16;
+const ROUNDS: usize = 20;
 
 fn location(dir: &Path, name: &str) -> Location {
     Location::at(
@@ -24,38 +29,32 @@ fn judge(url: &str) -> Judge {
         .unwrap()
 }
 
-async fn grade(judge: &Judge, i: usize) {
-    let case = RagCase::new(format!("What is refund rule number {i}?"))
+fn case(i: usize) -> RagCase {
+    RagCase::new(format!("What is refund rule number {i}?"))
         .context([format!(
             "Refund rule number {i} allows returns within {i} days."
         )])
         .response(format!(
             "Refund rule number {i} allows returns within {i} days."
-        ));
-    for metric in [
-        Metric::Faithfulness,
-        Metric::Hallucination,
-        Metric::Relevance,
-    ] {
-        judge.evaluate(metric, &case).await.unwrap();
-    }
+        ))
 }
 
-/// Child: records case `CHILD_INDEX` into `CHILD_DIR` as a pending recording.
+/// Child: records case `CHILD_INDEX` into the shared recording, as trial
+/// `CHILD_TRIAL` (or as the whole test when unset), then merges it in.
 #[tokio::test]
-#[ignore = "run as a child process by `eight_processes_record_into_one_folder`"]
+#[ignore = "run as a child process by the tests of this file"]
 async fn child_records() {
     let dir = PathBuf::from(std::env::var("CHILD_DIR").unwrap());
     let i: usize = std::env::var("CHILD_INDEX").unwrap().parse().unwrap();
-    let recorder = Arc::new(Recorder::new(
-        location(&dir, &format!("case-{i}")),
-        Mode::Record,
-    ));
-    let judge = judge(&std::env::var("CHILD_URL").unwrap()).with_recorder(recorder.clone());
-    grade(&judge, i).await;
+    let trial = std::env::var("CHILD_TRIAL").ok();
+    let recorder = Arc::new(Recorder::new(location(&dir, "shared"), Mode::Auto));
+    let mut judge = judge(&std::env::var("CHILD_URL").unwrap()).with_recorder(recorder.clone());
+    if let Some(t) = &trial {
+        judge = judge.for_trial(t.clone());
+    }
+    judge.evaluate(Metric::Relevance, &case(i)).await.unwrap();
     recorder
-        .save_pending("tests/concurrent_recording.rs")
-        .unwrap()
+        .save_pending_for(trial.as_deref(), true, "tests/concurrent_recording.rs")
         .unwrap();
 }
 
@@ -69,7 +68,7 @@ async fn child_rewrites_forever() {
         let recorder = Arc::new(Recorder::new(location(&dir, "victim"), Mode::Record));
         let judge = judge(&url).with_recorder(recorder.clone());
         for i in 0..20 {
-            grade(&judge, i).await;
+            judge.evaluate(Metric::Relevance, &case(i)).await.unwrap();
         }
         recorder
             .save_pending("tests/concurrent_recording.rs")
@@ -77,16 +76,20 @@ async fn child_rewrites_forever() {
     }
 }
 
-fn spawn(test: &str, dir: &Path, url: &str, index: usize) -> Child {
-    Command::new(std::env::current_exe().unwrap())
-        .args([test, "--exact", "--ignored", "--quiet"])
+fn spawn(test: &str, dir: &Path, url: &str, index: usize, env: &[(&str, String)]) -> Child {
+    let mut cmd = Command::new(std::env::current_exe().unwrap());
+    cmd.args([test, "--exact", "--ignored", "--quiet"])
         .env("CHILD_DIR", dir)
         .env("CHILD_URL", url)
         .env("CHILD_INDEX", index.to_string())
+        .env_remove("NEXTEST_RUN_ID")
+        .env_remove("RAGALIQ_RUN_ID")
         .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap()
+        .stderr(std::process::Stdio::null());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.spawn().unwrap()
 }
 
 fn temp_dir(tag: &str) -> PathBuf {
@@ -96,51 +99,77 @@ fn temp_dir(tag: &str) -> PathBuf {
     dir
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn eight_processes_record_into_one_folder() {
+/// Runs `WRITERS` children at once into one recording, `ROUNDS` times, and
+/// checks that every round's recording holds every child's exchange.
+async fn rounds(tag: &str, env: impl Fn(usize, usize) -> Vec<(&'static str, String)>) {
     let server = ScriptedJudge::start().await;
-    let dir = temp_dir("eight");
-    let children: Vec<Child> = (0..8)
-        .map(|i| spawn("child_records", &dir, &server.base_url(), i))
-        .collect();
-    let statuses = tokio::task::spawn_blocking(move || {
-        children
-            .into_iter()
-            .map(|mut c| c.wait().unwrap())
-            .collect::<Vec<_>>()
-    })
-    .await
-    .unwrap();
-    assert!(statuses.iter().all(|s| s.success()), "{statuses:?}");
-    assert_eq!(
-        server.requests(),
-        8 * 3,
-        "each child made its own three calls"
-    );
-    // Every recording is there, parses, and replays all of its case with no call.
-    for i in 0..8 {
-        let silent = judge("http://127.0.0.1:9/v1");
-        let recorder = Arc::new(Recorder::new(
-            location(&dir, &format!("case-{i}")),
-            Mode::Auto,
-        ));
+    let mut lost = 0;
+    for round in 0..ROUNDS {
+        let dir = temp_dir(&format!("{tag}-{round}"));
+        let children: Vec<Child> = (0..WRITERS)
+            .map(|i| spawn("child_records", &dir, &server.base_url(), i, &env(round, i)))
+            .collect();
+        let statuses = tokio::task::spawn_blocking(move || {
+            children
+                .into_iter()
+                .map(|mut c| c.wait().unwrap())
+                .collect::<Vec<_>>()
+        })
+        .await
+        .unwrap();
         assert!(
-            recorder
-                .source()
-                .is_some_and(|p| p.ends_with(format!("case-{i}.snap.new")))
+            statuses.iter().all(|s| s.success()),
+            "round {round}: {statuses:?}"
         );
-        let replaying = silent.with_recorder(recorder);
-        grade(&replaying, i).await;
-        assert_eq!(replaying.usage().calls, 0);
-        assert_eq!(replaying.usage().replayed, 3);
+        let recording = Recording::read(&dir.join("shared.snap.new"))
+            .unwrap_or_else(|e| panic!("round {round}: unreadable: {e}"))
+            .unwrap_or_else(|| panic!("round {round}: no recording"));
+        lost += WRITERS - recording.exchanges.len();
+        // Accepted, every case replays from the merged recording, with no call.
+        std::fs::rename(dir.join("shared.snap.new"), dir.join("shared.snap")).unwrap();
+        let silent = judge("http://127.0.0.1:9/v1");
+        let replay = silent.with_recorder(Arc::new(Recorder::new(
+            location(&dir, "shared"),
+            Mode::Replay,
+        )));
+        for i in 0..WRITERS {
+            replay.evaluate(Metric::Relevance, &case(i)).await.unwrap();
+        }
+        assert_eq!(replay.usage().calls, 0);
+        let leftovers = std::fs::read_dir(&dir)
+            .unwrap()
+            .filter_map(Result::ok)
+            .filter(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
+            .count();
+        assert_eq!(
+            leftovers, 0,
+            "round {round}: no temporary file is left behind"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
     }
-    let leftovers: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .filter_map(Result::ok)
-        .filter(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
-        .collect();
-    assert!(leftovers.is_empty(), "no temporary file is left behind");
-    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(
+        lost, 0,
+        "exchanges lost over {ROUNDS} rounds of {WRITERS} writers"
+    );
+    assert_eq!(server.requests() as usize, ROUNDS * WRITERS);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sixteen_trials_record_into_one_recording_at_once() {
+    // As nextest runs a case's trials: one process per trial.
+    rounds("trials", |_, i| vec![("CHILD_TRIAL", format!("trial-{i}"))]).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sixteen_processes_of_one_run_keep_every_exchange() {
+    // The same trial in every process, one run: each keeps the others'.
+    rounds("run", |round, _| {
+        vec![(
+            "RAGALIQ_RUN_ID",
+            format!("concurrent-{}-{round}", std::process::id()),
+        )]
+    })
+    .await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -149,7 +178,7 @@ async fn a_writer_killed_mid_write_leaves_the_recording_whole() {
     let dir = temp_dir("killed");
     let pending = dir.join("victim.snap.new");
     for round in 0..5u64 {
-        let mut child = spawn("child_rewrites_forever", &dir, &server.base_url(), 0);
+        let mut child = spawn("child_rewrites_forever", &dir, &server.base_url(), 0, &[]);
         // Let it write a few times, then kill it wherever it is.
         let wait = std::time::Duration::from_millis(300 + 37 * round);
         tokio::time::sleep(wait).await;
@@ -166,7 +195,12 @@ async fn a_writer_killed_mid_write_leaves_the_recording_whole() {
             "round {round}: the recording exists"
         );
         let replaying = judge("http://127.0.0.1:9/v1").with_recorder(Arc::new(recorder));
-        grade(&replaying, 0).await;
+        for i in 0..20 {
+            replaying
+                .evaluate(Metric::Relevance, &case(i))
+                .await
+                .unwrap();
+        }
         assert_eq!(replaying.usage().calls, 0, "round {round}");
     }
     std::fs::remove_dir_all(&dir).unwrap();

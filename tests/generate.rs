@@ -53,11 +53,20 @@ async fn generated_cases_load_in_a_suite() {
     assert_eq!(loaded[3].case, cases[3]);
     std::fs::remove_dir_all(&dir).unwrap();
 
-    insta::with_settings!({
-        snapshot_path => root.join("examples/recordings"),
-        prepend_module_to_snapshot => false,
-        omit_expression => true,
-    }, {
-        insta::assert_json_snapshot!("generate", recorder.finish(true).unwrap());
-    });
+    // Asserted like any recording, so it stays referenced for
+    // `cargo insta test --unreferenced=reject`.
+    let snapshot = generate_example::location().snapshot;
+    let site = ragaliq::record::Site {
+        file: file!(),
+        module_path: module_path!(),
+        function: "generated_cases_load_in_a_suite",
+        line: line!(),
+        manifest_dir: env!("CARGO_MANIFEST_DIR"),
+    };
+    let description = recorder.description();
+    recorder
+        .commit(None, true, |recording| {
+            ragaliq::record::assert_snapshot(&snapshot, &recording.to_yaml(), &description, site);
+        })
+        .unwrap();
 }

@@ -137,7 +137,7 @@ async fn modes_end_to_end() {
     let builtin = include_str!("../prompts/verify_claims.txt");
     std::fs::write(
         prompts.join("verify_claims.txt"),
-        builtin.replacen("version: 1", "version: 2", 1),
+        builtin.replacen("version: 2", "version: 3", 1),
     )
     .unwrap();
     let run = run_child(
@@ -155,7 +155,7 @@ async fn modes_end_to_end() {
     );
     assert!(
         run.output
-            .contains("prompt template verify_claims@1+system@1 → verify_claims@2+system@1"),
+            .contains("changed since it was recorded: prompt template verify_claims@2+system@1 → verify_claims@3+system@1"),
         "{}",
         run.output
     );
@@ -164,7 +164,7 @@ async fn modes_end_to_end() {
     // record asks everything afresh and rewrites the recording: a hand-edited
     // answer is replaced by the judge's own.
     let accepted = std::fs::read_to_string(&snap).unwrap();
-    let edited = accepted.replacen("\"supported\"", "\"contradicted\"", 1);
+    let edited = accepted.replacen("verdict: supported", "verdict: contradicted", 1);
     assert_ne!(edited, accepted);
     std::fs::write(&snap, &edited).unwrap();
     assert!(
@@ -175,7 +175,7 @@ async fn modes_end_to_end() {
     assert!(run.passed, "{}", run.output);
     assert_eq!(server.requests(), 4);
     let rewritten = std::fs::read_to_string(&snap).unwrap();
-    assert!(!rewritten.contains("\"contradicted\""), "{rewritten}");
+    assert!(!rewritten.contains("verdict: contradicted"), "{rewritten}");
     assert!(run_child("replay", &url, &dir, &[]).passed);
 
     // live calls the judge and writes nothing.

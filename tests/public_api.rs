@@ -86,6 +86,8 @@ fn evaluations_serialize_for_reports() {
         claims: vec![],
         passages: vec![],
         usage: Default::default(),
+        undecided: false,
+        spread: None,
     };
     let json = serde_json::to_value(&eval).unwrap();
     assert_eq!(json["metric"], "relevance");

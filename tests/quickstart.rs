@@ -5,7 +5,7 @@
 #[path = "../examples/quickstart.rs"]
 mod quickstart;
 
-use ragaliq::record::Recorder;
+use ragaliq::record::{Recorder, Site, assert_snapshot};
 use ragaliq::{Config, Judge, Metric, Mode};
 use std::path::Path;
 use std::sync::Arc;
@@ -25,12 +25,12 @@ async fn quickstart_replays_offline() {
         .unwrap()
         .with_recorder(recorder.clone());
 
-    let graded = quickstart::grade(&judge).await.unwrap();
+    let graded = quickstart::grade(&judge).await;
     let verdict = |id: &str, metric: Metric| {
         graded
             .iter()
-            .find(|(c, e)| c.id.as_deref() == Some(id) && e.metric == metric)
-            .map(|(_, e)| e.passed)
+            .find(|(c, m, _)| c.id.as_deref() == Some(id) && *m == metric)
+            .map(|(_, _, e)| e.as_ref().expect("replayed").passed)
             .unwrap()
     };
     assert!(verdict("faithful", Metric::Faithfulness) && verdict("faithful", Metric::Relevance));
@@ -42,11 +42,18 @@ async fn quickstart_replays_offline() {
     let usage = judge.usage();
     assert_eq!((usage.calls, usage.replayed), (0, 9));
 
-    insta::with_settings!({
-        snapshot_path => root.join("examples/recordings"),
-        prepend_module_to_snapshot => false,
-        omit_expression => true,
-    }, {
-        insta::assert_json_snapshot!("quickstart", recorder.finish(true).unwrap());
-    });
+    let snapshot = quickstart::location().snapshot;
+    let site = Site {
+        file: file!(),
+        module_path: module_path!(),
+        function: "quickstart_replays_offline",
+        line: line!(),
+        manifest_dir: env!("CARGO_MANIFEST_DIR"),
+    };
+    let description = recorder.description();
+    recorder
+        .commit(None, true, |recording| {
+            assert_snapshot(&snapshot, &recording.to_yaml(), &description, site);
+        })
+        .unwrap();
 }

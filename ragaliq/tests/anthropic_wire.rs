@@ -75,7 +75,8 @@ async fn faithfulness_over_messages_with_forced_tool_use() {
     let requests = server.received_requests().await.unwrap();
     let body: Value = serde_json::from_slice(&requests[0].body).unwrap();
     assert_eq!(body["model"], "claude-test");
-    assert_eq!(body["max_tokens"], 2048);
+    // The reply limit is sized for the task, under the 2048 ceiling.
+    assert_eq!(body["max_tokens"], 256);
     assert!(
         body["system"]
             .as_str()
@@ -92,6 +93,14 @@ async fn faithfulness_over_messages_with_forced_tool_use() {
         json!(["claims"])
     );
     assert!(requests[0].headers.get("authorization").is_none());
+    // The verification's schema asks for exactly one verdict per claim.
+    let verify: Value = serde_json::from_slice(&requests[1].body).unwrap();
+    let verdicts = &verify["tools"][0]["input_schema"]["properties"]["verdicts"];
+    assert_eq!(
+        (verdicts["minItems"].as_u64(), verdicts["maxItems"].as_u64()),
+        (Some(2), Some(2))
+    );
+    assert_eq!(verify["max_tokens"], 304);
 }
 
 #[tokio::test]

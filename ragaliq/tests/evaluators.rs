@@ -120,13 +120,33 @@ async fn no_claims_is_vacuously_faithful_and_says_so() {
 }
 
 #[tokio::test]
-async fn empty_response_makes_no_call() {
+async fn an_explicitly_empty_response_makes_no_call_and_a_missing_one_is_refused() {
     let (server, tasks) = canned(claims(1), verdicts(&["supported"])).await;
-    let eval = within(wm_judge(&server).faithfulness(&RagCase::new("q").context(["p"])))
-        .await
-        .unwrap();
+    let judge = wm_judge(&server);
+    let empty = RagCase::new("q").context(["p"]).response("");
+    let eval = within(judge.faithfulness(&empty)).await.unwrap();
     assert_eq!(eval.score, 1.0);
     assert_eq!(eval.usage.calls, 0);
+    assert!(
+        eval.to_string().ends_with("judge: no call needed"),
+        "{eval}"
+    );
+    // Forgetting `.response(..)` is a configuration error, not a pass.
+    for metric in [
+        Metric::Faithfulness,
+        Metric::Hallucination,
+        Metric::Relevance,
+    ] {
+        let e = within(judge.evaluate(metric, &RagCase::new("q").context(["p"])))
+            .await
+            .unwrap_err();
+        assert!(e.is_configuration(), "{e}");
+        assert!(
+            e.to_string()
+                .contains("a response to grade: the case has none"),
+            "{e}"
+        );
+    }
     assert!(tasks.lock().unwrap().is_empty());
 }
 

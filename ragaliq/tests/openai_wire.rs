@@ -74,7 +74,8 @@ async fn request_body_headers_and_usage() {
     let body: Value = serde_json::from_slice(&requests[0].body).unwrap();
     assert_eq!(body["model"], "gpt-test");
     assert_eq!(body["temperature"], 0.0);
-    assert_eq!(body["max_tokens"], 2048);
+    // Sized for the task (a score and a short reasoning), under the ceiling.
+    assert_eq!(body["max_tokens"], 256);
     assert_eq!(body["messages"][0]["role"], "system");
     assert!(
         body["messages"][0]["content"]
@@ -100,10 +101,12 @@ async fn json_object_mode_for_servers_without_schemas() {
         .respond_with(relevance_ok())
         .mount(&server)
         .await;
-    let transport = OpenAiTransport::new(&format!("{}/v1", server.uri()))
-        .with_provider_name("ollama")
-        .with_json_mode(JsonMode::Object);
-    let judge = Judge::builder(transport).build().unwrap();
+    let transport =
+        OpenAiTransport::new(&format!("{}/v1", server.uri())).with_provider_name("ollama");
+    let judge = Judge::builder(transport)
+        .with_json_mode(JsonMode::Object)
+        .build()
+        .unwrap();
     within(judge.relevance(&case())).await.unwrap();
     let requests = server.received_requests().await.unwrap();
     let body: Value = serde_json::from_slice(&requests[0].body).unwrap();
@@ -374,7 +377,7 @@ async fn unreadable_reply_is_a_judge_response_error_with_the_raw_text() {
 }
 
 #[tokio::test]
-async fn unreachable_server_is_a_connect_error_after_retries() {
+async fn a_local_server_that_is_down_fails_at_once_and_says_so() {
     // Bind then drop a listener: nothing answers on that port.
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
@@ -386,10 +389,24 @@ async fn unreachable_server_is_a_connect_error_after_retries() {
         .with_retry(fast_retries(2))
         .build()
         .unwrap();
+    let started = std::time::Instant::now();
     let err = transport_error(within(judge.relevance(&case())).await.unwrap_err());
     assert!(
-        matches!(err.kind, TransportErrorKind::Connect { .. }),
+        matches!(err.kind, TransportErrorKind::Unreachable { .. }),
         "{err}"
     );
-    assert_eq!(err.attempts, 3);
+    // Connection refused on loopback: nothing listens, so no retry.
+    assert_eq!(err.attempts, 1);
+    assert!(started.elapsed() < std::time::Duration::from_secs(1));
+    let text = err.to_string();
+    assert!(
+        text.starts_with(&format!(
+            "nothing is listening at http://127.0.0.1:{port} ("
+        )),
+        "{text}"
+    );
+    assert!(
+        text.ends_with("is the judge server running? (not retried)"),
+        "{text}"
+    );
 }

@@ -1,0 +1,198 @@
+//! A run's limits hold across tests and processes: one concurrency limit per
+//! test process, whatever the number of tests running at once, and one cost
+//! budget for the whole run, whatever the number of processes. The children
+//! are this binary's own ignored tests, run as processes with a controlled
+//! environment against the scripted judge on 127.0.0.1.
+
+use ragaliq::prelude::*;
+use ragaliq_scripted::ScriptedJudge;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::Duration;
+
+/// Three questions at once from one test.
+async fn three_at_once(judge: &Judge, test: usize) {
+    let cases: Vec<RagCase> = (0..3)
+        .map(|i| {
+            RagCase::new(format!("What is delivery rule {test}-{i}?"))
+                .response(format!("Delivery rule {test}-{i} takes a week."))
+        })
+        .collect();
+    let results = futures_util::future::join_all(cases.iter().map(|c| judge.relevance(c))).await;
+    for r in results {
+        r.expect("the judge answers");
+    }
+}
+
+macro_rules! eight_tests {
+    ($($name:ident = $n:expr),*) => {$(
+        #[rag_test(mode = "live")]
+        #[ignore = "run in a child process by `one_concurrency_limit_for_every_test_of_a_process`"]
+        async fn $name(judge: Judge) {
+            three_at_once(&judge, $n).await;
+        }
+    )*};
+}
+
+eight_tests!(
+    t1 = 1,
+    t2 = 2,
+    t3 = 3,
+    t4 = 4,
+    t5 = 5,
+    t6 = 6,
+    t7 = 7,
+    t8 = 8
+);
+
+/// Child: relevance of `CHILD_CASES` cases, one after the other, counting
+/// the ones the budget stopped.
+#[rag_test(mode = "live")]
+#[ignore = "run in child processes by `one_budget_for_every_process_of_a_run`"]
+async fn spend(judge: Judge) {
+    let n: usize = std::env::var("CHILD_CASES").unwrap().parse().unwrap();
+    let mut stopped = 0;
+    for i in 0..n {
+        let case = RagCase::new(format!(
+            "What is refund rule {i} of {}?",
+            std::process::id()
+        ))
+        .response(format!("Refund rule {i} allows returns."));
+        match judge.relevance(&case).await {
+            Ok(_) => {}
+            Err(e) if e.is_budget() => stopped += 1,
+            Err(e) => panic!("{e}"),
+        }
+    }
+    println!("stopped by the budget: {stopped}");
+}
+
+fn temp_dir(tag: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("ragaliq-runs-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn child(args: &[&str], config: &Path, env: &[(&str, String)]) -> Command {
+    let mut cmd = Command::new(std::env::current_exe().unwrap());
+    cmd.args(args)
+        .args(["--ignored", "--nocapture"])
+        .env("RAGALIQ_CONFIG", config)
+        .env_remove("CI")
+        .env_remove("NEXTEST_RUN_ID")
+        .env_remove("RAGALIQ_RUN_ID")
+        .env_remove("RAGALIQ_MODE");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd
+}
+
+fn config(dir: &Path, server: &ScriptedJudge, extra: &str) -> PathBuf {
+    let path = dir.join("ragaliq.toml");
+    std::fs::write(
+        &path,
+        format!(
+            "[judge]\nprovider = \"openai-compatible\"\nmodel = \"scripted\"\nbase_url = \"{}\"\n{extra}",
+            server.base_url()
+        ),
+    )
+    .unwrap();
+    path
+}
+
+fn text(out: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_concurrency_limit_for_every_test_of_a_process() {
+    let server = ScriptedJudge::start().await;
+    server.set_latency(Duration::from_millis(150));
+    let dir = temp_dir("limit");
+    let config = config(&dir, &server, "concurrency = 4\n");
+    // Eight tests at once, each with three questions in flight: 24 would
+    // be asked at once with a limit per test.
+    let out = tokio::task::spawn_blocking(move || {
+        child(&["--test-threads=8"], &config, &[])
+            .args(["t1", "t2", "t3", "t4", "t5", "t6", "t7", "t8"])
+            .output()
+            .unwrap()
+    })
+    .await
+    .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(server.requests(), 24);
+    assert!(
+        server.max_in_flight() <= 4,
+        "the limit is shared: {} in flight",
+        server.max_in_flight()
+    );
+    assert!(server.max_in_flight() >= 3, "the tests did run at once");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_budget_for_every_process_of_a_run() {
+    let server = ScriptedJudge::start().await;
+    let dir = temp_dir("budget");
+    // Each call costs a little over $1 (about 250 to 300 prompt tokens at
+    // $4,000 per million); the run may spend $10.
+    let config = config(
+        &dir,
+        &server,
+        "concurrency = 1\n[cost]\nmax_usd = 10.0\n[cost.prices.\"scripted\"]\ninput_per_million = 4000.0\noutput_per_million = 0.0\n",
+    );
+    let run = format!("budget-{}", std::process::id());
+    const PROCESSES: usize = 4;
+    let outs = tokio::task::spawn_blocking(move || {
+        let children: Vec<_> = (0..PROCESSES)
+            .map(|_| {
+                child(
+                    &["spend", "--exact"],
+                    &config,
+                    &[("RAGALIQ_RUN_ID", run.clone()), ("CHILD_CASES", "8".into())],
+                )
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+            })
+            .collect();
+        children
+            .into_iter()
+            .map(|c| c.wait_with_output().unwrap())
+            .collect::<Vec<_>>()
+    })
+    .await
+    .unwrap();
+    let mut stopped = 0;
+    for out in &outs {
+        assert!(out.status.success(), "{}", text(out));
+        let t = text(out);
+        stopped += t
+            .lines()
+            .find_map(|l| l.strip_prefix("stopped by the budget: "))
+            .and_then(|n| n.trim().parse::<u64>().ok())
+            .expect("the child reports");
+    }
+    let calls = server.requests();
+    // 32 wanted; about 10 fit the budget. Calls already past the check when
+    // the budget ran out still finish: at most one per process here
+    // (concurrency 1), so the overshoot is bounded by the processes.
+    assert!(
+        (8..=10 + PROCESSES as u64).contains(&calls),
+        "{calls} calls for a budget of about 10"
+    );
+    assert_eq!(
+        calls + stopped,
+        32,
+        "every question was either asked or stopped"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
