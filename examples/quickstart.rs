@@ -42,17 +42,25 @@ pub fn cases() -> Vec<RagCase> {
     ]
 }
 
-/// Where the recording lives, and how to make it afresh.
+/// Where the recording lives (`examples/recordings`, or the folder
+/// `RAGALIQ_SNAPSHOT_DIR` names, as for `#[rag_test]`), and how to make it
+/// afresh.
 pub fn location() -> Location {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = std::env::var_os("RAGALIQ_SNAPSHOT_DIR")
+        .filter(|d| !d.is_empty())
+        .map_or_else(|| root.join("examples/recordings"), |d| root.join(d));
     Location::at(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/recordings/quickstart.snap"),
+        dir.join("quickstart.snap"),
         "examples/quickstart.rs",
         "RAGALIQ_MODE=record cargo run --example quickstart",
     )
 }
 
-/// Faithfulness, hallucination and relevance of every case, in order.
-pub async fn grade(judge: &Judge) -> Result<Vec<(RagCase, Evaluation)>, ragaliq::Error> {
+/// Faithfulness, hallucination and relevance of every case, in order: the
+/// evaluation, or why it could not be made. One failed evaluation does not
+/// stop the others, so everything the judge answered is kept.
+pub async fn grade(judge: &Judge) -> Vec<(RagCase, Metric, Result<Evaluation, ragaliq::Error>)> {
     let mut out = Vec::new();
     for case in cases() {
         for metric in [
@@ -60,18 +68,19 @@ pub async fn grade(judge: &Judge) -> Result<Vec<(RagCase, Evaluation)>, ragaliq:
             Metric::Hallucination,
             Metric::Relevance,
         ] {
-            let evaluation = judge.evaluate(metric, &case).await?;
-            out.push((case.clone(), evaluation));
+            let evaluation = judge.evaluate(metric, &case).await;
+            out.push((case.clone(), metric, evaluation));
         }
     }
-    Ok(out)
+    out
 }
 
 #[allow(dead_code)] // `tests/quickstart.rs` includes this file as a module.
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> ExitCode {
     match run().await {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::FAILURE,
         Err(e) => {
             eprintln!("quickstart: {e}");
             ExitCode::FAILURE
@@ -79,45 +88,60 @@ async fn main() -> ExitCode {
     }
 }
 
-async fn run() -> Result<(), Box<dyn std::error::Error>> {
+/// Grades the cases; `Ok(false)` when an evaluation could not be made.
+async fn run() -> Result<bool, Box<dyn std::error::Error>> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let config = Config::load_from(root, &|name| std::env::var(name).ok())?;
     let recorder = Arc::new(Recorder::new(location(), config.mode));
     let judge = Judge::from_config(&config)?.with_recorder(recorder.clone());
     println!(
-        "judge: {} {} (mode {:?})",
-        judge.provider(),
-        judge.model(),
-        config.mode
+        "judge: {}; mode {}; recording {}",
+        judge.describe(),
+        config.mode,
+        location().snapshot.display()
     );
 
+    let started = std::time::Instant::now();
     let mut last_case = None;
-    for (case, evaluation) in grade(&judge).await? {
+    let mut failed = 0;
+    for (case, metric, evaluation) in grade(&judge).await {
         if last_case.as_ref() != Some(&case) {
             println!(
                 "\n── case `{}`: {:?}",
                 case.id.as_deref().unwrap_or(""),
-                case.response
+                case.response_text()
             );
             last_case = Some(case);
         }
-        println!("{evaluation}");
+        match evaluation {
+            Ok(evaluation) => println!("{evaluation}"),
+            Err(e) => {
+                failed += 1;
+                println!("{metric}: could not evaluate: {e}");
+            }
+        }
+    }
+    if !judge.refusals().is_empty() {
+        println!("\njudge: {}", judge.describe());
     }
     let usage = judge.usage();
     println!(
-        "\n{} judge calls, {} tokens spent; {} answers replayed from {}",
+        "\n{} judge calls, {} tokens spent; {} answers replayed from {}; {:.1} s",
         usage.calls,
         usage.total_tokens(),
         usage.replayed,
         recorder
             .source()
-            .map_or_else(|| "nothing".into(), |p| p.display().to_string())
+            .map_or_else(|| "nothing".into(), |p| p.display().to_string()),
+        started.elapsed().as_secs_f64()
     );
-    if let Some(pending) = recorder.save_pending("examples/quickstart.rs")? {
+    // Kept even when an evaluation failed: answers already paid for are not
+    // asked (or paid) again.
+    if let Some(pending) = recorder.save_pending_after(failed == 0, "examples/quickstart.rs")? {
         println!(
             "new exchanges recorded in {}: review them with `cargo insta review`",
             pending.display()
         );
     }
-    Ok(())
+    Ok(failed == 0)
 }

@@ -82,6 +82,7 @@
 #[path = "private.rs"]
 pub mod __private;
 mod assertions;
+pub mod calibration;
 mod case;
 pub mod config;
 mod cost;
@@ -93,7 +94,9 @@ mod metrics;
 pub mod parse;
 pub mod prompts;
 pub mod record;
+pub mod run;
 pub mod suite;
+mod tls;
 mod verdict;
 
 pub use case::{CaseError, RagCase};
@@ -103,7 +106,9 @@ pub use error::{ConfigError, Error, Result, TransportError, TransportErrorKind};
 pub use evaluation::{ClaimVerdict, Evaluation, Metric, PassageVerdict, Usage};
 pub use generate::generate;
 pub use judge::Judge;
-pub use metrics::EvalOptions;
+pub use metrics::{
+    AUTO_BAND, Agreement, DEFAULT_AGREEMENT, EvalOptions, MAX_REASKS, Samples, Spread,
+};
 pub use parse::{ParseError, ParseErrorKind};
 pub use ragaliq_macros::rag_test;
 pub use suite::suite;
@@ -112,8 +117,8 @@ pub use verdict::{Verdict, VerdictWeights};
 /// The names a test file needs: `use ragaliq::prelude::*;`.
 pub mod prelude {
     pub use crate::{
-        EvalOptions, Evaluation, Judge, Metric, RagCase, Verdict, VerdictWeights,
-        assert_context_precision, assert_context_recall, assert_faithful, assert_no_hallucination,
-        assert_relevant, rag_test,
+        EvalOptions, Evaluation, Judge, Metric, RagCase, Samples, Verdict, VerdictWeights,
+        assert_caught, assert_context_precision, assert_context_recall, assert_faithful,
+        assert_no_hallucination, assert_relevant, rag_test,
     };
 }

@@ -1,0 +1,1 @@
+//! Agreement with labelled claims (built in a later step).
