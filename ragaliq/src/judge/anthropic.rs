@@ -269,10 +269,11 @@ async fn read_stream(
                     .and_then(Value::as_u64)
                     .unwrap_or(0);
             }
-            "content_block_start" => {
-                if data.pointer("/content_block/type").and_then(Value::as_str) == Some("tool_use") {
-                    saw_tool = true;
-                }
+            "content_block_start"
+                if data.pointer("/content_block/type").and_then(Value::as_str)
+                    == Some("tool_use") =>
+            {
+                saw_tool = true;
             }
             "content_block_delta" => match data.pointer("/delta/type").and_then(Value::as_str) {
                 Some("input_json_delta") => {

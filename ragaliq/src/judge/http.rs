@@ -389,7 +389,8 @@ pub(crate) fn retry_after(headers: &HeaderMap, now: SystemTime) -> Option<Durati
         return Some(Duration::from_secs(secs).min(MAX_RETRY_AFTER));
     }
     if let Ok(secs) = value.parse::<f64>() {
-        if !(secs >= 0.0) {
+        // NaN is neither negative nor positive: refused with the negatives.
+        if secs.is_nan() || secs < 0.0 {
             return None;
         }
         return Some(

@@ -551,7 +551,7 @@ impl Parser<'_> {
             "false" | "False" => J::Bool(false),
             "null" | "None" => J::Null,
             w if Verdict::from_label(w).is_some() => J::Word(word),
-            w if matches!(w, "NaN" | "nan" | "Infinity" | "inf" | "-Infinity") => J::Word(word),
+            "NaN" | "nan" | "Infinity" | "inf" | "-Infinity" => J::Word(word),
             _ => return Err(Stop::Invalid),
         })
     }

@@ -511,7 +511,7 @@ impl CaseState {
                     Some(format!(
                         "{place}: {metric}: the judge disagrees with itself (not a low score)\n{eval}\n{recording}"
                     ))
-                } else if eval.passed == !expect_fail {
+                } else if eval.passed != expect_fail {
                     None
                 } else if expect_fail {
                     Some(format!(
