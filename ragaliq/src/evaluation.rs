@@ -120,6 +120,10 @@ pub struct Usage {
     /// (the memo): no call, nothing spent.
     #[serde(default)]
     pub shared: u64,
+    /// Tokens the replayed exchanges cost when they were recorded (what a
+    /// live run of the same judge would spend again); not spent now.
+    #[serde(default)]
+    pub replayed_tokens: u64,
 }
 
 impl Usage {
@@ -137,6 +141,7 @@ impl std::ops::AddAssign for Usage {
         self.output_tokens += rhs.output_tokens;
         self.replayed += rhs.replayed;
         self.shared += rhs.shared;
+        self.replayed_tokens += rhs.replayed_tokens;
     }
 }
 

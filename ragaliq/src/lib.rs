@@ -99,6 +99,7 @@ pub mod suite;
 mod tls;
 mod verdict;
 
+pub use calibration::calibration;
 pub use case::{CaseError, RagCase};
 pub use config::{Config, Mode, Provider};
 pub use cost::{BUILTIN_PRICES, Price};

@@ -294,6 +294,14 @@ pub async fn assert_metric(
             ));
         }
     };
+    if let Some(samples) = options.samples
+        && samples.max() > 1
+        && judge.temperature() == 0.0
+    {
+        eprintln!(
+            "warning: {macro_name}! asks {samples} samples at temperature 0: a judge that answers the same every time makes every vote unanimous, so the extra samples cost and tell nothing (set `temperature` above 0 in ragaliq.toml or RAGALIQ_TEMPERATURE)"
+        );
+    }
     let result = judge.evaluate_with(metric, case, &options).await;
     let judge_line = format!("\njudge: {}", judge.describe());
     match (result, expect) {

@@ -287,6 +287,13 @@ impl Judge {
             self.model(),
             self.json_mode()
         );
+        let samples = self.session.setup.scoring.samples;
+        if samples.max() > 1 {
+            out.push_str(&format!("; samples {samples}"));
+            if self.session.setup.temperature == 0.0 {
+                out.push_str(" at temperature 0: a judge that answers the same every time makes every vote unanimous, so the extra samples cost and tell nothing (set temperature above 0)");
+            }
+        }
         for r in self.refusals() {
             out.push_str(&format!(
                 "; the server refused json_mode {}, now {}",
@@ -297,6 +304,12 @@ impl Judge {
             out.push_str("; the server stopped a streamed reply for another request, so calls now go one at a time");
         }
         out
+    }
+
+    /// The sampling temperature.
+    #[must_use]
+    pub fn temperature(&self) -> f64 {
+        self.session.setup.temperature
     }
 
     /// The most judge requests in flight at once, across every judge of
@@ -503,6 +516,7 @@ impl Judge {
                     let replayed = if first {
                         Usage {
                             replayed: 1,
+                            replayed_tokens: response.input_tokens + response.output_tokens,
                             ..Usage::default()
                         }
                     } else {

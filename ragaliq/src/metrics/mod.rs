@@ -239,3 +239,23 @@ pub(crate) async fn evaluate(
 fn plural(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
+
+/// Verdicts on labelled `claims` against `passages`, voted over the
+/// judge's samples (for [`crate::calibration`]): one batched call per
+/// sample, through the judge's recorder like any evaluation. `Auto` asks
+/// its cap: calibration has no threshold to sample near.
+pub(crate) async fn verify_labelled(
+    judge: &Judge,
+    claims: &[String],
+    passages: &[String],
+    samples: Samples,
+) -> Result<(Vec<claims::Voted>, Usage)> {
+    let plan = Plan {
+        samples: Samples::Fixed(samples.max()),
+        agreement: judge.scoring().agreement,
+        threshold: 0.5,
+    };
+    let tally = Tally::default();
+    let (voted, _) = claims::verify_voted(judge, claims, passages, &plan, &tally, |_| 0.0).await?;
+    Ok((voted, tally.total()))
+}

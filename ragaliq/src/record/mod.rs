@@ -40,6 +40,7 @@ mod stale;
 pub use assertion::{Site, assert_snapshot, workspace_root};
 pub use ordered::Ordered;
 pub use recording::{Exchange, FORMAT, Recording, Settings, Tokens};
+pub(crate) use snapfile::pending_path;
 
 use crate::config::Mode;
 use crate::judge::{Fingerprint, JsonMode, JudgeRequest, JudgeResponse};

@@ -207,7 +207,7 @@ pub fn load_dir(dir: &Path) -> Result<Vec<LoadedCase>, LoadError> {
     Ok(all)
 }
 
-fn collect_files(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+pub(crate) fn collect_files(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
     for entry in std::fs::read_dir(dir)? {
         let path = entry?.path();
         if path.is_dir() {
@@ -341,7 +341,7 @@ fn jsonl(text: &str) -> Located<Vec<(Record, usize)>> {
         .collect()
 }
 
-fn json_message(e: &serde_json::Error, expected: &str) -> String {
+pub(crate) fn json_message(e: &serde_json::Error, expected: &str) -> String {
     // serde_json appends " at line L column C"; the location is shown already.
     let message = e.to_string();
     let message = message
@@ -353,7 +353,7 @@ fn json_message(e: &serde_json::Error, expected: &str) -> String {
 
 /// serde-saphyr's first line, without its own "error: line L column C: "
 /// prefix (the location is shown already).
-fn yaml_message(s: &str) -> String {
+pub(crate) fn yaml_message(s: &str) -> String {
     let first = s.lines().next().unwrap_or_default().trim();
     let first = first.strip_prefix("error: ").unwrap_or(first);
     match first.strip_prefix("line ").and_then(|r| r.split_once(": ")) {

@@ -1,1 +1,0 @@
-//! Agreement with labelled claims (built in a later step).

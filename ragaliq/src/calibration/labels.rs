@@ -1,0 +1,504 @@
+//! Loading labelled claims: YAML, JSON, JSONL and CSV, every error with its
+//! file and line, as for suite case files.
+//!
+//! An item is one claim — `id`, `area`, `passages` (a list), `claim`,
+//! `label` (`supported`, `partially_supported`, `no_evidence` or
+//! `contradicted`) and an optional `note` on why the label holds — or a
+//! group of claims about the same passages: `area`, `passages` and
+//! `claims`, a list of `id`, `claim`, `label` and `note`. In CSV, one claim
+//! per row with the columns `id`, `area`, `passages` (a JSON array or
+//! `|`-separated), `claim`, `label` and `note`.
+
+use crate::suite::cases::{LoadError, collect_files, json_message, yaml_message};
+use crate::verdict::Verdict;
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// A claim with the verdict a person gave it.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct LabelledClaim {
+    /// Unique across the folder.
+    pub id: String,
+    /// The subject area, for the per-area breakdown.
+    pub area: String,
+    /// What the claim is checked against.
+    pub passages: Vec<String>,
+    /// The claim.
+    pub claim: String,
+    /// The person's verdict.
+    pub label: Verdict,
+    /// Why the label holds, for the reviewer of a disagreement.
+    pub note: Option<String>,
+    /// The file it came from.
+    pub file: PathBuf,
+    /// Its line in that file (1-based).
+    pub line: usize,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Item {
+    id: Option<String>,
+    area: Option<String>,
+    #[serde(default)]
+    passages: Vec<String>,
+    claim: Option<String>,
+    label: Option<String>,
+    note: Option<String>,
+    claims: Option<Vec<GroupClaim>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct GroupClaim {
+    id: String,
+    claim: String,
+    label: String,
+    note: Option<String>,
+}
+
+type Located<T> = Result<T, (Option<usize>, Option<usize>, String)>;
+
+/// Every labelled claim under `dir` (recursively, in path order;
+/// `snapshots` folders skipped), ids unique across the folder.
+///
+/// # Errors
+///
+/// The first file that cannot be read or holds an invalid item, with its
+/// line; a duplicate id names both places.
+pub fn load_dir(dir: &Path) -> Result<Vec<LabelledClaim>, LoadError> {
+    let mut files = Vec::new();
+    collect_files(dir, &mut files).map_err(|e| LoadError {
+        file: dir.to_owned(),
+        line: None,
+        column: None,
+        message: format!("cannot read the labelled-claims folder: {e}"),
+        also: None,
+    })?;
+    files.sort();
+    let mut all: Vec<LabelledClaim> = Vec::new();
+    let mut seen: BTreeMap<String, (PathBuf, usize)> = BTreeMap::new();
+    for file in files {
+        for claim in load_file(&file)? {
+            if let Some((first_file, first_line)) = seen.get(&claim.id) {
+                return Err(LoadError {
+                    file: claim.file.clone(),
+                    line: Some(claim.line),
+                    column: None,
+                    message: format!(
+                        "duplicate claim id `{}`: ids name the claims in reports and recordings, so they must be unique across the folder",
+                        claim.id
+                    ),
+                    also: Some((first_file.clone(), *first_line)),
+                });
+            }
+            seen.insert(claim.id.clone(), (claim.file.clone(), claim.line));
+            all.push(claim);
+        }
+    }
+    if all.is_empty() {
+        return Err(LoadError {
+            file: dir.to_owned(),
+            line: None,
+            column: None,
+            message: "no labelled claims: expected .yaml, .yml, .json, .jsonl or .csv files".into(),
+            also: None,
+        });
+    }
+    Ok(all)
+}
+
+/// The labelled claims of one file, by its extension.
+///
+/// # Errors
+///
+/// The file cannot be read, is malformed, or holds an invalid item.
+pub fn load_file(file: &Path) -> Result<Vec<LabelledClaim>, LoadError> {
+    let err = |line: Option<usize>, column: Option<usize>, message: String| LoadError {
+        file: file.to_owned(),
+        line,
+        column,
+        message,
+        also: None,
+    };
+    let text =
+        std::fs::read_to_string(file).map_err(|e| err(None, None, format!("cannot read: {e}")))?;
+    let items: Vec<(Item, usize)> = match file.extension().and_then(|e| e.to_str()) {
+        Some("yaml" | "yml") => yaml(&text),
+        Some("json") => json(&text),
+        Some("jsonl") => jsonl(&text),
+        Some("csv") => csv_items(&text),
+        _ => Err((
+            None,
+            None,
+            "not a labelled-claims file; expected .yaml, .yml, .json, .jsonl or .csv".into(),
+        )),
+    }
+    .map_err(|(l, c, m)| err(l, c, m))?;
+    let mut out = Vec::new();
+    for (item, line) in items {
+        to_claims(item, line, &text, file, &mut out)?;
+    }
+    Ok(out)
+}
+
+fn to_claims(
+    item: Item,
+    line: usize,
+    text: &str,
+    file: &Path,
+    out: &mut Vec<LabelledClaim>,
+) -> Result<(), LoadError> {
+    let err = |line: usize, message: String| LoadError {
+        file: file.to_owned(),
+        line: Some(line),
+        column: None,
+        message,
+        also: None,
+    };
+    let area = item
+        .area
+        .map(|a| a.trim().to_owned())
+        .filter(|a| !a.is_empty())
+        .ok_or_else(|| {
+            err(
+                line,
+                "missing `area` (the subject the claims are about)".into(),
+            )
+        })?;
+    let passages: Vec<String> = item
+        .passages
+        .into_iter()
+        .filter(|p| !p.trim().is_empty())
+        .collect();
+    let claims: Vec<(GroupClaim, usize)> = match item.claims {
+        Some(group) => {
+            if item.id.is_some() || item.claim.is_some() || item.label.is_some() {
+                return Err(err(
+                    line,
+                    "an item holds either `claims` (a group about the same passages) or one `id`, `claim` and `label`, not both".into(),
+                ));
+            }
+            if group.is_empty() {
+                return Err(err(line, "`claims` is empty".into()));
+            }
+            group
+                .into_iter()
+                .map(|c| {
+                    let at = line_of(text, line, &c.id);
+                    (c, at)
+                })
+                .collect()
+        }
+        None => {
+            let missing: Vec<&str> = [
+                ("id", item.id.is_none()),
+                ("claim", item.claim.is_none()),
+                ("label", item.label.is_none()),
+            ]
+            .into_iter()
+            .filter_map(|(name, missing)| missing.then_some(name))
+            .collect();
+            if !missing.is_empty() {
+                return Err(err(
+                    line,
+                    format!(
+                        "missing `{}`: an item is one claim (`id`, `area`, `passages`, `claim`, `label`, `note`) or a group (`area`, `passages`, `claims`)",
+                        missing.join("`, `")
+                    ),
+                ));
+            }
+            vec![(
+                GroupClaim {
+                    id: item.id.unwrap_or_default(),
+                    claim: item.claim.unwrap_or_default(),
+                    label: item.label.unwrap_or_default(),
+                    note: item.note,
+                },
+                line,
+            )]
+        }
+    };
+    for (c, at) in claims {
+        let id = c.id.trim().to_owned();
+        if id.is_empty()
+            || !id
+                .chars()
+                .all(|ch| ch.is_ascii_alphanumeric() || matches!(ch, '_' | '-' | '.'))
+        {
+            return Err(err(
+                at,
+                format!(
+                    "claim id `{id}` must be non-empty and made of letters, digits, `_`, `-` and `.`"
+                ),
+            ));
+        }
+        if c.claim.trim().is_empty() {
+            return Err(err(at, format!("claim `{id}`: the claim is empty")));
+        }
+        if passages.is_empty() {
+            return Err(err(
+                at,
+                format!(
+                    "claim `{id}`: no passages; a claim is labelled against the passages it is checked with"
+                ),
+            ));
+        }
+        let label = parse_label(&c.label)
+            .ok_or_else(|| err(at, format!("claim `{id}`: label `{}` is not a verdict; expected supported, partially_supported, no_evidence or contradicted", c.label.trim())))?;
+        out.push(LabelledClaim {
+            id,
+            area: area.clone(),
+            passages: passages.clone(),
+            claim: c.claim.trim().to_owned(),
+            label,
+            note: c
+                .note
+                .map(|n| n.trim().to_owned())
+                .filter(|n| !n.is_empty()),
+            file: file.to_owned(),
+            line: at,
+        });
+    }
+    Ok(())
+}
+
+/// A person's label: the four verdicts spelled exactly (a judge's reply is
+/// read leniently; a label is data the team controls).
+fn parse_label(label: &str) -> Option<Verdict> {
+    [
+        Verdict::Supported,
+        Verdict::PartiallySupported,
+        Verdict::NoEvidence,
+        Verdict::Contradicted,
+    ]
+    .into_iter()
+    .find(|v| v.label() == label.trim())
+}
+
+/// The line where `id` first appears at or after `from` (a group's claims
+/// are located by their ids).
+fn line_of(text: &str, from: usize, id: &str) -> usize {
+    text.lines()
+        .enumerate()
+        .skip(from.saturating_sub(1))
+        .find(|(_, l)| l.contains(id))
+        .map_or(from, |(i, _)| i + 1)
+}
+
+fn yaml(text: &str) -> Located<Vec<(Item, usize)>> {
+    if text.trim().is_empty() {
+        return Ok(Vec::new());
+    }
+    let items: Vec<serde_saphyr::Spanned<Item>> = serde_saphyr::from_str(text).map_err(|e| {
+        let at = e
+            .location()
+            .map(|l| (l.line() as usize, l.column() as usize));
+        (
+            at.map(|a| a.0),
+            at.map(|a| a.1),
+            yaml_message(&e.to_string()),
+        )
+    })?;
+    Ok(items
+        .into_iter()
+        .map(|s| (s.value, s.referenced.line() as usize))
+        .collect())
+}
+
+fn json(text: &str) -> Located<Vec<(Item, usize)>> {
+    let items: Vec<&serde_json::value::RawValue> = serde_json::from_str(text).map_err(|e| {
+        (
+            Some(e.line()),
+            Some(e.column()),
+            json_message(&e, "a JSON array of labelled claims or groups"),
+        )
+    })?;
+    items
+        .into_iter()
+        .map(|raw| {
+            // RawValue borrows from `text`: its offset gives the item's line.
+            let offset = raw.get().as_ptr() as usize - text.as_ptr() as usize;
+            let line = text[..offset].matches('\n').count() + 1;
+            serde_json::from_str::<Item>(raw.get())
+                .map(|r| (r, line))
+                .map_err(|e| {
+                    (
+                        Some(line + e.line() - 1),
+                        Some(e.column()),
+                        json_message(&e, "a labelled claim or group"),
+                    )
+                })
+        })
+        .collect()
+}
+
+fn jsonl(text: &str) -> Located<Vec<(Item, usize)>> {
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .map(|(i, l)| {
+            serde_json::from_str::<Item>(l)
+                .map(|r| (r, i + 1))
+                .map_err(|e| {
+                    (
+                        Some(i + 1),
+                        Some(e.column()),
+                        json_message(&e, "one labelled claim or group per line"),
+                    )
+                })
+        })
+        .collect()
+}
+
+const COLUMNS: [&str; 6] = ["id", "area", "passages", "claim", "label", "note"];
+
+fn csv_items(text: &str) -> Located<Vec<(Item, usize)>> {
+    let mut reader = csv::ReaderBuilder::new()
+        .trim(csv::Trim::All)
+        .from_reader(text.as_bytes());
+    let headers = reader
+        .headers()
+        .map_err(|e| (Some(1), None, format!("unreadable CSV header: {e}")))?
+        .clone();
+    if let Some(h) = headers.iter().find(|h| !COLUMNS.contains(h)) {
+        return Err((
+            Some(1),
+            None,
+            format!("unknown column `{h}`; expected {}", COLUMNS.join(", ")),
+        ));
+    }
+    let mut out = Vec::new();
+    for row in reader.records() {
+        let row = row.map_err(|e| {
+            let line = e.position().map(|p| p.line() as usize);
+            (line, None, format!("malformed CSV row: {e}"))
+        })?;
+        let line = row.position().map_or(0, |p| p.line() as usize);
+        let cell = |name: &str| -> Option<String> {
+            headers
+                .iter()
+                .position(|h| h == name)
+                .and_then(|i| row.get(i))
+                .map(str::to_owned)
+                .filter(|c| !c.is_empty())
+        };
+        let raw = cell("passages").unwrap_or_default();
+        let passages = if raw.starts_with('[') {
+            serde_json::from_str::<Vec<String>>(&raw).map_err(|e| {
+                (
+                    Some(line),
+                    None,
+                    format!("bad list in column `passages`: {e} (expected a JSON array of strings, or passages separated by `|`)"),
+                )
+            })?
+        } else {
+            raw.split('|')
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .map(str::to_owned)
+                .collect()
+        };
+        out.push((
+            Item {
+                id: cell("id"),
+                area: cell("area"),
+                passages,
+                claim: cell("claim"),
+                label: cell("label"),
+                note: cell("note"),
+                claims: None,
+            },
+            line,
+        ));
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn load(name: &str, text: &str) -> Result<Vec<LabelledClaim>, LoadError> {
+        let dir =
+            std::env::temp_dir().join(format!("ragaliq-labels-{}-{name}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join(name);
+        std::fs::write(&file, text).unwrap();
+        let out = load_file(&file);
+        std::fs::remove_dir_all(&dir).unwrap();
+        out
+    }
+
+    #[test]
+    fn every_format_gives_the_same_claims() {
+        let yaml = "- area: refunds\n  passages:\n    - Refunds take 30 days.\n  claims:\n    - id: r1\n      claim: Refunds take 30 days.\n      label: supported\n      note: said word for word\n    - id: r2\n      claim: Refunds take 60 days.\n      label: contradicted\n";
+        let json = r#"[{"area": "refunds", "passages": ["Refunds take 30 days."], "claims": [
+  {"id": "r1", "claim": "Refunds take 30 days.", "label": "supported", "note": "said word for word"},
+  {"id": "r2", "claim": "Refunds take 60 days.", "label": "contradicted"}]}]"#;
+        let jsonl = "{\"id\": \"r1\", \"area\": \"refunds\", \"passages\": [\"Refunds take 30 days.\"], \"claim\": \"Refunds take 30 days.\", \"label\": \"supported\", \"note\": \"said word for word\"}\n{\"id\": \"r2\", \"area\": \"refunds\", \"passages\": [\"Refunds take 30 days.\"], \"claim\": \"Refunds take 60 days.\", \"label\": \"contradicted\"}\n";
+        let csv = "id,area,passages,claim,label,note\nr1,refunds,Refunds take 30 days.,Refunds take 30 days.,supported,said word for word\nr2,refunds,Refunds take 30 days.,Refunds take 60 days.,contradicted,\n";
+        let strip = |v: Vec<LabelledClaim>| -> Vec<(String, Verdict, Option<String>, Vec<String>)> {
+            v.into_iter()
+                .map(|c| (c.id, c.label, c.note, c.passages))
+                .collect()
+        };
+        let expected = strip(load("a.yaml", yaml).unwrap());
+        assert_eq!(expected.len(), 2);
+        assert_eq!(strip(load("a.json", json).unwrap()), expected);
+        assert_eq!(strip(load("a.jsonl", jsonl).unwrap()), expected);
+        assert_eq!(strip(load("a.csv", csv).unwrap()), expected);
+        let lines: Vec<usize> = load("a.yaml", yaml)
+            .unwrap()
+            .iter()
+            .map(|c| c.line)
+            .collect();
+        assert_eq!(lines, [5, 9], "a group's claims are located by their ids");
+    }
+
+    #[test]
+    fn errors_name_the_line_and_what_is_expected() {
+        let bad_label = "- id: x\n  area: a\n  passages: [p]\n  claim: c\n  label: supportd\n";
+        assert_eq!(
+            load("b.yaml", bad_label)
+                .unwrap_err()
+                .to_string()
+                .rsplit_once("b.yaml")
+                .unwrap()
+                .1,
+            ":1: claim `x`: label `supportd` is not a verdict; expected supported, partially_supported, no_evidence or contradicted"
+        );
+        let no_passages =
+            "{\"id\": \"x\", \"area\": \"a\", \"claim\": \"c\", \"label\": \"supported\"}\n";
+        assert!(
+            load("c.jsonl", no_passages)
+                .unwrap_err()
+                .message
+                .contains("no passages")
+        );
+        let both = "- id: x\n  area: a\n  passages: [p]\n  claims: [{id: y, claim: c, label: supported}]\n";
+        assert!(
+            load("d.yaml", both)
+                .unwrap_err()
+                .message
+                .contains("not both")
+        );
+        let missing = "[{\"area\": \"a\", \"passages\": [\"p\"], \"claim\": \"c\"}]";
+        assert_eq!(
+            load("e.json", missing).unwrap_err().message,
+            "missing `id`, `label`: an item is one claim (`id`, `area`, `passages`, `claim`, `label`, `note`) or a group (`area`, `passages`, `claims`)"
+        );
+        let unknown = "id,area,passage,claim,label\n";
+        assert!(
+            load("f.csv", unknown)
+                .unwrap_err()
+                .message
+                .starts_with("unknown column `passage`")
+        );
+        // Labels are data: a judge's lenient spellings are not accepted.
+        let lenient = "- id: x\n  area: a\n  passages: [p]\n  claim: c\n  label: Supported\n";
+        assert!(load("g.yaml", lenient).is_err());
+    }
+}

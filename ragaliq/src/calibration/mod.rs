@@ -1,0 +1,565 @@
+//! How far a judge agrees with people: labelled claims verified through the
+//! judge, and the agreement reported.
+//!
+//! A folder of labelled claims (see [`load_dir`] for the formats) is
+//! verified in batches through the normal judge path — the same prompt,
+//! samples and vote as `assert_faithful!`, recorded and replayed like any
+//! test — and compared with the labels: accuracy, Cohen's kappa with a
+//! bootstrap 95% interval, macro-F1, per-label precision and recall, and the
+//! confusion matrix, for the four verdicts and collapsed to supported / not
+//! supported (partial support counts as not supported there). Several
+//! judges side by side give one comparison table: agreement, calls, tokens,
+//! cost and time per judge.
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+//! let report = ragaliq::calibration("tests/labelled_claims")
+//!     .with_judge_file("small", "judges/small.toml")
+//!     .with_judge_file("large", "judges/large.toml")
+//!     .with_min_kappa(0.6)
+//!     .run()
+//!     .await?;
+//! println!("{report}");
+//! std::fs::write("calibration.md", report.to_markdown())?;
+//! assert!(report.passed(), "{}", report.failures().join("\n"));
+//! # Ok(()) }
+//! ```
+//!
+//! `cargo ragaliq calibrate <DIR>` runs the same from the command line.
+//!
+//! Recordings: one per judge and labelled file, at
+//! `<DIR>/snapshots/<judge>/<file stem>.snap`, reviewed with
+//! `cargo insta review` and replayed with `CI=true`, like `#[rag_test]`'s.
+//!
+//! # Known limitations
+//!
+//! - Claims are verified in batches of up to [`DEFAULT_BATCH`] claims that
+//!   share their passages, so a judge sees the other claims of the batch, as
+//!   it does in `assert_faithful!`.
+//! - A claim the judge could not verify (a reply error after the re-asks)
+//!   is left out of the figures and listed; the run then fails.
+//! - With `samples = "auto"`, every claim is asked the cap: calibration has
+//!   no threshold to sample near.
+
+mod labels;
+mod report;
+mod stats;
+
+pub use labels::{LabelledClaim, load_dir, load_file};
+pub use report::{AreaAgreement, CalibrationReport, Disagreement, JudgeResult, NotJudged};
+pub use stats::{AgreementStats, DEFAULT_RESAMPLES, LabelStats, agreement};
+
+use crate::config::{Config, Mode};
+use crate::error::ConfigError;
+use crate::evaluation::Usage;
+use crate::judge::Judge;
+use crate::record::{Location, Recorder, Site, assert_snapshot};
+use crate::suite::cases::LoadError;
+use crate::verdict::Verdict;
+use futures_util::{StreamExt, stream};
+use std::collections::BTreeMap;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+
+/// Most claims verified in one call.
+pub const DEFAULT_BATCH: usize = 8;
+
+/// The bootstrap's seed: the same report for the same verdicts.
+pub const DEFAULT_SEED: u64 = 0x5EED_CA1B;
+
+/// The four verdicts, in the order of the matrix.
+const FOUR: [Verdict; 4] = [
+    Verdict::Supported,
+    Verdict::PartiallySupported,
+    Verdict::NoEvidence,
+    Verdict::Contradicted,
+];
+
+/// A calibration run over the labelled claims in `dir` (relative to the
+/// package root, as for [`suite`](crate::suite())). Add judges with
+/// [`Calibration::with_judge`] or [`Calibration::with_judge_file`]; with
+/// none, the judge `ragaliq.toml` and the environment configure, named
+/// `default`.
+#[must_use = "a calibration does nothing until `run` is awaited"]
+pub fn calibration(dir: impl AsRef<Path>) -> Calibration {
+    Calibration {
+        dir: dir.as_ref().to_owned(),
+        judges: Vec::new(),
+        min_kappa: None,
+        batch: DEFAULT_BATCH,
+        resamples: DEFAULT_RESAMPLES,
+        mode: None,
+        snapshot_dir: None,
+        record_command: None,
+    }
+}
+
+enum JudgeSource {
+    Built(Judge),
+    File(PathBuf),
+}
+
+/// A calibration run being set up; see [`calibration`].
+#[must_use = "a calibration does nothing until `run` is awaited"]
+pub struct Calibration {
+    dir: PathBuf,
+    judges: Vec<(String, JudgeSource)>,
+    min_kappa: Option<f64>,
+    batch: usize,
+    resamples: usize,
+    mode: Option<Mode>,
+    snapshot_dir: Option<PathBuf>,
+    record_command: Option<String>,
+}
+
+/// Why a calibration could not run (a low agreement is not an error: see
+/// [`CalibrationReport::passed`]).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum CalibrationError {
+    /// A labelled-claims file cannot be loaded.
+    #[error(transparent)]
+    Load(#[from] LoadError),
+    /// A judge's configuration, or the calibration's own, is invalid.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+}
+
+impl Calibration {
+    /// Adds a judge. `name` names it in the tables and its recordings'
+    /// folder (letters, digits, `_`, `-`, `.`).
+    pub fn with_judge(mut self, name: impl Into<String>, judge: Judge) -> Self {
+        self.judges.push((name.into(), JudgeSource::Built(judge)));
+        self
+    }
+
+    /// Adds a judge configured by a TOML file in `ragaliq.toml`'s format
+    /// (relative to the package root). The file alone configures it: the
+    /// `RAGALIQ_*` variables are not applied, except `RAGALIQ_MODE`, so two
+    /// files compare what they say. API keys are read from the variables the
+    /// file names.
+    pub fn with_judge_file(mut self, name: impl Into<String>, path: impl Into<PathBuf>) -> Self {
+        self.judges
+            .push((name.into(), JudgeSource::File(path.into())));
+        self
+    }
+
+    /// Fails the run when a judge's kappa over the four verdicts is below
+    /// `floor` (or undefined).
+    pub fn with_min_kappa(mut self, floor: f64) -> Self {
+        self.min_kappa = Some(floor);
+        self
+    }
+
+    /// Most claims verified in one call (default [`DEFAULT_BATCH`]).
+    pub fn with_batch_size(mut self, claims: usize) -> Self {
+        self.batch = claims;
+        self
+    }
+
+    /// Bootstrap resamples for kappa's interval (default
+    /// [`DEFAULT_RESAMPLES`]; 0 leaves the interval out).
+    pub fn with_resamples(mut self, resamples: usize) -> Self {
+        self.resamples = resamples;
+        self
+    }
+
+    /// The recording mode, instead of the configured one.
+    pub fn with_mode(mut self, mode: Mode) -> Self {
+        self.mode = Some(mode);
+        self
+    }
+
+    /// Where recordings go instead of `<dir>/snapshots`.
+    pub fn with_snapshot_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.snapshot_dir = Some(dir.into());
+        self
+    }
+
+    /// The command that records afresh, for the messages of missing and
+    /// stale recordings (default: `cargo ragaliq calibrate <dir>` in record
+    /// mode).
+    pub fn with_record_command(mut self, command: impl Into<String>) -> Self {
+        self.record_command = Some(command.into());
+        self
+    }
+
+    /// Verifies every labelled claim with every judge, one judge after the
+    /// other, and reports the agreement.
+    ///
+    /// # Errors
+    ///
+    /// A labelled file that cannot be loaded, or an invalid configuration.
+    /// Judge errors are not errors of the run: the claims concerned are
+    /// listed in the report, which then does not pass.
+    pub async fn run(self) -> Result<CalibrationReport, CalibrationError> {
+        let env = |name: &str| std::env::var(name).ok();
+        let root = env("CARGO_MANIFEST_DIR").map_or_else(|| PathBuf::from("."), PathBuf::from);
+        let root = root.canonicalize().unwrap_or(root);
+        let config = Config::load_from(&root, &env)?;
+        let mode = self.mode.unwrap_or(config.mode);
+        if self.batch == 0 {
+            return Err(ConfigError::Invalid {
+                origin: "calibration batch size".into(),
+                value: "0".into(),
+                expected: "at least 1 claim per call".into(),
+            }
+            .into());
+        }
+        if let Some(floor) = self.min_kappa
+            && !(-1.0..=1.0).contains(&floor)
+        {
+            return Err(ConfigError::Invalid {
+                origin: "min_kappa".into(),
+                value: floor.to_string(),
+                expected: "a number from -1 to 1".into(),
+            }
+            .into());
+        }
+        let dir = root.join(&self.dir);
+        let claims: Vec<LabelledClaim> = load_dir(&dir)
+            .map_err(|mut e| {
+                e.relativize(&root);
+                e
+            })?
+            .into_iter()
+            .map(|mut c| {
+                c.file = c
+                    .file
+                    .strip_prefix(&root)
+                    .map(Path::to_path_buf)
+                    .unwrap_or(c.file);
+                c
+            })
+            .collect();
+        let mut judges = Vec::new();
+        if self.judges.is_empty() {
+            judges.push(("default".to_owned(), Judge::from_config(&config)?));
+        }
+        for (name, source) in self.judges {
+            if name.is_empty()
+                || !name
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+            {
+                return Err(ConfigError::Invalid {
+                    origin: "judge name".into(),
+                    value: name,
+                    expected:
+                        "letters, digits, `_`, `-` and `.` (it names the judge's recordings folder)"
+                            .into(),
+                }
+                .into());
+            }
+            let judge = match source {
+                JudgeSource::Built(judge) => judge,
+                JudgeSource::File(path) => judge_from_file(&root.join(path), &root)?,
+            };
+            judges.push((name, judge));
+        }
+        let snapshots = self.snapshot_dir.map_or_else(
+            || {
+                env("RAGALIQ_SNAPSHOT_DIR")
+                    .filter(|d| !d.is_empty())
+                    .map_or_else(|| dir.join("snapshots"), |d| root.join(d))
+            },
+            |d| root.join(d),
+        );
+        let setup = Setup {
+            root: &root,
+            snapshots: &snapshots,
+            mode,
+            batch: self.batch,
+            record_command: self.record_command.unwrap_or_else(|| {
+                format!(
+                    "RAGALIQ_MODE=record cargo ragaliq calibrate {}",
+                    self.dir.display()
+                )
+            }),
+        };
+        let mut results = Vec::new();
+        for (name, judge) in judges {
+            results.push(calibrate_one(&setup, &name, &judge, &claims, self.resamples).await);
+        }
+        Ok(CalibrationReport::new(&claims, self.min_kappa, results))
+    }
+}
+
+/// A judge configured by `path` alone (plus `RAGALIQ_MODE` and the key
+/// variables it names).
+fn judge_from_file(path: &Path, root: &Path) -> Result<Judge, ConfigError> {
+    let text = std::fs::read_to_string(path).map_err(|e| ConfigError::File {
+        path: path.display().to_string(),
+        message: e.to_string(),
+    })?;
+    let env = |name: &str| {
+        if name.starts_with("RAGALIQ_") && name != "RAGALIQ_MODE" {
+            return None;
+        }
+        std::env::var(name).ok()
+    };
+    let config = Config::from_sources(Some((&text, path)), root, &env)?;
+    Judge::from_config(&config)
+}
+
+struct Setup<'a> {
+    root: &'a Path,
+    snapshots: &'a Path,
+    mode: Mode,
+    batch: usize,
+    record_command: String,
+}
+
+/// A batch: claim indices sharing a file and passages.
+struct Batch {
+    file: PathBuf,
+    members: Vec<usize>,
+}
+
+fn batches(claims: &[LabelledClaim], size: usize) -> Vec<Batch> {
+    let mut groups: Vec<((PathBuf, Vec<String>), Vec<usize>)> = Vec::new();
+    for (i, c) in claims.iter().enumerate() {
+        let key = (c.file.clone(), c.passages.clone());
+        match groups.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, members)) => members.push(i),
+            None => groups.push((key, vec![i])),
+        }
+    }
+    groups
+        .into_iter()
+        .flat_map(|((file, _), members)| {
+            members
+                .chunks(size)
+                .map(|chunk| Batch {
+                    file: file.clone(),
+                    members: chunk.to_vec(),
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+/// One claim's outcome: the voted verdict, or why there is none.
+enum Outcome {
+    Judged {
+        verdict: Verdict,
+        agreement: Option<String>,
+        undecided: bool,
+        evidence: String,
+    },
+    NotJudged(String),
+}
+
+async fn calibrate_one(
+    setup: &Setup<'_>,
+    name: &str,
+    judge: &Judge,
+    claims: &[LabelledClaim],
+    resamples: usize,
+) -> JudgeResult {
+    let started = Instant::now();
+    let mut recorders: BTreeMap<PathBuf, Arc<Recorder>> = BTreeMap::new();
+    for c in claims {
+        recorders.entry(c.file.clone()).or_insert_with(|| {
+            let stem = c
+                .file
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            Arc::new(Recorder::new(
+                Location::at(
+                    setup.snapshots.join(name).join(format!("{stem}.snap")),
+                    format!("calibration of judge `{name}` on {}", c.file.display()),
+                    setup.record_command.clone(),
+                ),
+                setup.mode,
+            ))
+        });
+    }
+    let samples = judge.samples();
+    let work = batches(claims, setup.batch);
+    let done: Vec<(Vec<usize>, Result<Vec<Outcome>, String>, Usage)> = stream::iter(work)
+        .map(|batch| {
+            let judge = judge.with_recorder(recorders[&batch.file].clone());
+            async move {
+                let texts: Vec<String> = batch
+                    .members
+                    .iter()
+                    .map(|&i| claims[i].claim.clone())
+                    .collect();
+                let passages = &claims[batch.members[0]].passages;
+                match crate::metrics::verify_labelled(&judge, &texts, passages, samples).await {
+                    Ok((voted, usage)) => {
+                        let outcomes = voted
+                            .into_iter()
+                            .map(|v| Outcome::Judged {
+                                verdict: v.verdict.verdict,
+                                agreement: v.agreement.map(|a| a.to_string()),
+                                undecided: v.undecided,
+                                evidence: v.verdict.evidence,
+                            })
+                            .collect();
+                        (batch.members, Ok(outcomes), usage)
+                    }
+                    Err(e) => (batch.members, Err(e.to_string()), Usage::default()),
+                }
+            }
+        })
+        .buffer_unordered(judge.concurrency().max(1))
+        .collect()
+        .await;
+    let mut usage = Usage::default();
+    let mut outcomes: Vec<Option<Outcome>> = claims.iter().map(|_| None).collect();
+    let mut failed_files = std::collections::BTreeSet::new();
+    for (members, result, batch_usage) in done {
+        usage += batch_usage;
+        match result {
+            Ok(list) => {
+                for (i, o) in members.into_iter().zip(list) {
+                    outcomes[i] = Some(o);
+                }
+            }
+            Err(message) => {
+                failed_files.insert(claims[members[0]].file.clone());
+                for i in members {
+                    outcomes[i] = Some(Outcome::NotJudged(message.clone()));
+                }
+            }
+        }
+    }
+    let mut pending = Vec::new();
+    for (file, recorder) in &recorders {
+        if let Some(path) = commit(
+            setup.root,
+            file,
+            name,
+            recorder,
+            !failed_files.contains(file),
+        ) {
+            pending.push(
+                path.strip_prefix(setup.root)
+                    .map(Path::to_path_buf)
+                    .unwrap_or(path),
+            );
+        }
+    }
+    let four: Vec<&str> = FOUR.iter().map(|v| v.label()).collect();
+    let index = |v: Verdict| FOUR.iter().position(|f| *f == v).unwrap_or(0);
+    let collapse = |v: Verdict| usize::from(v != Verdict::Supported);
+    let mut pairs = Vec::new();
+    let mut collapsed = Vec::new();
+    let mut not_judged = Vec::new();
+    let mut disagreements = Vec::new();
+    let mut undecided = 0;
+    let mut areas: BTreeMap<String, (usize, usize)> = BTreeMap::new();
+    for (c, outcome) in claims.iter().zip(outcomes) {
+        match outcome {
+            Some(Outcome::Judged {
+                verdict,
+                agreement,
+                undecided: split,
+                evidence,
+            }) => {
+                pairs.push((index(c.label), index(verdict)));
+                collapsed.push((collapse(c.label), collapse(verdict)));
+                undecided += usize::from(split);
+                let area = areas.entry(c.area.clone()).or_default();
+                area.0 += 1;
+                if verdict == c.label {
+                    area.1 += 1;
+                } else {
+                    disagreements.push(Disagreement {
+                        id: c.id.clone(),
+                        area: c.area.clone(),
+                        claim: c.claim.clone(),
+                        label: c.label.label().to_owned(),
+                        verdict: verdict.label().to_owned(),
+                        agreement,
+                        undecided: split,
+                        evidence,
+                        note: c.note.clone(),
+                        place: format!("{}:{}", c.file.display(), c.line),
+                    });
+                }
+            }
+            Some(Outcome::NotJudged(error)) => not_judged.push(NotJudged {
+                id: c.id.clone(),
+                place: format!("{}:{}", c.file.display(), c.line),
+                error,
+            }),
+            None => not_judged.push(NotJudged {
+                id: c.id.clone(),
+                place: format!("{}:{}", c.file.display(), c.line),
+                error: "no verdict was returned for this claim".into(),
+            }),
+        }
+    }
+    JudgeResult {
+        name: name.to_owned(),
+        judge: judge.describe(),
+        samples: samples.to_string(),
+        judged: pairs.len(),
+        undecided,
+        verdicts: agreement(&four, &pairs, resamples, DEFAULT_SEED),
+        collapsed: agreement(
+            &["supported", "not_supported"],
+            &collapsed,
+            resamples,
+            DEFAULT_SEED,
+        ),
+        areas: areas
+            .into_iter()
+            .map(|(area, (claims, agreeing))| AreaAgreement {
+                area,
+                claims,
+                agreeing,
+            })
+            .collect(),
+        cost_usd: judge.price().map(|p| p.cost(&usage)),
+        usage,
+        seconds: started.elapsed().as_secs_f64(),
+        pending,
+        not_judged,
+        disagreements,
+    }
+}
+
+/// Hands one recording to insta, as a suite trial does; the pending file
+/// when it is new or changed.
+fn commit(
+    root: &Path,
+    file: &Path,
+    judge: &str,
+    recorder: &Recorder,
+    complete: bool,
+) -> Option<PathBuf> {
+    let snapshot = recorder.location().snapshot.clone();
+    let description = recorder.description();
+    let manifest_dir = root.display().to_string();
+    let workspace = crate::record::workspace_root(&manifest_dir);
+    let source = root
+        .join(file)
+        .strip_prefix(&workspace)
+        .map_or_else(|_| file.to_path_buf(), Path::to_path_buf)
+        .display()
+        .to_string();
+    let function = format!("calibration::{judge}");
+    let site = Site {
+        file: &source,
+        module_path: "calibration",
+        function: &function,
+        line: 1,
+        manifest_dir: &manifest_dir,
+    };
+    let asserted = catch_unwind(AssertUnwindSafe(|| {
+        recorder.commit(None, complete, |recording| {
+            assert_snapshot(&snapshot, &recording.to_yaml(), &description, site);
+        })
+    }));
+    match asserted {
+        Ok(_) => None,
+        Err(_) => Some(crate::record::pending_path(&snapshot, None)),
+    }
+}

@@ -1,0 +1,472 @@
+//! The agreement report: a console table, Markdown and JSON.
+
+use super::LabelledClaim;
+use super::stats::AgreementStats;
+use crate::evaluation::Usage;
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::fmt::{self, Write as _};
+use std::path::PathBuf;
+
+/// Format of [`CalibrationReport::to_json`].
+const FORMAT: u32 = 1;
+
+/// Disagreements printed on the console per judge (every one is in the JSON
+/// and Markdown).
+const CONSOLE_DISAGREEMENTS: usize = 10;
+
+/// How far each judge agrees with the labels.
+#[derive(Clone, Debug, Serialize)]
+#[non_exhaustive]
+pub struct CalibrationReport {
+    /// Format of this report's JSON.
+    pub format: u32,
+    /// Labelled claims in the set.
+    pub claims: usize,
+    /// Claims per person's label.
+    pub labels: BTreeMap<String, usize>,
+    /// Claims per subject area.
+    pub areas: BTreeMap<String, usize>,
+    /// The kappa floor, when one is set.
+    pub min_kappa: Option<f64>,
+    /// One result per judge, in the order given.
+    pub judges: Vec<JudgeResult>,
+}
+
+/// One judge's agreement with the labels.
+#[derive(Clone, Debug, Serialize)]
+#[non_exhaustive]
+pub struct JudgeResult {
+    /// The name it was given.
+    pub name: String,
+    /// Provider, model, server and JSON mode.
+    pub judge: String,
+    /// Samples per question.
+    pub samples: String,
+    /// Claims with a verdict.
+    pub judged: usize,
+    /// Claims whose samples split below the required agreement (counted
+    /// with the vote's verdict, which leans to the worse one).
+    pub undecided: usize,
+    /// Over the four verdicts.
+    pub verdicts: AgreementStats,
+    /// Over supported / not supported.
+    pub collapsed: AgreementStats,
+    /// Agreement per subject area.
+    pub areas: Vec<AreaAgreement>,
+    /// Calls, tokens, and exchanges replayed (with the tokens they cost
+    /// when recorded).
+    pub usage: Usage,
+    /// Estimated cost of the live calls, when the model's price is known.
+    pub cost_usd: Option<f64>,
+    /// Wall time of this judge's run.
+    pub seconds: f64,
+    /// Recordings new or changed, awaiting `cargo insta review`.
+    pub pending: Vec<PathBuf>,
+    /// Claims the judge could not verify, and why.
+    pub not_judged: Vec<NotJudged>,
+    /// Claims where the judge's verdict is not the person's.
+    pub disagreements: Vec<Disagreement>,
+}
+
+/// Agreement within one subject area.
+#[derive(Clone, Debug, Serialize)]
+#[non_exhaustive]
+pub struct AreaAgreement {
+    /// The area.
+    pub area: String,
+    /// Claims judged.
+    pub claims: usize,
+    /// Of those, verdicts equal to the label.
+    pub agreeing: usize,
+}
+
+/// A claim without a verdict.
+#[derive(Clone, Debug, Serialize)]
+#[non_exhaustive]
+pub struct NotJudged {
+    /// The claim's id.
+    pub id: String,
+    /// `file:line`.
+    pub place: String,
+    /// The judge's error.
+    pub error: String,
+}
+
+/// A claim where the judge and the person differ.
+#[derive(Clone, Debug, Serialize)]
+#[non_exhaustive]
+pub struct Disagreement {
+    /// The claim's id.
+    pub id: String,
+    /// Its area.
+    pub area: String,
+    /// The claim.
+    pub claim: String,
+    /// The person's verdict.
+    pub label: String,
+    /// The judge's.
+    pub verdict: String,
+    /// `k of N` samples, with several samples.
+    pub agreement: Option<String>,
+    /// Whether the samples split below the required agreement.
+    pub undecided: bool,
+    /// The judge's evidence.
+    pub evidence: String,
+    /// The person's note.
+    pub note: Option<String>,
+    /// `file:line`.
+    pub place: String,
+}
+
+impl CalibrationReport {
+    pub(super) fn new(
+        claims: &[LabelledClaim],
+        min_kappa: Option<f64>,
+        judges: Vec<JudgeResult>,
+    ) -> Self {
+        let mut labels = BTreeMap::new();
+        let mut areas = BTreeMap::new();
+        for c in claims {
+            *labels.entry(c.label.label().to_owned()).or_insert(0) += 1;
+            *areas.entry(c.area.clone()).or_insert(0) += 1;
+        }
+        CalibrationReport {
+            format: FORMAT,
+            claims: claims.len(),
+            labels,
+            areas,
+            min_kappa,
+            judges,
+        }
+    }
+
+    /// Whether every judge verified every claim, has no recording awaiting
+    /// review, and reaches the kappa floor (when one is set).
+    #[must_use]
+    pub fn passed(&self) -> bool {
+        self.failures().is_empty()
+    }
+
+    /// Why the run does not pass, one line per reason.
+    #[must_use]
+    pub fn failures(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for j in &self.judges {
+            if !j.not_judged.is_empty() {
+                out.push(format!(
+                    "judge `{}`: {} of {} claims could not be verified (first: {} at {}: {})",
+                    j.name,
+                    j.not_judged.len(),
+                    self.claims,
+                    j.not_judged[0].id,
+                    j.not_judged[0].place,
+                    j.not_judged[0].error
+                ));
+            }
+            if !j.pending.is_empty() {
+                out.push(format!(
+                    "judge `{}`: {} new or changed recordings await review: run `cargo insta review`, then commit them (first: {})",
+                    j.name,
+                    j.pending.len(),
+                    j.pending[0].display()
+                ));
+            }
+            if let Some(floor) = self.min_kappa {
+                match j.verdicts.kappa {
+                    Some(k) if k >= floor => {}
+                    Some(k) => out.push(format!(
+                        "judge `{}`: kappa {k:.3} is below the floor {floor:.2}",
+                        j.name
+                    )),
+                    None => out.push(format!(
+                        "judge `{}`: kappa is undefined (one label only), so it cannot reach the floor {floor:.2}",
+                        j.name
+                    )),
+                }
+            }
+        }
+        out
+    }
+
+    /// The report as pretty JSON.
+    #[must_use]
+    pub fn to_json(&self) -> String {
+        // Plain data of strings and numbers: serializing cannot fail.
+        serde_json::to_string_pretty(self).unwrap_or_default()
+    }
+
+    /// The report as Markdown: the comparison table, then per judge the
+    /// confusion matrices, per-label figures, areas and disagreements.
+    #[must_use]
+    pub fn to_markdown(&self) -> String {
+        let mut s = String::new();
+        let _ = writeln!(s, "## ragaliq: agreement with {}\n", self.set_line());
+        let _ = writeln!(
+            s,
+            "| judge | samples | judged | accuracy | kappa (95% CI) | macro-F1 | supported/not kappa | undecided | calls | replayed | tokens¹ | cost | time |"
+        );
+        let _ = writeln!(s, "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|");
+        for j in &self.judges {
+            let _ = writeln!(
+                s,
+                "| `{}` | {} | {} | {:.3} | {} | {:.3} | {} | {} | {} | {} | {} | {} | {:.2} s |",
+                j.name,
+                j.samples,
+                j.judged,
+                j.verdicts.accuracy,
+                kappa_text(&j.verdicts),
+                j.verdicts.macro_f1,
+                kappa_text(&j.collapsed),
+                j.undecided,
+                j.usage.calls,
+                j.usage.replayed,
+                j.usage.total_tokens() + j.usage.replayed_tokens,
+                cost_text(j.cost_usd),
+                j.seconds
+            );
+        }
+        let _ = writeln!(
+            s,
+            "\n¹ spent now plus, for replayed exchanges, what they cost when recorded: the judges' relative price."
+        );
+        if let Some(floor) = self.min_kappa {
+            let _ = writeln!(s, "\nkappa floor: {floor:.2}");
+        }
+        for j in &self.judges {
+            let _ = writeln!(s, "\n### `{}`: {}\n", j.name, j.judge);
+            for stats in [&j.verdicts, &j.collapsed] {
+                s.push_str(&markdown_matrix(stats));
+                s.push('\n');
+            }
+            let _ = writeln!(s, "| area | claims | agreeing |\n|---|--:|--:|");
+            for a in &j.areas {
+                let _ = writeln!(s, "| {} | {} | {} |", a.area, a.claims, a.agreeing);
+            }
+            if !j.not_judged.is_empty() {
+                let _ = writeln!(s, "\nNot verified:\n");
+                for n in &j.not_judged {
+                    let _ = writeln!(s, "- `{}` ({}): {}", n.id, n.place, one_line(&n.error));
+                }
+            }
+            if !j.disagreements.is_empty() {
+                let _ = writeln!(
+                    s,
+                    "\n<details><summary>{} disagreements</summary>\n\n| claim | person | judge | claim text | note |\n|---|---|---|---|---|",
+                    j.disagreements.len()
+                );
+                for d in &j.disagreements {
+                    let _ = writeln!(
+                        s,
+                        "| `{}` | {} | {}{} | {} | {} |",
+                        d.id,
+                        d.label,
+                        d.verdict,
+                        d.agreement
+                            .as_ref()
+                            .map(|a| format!(" ({a})"))
+                            .unwrap_or_default(),
+                        cell(&d.claim),
+                        cell(d.note.as_deref().unwrap_or(""))
+                    );
+                }
+                let _ = writeln!(s, "\n</details>");
+            }
+        }
+        s
+    }
+
+    fn set_line(&self) -> String {
+        format!(
+            "{} labelled claims over {} areas ({})",
+            self.claims,
+            self.areas.len(),
+            self.labels
+                .iter()
+                .map(|(l, n)| format!("{l} {n}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    }
+}
+
+fn kappa_text(stats: &AgreementStats) -> String {
+    match (stats.kappa, stats.kappa_interval) {
+        (Some(k), Some((lo, hi))) => format!("{k:.3} ({lo:.3} to {hi:.3})"),
+        (Some(k), None) => format!("{k:.3}"),
+        (None, _) => "undefined".into(),
+    }
+}
+
+fn cost_text(cost: Option<f64>) -> String {
+    cost.map_or_else(|| "unknown price".into(), |c| format!("${c:.4}"))
+}
+
+fn ratio(x: Option<f64>) -> String {
+    x.map_or_else(|| "—".into(), |x| format!("{x:.2}"))
+}
+
+fn one_line(s: &str) -> String {
+    s.lines().next().unwrap_or_default().to_owned()
+}
+
+fn cell(s: &str) -> String {
+    s.replace('|', "\\|").replace('\n', " ")
+}
+
+fn markdown_matrix(stats: &AgreementStats) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "| person \\ judge | {} | recall |",
+        stats.labels.join(" | ")
+    );
+    let _ = writeln!(s, "|---|{}--:|", "--:|".repeat(stats.labels.len()));
+    for (row, l) in stats.confusion.iter().zip(&stats.per_label) {
+        let cells: Vec<String> = row.iter().map(u64::to_string).collect();
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} |",
+            l.label,
+            cells.join(" | "),
+            ratio(l.recall)
+        );
+    }
+    let precision: Vec<String> = stats.per_label.iter().map(|l| ratio(l.precision)).collect();
+    let _ = writeln!(s, "| precision | {} | |", precision.join(" | "));
+    s
+}
+
+/// The console form: per judge the headline figures, the confusion matrix
+/// and the first disagreements; then, with several judges, the comparison
+/// table.
+impl fmt::Display for CalibrationReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "agreement with {}", self.set_line())?;
+        for j in &self.judges {
+            writeln!(
+                f,
+                "\njudge `{}`: {}; samples {}",
+                j.name, j.judge, j.samples
+            )?;
+            writeln!(
+                f,
+                "  four verdicts:           accuracy {:.3}  kappa {}  macro-F1 {:.3}",
+                j.verdicts.accuracy,
+                kappa_text(&j.verdicts),
+                j.verdicts.macro_f1
+            )?;
+            writeln!(
+                f,
+                "  supported / not:         accuracy {:.3}  kappa {}  macro-F1 {:.3}",
+                j.collapsed.accuracy,
+                kappa_text(&j.collapsed),
+                j.collapsed.macro_f1
+            )?;
+            writeln!(f)?;
+            let width = j
+                .verdicts
+                .labels
+                .iter()
+                .map(String::len)
+                .max()
+                .unwrap_or(0)
+                .max("person \\ judge".len());
+            write!(f, "  {:<width$}", "person \\ judge")?;
+            for l in &j.verdicts.labels {
+                write!(f, "  {l:>width$}")?;
+            }
+            writeln!(f, "  {:>7}", "recall")?;
+            for (row, l) in j.verdicts.confusion.iter().zip(&j.verdicts.per_label) {
+                write!(f, "  {:<width$}", l.label)?;
+                for c in row {
+                    write!(f, "  {c:>width$}")?;
+                }
+                writeln!(f, "  {:>7}", ratio(l.recall))?;
+            }
+            write!(f, "  {:<width$}", "precision")?;
+            for l in &j.verdicts.per_label {
+                write!(f, "  {:>width$}", ratio(l.precision))?;
+            }
+            writeln!(f)?;
+            writeln!(
+                f,
+                "\n  {} judged, {} undecided, {} not verified; calls {}, replayed {}, tokens {} (replayed ones as recorded), cost {}, {:.2} s",
+                j.judged,
+                j.undecided,
+                j.not_judged.len(),
+                j.usage.calls,
+                j.usage.replayed,
+                j.usage.total_tokens() + j.usage.replayed_tokens,
+                cost_text(j.cost_usd),
+                j.seconds
+            )?;
+            if !j.disagreements.is_empty() {
+                writeln!(
+                    f,
+                    "  {} disagreements{}:",
+                    j.disagreements.len(),
+                    if j.disagreements.len() > CONSOLE_DISAGREEMENTS {
+                        format!(" (first {CONSOLE_DISAGREEMENTS}; all in the JSON and Markdown)")
+                    } else {
+                        String::new()
+                    }
+                )?;
+                for d in j.disagreements.iter().take(CONSOLE_DISAGREEMENTS) {
+                    writeln!(
+                        f,
+                        "    {} {}: person {}, judge {}{} — {:?}",
+                        d.place,
+                        d.id,
+                        d.label,
+                        d.verdict,
+                        d.agreement
+                            .as_ref()
+                            .map(|a| format!(" ({a})"))
+                            .unwrap_or_default(),
+                        d.claim
+                    )?;
+                }
+            }
+        }
+        if self.judges.len() > 1 {
+            writeln!(f, "\ncomparison:")?;
+            writeln!(
+                f,
+                "  {:<16} {:>7} {:>6} {:>8} {:>26} {:>8} {:>6} {:>8} {:>8} {:>14} {:>8}",
+                "judge",
+                "samples",
+                "judged",
+                "accuracy",
+                "kappa (95% CI)",
+                "macro-F1",
+                "calls",
+                "replayed",
+                "tokens",
+                "cost",
+                "time"
+            )?;
+            for j in &self.judges {
+                writeln!(
+                    f,
+                    "  {:<16} {:>7} {:>6} {:>8.3} {:>26} {:>8.3} {:>6} {:>8} {:>8} {:>14} {:>6.2} s",
+                    j.name,
+                    j.samples,
+                    j.judged,
+                    j.verdicts.accuracy,
+                    kappa_text(&j.verdicts),
+                    j.verdicts.macro_f1,
+                    j.usage.calls,
+                    j.usage.replayed,
+                    j.usage.total_tokens() + j.usage.replayed_tokens,
+                    cost_text(j.cost_usd),
+                    j.seconds
+                )?;
+            }
+        }
+        for failure in self.failures() {
+            writeln!(f, "\nFAILED: {failure}")?;
+        }
+        Ok(())
+    }
+}
