@@ -4,7 +4,11 @@
 //! cargo run --release --example bench -- record 1000 target/bench   # write recordings
 //! cargo run --release --example bench -- replay 1000 target/bench   # replay them directly
 //! cargo run --release --example bench -- suite  1000 target/bench   # replay through the suite
+//! cargo run --release --example bench -- bound  1000 target/bench   # only read and parse them
 //! cargo run --release --example bench -- live   1000 100 16         # N, latency ms, concurrency
+//! cargo run --release --example bench -- record 1000 target/bench5 5 # five samples per question
+//! cargo run --release --example bench -- replay 1000 target/bench5 5
+//! cargo run --release --example bench -- auto   100 0.2             # samples "auto" vs always 5, 20% flips
 //! cargo run --example bench -- smoke                               # small N, every mode (CI)
 //! ```
 //!
@@ -13,8 +17,9 @@
 //! judge is the scripted judge on 127.0.0.1 (ragaliq-scripted), which also
 //! counts requests, prompt characters and the most requests in flight.
 
+use ragaliq::record::Recording;
 use ragaliq::record::{Location, Recorder};
-use ragaliq::{Judge, Metric, Mode, RagCase, judge::OpenAiTransport};
+use ragaliq::{EvalOptions, Judge, Metric, Mode, RagCase, Samples, judge::OpenAiTransport};
 use ragaliq_scripted::ScriptedJudge;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -143,24 +148,28 @@ fn location(dir: &Path, case: &RagCase) -> Location {
 
 /// Faithfulness, hallucination and relevance of one case; relevance runs
 /// beside the claim pipeline, as a suite's trials would.
-async fn grade(judge: &Judge, case: &RagCase) {
+async fn grade(judge: &Judge, case: &RagCase, options: &EvalOptions) {
     let claims = async {
         judge
-            .evaluate(Metric::Faithfulness, case)
+            .evaluate_with(Metric::Faithfulness, case, options)
             .await
             .expect("faithfulness");
         judge
-            .evaluate(Metric::Hallucination, case)
+            .evaluate_with(Metric::Hallucination, case, options)
             .await
             .expect("hallucination");
     };
     let relevance = async {
         judge
-            .evaluate(Metric::Relevance, case)
+            .evaluate_with(Metric::Relevance, case, options)
             .await
             .expect("relevance");
     };
     tokio::join!(claims, relevance);
+}
+
+fn with_samples(samples: u32) -> EvalOptions {
+    EvalOptions::default().with_samples(Samples::Fixed(samples))
 }
 
 /// Peak resident memory of this process, from /proc (Linux).
@@ -185,7 +194,7 @@ fn report(what: &str, started: Instant, extra: &str) {
     );
 }
 
-async fn record(n: usize, dir: &Path) {
+async fn record(n: usize, dir: &Path, samples: u32) {
     let server = ScriptedJudge::start().await;
     let base = judge(&server.base_url(), 64);
     let cases: Vec<RagCase> = (0..n).map(case).collect();
@@ -205,8 +214,14 @@ async fn record(n: usize, dir: &Path) {
             (r, j)
         })
         .collect();
-    futures_util::future::join_all(cases.iter().zip(&recorders).map(|(c, (_, j))| grade(j, c)))
-        .await;
+    let options = with_samples(samples);
+    futures_util::future::join_all(
+        cases
+            .iter()
+            .zip(&recorders)
+            .map(|(c, (_, j))| grade(j, c, &options)),
+    )
+    .await;
     let graded = started.elapsed();
     for (r, _) in &recorders {
         let pending = r
@@ -223,7 +238,7 @@ async fn record(n: usize, dir: &Path) {
     );
 }
 
-async fn replay(n: usize, dir: &Path, started: Instant) {
+async fn replay(n: usize, dir: &Path, samples: u32, started: Instant) {
     // Nothing listens on port 9: a call would fail the run.
     let base = judge("http://127.0.0.1:9/v1", 64);
     let cases: Vec<RagCase> = (0..n).map(case).collect();
@@ -231,14 +246,107 @@ async fn replay(n: usize, dir: &Path, started: Instant) {
         .iter()
         .map(|c| base.with_recorder(Arc::new(Recorder::new(location(dir, c), Mode::Replay))))
         .collect();
-    futures_util::future::join_all(cases.iter().zip(&judges).map(|(c, j)| grade(j, c))).await;
+    let options = with_samples(samples);
+    futures_util::future::join_all(
+        cases
+            .iter()
+            .zip(&judges)
+            .map(|(c, j)| grade(j, c, &options)),
+    )
+    .await;
     let usage = base.usage();
     assert_eq!(usage.calls, 0, "replay made a call");
     report(
-        &format!("replay {n} cases x 3 metrics"),
+        &format!("replay {n} cases x 3 metrics, {samples} sample(s)"),
         started,
-        &format!("; {} answers replayed, 0 calls", usage.replayed),
+        &format!(
+            "; {} answers replayed, 0 calls; {:.1} µs per answer",
+            usage.replayed,
+            started.elapsed().as_secs_f64() * 1e6 / usage.replayed as f64
+        ),
     );
+}
+
+/// The bound for replay: only reading and parsing the same recording files.
+fn bound(n: usize, dir: &Path, started: Instant) {
+    let mut exchanges = 0;
+    for i in 0..n {
+        let recording = Recording::read(&location(dir, &case(i)).snapshot)
+            .expect("a readable recording")
+            .expect("a recording");
+        exchanges += recording.exchanges.len();
+    }
+    report(
+        &format!("read and parse {n} recordings"),
+        started,
+        &format!("; {exchanges} exchanges"),
+    );
+}
+
+/// `samples = "auto"` against always five, on the scripted judge with a
+/// `share` of its verdicts flipped (seeded), each mode on a fresh server so that
+/// sample `s` of a question gets the same flips in both.
+async fn auto(n: usize, share: f64) {
+    let cases: Vec<RagCase> = (0..n).map(case).collect();
+    let mut runs = Vec::new();
+    for samples in [Samples::Auto { max: 5 }, Samples::Fixed(5)] {
+        let server = ScriptedJudge::start().await;
+        server.set_flips(share, 7);
+        let judge = Judge::builder(OpenAiTransport::new(&server.base_url()))
+            .with_model("scripted")
+            .with_concurrency(16)
+            .with_temperature(0.7)
+            .build()
+            .expect("a valid judge");
+        let options = EvalOptions::default().with_samples(samples);
+        let decisions: Vec<(bool, bool)> =
+            futures_util::future::join_all(cases.iter().flat_map(|c| METRICS.map(|m| (c, m))).map(
+                |(c, m)| {
+                    let (judge, options) = (&judge, &options);
+                    async move {
+                        let e = judge.evaluate_with(m, c, options).await.expect("evaluated");
+                        (e.passed, e.undecided)
+                    }
+                },
+            ))
+            .await;
+        runs.push((samples, server.requests(), decisions));
+    }
+    let (_, auto_calls, auto) = &runs[0];
+    let (_, fixed_calls, fixed) = &runs[1];
+    let differ: Vec<String> = auto
+        .iter()
+        .zip(fixed)
+        .enumerate()
+        .filter(|(_, (a, f))| a != f)
+        .map(|(i, (a, f))| {
+            format!(
+                "case-{:05} {}: auto {} / always-5 {}",
+                i / 3,
+                METRICS[i % 3],
+                decision(*a),
+                decision(*f)
+            )
+        })
+        .collect();
+    println!(
+        "auto {n} cases x 3 metrics, {:.0}% of verdicts flipped: {auto_calls} calls with samples \"auto\" (cap 5), {fixed_calls} with always 5: {:.0}% saved; decisions differ in {} of {}",
+        share * 100.0,
+        100.0 * (1.0 - *auto_calls as f64 / *fixed_calls as f64),
+        differ.len(),
+        auto.len()
+    );
+    for d in differ {
+        println!("  {d}");
+    }
+}
+
+fn decision((passed, undecided): (bool, bool)) -> &'static str {
+    match (passed, undecided) {
+        (_, true) => "undecided",
+        (true, _) => "pass",
+        (false, _) => "fail",
+    }
 }
 
 fn suite(n: usize, dir: &Path, started: Instant) {
@@ -271,7 +379,8 @@ async fn live(n: usize, latency_ms: u64, concurrency: usize) {
     let judge = judge(&server.base_url(), concurrency);
     let cases: Vec<RagCase> = (0..n).map(case).collect();
     let started = Instant::now();
-    futures_util::future::join_all(cases.iter().map(|c| grade(&judge, c))).await;
+    let options = EvalOptions::default();
+    futures_util::future::join_all(cases.iter().map(|c| grade(&judge, c, &options))).await;
     let wall = started.elapsed().as_secs_f64();
     let calls = server.requests() as f64;
     // Every call once, `concurrency` at a time, plus the two sequential
@@ -313,8 +422,10 @@ async fn main() {
         )
     };
     match args.first().map(String::as_str) {
-        Some("record") => record(arg(&args, 1, 1000), &dir()).await,
-        Some("replay") => replay(arg(&args, 1, 1000), &dir(), started).await,
+        Some("record") => record(arg(&args, 1, 1000), &dir(), arg(&args, 3, 1)).await,
+        Some("replay") => replay(arg(&args, 1, 1000), &dir(), arg(&args, 3, 1), started).await,
+        Some("bound") => bound(arg(&args, 1, 1000), &dir(), started),
+        Some("auto") => auto(arg(&args, 1, 100), arg(&args, 2, 0.2)).await,
         Some("suite") => {
             let (n, d) = (arg(&args, 1, 1000), dir());
             tokio::task::spawn_blocking(move || suite(n, &d, started))
@@ -325,8 +436,9 @@ async fn main() {
         Some("smoke") => {
             let d =
                 std::env::temp_dir().join(format!("ragaliq-bench-smoke-{}", std::process::id()));
-            record(20, &d).await;
-            replay(20, &d, Instant::now()).await;
+            record(20, &d, 1).await;
+            replay(20, &d, 1, Instant::now()).await;
+            bound(20, &d, Instant::now());
             let d2 = d.clone();
             tokio::task::spawn_blocking(move || suite(20, &d2, Instant::now()))
                 .await
@@ -337,7 +449,7 @@ async fn main() {
         }
         _ => {
             eprintln!(
-                "usage: bench record|replay|suite N [DIR] | live N LATENCY_MS CONCURRENCY | smoke"
+                "usage: bench record|replay N [DIR [SAMPLES]] | bound|suite N [DIR] | live N LATENCY_MS CONCURRENCY | auto N | smoke"
             );
             std::process::exit(2);
         }

@@ -43,7 +43,11 @@ async fn every_claim_carries_its_agreement(judge: Judge) {
         .await
         .expect("the judge answers");
     assert!(!eval.passed, "the gold-coins claim is not supported");
-    assert!(eval.claims.iter().all(|c| c.agreement.is_some_and(|a| a.of == 5)));
+    assert!(
+        eval.claims
+            .iter()
+            .all(|c| c.agreement.is_some_and(|a| a.of == 5))
+    );
     let spread = eval.spread.expect("five samples have a spread");
     assert_eq!(spread.samples, 5);
     assert!(spread.min <= spread.median && spread.median <= spread.max);
