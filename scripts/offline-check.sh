@@ -13,7 +13,7 @@ if ! unshare -rn true 2>/dev/null; then
   exit 0
 fi
 echo "offline-check: replay with no network interface at all"
-unshare -rn env CI=true cargo test --offline --test rag --test rag_suite --test quickstart --test generate
+unshare -rn env CI=true cargo test --offline --test rag --test rag_suite --test quickstart --test generate --test calibration --test voting
 unshare -rn env CI=true cargo run --offline --example quickstart >/dev/null
 if unshare -rn sh -c 'ip link set lo up' 2>/dev/null; then
   echo "offline-check: the whole suite with only loopback"

@@ -13,11 +13,52 @@ use proc_macro::TokenStream;
 /// tokio runtime, with a judge built from configuration and a recorder bound
 /// to this test. The judge parameter is optional.
 ///
-/// Options: `mode = "replay" | "auto" | "record" | "live"`,
-/// `judge = "provider:model"`, `name = "recording_name"`,
-/// `flavor = "current_thread" | "multi_thread"`, `crate = "path::to::ragaliq"`.
+/// ```ignore
+/// use ragaliq::prelude::*;
 ///
-/// See the `ragaliq` crate's documentation for examples.
+/// #[rag_test]
+/// async fn refund_policy(judge: Judge) {
+///     let case = RagCase::new("What is the refund window?")
+///         .context(["Refunds are accepted within 30 days of delivery."])
+///         .response("The refund window is 30 days from delivery.");
+///     assert_faithful!(judge, case);
+/// }
+///
+/// // Always replay, under a recording name of its own, on a multi-threaded runtime.
+/// #[rag_test(mode = "replay", name = "refunds_v2", flavor = "multi_thread")]
+/// async fn refunds_replayed(judge: Judge) {
+///     let case = RagCase::new("Who pays return shipping?")
+///         .context(["Return shipping is free for damaged items."])
+///         .response("Nothing is said about who pays.");
+///     assert_caught!(judge, case, faithfulness);
+/// }
+///
+/// // A judge of its own: provider and model (the key comes from the environment).
+/// #[rag_test(judge = "anthropic:claude-haiku-4-5")]
+/// async fn with_claude(judge: Judge) { /* … */ }
+/// ```
+///
+/// (These examples are `ignore`d here because this crate cannot depend on
+/// `ragaliq`; the same code is compiled in `ragaliq`'s crate documentation
+/// and its `tests/`.)
+///
+/// Options:
+///
+/// | option | values | default |
+/// | --- | --- | --- |
+/// | `mode` | `"replay"`, `"auto"`, `"record"`, `"live"` | `RAGALIQ_MODE`, else `replay` when `CI` is set, else `auto` |
+/// | `judge` | `"provider:model"` | the configured judge |
+/// | `name` | the recording's name | the function's name |
+/// | `flavor` | `"current_thread"`, `"multi_thread"` | `"current_thread"` |
+/// | `crate` | a path to `ragaliq`, for re-exports | `::ragaliq` |
+///
+/// What happens around the body: the recording is committed through insta
+/// whatever the outcome (so `cargo insta review` and
+/// `cargo insta test --unreferenced` see it); a new or changed recording
+/// fails the test until it is reviewed; a configuration problem fails with a
+/// message that points at this test. `#[should_panic]` works, but give it
+/// `expected = "…"`: without it, a judge failure would satisfy it (a warning
+/// says so); prefer `assert_caught!`.
 #[proc_macro_attribute]
 pub fn rag_test(args: TokenStream, item: TokenStream) -> TokenStream {
     expand::rag_test(args.into(), item.into()).into()

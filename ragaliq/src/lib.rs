@@ -11,12 +11,80 @@
 //! | [context precision](Judge::context_precision) | are the relevant passages ranked first? | 1 |
 //! | [context recall](Judge::context_recall) | does the context hold the expected facts? | 1 (2 from an expected answer) |
 //!
-//! # A first evaluation
+//! # A RAG test
+//!
+//! `#[rag_test]` turns an async function into a `#[test]`, hands it a judge
+//! configured by `ragaliq.toml` and `RAGALIQ_*` variables (see [`config`]),
+//! and binds that judge to a recording for this test:
+//!
+//! ```no_run
+//! use ragaliq::prelude::*;
+//!
+//! #[rag_test]
+//! async fn refund_policy(judge: Judge) {
+//!     let case = RagCase::new("What is the refund window?")
+//!         .context(["Refunds are accepted within 30 days of delivery."])
+//!         .response("The refund window is 30 days from delivery.");
+//!     assert_faithful!(judge, case);                      // default threshold 0.7
+//!     assert_no_hallucination!(judge, case, threshold = 0.9);
+//!     assert_relevant!(judge, case, samples = 3);         // asked 3 times, median
+//! }
+//!
+//! /// A bad answer must be caught: fails when the judge lets it pass.
+//! #[rag_test]
+//! async fn invented_policy_is_caught(judge: Judge) {
+//!     let case = RagCase::new("What is the refund window?")
+//!         .context(["Refunds are accepted within 30 days of delivery."])
+//!         .response("Refunds are paid in gold coins.");
+//!     assert_caught!(judge, case, faithfulness);
+//! }
+//! ```
+//!
+//! # Record, review, replay
+//!
+//! Every exchange with the judge is recorded as an insta snapshot beside the
+//! test (`tests/snapshots/<binary>__<test>.snap`): what the judge saw (the
+//! query, the passages, the claims) and what it said (verdicts, evidence,
+//! confidence), laid out for a reviewer.
+//!
+//! 1. Run the tests with a key: in the default `auto` mode, recorded
+//!    exchanges replay and only new ones call the judge; a new or changed
+//!    recording fails the test as a new snapshot does in insta.
+//! 2. `cargo insta review`: read the judge's answers, accept or reject.
+//! 3. Commit the `.snap` files.
+//! 4. In CI (`CI` set), the mode is `replay`: no network, no key, no cost. A
+//!    missing recording or one that no longer matches (prompt, model,
+//!    setting or input changed) fails and says exactly what changed and how
+//!    to re-record.
+//!
+//! Outcomes stay apart: a low score fails with the claims that let it down;
+//! a judge that cannot answer, a judge that disagrees with itself over
+//! several samples (*undecided*) and a configuration error each fail with
+//! their own message, never as a low score.
+//!
+//! # More than one test
+//!
+//! - [`suite()`]: a folder of case files (YAML, JSON, JSONL, CSV) becomes
+//!   one test per case and metric in a `harness = false` target, with JSON,
+//!   JUnit and Markdown reports that add up across processes and CI shards.
+//! - [`calibration()`]: how far a judge agrees with labelled claims (kappa,
+//!   macro-F1, confusion matrix), and several judges side by side.
+//! - [`Samples`]: ask each question several times and vote, or `auto` to
+//!   ask again only near the threshold.
+//!
+//! | metric | what it measures | judge calls |
+//! | --- | --- | --- |
+//! | [faithfulness](Judge::faithfulness) | share of the response's claims the context supports | 2 (extract, verify in one batch) |
+//! | [hallucination](Judge::hallucination) | share of claims that are not hallucinated | 0 more after faithfulness |
+//! | [relevance](Judge::relevance) | how well the response answers the query | 1 |
+//! | [context precision](Judge::context_precision) | are the relevant passages ranked first? | 1 |
+//! | [context recall](Judge::context_recall) | does the context hold the expected facts? | 1 (2 from an expected answer) |
+//!
+//! # Evaluating from code, and your own judge
 //!
 //! Any [`Transport`](judge::Transport) can stand behind a [`Judge`]; here a
-//! canned one, so the example runs without a network. Real tests use
-//! [`Judge::from_env`], which reads `ragaliq.toml` and `RAGALIQ_*` variables
-//! (see [`config`]) and talks to OpenAI-compatible servers or Anthropic.
+//! canned one, so the example runs without a network. [`Judge::from_env`]
+//! builds the configured one (OpenAI-compatible servers or Anthropic).
 //!
 //! ```
 //! use ragaliq::judge::{BoxFuture, Judge, JudgeRequest, JudgeResponse, Transport};
@@ -49,12 +117,6 @@
 //! assert_eq!(eval.score, 0.5);
 //! assert!(!eval.passed); // below the default threshold of 0.7
 //! assert_eq!(eval.claims[1].verdict, Verdict::NoEvidence);
-//! println!("{eval}");
-//! // faithfulness: 0.50 < threshold 0.70 (FAILED)
-//! //   reasoning: Verdicts on 2 claims: 1 supported, 1 no evidence.
-//! //   1 of 2 claims not supported by the context:
-//! //     [2] "Returns are free." — no_evidence (confidence 0.90)
-//! //   judge: 2 calls, 0 tokens (0 in, 0 out)
 //!
 //! // Hallucination reuses the same two answers: no new call.
 //! let h = judge.hallucination(&case).await.unwrap();

@@ -21,7 +21,7 @@ pub use tokio;
 /// Warns about `#[should_panic]` without `expected` on a `#[rag_test]`: a
 /// deprecation note is the one compiler warning a macro can raise.
 #[deprecated(
-    note = "#[should_panic] without `expected` passes whenever the test panics; ragaliq fails it on a judge error, but say what must panic with #[should_panic(expected = \"…\")], or use assert_caught! to test that a bad answer is caught"
+    note = "`#[should_panic]` without `expected` passes whenever the test panics; ragaliq fails it on a judge error, but say what must panic with `#[should_panic(expected = \"…\")]`, or use `assert_caught!` to test that a bad answer is caught"
 )]
 pub const fn should_panic_without_expected() {}
 

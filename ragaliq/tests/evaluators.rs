@@ -1,4 +1,4 @@
-//! The evaluators end to end: SPEC §4's acceptance table, shared calls,
+//! The evaluators end to end: the metrics' acceptance table, shared calls,
 //! batch integrity, no-call shortcuts and the concurrency limit, with calls
 //! counted at a server on 127.0.0.1.
 

@@ -26,7 +26,7 @@
 //! again, the writing trial's exchanges replace that trial's earlier ones
 //! (each exchange notes the trials that use it), everything else is kept,
 //! and the result goes through insta (or an atomic rename). Within one run
-//! (see [`run`](crate::run)) exchanges of the same trial written by several
+//! (see [`run`]) exchanges of the same trial written by several
 //! processes are all kept. So no exchange is lost, whatever the interleaving,
 //! and an exchange no trial asks for any more drops out, which replay then
 //! reports as a changed snapshot.

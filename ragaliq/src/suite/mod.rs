@@ -1,4 +1,4 @@
-//! Data-driven suites (SPEC §8): a folder of case files becomes one
+//! Data-driven suites: a folder of case files becomes one
 //! libtest-mimic trial per case and metric, named `case_id::metric`, so
 //! cargo's and nextest's filters, `--list`, `--exact`, `--skip`,
 //! `--ignored` and `--test-threads` work as for any test.
