@@ -319,27 +319,35 @@ struct Batch {
 }
 
 fn batches(claims: &[LabelledClaim], size: usize) -> Vec<Batch> {
-    let mut groups: Vec<((PathBuf, Vec<String>), Vec<usize>)> = Vec::new();
+    // Claims of one file about the same passages, in order of appearance.
+    let mut groups: Vec<Batch> = Vec::new();
     for (i, c) in claims.iter().enumerate() {
-        let key = (c.file.clone(), c.passages.clone());
-        match groups.iter_mut().find(|(k, _)| *k == key) {
-            Some((_, members)) => members.push(i),
-            None => groups.push((key, vec![i])),
+        let same = |b: &&mut Batch| b.file == c.file && claims[b.members[0]].passages == c.passages;
+        match groups.iter_mut().find(same) {
+            Some(group) => group.members.push(i),
+            None => groups.push(Batch {
+                file: c.file.clone(),
+                members: vec![i],
+            }),
         }
     }
     groups
         .into_iter()
-        .flat_map(|((file, _), members)| {
-            members
+        .flat_map(|group| {
+            group
+                .members
                 .chunks(size)
                 .map(|chunk| Batch {
-                    file: file.clone(),
+                    file: group.file.clone(),
                     members: chunk.to_vec(),
                 })
                 .collect::<Vec<_>>()
         })
         .collect()
 }
+
+/// A batch's claims, their outcomes (or the batch's error) and its usage.
+type BatchResult = (Vec<usize>, Result<Vec<Outcome>, String>, Usage);
 
 /// One claim's outcome: the voted verdict, or why there is none.
 enum Outcome {
@@ -380,7 +388,7 @@ async fn calibrate_one(
     }
     let samples = judge.samples();
     let work = batches(claims, setup.batch);
-    let done: Vec<(Vec<usize>, Result<Vec<Outcome>, String>, Usage)> = stream::iter(work)
+    let done: Vec<BatchResult> = stream::iter(work)
         .map(|batch| {
             let judge = judge.with_recorder(recorders[&batch.file].clone());
             async move {
