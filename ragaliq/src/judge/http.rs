@@ -14,9 +14,9 @@ use std::time::{Duration, SystemTime};
 ///
 /// ```
 /// use ragaliq::judge::ApiKey;
-/// let key = ApiKey::new("sk-very-secret");
+/// let key = ApiKey::new("example-secret");
 /// assert_eq!(format!("{key:?}"), "ApiKey(***)");
-/// assert_eq!(key.expose(), "sk-very-secret");
+/// assert_eq!(key.expose(), "example-secret");
 /// ```
 #[derive(Clone, PartialEq, Eq)]
 pub struct ApiKey(String);
