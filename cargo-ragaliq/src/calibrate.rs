@@ -43,7 +43,11 @@ pub fn run(args: Args) -> Result<bool, String> {
     for spec in &args.judges {
         command.push_str(&format!(" --judge {spec}"));
     }
+    // Paths on the command line are relative to where it runs.
+    let here =
+        std::env::current_dir().map_err(|e| format!("cannot read the current folder: {e}"))?;
     let mut calibration = ragaliq::calibration(&args.dir)
+        .with_root(here)
         .with_batch_size(args.batch_size)
         .with_record_command(command);
     for spec in &args.judges {

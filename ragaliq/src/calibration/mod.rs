@@ -93,6 +93,7 @@ pub fn calibration(dir: impl AsRef<Path>) -> Calibration {
         mode: None,
         snapshot_dir: None,
         record_command: None,
+        root: None,
     }
 }
 
@@ -112,6 +113,7 @@ pub struct Calibration {
     mode: Option<Mode>,
     snapshot_dir: Option<PathBuf>,
     record_command: Option<String>,
+    root: Option<PathBuf>,
 }
 
 /// Why a calibration could not run (a low agreement is not an error: see
@@ -178,6 +180,15 @@ impl Calibration {
         self
     }
 
+    /// The folder that relative paths and `ragaliq.toml` are found from,
+    /// instead of the package root (`CARGO_MANIFEST_DIR`, else the current
+    /// folder). A command-line tool sets the current folder: under
+    /// `cargo run`, `CARGO_MANIFEST_DIR` names the tool's own package.
+    pub fn with_root(mut self, root: impl Into<PathBuf>) -> Self {
+        self.root = Some(root.into());
+        self
+    }
+
     /// The command that records afresh, for the messages of missing and
     /// stale recordings (default: `cargo ragaliq calibrate <dir>` in record
     /// mode).
@@ -196,7 +207,9 @@ impl Calibration {
     /// listed in the report, which then does not pass.
     pub async fn run(self) -> Result<CalibrationReport, CalibrationError> {
         let env = |name: &str| std::env::var(name).ok();
-        let root = env("CARGO_MANIFEST_DIR").map_or_else(|| PathBuf::from("."), PathBuf::from);
+        let root = self.root.clone().unwrap_or_else(|| {
+            env("CARGO_MANIFEST_DIR").map_or_else(|| PathBuf::from("."), PathBuf::from)
+        });
         let root = root.canonicalize().unwrap_or(root);
         let config = Config::load_from(&root, &env)?;
         let mode = self.mode.unwrap_or(config.mode);
