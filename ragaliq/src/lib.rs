@@ -148,6 +148,7 @@ pub mod calibration;
 mod case;
 pub mod config;
 mod cost;
+mod data_files;
 mod error;
 mod evaluation;
 pub mod generate;

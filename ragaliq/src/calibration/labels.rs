@@ -9,7 +9,8 @@
 //! per row with the columns `id`, `area`, `passages` (a JSON array or
 //! `|`-separated), `claim`, `label` and `note`.
 
-use crate::suite::cases::{LoadError, collect_files, json_message, yaml_message};
+use crate::data_files::{self, Located, collect_files};
+use crate::suite::cases::LoadError;
 use crate::verdict::Verdict;
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -58,8 +59,6 @@ struct GroupClaim {
     label: String,
     note: Option<String>,
 }
-
-type Located<T> = Result<T, (Option<usize>, Option<usize>, String)>;
 
 /// Every labelled claim under `dir` (recursively, in path order;
 /// `snapshots` folders skipped), ids unique across the folder.
@@ -126,9 +125,13 @@ pub fn load_file(file: &Path) -> Result<Vec<LabelledClaim>, LoadError> {
     let text =
         std::fs::read_to_string(file).map_err(|e| err(None, None, format!("cannot read: {e}")))?;
     let items: Vec<(Item, usize)> = match file.extension().and_then(|e| e.to_str()) {
-        Some("yaml" | "yml") => yaml(&text),
-        Some("json") => json(&text),
-        Some("jsonl") => jsonl(&text),
+        Some("yaml" | "yml") => data_files::yaml(&text, "item"),
+        Some("json") => data_files::json(
+            &text,
+            "a JSON array of labelled claims or groups",
+            "a labelled claim or group",
+        ),
+        Some("jsonl") => data_files::jsonl(&text, "one labelled claim or group per line"),
         Some("csv") => csv_items(&text),
         _ => Err((
             None,
@@ -288,71 +291,6 @@ fn line_of(text: &str, from: usize, id: &str) -> usize {
         .map_or(from, |(i, _)| i + 1)
 }
 
-fn yaml(text: &str) -> Located<Vec<(Item, usize)>> {
-    if text.trim().is_empty() {
-        return Ok(Vec::new());
-    }
-    let items: Vec<serde_saphyr::Spanned<Item>> = serde_saphyr::from_str(text).map_err(|e| {
-        let at = e
-            .location()
-            .map(|l| (l.line() as usize, l.column() as usize));
-        (
-            at.map(|a| a.0),
-            at.map(|a| a.1),
-            yaml_message(&e.to_string()),
-        )
-    })?;
-    Ok(items
-        .into_iter()
-        .map(|s| (s.value, s.referenced.line() as usize))
-        .collect())
-}
-
-fn json(text: &str) -> Located<Vec<(Item, usize)>> {
-    let items: Vec<&serde_json::value::RawValue> = serde_json::from_str(text).map_err(|e| {
-        (
-            Some(e.line()),
-            Some(e.column()),
-            json_message(&e, "a JSON array of labelled claims or groups"),
-        )
-    })?;
-    items
-        .into_iter()
-        .map(|raw| {
-            // RawValue borrows from `text`: its offset gives the item's line.
-            let offset = raw.get().as_ptr() as usize - text.as_ptr() as usize;
-            let line = text[..offset].matches('\n').count() + 1;
-            serde_json::from_str::<Item>(raw.get())
-                .map(|r| (r, line))
-                .map_err(|e| {
-                    (
-                        Some(line + e.line() - 1),
-                        Some(e.column()),
-                        json_message(&e, "a labelled claim or group"),
-                    )
-                })
-        })
-        .collect()
-}
-
-fn jsonl(text: &str) -> Located<Vec<(Item, usize)>> {
-    text.lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty())
-        .map(|(i, l)| {
-            serde_json::from_str::<Item>(l)
-                .map(|r| (r, i + 1))
-                .map_err(|e| {
-                    (
-                        Some(i + 1),
-                        Some(e.column()),
-                        json_message(&e, "one labelled claim or group per line"),
-                    )
-                })
-        })
-        .collect()
-}
-
 const COLUMNS: [&str; 6] = ["id", "area", "passages", "claim", "label", "note"];
 
 fn csv_items(text: &str) -> Located<Vec<(Item, usize)>> {
@@ -385,22 +323,8 @@ fn csv_items(text: &str) -> Located<Vec<(Item, usize)>> {
                 .map(str::to_owned)
                 .filter(|c| !c.is_empty())
         };
-        let raw = cell("passages").unwrap_or_default();
-        let passages = if raw.starts_with('[') {
-            serde_json::from_str::<Vec<String>>(&raw).map_err(|e| {
-                (
-                    Some(line),
-                    None,
-                    format!("bad list in column `passages`: {e} (expected a JSON array of strings, or passages separated by `|`)"),
-                )
-            })?
-        } else {
-            raw.split('|')
-                .map(str::trim)
-                .filter(|s| !s.is_empty())
-                .map(str::to_owned)
-                .collect()
-        };
+        let passages =
+            data_files::list_cell(&cell("passages").unwrap_or_default(), "passages", line)?;
         out.push((
             Item {
                 id: cell("id"),

@@ -14,6 +14,7 @@
 //! or the `|`-separated metrics that must fail.
 
 use crate::case::RagCase;
+use crate::data_files::{self, Located, collect_files};
 use crate::evaluation::Metric;
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -169,7 +170,7 @@ impl Thresholds {
 }
 
 /// The case-file extensions read.
-pub const EXTENSIONS: [&str; 5] = ["yaml", "yml", "json", "jsonl", "csv"];
+pub const EXTENSIONS: [&str; 5] = crate::data_files::EXTENSIONS;
 
 /// Every case file under `dir` (recursively, in path order; `snapshots`
 /// folders skipped), checked: ids present, well-formed and unique across the
@@ -207,24 +208,6 @@ pub fn load_dir(dir: &Path) -> Result<Vec<LoadedCase>, LoadError> {
     Ok(all)
 }
 
-pub(crate) fn collect_files(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
-    for entry in std::fs::read_dir(dir)? {
-        let path = entry?.path();
-        if path.is_dir() {
-            if path.file_name().is_some_and(|n| n != "snapshots") {
-                collect_files(&path, out)?;
-            }
-        } else if path
-            .extension()
-            .and_then(|e| e.to_str())
-            .is_some_and(|e| EXTENSIONS.contains(&e))
-        {
-            out.push(path);
-        }
-    }
-    Ok(())
-}
-
 /// The cases of one file, by its extension.
 pub fn load_file(file: &Path) -> Result<Vec<LoadedCase>, LoadError> {
     let err = |line: Option<usize>, column: Option<usize>, message: String| LoadError {
@@ -237,9 +220,13 @@ pub fn load_file(file: &Path) -> Result<Vec<LoadedCase>, LoadError> {
     let text =
         std::fs::read_to_string(file).map_err(|e| err(None, None, format!("cannot read: {e}")))?;
     let records: Vec<(Record, usize)> = match file.extension().and_then(|e| e.to_str()) {
-        Some("yaml" | "yml") => yaml(&text).map_err(|(l, c, m)| err(l, c, m))?,
-        Some("json") => json(&text).map_err(|(l, c, m)| err(l, c, m))?,
-        Some("jsonl") => jsonl(&text).map_err(|(l, c, m)| err(l, c, m))?,
+        Some("yaml" | "yml") => {
+            data_files::yaml(&text, "case").map_err(|(l, c, m)| err(l, c, m))?
+        }
+        Some("json") => data_files::json(&text, "a JSON array of cases", "a case object")
+            .map_err(|(l, c, m)| err(l, c, m))?,
+        Some("jsonl") => data_files::jsonl(&text, "one case object per line")
+            .map_err(|(l, c, m)| err(l, c, m))?,
         Some("csv") => csv_records(&text).map_err(|(l, c, m)| err(l, c, m))?,
         _ => {
             return Err(err(
@@ -256,110 +243,6 @@ pub fn load_file(file: &Path) -> Result<Vec<LoadedCase>, LoadError> {
         .into_iter()
         .map(|(record, line)| to_case(record, file, line))
         .collect()
-}
-
-type Located<T> = Result<T, (Option<usize>, Option<usize>, String)>;
-
-fn yaml(text: &str) -> Located<Vec<(Record, usize)>> {
-    if text.trim().is_empty() {
-        return Ok(Vec::new());
-    }
-    let items: Vec<serde_saphyr::Spanned<Record>> = serde_saphyr::from_str(text).map_err(|e| {
-        let at = e
-            .location()
-            .map(|l| (l.line() as usize, l.column() as usize));
-        let message = yaml_message(&e.to_string());
-        // A field error is noticed where its mapping ends; name the case
-        // it belongs to, by where that case starts.
-        let starts: Vec<usize> =
-            serde_saphyr::from_str::<Vec<serde_saphyr::Spanned<serde::de::IgnoredAny>>>(text)
-                .map(|items| items.iter().map(|i| i.referenced.line() as usize).collect())
-                .unwrap_or_default();
-        match (
-            at,
-            starts
-                .iter()
-                .rev()
-                .find(|&&s| at.is_some_and(|(l, _)| s <= l)),
-        ) {
-            (Some((line, _)), Some(&start)) if start != line => (
-                Some(start),
-                None,
-                format!("{message} (in the case starting here; the parser noticed at line {line})"),
-            ),
-            (at, _) => (at.map(|a| a.0), at.map(|a| a.1), message),
-        }
-    })?;
-    Ok(items
-        .into_iter()
-        .map(|s| (s.value, s.referenced.line() as usize))
-        .collect())
-}
-
-fn json(text: &str) -> Located<Vec<(Record, usize)>> {
-    let items: Vec<&serde_json::value::RawValue> = serde_json::from_str(text).map_err(|e| {
-        (
-            Some(e.line()),
-            Some(e.column()),
-            json_message(&e, "a JSON array of cases"),
-        )
-    })?;
-    items
-        .into_iter()
-        .map(|raw| {
-            // RawValue borrows from `text`: its offset gives the item's line.
-            let offset = raw.get().as_ptr() as usize - text.as_ptr() as usize;
-            let line = text[..offset].matches('\n').count() + 1;
-            serde_json::from_str::<Record>(raw.get())
-                .map(|r| (r, line))
-                .map_err(|e| {
-                    (
-                        Some(line + e.line() - 1),
-                        Some(e.column()),
-                        json_message(&e, "a case object"),
-                    )
-                })
-        })
-        .collect()
-}
-
-fn jsonl(text: &str) -> Located<Vec<(Record, usize)>> {
-    text.lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty())
-        .map(|(i, l)| {
-            serde_json::from_str::<Record>(l)
-                .map(|r| (r, i + 1))
-                .map_err(|e| {
-                    (
-                        Some(i + 1),
-                        Some(e.column()),
-                        json_message(&e, "one case object per line"),
-                    )
-                })
-        })
-        .collect()
-}
-
-pub(crate) fn json_message(e: &serde_json::Error, expected: &str) -> String {
-    // serde_json appends " at line L column C"; the location is shown already.
-    let message = e.to_string();
-    let message = message
-        .rsplit_once(" at line ")
-        .map_or(message.as_str(), |(m, _)| m)
-        .to_owned();
-    format!("{message} (expected {expected})")
-}
-
-/// serde-saphyr's first line, without its own "error: line L column C: "
-/// prefix (the location is shown already).
-pub(crate) fn yaml_message(s: &str) -> String {
-    let first = s.lines().next().unwrap_or_default().trim();
-    let first = first.strip_prefix("error: ").unwrap_or(first);
-    match first.strip_prefix("line ").and_then(|r| r.split_once(": ")) {
-        Some((position, rest)) if position.contains("column") => rest.to_owned(),
-        _ => first.to_owned(),
-    }
 }
 
 fn csv_records(text: &str) -> Located<Vec<(Record, usize)>> {
@@ -412,27 +295,7 @@ fn csv_records(text: &str) -> Located<Vec<(Record, usize)>> {
                 .and_then(|i| row.get(i))
         };
         let text_cell = |name: &str| cell(name).unwrap_or_default().to_owned();
-        let list = |name: &str| -> Located<Vec<String>> {
-            let raw = cell(name).unwrap_or_default().trim();
-            if raw.is_empty() {
-                return Ok(Vec::new());
-            }
-            if raw.starts_with('[') {
-                return serde_json::from_str::<Vec<String>>(raw).map_err(|e| {
-                    (
-                        Some(line),
-                        None,
-                        format!("bad list in column `{name}`: {e} (expected a JSON array of strings, or values separated by `|`)"),
-                    )
-                });
-            }
-            Ok(raw
-                .split('|')
-                .map(str::trim)
-                .filter(|s| !s.is_empty())
-                .map(str::to_owned)
-                .collect())
-        };
+        let list = |name: &str| data_files::list_cell(cell(name).unwrap_or_default(), name, line);
         let mut thresholds = Thresholds::default();
         for metric in Metric::ALL {
             let column = format!("threshold_{}", metric.name());
