@@ -472,36 +472,47 @@ impl<'de> Deserialize<'de> for Passage {
     }
 }
 
+/// Calls `f` on each string of the `passages` list of an exchange's
+/// `asked` object: passage texts in memory, `P1`-style references on file.
+fn for_each_passage<E>(
+    asked: &mut Ordered,
+    mut f: impl FnMut(&mut String) -> Result<(), E>,
+) -> Result<(), E> {
+    let Ordered::Object(entries) = asked else {
+        return Ok(());
+    };
+    for (_, value) in entries.iter_mut().filter(|(k, _)| k == "passages") {
+        if let Ordered::Array(items) = value {
+            for item in items.iter_mut() {
+                if let Ordered::String(text) = item {
+                    f(text)?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
 impl FileForm {
     fn from_recording(recording: &Recording, verbatim: &BTreeSet<usize>) -> FileForm {
         let mut passages: Vec<Passage> = Vec::new();
         let mut exchanges = Vec::new();
         for (i, e) in recording.exchanges.iter().enumerate() {
             let mut asked = e.asked.clone();
-            if let Ordered::Object(entries) = &mut asked {
-                for (k, v) in entries.iter_mut() {
-                    if k != "passages" {
-                        continue;
+            let Ok(()) = for_each_passage(&mut asked, |text| {
+                let id = match passages.iter().find(|p| p.text == *text) {
+                    Some(p) => p.id,
+                    None => {
+                        passages.push(Passage {
+                            id: passages.len() + 1,
+                            text: text.clone(),
+                        });
+                        passages.len()
                     }
-                    if let Ordered::Array(items) = v {
-                        for item in items.iter_mut() {
-                            if let Ordered::String(text) = item {
-                                let id = match passages.iter().find(|p| &p.text == text) {
-                                    Some(p) => p.id,
-                                    None => {
-                                        passages.push(Passage {
-                                            id: passages.len() + 1,
-                                            text: text.clone(),
-                                        });
-                                        passages.len()
-                                    }
-                                };
-                                *item = Ordered::String(format!("P{id}"));
-                            }
-                        }
-                    }
-                }
-            }
+                };
+                *text = format!("P{id}");
+                Ok::<(), std::convert::Infallible>(())
+            });
             let structured = (!verbatim.contains(&i))
                 .then(|| Ordered::parse_json(&e.reply))
                 .flatten()
@@ -556,26 +567,16 @@ impl FileForm {
         let mut exchanges = Vec::new();
         for (n, e) in self.exchanges.into_iter().enumerate() {
             let mut asked = e.asked;
-            if let Ordered::Object(entries) = &mut asked {
-                for (k, v) in entries.iter_mut() {
-                    if k != "passages" {
-                        continue;
-                    }
-                    if let Ordered::Array(items) = v {
-                        for item in items.iter_mut() {
-                            if let Ordered::String(id) = item {
-                                let text = table.get(id.as_str()).ok_or_else(|| {
-                                    format!(
-                                        "exchange {}: passage {id} is not in the passages table",
-                                        n + 1
-                                    )
-                                })?;
-                                *item = Ordered::String(text.clone());
-                            }
-                        }
-                    }
-                }
-            }
+            for_each_passage(&mut asked, |id| {
+                let text = table.get(id.as_str()).ok_or_else(|| {
+                    format!(
+                        "exchange {}: passage {id} is not in the passages table",
+                        n + 1
+                    )
+                })?;
+                *id = text.clone();
+                Ok::<(), String>(())
+            })?;
             let reply = match (e.reply, e.answer) {
                 (Some(text), None) => text,
                 (None, Some(v)) => match e.answer_json {
