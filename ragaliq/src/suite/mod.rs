@@ -46,6 +46,7 @@
 
 pub mod cases;
 mod fragments;
+mod junit;
 pub mod report;
 
 use crate::config::{Config, Mode};

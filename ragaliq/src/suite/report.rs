@@ -589,48 +589,51 @@ impl Report {
     }
 
     /// The JUnit XML report: one `<testcase>` per trial, named `case::metric`.
-    pub fn junit(&self) -> Result<String, String> {
-        use quick_junit::{NonSuccessKind, Report as JReport, TestCase, TestCaseStatus, TestSuite};
-        let mut suite = TestSuite::new(self.suite.as_str());
-        for r in &self.results {
-            let status = if r.passed() {
-                TestCaseStatus::success()
-            } else {
-                let kind = match r.outcome {
-                    Outcome::JudgeError | Outcome::ConfigError => NonSuccessKind::Error,
-                    _ => NonSuccessKind::Failure,
-                };
-                let mut s = TestCaseStatus::non_success(kind);
-                let message = match (&r.error, r.score) {
-                    (Some(e), _) => format!("{}: {e}", r.outcome.label()),
-                    (None, Some(score)) if r.pending_review && r.outcome == Outcome::Passed => {
-                        format!("{}: {score:.2}; the recording awaits review", r.metric)
+    #[must_use]
+    pub fn junit(&self) -> String {
+        use super::junit::{Case, Status, document};
+        let cases: Vec<Case<'_>> = self
+            .results
+            .iter()
+            .map(|r| {
+                let status = if r.passed() {
+                    Status::Passed
+                } else {
+                    let message = match (&r.error, r.score) {
+                        (Some(e), _) => format!("{}: {e}", r.outcome.label()),
+                        (None, Some(score)) if r.pending_review && r.outcome == Outcome::Passed => {
+                            format!("{}: {score:.2}; the recording awaits review", r.metric)
+                        }
+                        (None, Some(score)) if r.expect_fail && r.outcome == Outcome::Passed => {
+                            format!(
+                                "{}: a bad answer was not caught: {score:.2} >= threshold {:.2}",
+                                r.metric, r.threshold
+                            )
+                        }
+                        (None, Some(score)) => format!(
+                            "{} {}: {score:.2} against threshold {:.2}",
+                            r.metric,
+                            r.outcome.label(),
+                            r.threshold
+                        ),
+                        (None, None) => r.metric.to_string(),
+                    };
+                    let text = r.reasoning.clone();
+                    match r.outcome {
+                        Outcome::JudgeError | Outcome::ConfigError => {
+                            Status::Error { message, text }
+                        }
+                        _ => Status::Failure { message, text },
                     }
-                    (None, Some(score)) if r.expect_fail && r.outcome == Outcome::Passed => {
-                        format!(
-                            "{}: a bad answer was not caught: {score:.2} >= threshold {:.2}",
-                            r.metric, r.threshold
-                        )
-                    }
-                    (None, Some(score)) => format!(
-                        "{} {}: {score:.2} against threshold {:.2}",
-                        r.metric,
-                        r.outcome.label(),
-                        r.threshold
-                    ),
-                    (None, None) => r.metric.to_string(),
                 };
-                s.set_message(message);
-                s.set_description(r.reasoning.as_str());
-                s
-            };
-            let mut case = TestCase::new(format!("{}::{}", r.case, r.metric), status);
-            case.set_classname(r.case.as_str());
-            suite.add_test_case(case);
-        }
-        let mut report = JReport::new("ragaliq");
-        report.add_test_suite(suite);
-        report.to_string().map_err(|e| e.to_string())
+                Case {
+                    name: format!("{}::{}", r.case, r.metric),
+                    classname: r.case.as_str(),
+                    status,
+                }
+            })
+            .collect();
+        document("ragaliq", &self.suite, &cases)
     }
 
     /// Writes `report.json`, `junit.xml` and `summary.md` into `dir`, each
@@ -639,7 +642,7 @@ impl Report {
         std::fs::create_dir_all(dir).map_err(|e| (dir.to_owned(), e.to_string()))?;
         let json = serde_json::to_string_pretty(self)
             .map_err(|e| (dir.join("report.json"), e.to_string()))?;
-        let junit = self.junit().map_err(|e| (dir.join("junit.xml"), e))?;
+        let junit = self.junit();
         for (name, text) in [
             ("report.json", json),
             ("junit.xml", junit),
