@@ -159,6 +159,7 @@ pub mod prompts;
 pub mod record;
 pub mod run;
 pub mod suite;
+mod sync;
 mod tls;
 mod verdict;
 

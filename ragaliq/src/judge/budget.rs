@@ -14,6 +14,7 @@ use crate::cost::Price;
 use crate::error::Error;
 use crate::evaluation::Usage;
 use crate::run;
+use crate::sync::lock;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 use std::sync::Mutex;
@@ -140,10 +141,6 @@ fn write(path: &std::path::Path, spent: &Spent) {
         // process's view; the calls themselves are not failed for it.
         let _ = run::write_atomic(path, &bytes);
     }
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 #[cfg(test)]

@@ -23,6 +23,7 @@ use super::transport::Transport;
 use crate::cost::Price;
 use crate::error::{Error, TransportError, TransportErrorKind};
 use crate::evaluation::Usage;
+use crate::sync::lock;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -245,10 +246,4 @@ pub(crate) fn shared(key: String, build: impl FnOnce() -> Client) -> Arc<Client>
         .entry(key)
         .or_insert_with(|| Arc::new(build()))
         .clone()
-}
-
-/// A poisoned lock only means another thread panicked while holding it; the
-/// data (a memo, counters) is still consistent, so carry on.
-pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }

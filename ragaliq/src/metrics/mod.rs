@@ -83,17 +83,11 @@ pub(crate) struct Tally(Mutex<Usage>);
 
 impl Tally {
     pub(crate) fn add(&self, usage: Usage) {
-        *self
-            .0
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner) += usage;
+        *crate::sync::lock(&self.0) += usage;
     }
 
     pub(crate) fn total(&self) -> Usage {
-        *self
-            .0
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        *crate::sync::lock(&self.0)
     }
 }
 

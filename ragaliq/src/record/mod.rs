@@ -45,6 +45,7 @@ pub(crate) use snapfile::pending_path;
 use crate::config::Mode;
 use crate::judge::{Fingerprint, JsonMode, JudgeRequest, JudgeResponse};
 use crate::run;
+use crate::sync::lock;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -633,10 +634,6 @@ fn merge(
     };
     recording.sort();
     recording
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 #[cfg(test)]

@@ -341,11 +341,7 @@ impl Suite {
 
         let conclusion = libtest_mimic::run(&args, trials);
         drop(runtime);
-        let results = std::mem::take(
-            &mut *results
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner),
-        );
+        let results = std::mem::take(&mut *crate::sync::lock(&results));
         let suite_name = self.dir.display().to_string();
         let info = JudgeInfo {
             provider: judge.provider().to_owned(),
@@ -550,10 +546,7 @@ impl CaseState {
                 None => format!("{place}: {metric}: {review}"),
             });
         }
-        results
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .push(result);
+        crate::sync::lock(results).push(result);
         match message {
             Some(m) => Err(Failed::from(m)),
             None => Ok(()),
