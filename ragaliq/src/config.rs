@@ -42,78 +42,18 @@
 //! API keys are read only from the variable `api_key_env` names, never from
 //! the file.
 
-use crate::cost::Price;
-use crate::error::ConfigError;
-use crate::evaluation::Metric;
-use crate::judge::{ApiKey, JsonMode, RetryPolicy};
-use crate::metrics::Samples;
-use crate::verdict::VerdictWeights;
+pub use crate::core::Mode;
+
+use crate::core::{
+    ApiKey, ConfigError, DEFAULT_AGREEMENT, JsonMode, Metric, Price, Samples, VerdictWeights,
+    price_for,
+};
+use crate::transport::RetryPolicy;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::fmt::Display;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
-
-/// Where judge answers come from: recordings, the judge, or both.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Mode {
-    /// Recordings only; nothing is sent.
-    Replay,
-    /// Replay what is recorded, call the judge for the rest and record it.
-    Auto,
-    /// Call the judge for everything and record afresh.
-    Record,
-    /// Call the judge; read and write no recording.
-    Live,
-}
-
-impl Mode {
-    /// The accepted spellings.
-    pub const NAMES: &'static str = "replay, auto, record, live";
-
-    /// The mode's name, as configuration spells it.
-    #[must_use]
-    pub fn name(self) -> &'static str {
-        match self {
-            Mode::Replay => "replay",
-            Mode::Auto => "auto",
-            Mode::Record => "record",
-            Mode::Live => "live",
-        }
-    }
-
-    /// Parses a mode name.
-    #[must_use]
-    pub fn from_name(s: &str) -> Option<Mode> {
-        match s {
-            "replay" => Some(Mode::Replay),
-            "auto" => Some(Mode::Auto),
-            "record" => Some(Mode::Record),
-            "live" => Some(Mode::Live),
-            _ => None,
-        }
-    }
-
-    /// `replay` on CI, `auto` elsewhere. CI is detected exactly as insta
-    /// detects it: `CI` set to anything but `false`, `0` or nothing, or, when
-    /// `CI` is unset, `TF_BUILD` set.
-    #[must_use]
-    pub fn default_for(env: &dyn Fn(&str) -> Option<String>) -> Mode {
-        let ci = match env("CI").as_deref() {
-            Some("false" | "0" | "") => false,
-            Some(_) => true,
-            None => env("TF_BUILD").is_some(),
-        };
-        if ci { Mode::Replay } else { Mode::Auto }
-    }
-}
-
-impl std::fmt::Display for Mode {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
 
 /// A judge provider.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -646,7 +586,7 @@ impl Config {
                 |a| *a > 0.5 && *a <= 1.0,
                 "a share over 0.5 and up to 1 (0.6: 3 of 5 samples must agree)",
             )?
-            .unwrap_or(crate::metrics::DEFAULT_AGREEMENT);
+            .unwrap_or(DEFAULT_AGREEMENT);
 
         let cost = raw.cost.unwrap_or_default();
         let max_cost_usd = r.pick(
@@ -716,10 +656,10 @@ impl Config {
     }
 
     /// The price of the configured model: an override, else the built-in
-    /// table ([`BUILTIN_PRICES`](crate::cost::BUILTIN_PRICES)), else `None`.
+    /// table ([`BUILTIN_PRICES`](crate::core::BUILTIN_PRICES)), else `None`.
     #[must_use]
     pub fn price(&self) -> Option<Price> {
-        crate::cost::price_for(&self.model, &self.prices)
+        price_for(&self.model, &self.prices)
     }
 
     /// The threshold for `metric`.

@@ -3,7 +3,57 @@
 //! located at a line (and column where the format gives one).
 
 use serde::de::DeserializeOwned;
+use std::fmt;
 use std::path::{Path, PathBuf};
+
+/// A case file (or labelled-claims file) that cannot be loaded: the file, the line (and column when
+/// the format gives one) and what was expected.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub struct LoadError {
+    /// The file.
+    pub file: PathBuf,
+    /// 1-based line, when known.
+    pub line: Option<usize>,
+    /// 1-based column, when known.
+    pub column: Option<usize>,
+    /// What is wrong.
+    pub message: String,
+    /// A second place the problem involves (the other definition of a
+    /// duplicate id), named first.
+    pub also: Option<(PathBuf, usize)>,
+}
+
+impl LoadError {
+    /// Paths relative to `root` where they lie under it, so a message names
+    /// every file the same way.
+    pub fn relativize(&mut self, root: &Path) {
+        let rel = |p: &Path| {
+            p.strip_prefix(root)
+                .map(Path::to_path_buf)
+                .unwrap_or_else(|_| p.to_owned())
+        };
+        self.file = rel(&self.file);
+        if let Some((file, _)) = &mut self.also {
+            *file = rel(file);
+        }
+    }
+}
+
+impl fmt::Display for LoadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some((file, line)) = &self.also {
+            write!(f, "{}:{line} and ", file.display())?;
+        }
+        write!(f, "{}", self.file.display())?;
+        if let Some(line) = self.line {
+            write!(f, ":{line}")?;
+            if let Some(column) = self.column {
+                write!(f, ":{column}")?;
+            }
+        }
+        write!(f, ": {}", self.message)
+    }
+}
 
 /// The extensions read.
 pub(crate) const EXTENSIONS: [&str; 5] = ["yaml", "yml", "json", "jsonl", "csv"];

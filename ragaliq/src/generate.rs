@@ -1,13 +1,10 @@
 //! Case generation: questions and grounded answers from a folder of
 //! documents, as a case file the suite can load.
 
-use crate::case::RagCase;
+use crate::core::RagCase;
 use crate::error::Error;
 use crate::judge::Judge;
-use crate::metrics::Tally;
-use crate::parse;
-use crate::prompts::{Shape, Task, escape};
-use serde_json::json;
+use crate::tasks::GenerateCases;
 use std::path::{Path, PathBuf};
 
 /// Why generation stopped.
@@ -81,27 +78,13 @@ pub async fn generate(
                 }
             })
             .collect();
-        let count = per_document.to_string();
-        let user = judge.templates().render(
-            Task::GenerateCases,
-            &[("count", &count), ("document", &escape(text.trim()))],
-        );
-        let shape = Shape::items(per_document);
-        let request = judge.request(
-            Task::GenerateCases,
-            user,
-            json!({"file": path.file_name().map(|n| n.to_string_lossy()), "count": per_document, "document": text.trim()}),
-            shape,
-        );
-        let judged = async {
-            let reply = judge
-                .exchange(&request, Task::GenerateCases, &shape, &Tally::default())
-                .await?;
-            parse::generated_cases(&reply.text).map_err(|source| Error::JudgeResponse {
-                task: Task::GenerateCases.name(),
-                source,
-            })
+        let file = path.file_name().map(|n| n.to_string_lossy().into_owned());
+        let question = GenerateCases {
+            file: file.as_deref(),
+            count: per_document,
+            document: text.trim(),
         };
+        let judged = judge.ask(&question);
         let generated = judged.await.map_err(|source| GenerateError::Judge {
             path: path.clone(),
             source: Box::new(source),

@@ -72,14 +72,6 @@
 //! - [`Samples`]: ask each question several times and vote, or `auto` to
 //!   ask again only near the threshold.
 //!
-//! | metric | what it measures | judge calls |
-//! | --- | --- | --- |
-//! | [faithfulness](Judge::faithfulness) | share of the response's claims the context supports | 2 (extract, verify in one batch) |
-//! | [hallucination](Judge::hallucination) | share of claims that are not hallucinated | 0 more after faithfulness |
-//! | [relevance](Judge::relevance) | how well the response answers the query | 1 |
-//! | [context precision](Judge::context_precision) | are the relevant passages ranked first? | 1 |
-//! | [context recall](Judge::context_recall) | does the context hold the expected facts? | 1 (2 from an expected answer) |
-//!
 //! # Evaluating from code, and your own judge
 //!
 //! Any [`Transport`](judge::Transport) can stand behind a [`Judge`]; here a
@@ -145,12 +137,11 @@
 pub mod __private;
 mod assertions;
 pub mod calibration;
-mod case;
+mod client;
 pub mod config;
-mod cost;
+mod core;
 mod data_files;
 mod error;
-mod evaluation;
 pub mod generate;
 pub mod judge;
 mod metrics;
@@ -158,26 +149,28 @@ pub mod parse;
 pub mod prompts;
 pub mod record;
 pub mod run;
+mod session;
+mod stats;
 pub mod suite;
-mod sync;
-mod tls;
-mod verdict;
+mod tasks;
+mod transport;
 
+pub use crate::core::{
+    AUTO_BAND, Agreement, BUILTIN_PRICES, CaseError, ClaimVerdict, ConfigError, DEFAULT_AGREEMENT,
+    Evaluation, Metric, PassageVerdict, Price, RagCase, Samples, Spread, Usage, Verdict,
+    VerdictWeights,
+};
 pub use calibration::calibration;
-pub use case::{CaseError, RagCase};
 pub use config::{Config, Mode, Provider};
-pub use cost::{BUILTIN_PRICES, Price};
-pub use error::{ConfigError, Error, Result, TransportError, TransportErrorKind};
-pub use evaluation::{ClaimVerdict, Evaluation, Metric, PassageVerdict, Usage};
+pub use error::{Error, Result};
 pub use generate::generate;
 pub use judge::Judge;
-pub use metrics::{
-    AUTO_BAND, Agreement, DEFAULT_AGREEMENT, EvalOptions, MAX_REASKS, Samples, Spread,
-};
+pub use metrics::EvalOptions;
 pub use parse::{ParseError, ParseErrorKind};
 pub use ragaliq_macros::rag_test;
 pub use suite::suite;
-pub use verdict::{Verdict, VerdictWeights};
+pub use tasks::MAX_REASKS;
+pub use transport::{TransportError, TransportErrorKind};
 
 /// The names a test file needs: `use ragaliq::prelude::*;`.
 pub mod prelude {

@@ -1,14 +1,16 @@
 //! Support for the code `#[rag_test]` and the assertion macros generate.
 //! Not public API: reached only as `::ragaliq::__private`, and free to change.
 
-use crate::case::RagCase;
-use crate::config::{Config, Mode};
+use crate::config::Config;
+use crate::core::Mode;
+use crate::core::RagCase;
+use crate::core::Samples;
+use crate::core::VerdictWeights;
+use crate::core::{Evaluation, Metric};
 use crate::error::Error;
-use crate::evaluation::{Evaluation, Metric};
 use crate::judge::Judge;
-use crate::metrics::{EvalOptions, Samples};
+use crate::metrics::EvalOptions;
 use crate::record::{Location, Recorder, Site};
-use crate::verdict::VerdictWeights;
 use std::future::Future;
 use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
 use std::path::{Path, PathBuf};
@@ -244,19 +246,6 @@ fn record_command(spec: &TestSpec) -> String {
     parts.join(" ")
 }
 
-/// Where a failure's exchanges are recorded, for failure messages.
-pub fn recording_line(recorder: &Recorder) -> String {
-    if recorder.mode() == Mode::Live {
-        return "recording: none (mode live)".to_owned();
-    }
-    let path = recorder.source().unwrap_or(&recorder.location().snapshot);
-    format!(
-        "recording: {} (mode {})",
-        path.display(),
-        recorder.mode().name()
-    )
-}
-
 /// What an assertion macro expects of the evaluation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Expect {
@@ -283,7 +272,7 @@ pub async fn assert_metric(
     };
     let recording = judge
         .recorder()
-        .map(|r| format!("\n{}", recording_line(r)))
+        .map(|r| format!("\n{}", r.where_line()))
         .unwrap_or_default();
     let options = match options {
         Ok(o) => o,

@@ -6,7 +6,7 @@
 //! the rest is the text, with `{{name}}` placeholders. The version is part of
 //! every request, so editing a prompt changes every fingerprint that used it.
 
-use crate::error::ConfigError;
+use crate::core::ConfigError;
 use std::path::Path;
 use std::sync::Arc;
 

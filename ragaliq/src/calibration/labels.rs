@@ -9,9 +9,9 @@
 //! per row with the columns `id`, `area`, `passages` (a JSON array or
 //! `|`-separated), `claim`, `label` and `note`.
 
+use crate::core::Verdict;
+use crate::data_files::LoadError;
 use crate::data_files::{self, Located, collect_files};
-use crate::suite::cases::LoadError;
-use crate::verdict::Verdict;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

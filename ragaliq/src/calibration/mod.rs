@@ -43,19 +43,18 @@
 
 mod labels;
 mod report;
-mod stats;
 
+pub use crate::stats::{AgreementStats, DEFAULT_RESAMPLES, LabelStats, agreement};
 pub use labels::{LabelledClaim, load_dir, load_file};
 pub use report::{AreaAgreement, CalibrationReport, Disagreement, JudgeResult, NotJudged};
-pub use stats::{AgreementStats, DEFAULT_RESAMPLES, LabelStats, agreement};
 
-use crate::config::{Config, Mode};
-use crate::error::ConfigError;
-use crate::evaluation::Usage;
+use crate::config::Config;
+use crate::core::Usage;
+use crate::core::Verdict;
+use crate::core::{ConfigError, Mode};
+use crate::data_files::LoadError;
 use crate::judge::Judge;
 use crate::record::{Location, Recorder, Site, assert_snapshot};
-use crate::suite::cases::LoadError;
-use crate::verdict::Verdict;
 use futures_util::{StreamExt, stream};
 use std::collections::BTreeMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -411,7 +410,7 @@ async fn calibrate_one(
                     .map(|&i| claims[i].claim.clone())
                     .collect();
                 let passages = &claims[batch.members[0]].passages;
-                match crate::metrics::verify_labelled(&judge, &texts, passages, samples).await {
+                match judge.verify_labelled(&texts, passages).await {
                     Ok((voted, usage)) => {
                         let outcomes = voted
                             .into_iter()

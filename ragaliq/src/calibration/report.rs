@@ -1,8 +1,8 @@
 //! The agreement report: a console table, Markdown and JSON.
 
 use super::LabelledClaim;
-use super::stats::AgreementStats;
-use crate::evaluation::Usage;
+use crate::core::Usage;
+use crate::stats::AgreementStats;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt::{self, Write as _};

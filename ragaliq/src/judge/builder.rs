@@ -1,18 +1,14 @@
 //! [`JudgeBuilder`]: a judge around any transport, every setting with a default.
 
-use super::budget::Budget;
-use super::client::Client;
-use super::format::JsonMode;
-use super::retry::RetryPolicy;
-use super::transport::Transport;
-use super::{Judge, Scoring, Setup};
-use crate::config::Config;
-use crate::cost::Price;
-use crate::error::ConfigError;
-use crate::evaluation::Metric;
-use crate::metrics::Samples;
+use super::Judge;
+use crate::client::{Budget, Client};
+use crate::config::{Config, Provider};
+use crate::core::{ConfigError, JsonMode, Metric, Price, Samples, VerdictWeights};
+use crate::metrics::Scoring;
 use crate::prompts::{SchemaDialect, Templates};
-use crate::verdict::VerdictWeights;
+use crate::session::Session;
+use crate::tasks::Asking;
+use crate::transport::{AnthropicTransport, OpenAiTransport, RetryPolicy, Transport};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -81,7 +77,7 @@ impl JudgeBuilder {
             None => Templates::builtin(),
         };
         Ok(JudgeBuilder {
-            transport: super::transport_for(config),
+            transport: transport_for(config),
             model: config.model.clone(),
             temperature: config.temperature,
             max_tokens: config.max_tokens,
@@ -232,11 +228,16 @@ impl JudgeBuilder {
 
     /// Checks the settings and builds the judge, with a client of its own.
     pub fn build(self) -> Result<Judge, ConfigError> {
-        let (client, setup) = self.into_parts()?;
-        Ok(Judge::over(Arc::new(client), Arc::new(setup)))
+        let (client, asking, scoring) = self.into_parts()?;
+        Ok(Judge::over(
+            Session::new(Arc::new(client), Arc::new(asking)),
+            scoring,
+        ))
     }
 
-    pub(crate) fn into_parts(self) -> Result<(Client, Setup), ConfigError> {
+    /// The checked settings: the client, how requests are written, and the
+    /// metrics' defaults.
+    pub(crate) fn into_parts(self) -> Result<(Client, Asking, Scoring), ConfigError> {
         let invalid = |origin: &str, value: String, expected: &str| ConfigError::Invalid {
             origin: origin.into(),
             value,
@@ -344,15 +345,38 @@ impl JudgeBuilder {
             budget,
             self.json_mode,
         );
-        let setup = Setup {
+        let asking = Asking {
             model: self.model,
             temperature: self.temperature,
             max_tokens: self.max_tokens,
             sized_max_tokens: self.sized_max_tokens,
             templates: self.templates.unwrap_or_default(),
-            scoring: self.scoring,
             dialect,
         };
-        Ok((client, setup))
+        Ok((client, asking, self.scoring))
+    }
+}
+
+/// The transport a configuration describes.
+fn transport_for(config: &Config) -> Arc<dyn Transport> {
+    let key = config.api_key();
+    let key_var = config.api_key_env.as_deref().unwrap_or("");
+    let idle = config.idle_timeout;
+    match (config.provider, config.base_url.as_deref()) {
+        (Provider::Anthropic, url) => Arc::new(
+            AnthropicTransport::new(url.unwrap_or("https://api.anthropic.com/v1"))
+                .with_api_key(key, key_var)
+                .with_streaming(config.stream)
+                .with_idle_timeout(idle),
+        ),
+        (provider, Some(url)) => Arc::new(
+            OpenAiTransport::new(url)
+                .with_provider_name(provider.name())
+                .with_api_key(key, key_var)
+                .with_max_completion_tokens(provider == Provider::OpenAi)
+                .with_streaming(config.stream)
+                .with_idle_timeout(idle),
+        ),
+        (provider, None) => Arc::new(OpenAiTransport::without_address(provider.name())),
     }
 }

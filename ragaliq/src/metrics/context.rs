@@ -2,109 +2,49 @@
 //! context recall (does the context hold what a complete answer needs?).
 
 use super::faithfulness::details;
-use super::sampling::vote;
-use super::{Plan, Scored, Tally, claims, plural};
-use crate::case::RagCase;
+use super::sampling::{sample, vote_items};
+use super::{Asker, Plan, Scored, claims, plural};
+use crate::core::{Metric, PassageVerdict, RagCase, Verdict, VerdictWeights};
 use crate::error::{Error, Result};
-use crate::evaluation::{Metric, PassageVerdict};
-use crate::judge::Judge;
-use crate::parse::{self, ParsedRelevance};
-use crate::prompts::{Shape, Task, escape, numbered};
-use crate::verdict::{Verdict, VerdictWeights};
-use futures_util::future::try_join_all;
-use serde_json::json;
+use crate::parse::{ParsedRelevance, ParsedVerdict};
+use crate::tasks::PassageRelevance;
 
 /// Average precision over the ranked passages: the mean, over relevant
 /// passages, of the precision at each one's rank. 0 when none is relevant.
-pub(super) async fn precision(
-    judge: &Judge,
-    case: &RagCase,
-    plan: &Plan,
-    tally: &Tally,
-) -> Result<Scored> {
+pub(super) async fn precision(ask: &Asker<'_>, case: &RagCase, plan: &Plan) -> Result<Scored> {
     if case.context.is_empty() {
         return Err(Error::MissingInput {
             metric: Metric::ContextPrecision,
             what: "at least one context passage",
         });
     }
-    let expected = case
-        .expected_answer
-        .as_deref()
-        .map_or_else(|| "(not given)".to_owned(), |a| escape(a.trim()));
-    let user = judge.templates().render(
-        Task::PassageRelevance,
-        &[
-            ("query", &escape(case.query.trim())),
-            ("expected", &expected),
-            ("passages", &numbered("passage", &case.context)),
-            ("count", &case.context.len().to_string()),
-        ],
-    );
-    let shape = Shape::items(case.context.len());
-    let request = judge.request(
-        Task::PassageRelevance,
-        user,
-        json!({"query": case.query, "expected": case.expected_answer, "passages": case.context}),
-        shape,
-    );
-    let n = case.context.len();
-    let ask = |sample: u32| {
-        let mut request = request.clone();
-        request.sample = sample;
-        async move {
-            let reply = judge
-                .exchange(&request, Task::PassageRelevance, &shape, tally)
-                .await?;
-            parse::passage_relevance(&reply.text, n).map_err(|source| Error::JudgeResponse {
-                task: Task::PassageRelevance.name(),
-                source,
-            })
-        }
+    let question = PassageRelevance {
+        query: &case.query,
+        expected: case.expected_answer.as_deref(),
+        passages: &case.context,
     };
-    let ap = |set: &[ParsedRelevance]| average_precision(set.iter().map(|v| v.relevant));
-    let first = plan.samples.first();
-    let mut sets: Vec<Vec<ParsedRelevance>> = try_join_all((0..first).map(ask)).await?;
-    if first == 1 && plan.samples.wants_more(ap(&sets[0]), plan.threshold) {
-        sets.extend(try_join_all((1..plan.samples.max()).map(ask)).await?);
-    }
-    let scores: Vec<f64> = sets.iter().map(|s| ap(s)).collect();
-    let passages: Vec<PassageVerdict> = (0..n)
-        .map(|i| {
-            if sets.len() == 1 {
-                let v = &sets[0][i];
-                return PassageVerdict {
-                    rank: i + 1,
-                    relevant: v.relevant,
-                    reason: v.reason.clone(),
-                    agreement: None,
-                    undecided: false,
-                };
-            }
-            let votes: Vec<bool> = sets.iter().map(|s| s[i].relevant).collect();
-            // A tie counts the passage as not relevant: never in the
-            // retriever's favour.
-            let (relevant, agreement) = vote(&votes, i32::from);
-            PassageVerdict {
-                rank: i + 1,
-                relevant,
-                reason: sets
-                    .iter()
-                    .map(|s| &s[i])
-                    .find(|v| v.relevant == relevant)
-                    .map(|v| v.reason.clone())
-                    .unwrap_or_default(),
-                agreement: Some(agreement),
-                undecided: !agreement.reaches(plan.agreement),
-            }
-        })
-        .collect();
+    let ap = |set: &Vec<ParsedRelevance>| average_precision(set.iter().map(|v| v.relevant));
+    let sampled = sample(plan, |s| ask.ask(&question, s), ap).await?;
+    // A tie counts the passage as not relevant: never in the retriever's favour.
+    let passages: Vec<PassageVerdict> = vote_items(
+        &sampled.answers,
+        case.context.len(),
+        plan,
+        |v| v.relevant,
+        i32::from,
+    )
+    .into_iter()
+    .enumerate()
+    .map(|(i, vote)| PassageVerdict {
+        rank: i + 1,
+        relevant: vote.winner,
+        reason: vote.agreeing[0].reason.clone(),
+        agreement: vote.agreement,
+        undecided: vote.undecided,
+    })
+    .collect();
     let undecided = passages.iter().any(|p| p.undecided);
-    let score = if undecided {
-        super::sampling_median(&scores)
-    } else {
-        average_precision(passages.iter().map(|p| p.relevant))
-    };
+    let score = average_precision(passages.iter().map(|p| p.relevant));
     let relevant = passages.iter().filter(|p| p.relevant).count();
     Ok(Scored {
         score,
@@ -114,7 +54,7 @@ pub(super) async fn precision(
         ),
         passages,
         undecided,
-        sample_scores: scores,
+        sample_scores: sampled.scores,
         ..Scored::default()
     })
 }
@@ -134,12 +74,7 @@ pub(super) fn average_precision(relevant: impl IntoIterator<Item = bool>) -> f64
 /// The expected facts (or the claims of the expected answer) verified
 /// against the context: the weighted share covered (supported 1, partially
 /// supported 0.5).
-pub(super) async fn recall(
-    judge: &Judge,
-    case: &RagCase,
-    plan: &Plan,
-    tally: &Tally,
-) -> Result<Scored> {
+pub(super) async fn recall(ask: &Asker<'_>, case: &RagCase, plan: &Plan) -> Result<Scored> {
     let facts = if !case.expected_facts.is_empty() {
         case.expected_facts.clone()
     } else if let Some(answer) = case
@@ -147,7 +82,7 @@ pub(super) async fn recall(
         .as_deref()
         .filter(|a| !a.trim().is_empty())
     {
-        claims::extract(judge, &case.query, answer, tally).await?
+        claims::extract(ask, &case.query, answer).await?
     } else {
         return Err(Error::MissingInput {
             metric: Metric::ContextRecall,
@@ -161,15 +96,10 @@ pub(super) async fn recall(
         });
     }
     let score_of =
-        |set: &[parse::ParsedVerdict]| VerdictWeights::RATIO.score(set.iter().map(|v| v.verdict));
-    let (voted, scores) =
-        claims::verify_voted(judge, &facts, &case.context, plan, tally, score_of).await?;
+        |set: &[ParsedVerdict]| VerdictWeights::RATIO.score(set.iter().map(|v| v.verdict));
+    let (voted, scores) = claims::verify_voted(ask, &facts, &case.context, plan, score_of).await?;
     let undecided = voted.iter().any(|v| v.undecided);
-    let score = if undecided {
-        super::sampling_median(&scores)
-    } else {
-        VerdictWeights::RATIO.score(voted.iter().map(|v| v.verdict.verdict))
-    };
+    let score = VerdictWeights::RATIO.score(voted.iter().map(|v| v.verdict.verdict));
     let details = details(facts, voted, |v| v.verdict != Verdict::Supported);
     let covered = details.iter().filter(|c| !c.failed).count();
     let reasoning = if case.context.is_empty() {

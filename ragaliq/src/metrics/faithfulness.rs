@@ -1,37 +1,27 @@
 //! Faithfulness and hallucination: the same claims and verdicts, scored two ways.
 
 use super::claims::{self, Voted};
-use super::{EvalOptions, Plan, Scored, Tally, plural};
-use crate::case::RagCase;
+use super::{Asker, Plan, Scored, plural};
+use crate::core::{ClaimVerdict, RagCase, Verdict, VerdictWeights};
 use crate::error::Result;
-use crate::evaluation::ClaimVerdict;
-use crate::judge::Judge;
 use crate::parse::ParsedVerdict;
-use crate::verdict::Verdict;
 
 pub(super) async fn faithfulness(
-    judge: &Judge,
+    ask: &Asker<'_>,
     case: &RagCase,
-    options: &EvalOptions,
+    weights: VerdictWeights,
     plan: &Plan,
-    tally: &Tally,
 ) -> Result<Scored> {
-    let weights = options.weights.unwrap_or(judge.scoring().weights);
-    let claims = claims::extract(judge, &case.query, case.response_text(), tally).await?;
+    let claims = claims::extract(ask, &case.query, case.response_text()).await?;
     if claims.is_empty() {
         return Ok(Scored::vacuous(
             "The response makes no factual claims: vacuously faithful.",
         ));
     }
     let score_of = |set: &[ParsedVerdict]| weights.score(set.iter().map(|v| v.verdict));
-    let (voted, scores) =
-        claims::verify_voted(judge, &claims, &case.context, plan, tally, score_of).await?;
+    let (voted, scores) = claims::verify_voted(ask, &claims, &case.context, plan, score_of).await?;
     let undecided = voted.iter().any(|v| v.undecided);
-    let score = if undecided {
-        super::sampling_median(&scores)
-    } else {
-        weights.score(voted.iter().map(|v| v.verdict.verdict))
-    };
+    let score = weights.score(voted.iter().map(|v| v.verdict.verdict));
     let details = details(claims, voted, |v| v.verdict != Verdict::Supported);
     Ok(Scored {
         score,
@@ -59,16 +49,12 @@ pub(crate) fn hallucinated(v: &ParsedVerdict, floor: f64) -> bool {
 }
 
 pub(super) async fn hallucination(
-    judge: &Judge,
+    ask: &Asker<'_>,
     case: &RagCase,
-    options: &EvalOptions,
+    floor: f64,
     plan: &Plan,
-    tally: &Tally,
 ) -> Result<Scored> {
-    let floor = options
-        .confidence_floor
-        .unwrap_or(judge.scoring().confidence_floor);
-    let claims = claims::extract(judge, &case.query, case.response_text(), tally).await?;
+    let claims = claims::extract(ask, &case.query, case.response_text()).await?;
     if claims.is_empty() {
         return Ok(Scored::vacuous(
             "The response makes no factual claims: nothing is hallucinated.",
@@ -77,17 +63,12 @@ pub(super) async fn hallucination(
     let score_of = |set: &[ParsedVerdict]| {
         1.0 - set.iter().filter(|v| hallucinated(v, floor)).count() as f64 / set.len() as f64
     };
-    let (voted, scores) =
-        claims::verify_voted(judge, &claims, &case.context, plan, tally, score_of).await?;
+    let (voted, scores) = claims::verify_voted(ask, &claims, &case.context, plan, score_of).await?;
     let undecided = voted.iter().any(|v| v.undecided);
     let details = details(claims, voted, |v| hallucinated(v, floor));
     let hallucinated_count = details.iter().filter(|c| c.failed).count();
     let total = details.len();
-    let score = if undecided {
-        super::sampling_median(&scores)
-    } else {
-        1.0 - hallucinated_count as f64 / total as f64
-    };
+    let score = 1.0 - hallucinated_count as f64 / total as f64;
     let mut reasoning = match summary(&details, case) {
         Some(verdicts) => format!(
             "{hallucinated_count} of {} hallucinated (verdicts: {verdicts}).",

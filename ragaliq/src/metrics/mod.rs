@@ -1,4 +1,7 @@
-//! The five evaluators and the options they take.
+//! The five metrics: each asks the judge a few questions through a
+//! [`Session`] and scores the typed answers with a pure scorer. Samples are
+//! asked and voted on by one driver ([`sampling`]); nothing here sees the
+//! client, the recorder or the budget.
 
 mod claims;
 mod context;
@@ -6,15 +9,15 @@ mod faithfulness;
 mod relevance;
 mod sampling;
 
-pub use claims::MAX_REASKS;
-pub use sampling::{AUTO_BAND, Agreement, DEFAULT_AGREEMENT, Samples, Spread};
+pub(crate) use claims::Voted;
 
-use crate::case::RagCase;
-use crate::error::{ConfigError, Error, Result};
-use crate::evaluation::{Evaluation, Metric, Usage};
-use crate::judge::Judge;
-use crate::verdict::{VerdictWeights, clamp_score};
-use std::sync::Mutex;
+use crate::core::{
+    ClaimVerdict, ConfigError, Evaluation, Metric, PassageVerdict, RagCase, Samples,
+    VerdictWeights, clamp_score,
+};
+use crate::error::{Error, Result};
+use crate::session::{Session, Tally};
+use crate::stats;
 
 /// Per-evaluation overrides of the judge's defaults.
 ///
@@ -77,17 +80,31 @@ impl EvalOptions {
     }
 }
 
-/// Calls and tokens one evaluation caused.
-#[derive(Default)]
-pub(crate) struct Tally(Mutex<Usage>);
+/// Defaults the metrics apply when an [`EvalOptions`] leaves them open.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Scoring {
+    pub thresholds: [f64; 5],
+    pub weights: VerdictWeights,
+    pub confidence_floor: f64,
+    pub samples: Samples,
+    pub agreement: f64,
+}
 
-impl Tally {
-    pub(crate) fn add(&self, usage: Usage) {
-        *crate::sync::lock(&self.0) += usage;
+impl Default for Scoring {
+    fn default() -> Self {
+        Scoring {
+            thresholds: Metric::ALL.map(Metric::default_threshold),
+            weights: VerdictWeights::RATIO,
+            confidence_floor: 0.8,
+            samples: Samples::default(),
+            agreement: crate::core::DEFAULT_AGREEMENT,
+        }
     }
+}
 
-    pub(crate) fn total(&self) -> Usage {
-        *crate::sync::lock(&self.0)
+impl Scoring {
+    pub(crate) fn threshold(&self, metric: Metric) -> f64 {
+        self.thresholds[metric.index()]
     }
 }
 
@@ -99,13 +116,17 @@ pub(crate) struct Plan {
     pub threshold: f64,
 }
 
-/// What an evaluator computes; [`evaluate`] adds the threshold and usage.
+/// What a metric computes; [`evaluate`] adds the threshold, the outcome
+/// and the usage.
 #[derive(Default)]
 pub(crate) struct Scored {
+    /// The score the decided verdicts give (with several samples, the vote's).
     score: f64,
     reasoning: String,
-    claims: Vec<crate::evaluation::ClaimVerdict>,
-    passages: Vec<crate::evaluation::PassageVerdict>,
+    claims: Vec<ClaimVerdict>,
+    passages: Vec<PassageVerdict>,
+    /// The samples split below the required agreement on something that
+    /// decides the score: the score is then the median sample's.
     undecided: bool,
     /// One score per sample asked (empty when no question was asked).
     sample_scores: Vec<f64>,
@@ -121,14 +142,8 @@ impl Scored {
     }
 }
 
-fn sampling_median(scores: &[f64]) -> f64 {
-    let mut sorted = scores.to_vec();
-    sorted.sort_by(f64::total_cmp);
-    sampling::median(&sorted)
-}
-
 /// The options and the case, checked: configuration errors before any call.
-fn check(judge: &Judge, metric: Metric, case: &RagCase, options: &EvalOptions) -> Result<Plan> {
+fn check(scoring: &Scoring, metric: Metric, case: &RagCase, options: &EvalOptions) -> Result<Plan> {
     case.validate()?;
     let invalid = |origin: &str, value: String, expected: &str| -> Error {
         ConfigError::Invalid {
@@ -140,7 +155,7 @@ fn check(judge: &Judge, metric: Metric, case: &RagCase, options: &EvalOptions) -
     };
     let threshold = options
         .threshold
-        .unwrap_or_else(|| judge.scoring().threshold(metric));
+        .unwrap_or_else(|| scoring.threshold(metric));
     if !(0.0..=1.0).contains(&threshold) {
         return Err(invalid(
             "threshold",
@@ -162,11 +177,11 @@ fn check(judge: &Judge, metric: Metric, case: &RagCase, options: &EvalOptions) -
     {
         return Err(invalid("weights", format!("{w:?}"), "finite numbers"));
     }
-    let samples = options.samples.unwrap_or(judge.scoring().samples);
+    let samples = options.samples.unwrap_or(scoring.samples);
     samples
         .check()
         .map_err(|(value, expected)| invalid("samples", value, &expected))?;
-    let agreement = options.agreement.unwrap_or(judge.scoring().agreement);
+    let agreement = options.agreement.unwrap_or(scoring.agreement);
     if !(agreement > 0.5 && agreement <= 1.0) {
         return Err(invalid(
             "agreement",
@@ -187,26 +202,41 @@ fn check(judge: &Judge, metric: Metric, case: &RagCase, options: &EvalOptions) -
     })
 }
 
+/// `metric` on `case`, asked through `session`, with `options` over the
+/// `scoring` defaults.
 pub(crate) async fn evaluate(
-    judge: &Judge,
+    session: &Session,
+    scoring: &Scoring,
     metric: Metric,
     case: &RagCase,
     options: &EvalOptions,
 ) -> Result<Evaluation> {
-    let plan = check(judge, metric, case, options)?;
+    let plan = check(scoring, metric, case, options)?;
     let tally = Tally::default();
+    let ask = Asker {
+        session,
+        tally: &tally,
+    };
     let scored = match metric {
         Metric::Faithfulness => {
-            faithfulness::faithfulness(judge, case, options, &plan, &tally).await?
+            let weights = options.weights.unwrap_or(scoring.weights);
+            faithfulness::faithfulness(&ask, case, weights, &plan).await?
         }
         Metric::Hallucination => {
-            faithfulness::hallucination(judge, case, options, &plan, &tally).await?
+            let floor = options.confidence_floor.unwrap_or(scoring.confidence_floor);
+            faithfulness::hallucination(&ask, case, floor, &plan).await?
         }
-        Metric::Relevance => relevance::relevance(judge, case, &plan, &tally).await?,
-        Metric::ContextPrecision => context::precision(judge, case, &plan, &tally).await?,
-        Metric::ContextRecall => context::recall(judge, case, &plan, &tally).await?,
+        Metric::Relevance => relevance::relevance(&ask, case, &plan).await?,
+        Metric::ContextPrecision => context::precision(&ask, case, &plan).await?,
+        Metric::ContextRecall => context::recall(&ask, case, &plan).await?,
     };
-    let score = clamp_score(scored.score);
+    // A split vote's score is the median sample's: the decided verdicts'
+    // score would pretend the judge made up its mind.
+    let score = clamp_score(if scored.undecided {
+        stats::median(&scored.sample_scores)
+    } else {
+        scored.score
+    });
     let passed = !scored.undecided && score >= plan.threshold;
     let spread = (scored.sample_scores.len() > 1).then(|| {
         let scores: Vec<f64> = scored
@@ -214,7 +244,7 @@ pub(crate) async fn evaluate(
             .iter()
             .map(|s| clamp_score(*s))
             .collect();
-        Spread::of(&scores, plan.threshold, passed)
+        stats::spread(&scores, plan.threshold, passed)
     });
     Ok(Evaluation {
         metric,
@@ -230,26 +260,45 @@ pub(crate) async fn evaluate(
     })
 }
 
+/// One evaluation's way to the judge: the session, and the tally its
+/// questions are counted in.
+#[derive(Clone, Copy)]
+pub(crate) struct Asker<'a> {
+    session: &'a Session,
+    tally: &'a Tally,
+}
+
+impl Asker<'_> {
+    async fn ask<A: crate::tasks::Ask>(&self, ask: &A, sample: u32) -> Result<A::Answer> {
+        self.session.ask(self.tally, ask, sample).await
+    }
+}
+
 fn plural(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
-/// Verdicts on labelled `claims` against `passages`, voted over the
-/// judge's samples (for [`crate::calibration`]): one batched call per
-/// sample, through the judge's recorder like any evaluation. `Auto` asks
-/// its cap: calibration has no threshold to sample near.
+/// Verdicts on labelled `claims` against `passages`, voted over `samples`
+/// (for [calibration](crate::calibration())): one batched call per sample, through the
+/// session's recording like any evaluation. `Auto` asks its cap:
+/// calibration has no threshold to sample near.
 pub(crate) async fn verify_labelled(
-    judge: &Judge,
+    session: &Session,
+    agreement: f64,
     claims: &[String],
     passages: &[String],
     samples: Samples,
-) -> Result<(Vec<claims::Voted>, Usage)> {
+) -> Result<(Vec<Voted>, crate::core::Usage)> {
     let plan = Plan {
         samples: Samples::Fixed(samples.max()),
-        agreement: judge.scoring().agreement,
+        agreement,
         threshold: 0.5,
     };
     let tally = Tally::default();
-    let (voted, _) = claims::verify_voted(judge, claims, passages, &plan, &tally, |_| 0.0).await?;
+    let ask = Asker {
+        session,
+        tally: &tally,
+    };
+    let (voted, _) = claims::verify_voted(&ask, claims, passages, &plan, |_| 0.0).await?;
     Ok((voted, tally.total()))
 }

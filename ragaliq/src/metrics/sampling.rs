@@ -1,254 +1,93 @@
-//! Asking the judge several times and voting.
+//! The one sampling driver: how many times a question is asked, and the
+//! vote over the items of every sample's answer.
 //!
 //! A judge is a model, and models disagree with themselves. With
-//! [`Samples::Fixed`]`(n)` every question whose answer decides the score is
-//! asked `n` times (each sample is its own exchange, with its sample index in
-//! the fingerprint, so every sample is recorded and replays offline); each
-//! claim's or passage's verdict is the majority, and a split below the
-//! required agreement is *undecided*, never resolved in the answer's favour.
-//! [`Samples::Auto`] asks once, and more only when the score lies close
-//! enough to the threshold that a re-ask could flip the result.
+//! [`Samples::Fixed`](crate::Samples::Fixed)`(n)` every question whose answer
+//! decides the score is asked `n` times (each sample is its own exchange,
+//! with its sample index in the fingerprint, so every sample is recorded and
+//! replays offline); each claim's or passage's verdict is the majority, and a
+//! split below the required agreement is *undecided*, never resolved in the
+//! answer's favour. [`Samples::Auto`](crate::Samples::Auto) asks once, and
+//! more only when the score lies close enough to the threshold that a re-ask
+//! could flip the result.
 
-use serde::{Deserialize, Serialize};
-use std::fmt;
+use super::Plan;
+use crate::core::Agreement;
+use crate::error::Result;
+use crate::stats;
+use futures_util::future::try_join_all;
+use std::future::Future;
 
-/// How many times each question is asked (`scoring.samples`,
-/// `RAGALIQ_SAMPLES`, `samples = …` in the assertion macros).
-///
-/// ```
-/// use ragaliq::Samples;
-/// assert_eq!(Samples::parse("5"), Some(Samples::Fixed(5)));
-/// assert_eq!(Samples::parse("auto"), Some(Samples::Auto { max: 5 }));
-/// assert_eq!(Samples::parse("auto:7"), Some(Samples::Auto { max: 7 }));
-/// assert_eq!(Samples::parse("0"), None);
-/// assert_eq!(Samples::default(), Samples::Fixed(1));
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Samples {
-    /// Always ask this many times (1 to [`Samples::MAX`]).
-    Fixed(u32),
-    /// Ask once; when the score is within [`AUTO_BAND`] of the threshold, ask
-    /// until `max` samples in all.
-    Auto {
-        /// The most samples in all.
-        max: u32,
-    },
+/// Every sample's answer, and the score each gives on its own.
+pub(super) struct Sampled<T> {
+    pub answers: Vec<T>,
+    pub scores: Vec<f64>,
 }
 
-/// How close to the threshold a single sample's score must be for
-/// [`Samples::Auto`] to ask again.
-pub const AUTO_BAND: f64 = 0.25;
-
-/// The default share of samples that must agree: 0.6, so 3 of 5 (and 2 of 3).
-pub const DEFAULT_AGREEMENT: f64 = 0.6;
-
-impl Default for Samples {
-    fn default() -> Self {
-        Samples::Fixed(1)
+/// Asks `ask(sample)` as the plan says: its first samples at once, then,
+/// for `Samples::Auto`, up to its cap when the first sample's `score` lies
+/// near the threshold.
+pub(super) async fn sample<T, F, Fut>(
+    plan: &Plan,
+    ask: F,
+    score: impl Fn(&T) -> f64,
+) -> Result<Sampled<T>>
+where
+    F: Fn(u32) -> Fut,
+    Fut: Future<Output = Result<T>>,
+{
+    let first = plan.samples.first();
+    let mut answers: Vec<T> = try_join_all((0..first).map(&ask)).await?;
+    if first == 1 && plan.samples.wants_more(score(&answers[0]), plan.threshold) {
+        answers.extend(try_join_all((1..plan.samples.max()).map(&ask)).await?);
     }
+    let scores = answers.iter().map(&score).collect();
+    Ok(Sampled { answers, scores })
 }
 
-impl Samples {
-    /// The most samples allowed.
-    pub const MAX: u32 = 25;
-
-    /// What a configuration value may say.
-    pub const EXPECTED: &'static str =
-        "a whole number of samples from 1 to 25, \"auto\" (up to 5), or \"auto:N\"";
-
-    /// Parses `5`, `auto` or `auto:7`.
-    #[must_use]
-    pub fn parse(text: &str) -> Option<Samples> {
-        let text = text.trim();
-        let in_range = |n: u32| (1..=Samples::MAX).contains(&n).then_some(n);
-        if text.eq_ignore_ascii_case("auto") {
-            return Some(Samples::Auto { max: 5 });
-        }
-        if let Some(max) = text.strip_prefix("auto:") {
-            return in_range(max.trim().parse().ok()?).map(|max| Samples::Auto { max });
-        }
-        in_range(text.parse().ok()?).map(Samples::Fixed)
-    }
-
-    /// `Err((value, expected))` when out of range.
-    pub(crate) fn check(self) -> Result<(), (String, String)> {
-        let n = match self {
-            Samples::Fixed(n) => n,
-            Samples::Auto { max } => max,
-        };
-        if (1..=Samples::MAX).contains(&n) {
-            Ok(())
-        } else {
-            Err((self.to_string(), Samples::EXPECTED.into()))
-        }
-    }
-
-    /// The samples asked first.
-    pub(crate) fn first(self) -> u32 {
-        match self {
-            Samples::Fixed(n) => n,
-            Samples::Auto { .. } => 1,
-        }
-    }
-
-    /// The most samples in all.
-    pub(crate) fn max(self) -> u32 {
-        match self {
-            Samples::Fixed(n) => n,
-            Samples::Auto { max } => max,
-        }
-    }
-
-    /// Whether more samples should be asked, after a first one that scored
-    /// `score` against `threshold`.
-    pub(crate) fn wants_more(self, score: f64, threshold: f64) -> bool {
-        matches!(self, Samples::Auto { max } if max > 1 && (score - threshold).abs() <= AUTO_BAND)
-    }
+/// One item's vote over the samples.
+pub(super) struct Vote<'a, I, K> {
+    /// The majority's key; ties go to the key `worse` ranks lowest.
+    pub winner: K,
+    /// How many samples gave it; `None` with one sample.
+    pub agreement: Option<Agreement>,
+    /// The vote fell short of the required agreement.
+    pub undecided: bool,
+    /// The samples' items that gave the winner, in sample order.
+    pub agreeing: Vec<&'a I>,
 }
 
-impl fmt::Display for Samples {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Samples::Fixed(n) => write!(f, "{n}"),
-            Samples::Auto { max } => write!(f, "auto:{max}"),
-        }
-    }
-}
-
-impl From<u32> for Samples {
-    fn from(n: u32) -> Self {
-        Samples::Fixed(n)
-    }
-}
-
-/// How many samples agreed on a verdict.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Agreement {
-    /// Samples that gave the winning verdict.
-    pub votes: u32,
-    /// Samples asked.
-    pub of: u32,
-}
-
-impl Agreement {
-    /// Whether `votes / of` reaches `required`.
-    #[must_use]
-    pub fn reaches(&self, required: f64) -> bool {
-        self.of > 0 && f64::from(self.votes) / f64::from(self.of) + 1e-9 >= required
-    }
-}
-
-impl fmt::Display for Agreement {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} of {}", self.votes, self.of)
-    }
-}
-
-/// The winner of a vote over `items`, with its agreement. Ties go to the
-/// item `worse` ranks lowest, so a tie never resolves in the answer's favour.
-pub(crate) fn vote<T: PartialEq + Copy>(items: &[T], worse: impl Fn(T) -> i32) -> (T, Agreement) {
-    let mut best: Option<(T, u32)> = None;
-    for &candidate in items {
-        let count = items.iter().filter(|&&x| x == candidate).count() as u32;
-        best = match best {
-            None => Some((candidate, count)),
-            Some((b, c)) if count > c || (count == c && worse(candidate) < worse(b)) => {
-                Some((candidate, count))
+/// The vote on each of `n` items across every sample's items (`sets[s][i]`
+/// is sample `s`'s item `i`), by `key`.
+pub(super) fn vote_items<'a, I, K: PartialEq + Copy>(
+    sets: &'a [Vec<I>],
+    n: usize,
+    plan: &Plan,
+    key: impl Fn(&I) -> K,
+    worse: impl Fn(K) -> i32 + Copy,
+) -> Vec<Vote<'a, I, K>> {
+    (0..n)
+        .map(|i| {
+            let items: Vec<&I> = sets.iter().map(|set| &set[i]).collect();
+            if let [only] = items[..] {
+                return Vote {
+                    winner: key(only),
+                    agreement: None,
+                    undecided: false,
+                    agreeing: vec![only],
+                };
             }
-            keep => keep,
-        };
-    }
-    let (winner, votes) = best.expect("a vote over at least one sample");
-    (
-        winner,
-        Agreement {
-            votes,
-            of: items.len() as u32,
-        },
-    )
-}
-
-/// The spread of the per-sample scores and how many would have flipped the
-/// outcome on their own.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Spread {
-    /// Samples asked.
-    pub samples: u32,
-    /// The lowest sample score.
-    pub min: f64,
-    /// The median sample score.
-    pub median: f64,
-    /// The highest sample score.
-    pub max: f64,
-    /// Samples whose own score is on the other side of the threshold from
-    /// the evaluation's outcome.
-    pub flips: u32,
-}
-
-impl Spread {
-    pub(crate) fn of(scores: &[f64], threshold: f64, passed: bool) -> Spread {
-        let mut sorted: Vec<f64> = scores.to_vec();
-        sorted.sort_by(f64::total_cmp);
-        Spread {
-            samples: sorted.len() as u32,
-            min: sorted.first().copied().unwrap_or(0.0),
-            median: median(&sorted),
-            max: sorted.last().copied().unwrap_or(0.0),
-            flips: scores
-                .iter()
-                .filter(|&&s| (s >= threshold) != passed)
-                .count() as u32,
-        }
-    }
-}
-
-impl fmt::Display for Spread {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{} samples: min {:.2}, median {:.2}, max {:.2}; {} of {} on the other side of the threshold",
-            self.samples, self.min, self.median, self.max, self.flips, self.samples
-        )
-    }
-}
-
-/// The median of sorted numbers; the lower of the middle two for an even
-/// count, so it is always a score some sample gave.
-pub(crate) fn median(sorted: &[f64]) -> f64 {
-    match sorted.len() {
-        0 => 0.0,
-        n => sorted[(n - 1) / 2],
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn votes_need_agreement_and_ties_go_against_the_answer() {
-        let (w, a) = vote(&[1, 1, 0, 1, 0], |x| x);
-        assert_eq!((w, a), (1, Agreement { votes: 3, of: 5 }));
-        assert!(a.reaches(0.6));
-        let (w, a) = vote(&[1, 0], |x| x);
-        assert_eq!(w, 0, "a tie goes to the worse verdict");
-        assert!(!a.reaches(0.6));
-        let (_, a) = vote(&[2, 1, 0, 2, 1], |x| x);
-        assert!(!a.reaches(0.6), "2 of 5 is undecided");
-    }
-
-    #[test]
-    fn spread_and_flips() {
-        let s = Spread::of(&[0.5, 1.0, 1.0, 0.67, 1.0], 0.7, true);
-        assert_eq!((s.min, s.median, s.max, s.flips), (0.5, 1.0, 1.0, 2));
-    }
-
-    #[test]
-    fn auto_asks_more_only_near_the_threshold() {
-        let auto = Samples::Auto { max: 5 };
-        assert!(auto.wants_more(0.67, 0.7));
-        assert!(!auto.wants_more(0.1, 0.7));
-        assert!(!Samples::Fixed(5).wants_more(0.7, 0.7));
-    }
+            let keys: Vec<K> = items.iter().map(|item| key(item)).collect();
+            let (winner, agreement) = stats::vote(&keys, worse);
+            Vote {
+                winner,
+                agreement: Some(agreement),
+                undecided: !agreement.reaches(plan.agreement),
+                agreeing: items
+                    .into_iter()
+                    .filter(|item| key(item) == winner)
+                    .collect(),
+            }
+        })
+        .collect()
 }

@@ -25,7 +25,7 @@
 //!    and nothing else does.
 
 use super::{ParseError, ParseErrorKind};
-use crate::verdict::Verdict;
+use crate::core::Verdict;
 
 /// A JSON value as the judge wrote it, objects in written order.
 #[derive(Clone, Debug, PartialEq)]

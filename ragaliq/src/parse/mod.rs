@@ -52,7 +52,7 @@
 
 mod json;
 
-use crate::verdict::Verdict;
+use crate::core::Verdict;
 use json::{Found, J};
 use std::fmt;
 
@@ -159,7 +159,7 @@ pub enum ParseErrorKind {
     Unmatched {
         /// Claims without a verdict.
         unmatched: usize,
-        /// The most re-asked ([`MAX_REASKS`](crate::metrics::MAX_REASKS)).
+        /// The most re-asked ([`MAX_REASKS`](crate::MAX_REASKS)).
         limit: usize,
     },
 }

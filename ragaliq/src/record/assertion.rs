@@ -71,7 +71,7 @@ pub fn workspace_root(manifest_dir: &str) -> PathBuf {
         return PathBuf::from(root);
     }
     static ROOTS: OnceLock<Mutex<HashMap<String, PathBuf>>> = OnceLock::new();
-    let mut roots = crate::sync::lock(ROOTS.get_or_init(Mutex::default));
+    let mut roots = crate::core::sync::lock(ROOTS.get_or_init(Mutex::default));
     roots
         .entry(manifest_dir.to_owned())
         .or_insert_with(|| find_workspace(Path::new(manifest_dir)))

@@ -42,10 +42,9 @@ pub use ordered::Ordered;
 pub use recording::{Exchange, FORMAT, Recording, Settings, Tokens};
 pub(crate) use snapfile::pending_path;
 
-use crate::config::Mode;
-use crate::judge::{Fingerprint, JsonMode, JudgeRequest, JudgeResponse};
+use crate::core::sync::lock;
+use crate::core::{Fingerprint, JsonMode, JudgeRequest, JudgeResponse, Mode};
 use crate::run;
-use crate::sync::lock;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -497,6 +496,17 @@ impl Recorder {
         written.transpose().map(Option::flatten)
     }
 
+    /// Where this test's exchanges are recorded, for failure messages:
+    /// `recording: tests/snapshots/rag__refund.snap (mode replay)`.
+    #[must_use]
+    pub(crate) fn where_line(&self) -> String {
+        if self.mode == Mode::Live {
+            return "recording: none (mode live)".to_owned();
+        }
+        let path = self.source().unwrap_or(&self.location.snapshot);
+        format!("recording: {} (mode {})", path.display(), self.mode.name())
+    }
+
     /// The description reviewers see in `cargo insta review`.
     #[must_use]
     pub fn description(&self) -> String {
@@ -639,7 +649,7 @@ fn merge(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::judge::{ResponseFormat, test_request};
+    use crate::core::{ResponseFormat, test_request};
 
     fn exchange(fp: char, used_by: &[&str]) -> Exchange {
         let req = test_request("m", ResponseFormat::JsonObject);

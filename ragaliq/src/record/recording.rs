@@ -35,7 +35,7 @@
 //! way replay hands the parsers exactly what the judge sent.
 
 use super::ordered::Ordered;
-use crate::judge::{JsonMode, JudgeRequest, JudgeResponse};
+use crate::core::{JsonMode, JudgeRequest, JudgeResponse, ResponseFormat};
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::ser::{SerializeMap, Serializer};
 use serde::{Deserialize, Serialize};
@@ -166,10 +166,10 @@ impl Exchange {
 }
 
 /// The label of the configured mode, for a task's format.
-fn requested_label(requested: JsonMode, sent: &crate::judge::ResponseFormat) -> String {
+fn requested_label(requested: JsonMode, sent: &ResponseFormat) -> String {
     let schema = match sent {
-        crate::judge::ResponseFormat::JsonSchema { schema, .. }
-        | crate::judge::ResponseFormat::JsonObjectWithSchema { schema, .. } => schema.clone(),
+        ResponseFormat::JsonSchema { schema, .. }
+        | ResponseFormat::JsonObjectWithSchema { schema, .. } => schema.clone(),
         _ => serde_json::Value::Null,
     };
     requested.format("task", &schema).label().to_owned()
@@ -222,15 +222,21 @@ impl Recording {
     /// Sorts the exchanges in reading order: grouped by case, each group's
     /// extraction, verification, re-asks and relevance in turn.
     pub(crate) fn sort(&mut self) {
-        // A verification belongs to the case whose extraction produced its claims.
+        // A verification belongs to the case whose extraction produced its
+        // claims: the `claims` list of the extraction's JSON answer (the
+        // recording reads its own answers' layout; it never parses a reply
+        // as the judge's parsers do).
         let mut owner_of_claim: BTreeMap<String, (String, String)> = BTreeMap::new();
         for e in &self.exchanges {
             if e.task == "extract_claims"
-                && let Ok(claims) = crate::parse::claims(&e.reply)
+                && let Some(answer) = Ordered::parse_json(&e.reply)
+                && let Some(claims) = answer.get("claims").and_then(Ordered::as_array)
             {
                 let key = case_key(e);
-                for c in claims {
-                    owner_of_claim.entry(c).or_insert_with(|| key.clone());
+                for c in claims.iter().filter_map(Ordered::as_str) {
+                    owner_of_claim
+                        .entry(c.to_owned())
+                        .or_insert_with(|| key.clone());
                 }
             }
         }
@@ -359,7 +365,7 @@ pub(crate) fn parse_v1(text: &str) -> Result<Recording, String> {
                     (Some(t), _) => t,
                     // Format 1 kept a reply structured only when serde_json
                     // wrote it back exactly, with its keys sorted.
-                    (None, Some(v)) => crate::judge::canonical_json(v),
+                    (None, Some(v)) => crate::core::canonical_json(v),
                     (None, None) => String::new(),
                 },
                 task: e.task,
@@ -654,7 +660,7 @@ pub(crate) fn quote(s: &str, max: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::judge::{ResponseFormat, test_request};
+    use crate::core::{ResponseFormat, test_request};
     use serde_json::json;
 
     fn exchange(reply: &str, subject: serde_json::Value) -> Exchange {

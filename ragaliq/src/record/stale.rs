@@ -3,7 +3,7 @@
 
 use super::ordered::Ordered;
 use super::recording::{Exchange, quote};
-use crate::judge::JudgeRequest;
+use crate::core::JudgeRequest;
 
 /// One difference between a recorded exchange and the request asked now.
 fn differences(e: &Exchange, provider: &str, request: &JudgeRequest) -> Vec<String> {

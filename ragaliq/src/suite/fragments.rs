@@ -4,7 +4,7 @@
 //! processes ran them (cargo-nextest runs one trial per process).
 
 use super::report::{JudgeInfo, Report, Spending, TrialResult};
-use crate::config::Mode;
+use crate::core::Mode;
 use crate::run;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};

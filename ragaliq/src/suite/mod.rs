@@ -49,9 +49,9 @@ mod fragments;
 mod junit;
 pub mod report;
 
-use crate::config::{Config, Mode};
-use crate::error::{ConfigError, Error};
-use crate::evaluation::{Evaluation, Metric};
+use crate::config::Config;
+use crate::core::{ConfigError, Evaluation, Metric, Mode};
+use crate::error::Error;
 use crate::judge::Judge;
 use crate::metrics::EvalOptions;
 use crate::record::{Location, Recorder, Site};
@@ -341,7 +341,7 @@ impl Suite {
 
         let conclusion = libtest_mimic::run(&args, trials);
         drop(runtime);
-        let results = std::mem::take(&mut *crate::sync::lock(&results));
+        let results = std::mem::take(&mut *crate::core::sync::lock(&results));
         let suite_name = self.dir.display().to_string();
         let info = JudgeInfo {
             provider: judge.provider().to_owned(),
@@ -500,7 +500,7 @@ impl CaseState {
             case.file.display(),
             case.line
         );
-        let recording = crate::__private::recording_line(&self.recorder);
+        let recording = self.recorder.where_line();
         let expect_fail = case.expect_fail.contains(&metric);
         let (mut result, mut message) = match outcome {
             Ok(eval) => {
@@ -546,7 +546,7 @@ impl CaseState {
                 None => format!("{place}: {metric}: {review}"),
             });
         }
-        crate::sync::lock(results).push(result);
+        crate::core::sync::lock(results).push(result);
         match message {
             Some(m) => Err(Failed::from(m)),
             None => Ok(()),

@@ -35,10 +35,9 @@
 //! ```
 
 use super::cases::LoadedCase;
-use crate::config::Mode;
+use crate::core::{ClaimVerdict, Evaluation, Metric, PassageVerdict, Usage};
+use crate::core::{Mode, Spread};
 use crate::error::Error;
-use crate::evaluation::{ClaimVerdict, Evaluation, Metric, PassageVerdict, Usage};
-use crate::metrics::Spread;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;

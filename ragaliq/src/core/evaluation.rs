@@ -1,8 +1,8 @@
 //! What an evaluator returns: [`Evaluation`], its per-claim and per-passage
 //! details, the [`Metric`] it measured and the [`Usage`] it cost.
 
-use crate::metrics::{Agreement, Spread};
-use crate::verdict::Verdict;
+use super::samples::{Agreement, Spread};
+use super::verdict::Verdict;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
@@ -430,7 +430,13 @@ mod tests {
         e.undecided = true;
         e.claims[1].undecided = true;
         e.claims[1].agreement = Some(Agreement { votes: 2, of: 5 });
-        e.spread = Some(Spread::of(&[0.5, 1.0, 0.5, 1.0, 0.5], 0.7, false));
+        e.spread = Some(Spread {
+            samples: 5,
+            min: 0.5,
+            median: 0.5,
+            max: 1.0,
+            flips: 2,
+        });
         let text = e.to_string();
         assert!(text.starts_with("faithfulness: UNDECIDED: the judge disagrees with itself (score 0.50, threshold 0.70); 1 claim is split below the required agreement"), "{text}");
         assert!(

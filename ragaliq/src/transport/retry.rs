@@ -1,7 +1,7 @@
 //! Retrying judge calls: exponential backoff with jitter, `Retry-After`
 //! honoured, bounded by attempts and by total time.
 
-use crate::error::TransportError;
+use crate::transport::TransportError;
 use backon::{BackoffBuilder, ExponentialBuilder};
 use std::future::Future;
 use std::time::Duration;
@@ -229,7 +229,7 @@ mod tests {
     async fn a_timeout_is_retried_once_at_most() {
         let (r, n) = count(&fast(), |_| {
             Some(TransportError::new(
-                crate::error::TransportErrorKind::Timeout {
+                crate::transport::TransportErrorKind::Timeout {
                     after: Duration::from_millis(1),
                 },
             ))

@@ -9,12 +9,12 @@
 //! and, unlike an assistant prefill, works with every current model. A
 //! request that asks for plain JSON without a schema is prefilled with `{`.
 
-use super::http::{self, ApiKey};
-use super::request::{
-    JudgeRequest, JudgeResponse, ResponseFormat, Role, StopReason, canonical_json,
+use super::http;
+use super::{BoxFuture, Transport};
+use crate::core::{
+    ApiKey, JudgeRequest, JudgeResponse, ResponseFormat, Role, StopReason, canonical_json,
 };
-use super::transport::{BoxFuture, Transport};
-use crate::error::{TransportError, TransportErrorKind};
+use crate::transport::{TransportError, TransportErrorKind};
 use serde_json::{Value, json};
 use std::time::Duration;
 
@@ -356,7 +356,7 @@ async fn read_stream(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::judge::request::test_request;
+    use crate::core::test_request;
 
     fn req(format: ResponseFormat) -> JudgeRequest {
         test_request("claude-haiku", format)

@@ -1,7 +1,7 @@
 //! Estimated cost: a price per model turns token usage into dollars, and a
 //! budget stops live calls once it is spent.
 
-use crate::evaluation::Usage;
+use super::evaluation::Usage;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 

@@ -15,15 +15,17 @@
 //! HTTP client across tests needs one runtime that outlives them. A caller
 //! that stops waiting (a test that panics) cancels its call.
 
-use super::budget::Budget;
-use super::format::{JsonMode, Negotiation, Refusal};
-use super::request::{Fingerprint, JudgeRequest, JudgeResponse, StopReason};
-use super::retry::RetryPolicy;
-use super::transport::Transport;
-use crate::cost::Price;
-use crate::error::{Error, TransportError, TransportErrorKind};
-use crate::evaluation::Usage;
-use crate::sync::lock;
+mod budget;
+mod negotiation;
+
+pub(crate) use budget::Budget;
+pub use negotiation::Refusal;
+
+use crate::core::sync::lock;
+use crate::core::{Fingerprint, JsonMode, JudgeRequest, JudgeResponse, Price, StopReason, Usage};
+use crate::error::Error;
+use crate::transport::{RetryPolicy, Transport, TransportError, TransportErrorKind};
+use negotiation::Negotiation;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -53,6 +55,8 @@ pub(crate) struct Client {
 pub(crate) enum CallError {
     /// The reply hit its token limit (it was paid for, but is not memoized).
     Truncated(JudgeResponse),
+    /// The server refused the response format: ask again in a weaker one.
+    FormatRefused(TransportError),
     /// Anything else.
     Failed(Error),
 }
@@ -138,9 +142,14 @@ impl Client {
             .await;
         match result {
             Ok(response) => Ok((response.clone(), made_call.load(Ordering::SeqCst))),
-            Err(e) => match lock(&truncated).take() {
-                Some(response) => Err(CallError::Truncated(response)),
-                None => Err(CallError::Failed(e)),
+            Err(e) => match (lock(&truncated).take(), e) {
+                (Some(response), _) => Err(CallError::Truncated(response)),
+                (None, Error::Transport(e))
+                    if matches!(e.kind, TransportErrorKind::FormatRefused { .. }) =>
+                {
+                    Err(CallError::FormatRefused(e))
+                }
+                (None, e) => Err(CallError::Failed(e)),
             },
         }
     }

@@ -3,58 +3,12 @@
 //! with its failures classified, server-sent events, `Retry-After` parsing
 //! and error-body reading.
 
-use crate::error::{TransportError, TransportErrorKind};
+use crate::core::ApiKey;
+use crate::core::JudgeResponse;
+use crate::transport::{TransportError, TransportErrorKind};
 use reqwest::header::{HeaderMap, RETRY_AFTER};
-use std::fmt;
 use std::sync::OnceLock;
 use std::time::{Duration, SystemTime};
-
-/// An API key. Its `Debug` and `Display` never show it, and transports strip
-/// it from any server message before that message reaches an error.
-///
-/// ```
-/// use ragaliq::judge::ApiKey;
-/// let key = ApiKey::new("example-secret");
-/// assert_eq!(format!("{key:?}"), "ApiKey(***)");
-/// assert_eq!(key.expose(), "example-secret");
-/// ```
-#[derive(Clone, PartialEq, Eq)]
-pub struct ApiKey(String);
-
-impl ApiKey {
-    /// Wraps a key.
-    #[must_use]
-    pub fn new(key: impl Into<String>) -> Self {
-        ApiKey(key.into())
-    }
-
-    /// The key itself, for building a request header.
-    #[must_use]
-    pub fn expose(&self) -> &str {
-        &self.0
-    }
-
-    /// `text` with every occurrence of the key replaced by `***`, whatever
-    /// the key's length: a garbled message is better than a leaked key.
-    pub(crate) fn redact(&self, text: &str) -> String {
-        if self.0.is_empty() {
-            return text.to_owned();
-        }
-        text.replace(&self.0, "***")
-    }
-}
-
-impl fmt::Debug for ApiKey {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("ApiKey(***)")
-    }
-}
-
-impl fmt::Display for ApiKey {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("***")
-    }
-}
 
 /// Where calls go, as messages show it: `scheme://host:port`, never a path,
 /// query or user info (they can hold secrets).
@@ -101,7 +55,7 @@ pub(crate) fn client() -> Result<&'static reqwest::Client, TransportError> {
     static CLIENT: OnceLock<Result<reqwest::Client, String>> = OnceLock::new();
     CLIENT
         .get_or_init(|| {
-            crate::tls::install_provider();
+            super::tls::install_provider();
             reqwest::Client::builder()
                 .user_agent(concat!("ragaliq/", env!("CARGO_PKG_VERSION")))
                 .connect_timeout(Duration::from_secs(10))
@@ -143,7 +97,7 @@ pub(crate) async fn send(
     };
     let message = redact(message);
     let kind =
-        if format_requested && super::format::refuses_response_format(status.as_u16(), &message) {
+        if format_requested && super::refusal::refuses_response_format(status.as_u16(), &message) {
             TransportErrorKind::FormatRefused {
                 status: status.as_u16(),
                 message,
@@ -322,7 +276,7 @@ pub(crate) fn judge_response(
     reply: &serde_json::Value,
     input_key: &str,
     output_key: &str,
-) -> crate::judge::JudgeResponse {
+) -> JudgeResponse {
     let tokens = |key: &str| {
         reply
             .get("usage")
@@ -330,8 +284,7 @@ pub(crate) fn judge_response(
             .and_then(serde_json::Value::as_u64)
             .unwrap_or(0)
     };
-    let mut response =
-        crate::judge::JudgeResponse::text(text).with_tokens(tokens(input_key), tokens(output_key));
+    let mut response = JudgeResponse::text(text).with_tokens(tokens(input_key), tokens(output_key));
     if let Some(model) = reply.get("model").and_then(serde_json::Value::as_str) {
         response = response.with_model(model);
     }

@@ -10,11 +10,10 @@
 //! run can overshoot the budget by at most the calls in flight: the
 //! concurrency limit of each process that is running.
 
-use crate::cost::Price;
+use crate::core::sync::lock;
+use crate::core::{Price, Usage};
 use crate::error::Error;
-use crate::evaluation::Usage;
 use crate::run;
-use crate::sync::lock;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 use std::sync::Mutex;

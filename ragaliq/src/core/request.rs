@@ -39,7 +39,7 @@ impl Message {
 ///
 /// The four forms are the steps of JSON-mode negotiation, strongest first: a
 /// server that refuses one is asked with the next (see
-/// [`JsonMode`](crate::judge::JsonMode)).
+/// [`JsonMode`](super::JsonMode)).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "type")]
 pub enum ResponseFormat {

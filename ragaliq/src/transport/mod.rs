@@ -1,7 +1,27 @@
-//! The seam between the judge and a model server: the [`Transport`] trait.
+//! The seam between the judge and a model server: the [`Transport`] trait,
+//! and the transports ragaliq ships — OpenAI-compatible chat completions and
+//! Anthropic Messages over HTTP (streamed as server-sent events or not) —
+//! with their retry policy and error classification.
+//!
+//! This layer sees one request at a time. It knows nothing of recordings,
+//! budgets, sessions or metrics.
 
-use super::request::{JudgeRequest, JudgeResponse};
-use crate::error::TransportError;
+mod anthropic;
+mod error;
+mod http;
+mod openai;
+mod refusal;
+mod retry;
+mod tls;
+
+pub use anthropic::{ANTHROPIC_VERSION, AnthropicTransport};
+pub use error::{TransportError, TransportErrorKind};
+pub use http::endpoint_label;
+pub use openai::OpenAiTransport;
+pub use refusal::refuses_response_format;
+pub use retry::RetryPolicy;
+
+use crate::core::{JudgeRequest, JudgeResponse};
 use std::future::Future;
 use std::pin::Pin;
 

@@ -9,10 +9,10 @@
 //! stalled one by the idle timeout. Streamed or not, the judge sees the same
 //! reply text, tokens and model, so recordings are identical.
 
-use super::http::{self, ApiKey};
-use super::request::{JudgeRequest, JudgeResponse, ResponseFormat, Role, StopReason};
-use super::transport::{BoxFuture, Transport};
-use crate::error::{TransportError, TransportErrorKind};
+use super::http;
+use super::{BoxFuture, Transport};
+use crate::core::{ApiKey, JudgeRequest, JudgeResponse, ResponseFormat, Role, StopReason};
+use crate::transport::{TransportError, TransportErrorKind};
 use serde_json::{Value, json};
 use std::time::Duration;
 
@@ -349,7 +349,7 @@ async fn read_stream(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::judge::request::test_request;
+    use crate::core::test_request;
 
     fn req(format: ResponseFormat) -> JudgeRequest {
         test_request("gpt-test", format)

@@ -1,0 +1,37 @@
+//! The vocabulary every layer speaks, and nothing else: cases, verdicts and
+//! their weights, metrics' names, evaluations and their usage, samples and
+//! agreement, modes, JSON modes, the one request and response types, the
+//! fingerprint of an exchange, API keys, prices and configuration errors.
+//!
+//! This layer imports no other module of the crate; every other layer may
+//! import it.
+
+mod case;
+mod config_error;
+mod evaluation;
+mod json_mode;
+mod key;
+mod mode;
+mod price;
+mod request;
+mod samples;
+pub(crate) mod sync;
+mod verdict;
+
+pub use case::{CaseError, RagCase};
+pub use config_error::ConfigError;
+pub use evaluation::{ClaimVerdict, Evaluation, Metric, PassageVerdict, Usage};
+pub use json_mode::JsonMode;
+pub use key::ApiKey;
+pub use mode::Mode;
+pub(crate) use price::price_for;
+pub use price::{BUILTIN_PRICES, Price};
+pub(crate) use request::canonical_json;
+#[cfg(test)]
+pub(crate) use request::test_request;
+pub use request::{
+    Fingerprint, JudgeRequest, JudgeResponse, Message, ResponseFormat, Role, StopReason,
+};
+pub use samples::{AUTO_BAND, Agreement, DEFAULT_AGREEMENT, Samples, Spread};
+pub(crate) use verdict::clamp_score;
+pub use verdict::{Verdict, VerdictWeights};

@@ -1,0 +1,140 @@
+//! What a judge is: its model, where its calls go, its limits, what it
+//! spent, and the one line that says all that.
+
+use super::{JsonMode, Judge, Refusal};
+use crate::core::{Metric, Price, Samples, Usage};
+use crate::record::Recorder;
+
+impl Judge {
+    /// The recorder this judge serves exchanges through, if any.
+    #[must_use]
+    pub fn recorder(&self) -> Option<&Recorder> {
+        self.session.recorder()
+    }
+
+    /// The transport's provider name.
+    #[must_use]
+    pub fn provider(&self) -> &str {
+        self.session.client().transport.provider()
+    }
+
+    /// The model asked.
+    #[must_use]
+    pub fn model(&self) -> &str {
+        &self.session.asking().model
+    }
+
+    /// Where live calls go: `scheme://host:port` (never a path or key), when
+    /// the transport has an address.
+    #[must_use]
+    pub fn endpoint(&self) -> Option<String> {
+        self.session.client().endpoint()
+    }
+
+    /// How the server is asked for JSON now (after any negotiation).
+    #[must_use]
+    pub fn json_mode(&self) -> JsonMode {
+        self.session.client().formats.current()
+    }
+
+    /// The response formats the server refused in this process, and what
+    /// was used instead.
+    #[must_use]
+    pub fn refusals(&self) -> Vec<Refusal> {
+        self.session.client().refusals()
+    }
+
+    /// The sampling temperature.
+    #[must_use]
+    pub fn temperature(&self) -> f64 {
+        self.session.asking().temperature
+    }
+
+    /// The most judge requests in flight at once, across every judge of
+    /// this client in the process.
+    #[must_use]
+    pub fn concurrency(&self) -> usize {
+        self.session.client().concurrency
+    }
+
+    /// Calls and tokens spent by this judge, its clones and the judges
+    /// derived from it ([`with_recorder`](Self::with_recorder)) so far.
+    #[must_use]
+    pub fn usage(&self) -> Usage {
+        self.session.usage()
+    }
+
+    /// The model's price, when known.
+    #[must_use]
+    pub fn price(&self) -> Option<Price> {
+        self.session.client().price
+    }
+
+    /// The estimated dollars this judge spent on live calls so far, when the
+    /// price is known.
+    #[must_use]
+    pub fn cost(&self) -> Option<f64> {
+        self.price().map(|p| p.cost(&self.usage()))
+    }
+
+    /// The run's cost budget in dollars, if any.
+    #[must_use]
+    pub fn budget(&self) -> Option<f64> {
+        self.session.client().budget.as_ref().map(|b| b.max_usd())
+    }
+
+    /// Live calls of this judge skipped because the run's budget was spent.
+    #[must_use]
+    pub fn skipped_calls(&self) -> u64 {
+        self.session.skipped_calls()
+    }
+
+    /// The threshold `metric` passes at unless an
+    /// [`EvalOptions`](crate::EvalOptions) says otherwise.
+    #[must_use]
+    pub fn default_threshold(&self, metric: Metric) -> f64 {
+        self.scoring.threshold(metric)
+    }
+
+    /// How many times each question is asked by default.
+    #[must_use]
+    pub fn samples(&self) -> Samples {
+        self.scoring.samples
+    }
+
+    /// One line that says which judge this is and where its calls go:
+    ///
+    /// ```text
+    /// openai-compatible `scripted` at http://127.0.0.1:8787 (json_mode schema)
+    /// ```
+    #[must_use]
+    pub fn describe(&self) -> String {
+        let at = self.endpoint().map_or_else(
+            || "with no server address".to_owned(),
+            |e| format!("at {e}"),
+        );
+        let mut out = format!(
+            "{} `{}` {at} (json_mode {})",
+            self.provider(),
+            self.model(),
+            self.json_mode()
+        );
+        let samples = self.samples();
+        if samples.max() > 1 {
+            out.push_str(&format!("; samples {samples}"));
+            if self.temperature() == 0.0 {
+                out.push_str(" at temperature 0: a judge that answers the same every time makes every vote unanimous, so the extra samples cost and tell nothing (set temperature above 0)");
+            }
+        }
+        for r in self.refusals() {
+            out.push_str(&format!(
+                "; the server refused json_mode {}, now {}",
+                r.refused, r.now
+            ));
+        }
+        if self.session.client().serial() {
+            out.push_str("; the server stopped a streamed reply for another request, so calls now go one at a time");
+        }
+        out
+    }
+}

@@ -1,0 +1,284 @@
+//! A *session*: one test's (or one suite case's) way to ask the judge.
+//!
+//! [`Session::ask`] is the one path every question takes:
+//!
+//! ```text
+//! task ── request ──► recording ──► memo ──► budget ──► limit ──► retry ──► timeout ──► transport
+//!                      (session)    └──────────────── client ─────────────────┘
+//! ```
+//!
+//! The session builds the task's request, looks it up in its recording (also
+//! in the JSON mode a recording negotiated), otherwise has the client answer
+//! it (memo or live call) and keeps the live answer for the recording; a
+//! refused response format steps down and asks again; a cut-off reply
+//! becomes a truncation error. The reply is read by the task's own parser,
+//! so the caller gets typed answers. Usage is counted per evaluation (a
+//! [`Tally`]) and per session, adding up to the sessions it derives from.
+
+use crate::client::{CallError, Client};
+use crate::core::sync::lock;
+use crate::core::{Fingerprint, JsonMode, JudgeResponse, Usage};
+use crate::error::{Error, Result};
+use crate::record::Recorder;
+use crate::tasks::{Ask, Asking, Question};
+use std::collections::HashSet;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// A client, the settings requests are written with, and optionally a
+/// recording with the trial that uses it. Cheap to clone: clones share
+/// their usage.
+#[derive(Clone)]
+pub(crate) struct Session {
+    client: Arc<Client>,
+    asking: Arc<Asking>,
+    recorder: Option<Arc<Recorder>>,
+    usage: Arc<UsageNode>,
+    trial: Option<String>,
+    /// Exchanges already answered for this recording (by any trial): a
+    /// second use is counted as shared, not as another replay or call.
+    served: Arc<Mutex<HashSet<Fingerprint>>>,
+}
+
+/// Calls and tokens one evaluation caused.
+#[derive(Default)]
+pub(crate) struct Tally(Mutex<Usage>);
+
+impl Tally {
+    fn add(&self, usage: Usage) {
+        *lock(&self.0) += usage;
+    }
+
+    /// What the evaluation spent so far.
+    pub(crate) fn total(&self) -> Usage {
+        *lock(&self.0)
+    }
+}
+
+/// Usage of a session and the sessions derived from it: a derived session
+/// adds to its parent too, so a suite's judge totals its cases.
+#[derive(Default)]
+struct UsageNode {
+    usage: Mutex<Usage>,
+    skipped: AtomicU64,
+    parent: Option<Arc<UsageNode>>,
+}
+
+impl UsageNode {
+    fn add(&self, usage: Usage) {
+        *lock(&self.usage) += usage;
+        if let Some(p) = &self.parent {
+            p.add(usage);
+        }
+    }
+
+    fn skip(&self) {
+        self.skipped.fetch_add(1, Ordering::SeqCst);
+        if let Some(p) = &self.parent {
+            p.skip();
+        }
+    }
+}
+
+impl Session {
+    /// A session over `client` with no recording.
+    pub(crate) fn new(client: Arc<Client>, asking: Arc<Asking>) -> Session {
+        Session {
+            client,
+            asking,
+            recorder: None,
+            usage: Arc::default(),
+            trial: None,
+            served: Arc::default(),
+        }
+    }
+
+    /// A session that serves and records through `recorder`; its usage adds
+    /// to this one's.
+    pub(crate) fn with_recorder(&self, recorder: Arc<Recorder>) -> Session {
+        self.derive(Some(recorder), self.trial.clone(), Arc::default())
+    }
+
+    /// A session whose exchanges are marked in the recording as used by `trial`.
+    pub(crate) fn for_trial(&self, trial: String) -> Session {
+        self.derive(self.recorder.clone(), Some(trial), self.served.clone())
+    }
+
+    fn derive(
+        &self,
+        recorder: Option<Arc<Recorder>>,
+        trial: Option<String>,
+        served: Arc<Mutex<HashSet<Fingerprint>>>,
+    ) -> Session {
+        Session {
+            client: self.client.clone(),
+            asking: self.asking.clone(),
+            recorder,
+            usage: Arc::new(UsageNode {
+                parent: Some(self.usage.clone()),
+                ..UsageNode::default()
+            }),
+            trial,
+            served,
+        }
+    }
+
+    pub(crate) fn client(&self) -> &Client {
+        &self.client
+    }
+
+    pub(crate) fn asking(&self) -> &Asking {
+        &self.asking
+    }
+
+    pub(crate) fn recorder(&self) -> Option<&Recorder> {
+        self.recorder.as_deref()
+    }
+
+    /// Calls and tokens of this session and the sessions derived from it.
+    pub(crate) fn usage(&self) -> Usage {
+        *lock(&self.usage.usage)
+    }
+
+    /// Live calls skipped because the run's budget was spent.
+    pub(crate) fn skipped_calls(&self) -> u64 {
+        self.usage.skipped.load(Ordering::SeqCst)
+    }
+
+    /// Asks `ask` as sample `sample` and reads the reply with the task's
+    /// parser; what it cost goes to `tally`.
+    pub(crate) async fn ask<A: Ask>(
+        &self,
+        tally: &Tally,
+        ask: &A,
+        sample: u32,
+    ) -> Result<A::Answer> {
+        let question = self
+            .asking
+            .question(ask, self.client.formats.current(), sample);
+        let reply = self.exchange(question, tally).await?;
+        ask.read(&reply.text)
+            .map_err(|source| Error::JudgeResponse {
+                task: A::TASK.name(),
+                source,
+            })
+    }
+
+    /// Answers a question: from the recording when the mode allows and it
+    /// holds the answer, else from the process's memo, else live (recording
+    /// the answer). A refused response format steps down and asks again.
+    async fn exchange(&self, mut question: Question, tally: &Tally) -> Result<JudgeResponse> {
+        let provider = self.client.transport.provider();
+        let requested = self.client.formats.configured();
+        loop {
+            let request = &question.request;
+            let fingerprint = request.fingerprint(provider);
+            if let Some(recorder) = self.recorder.as_deref()
+                && let Some(response) =
+                    self.recorded(recorder, &question, fingerprint, requested)?
+            {
+                let first = lock(&self.served).insert(fingerprint);
+                self.charge(
+                    tally,
+                    if first {
+                        Usage {
+                            replayed: 1,
+                            replayed_tokens: response
+                                .input_tokens
+                                .saturating_add(response.output_tokens),
+                            ..Usage::default()
+                        }
+                    } else {
+                        Usage {
+                            shared: 1,
+                            ..Usage::default()
+                        }
+                    },
+                );
+                return Ok(response);
+            }
+            let charge = |spent: Usage| self.charge(tally, spent);
+            match self.client.answer(fingerprint, request, &charge).await {
+                Ok((response, made_call)) => {
+                    lock(&self.served).insert(fingerprint);
+                    if !made_call {
+                        self.charge(
+                            tally,
+                            Usage {
+                                shared: 1,
+                                ..Usage::default()
+                            },
+                        );
+                    }
+                    if let Some(recorder) = self.recorder.as_deref() {
+                        let trial = self.trial.as_deref();
+                        recorder.store(
+                            &fingerprint,
+                            provider,
+                            request,
+                            &response,
+                            requested,
+                            trial,
+                        );
+                    }
+                    return Ok(response);
+                }
+                Err(CallError::Truncated(response)) => {
+                    return Err(Error::Truncated {
+                        task: question.task,
+                        limit: request.max_tokens,
+                        ceiling: self.asking.max_tokens,
+                        items: question.sized_for,
+                        raw: response.text,
+                    });
+                }
+                Err(CallError::FormatRefused(e)) => {
+                    let refused = JsonMode::of(&request.response_format);
+                    match self.client.formats.step_down(refused, &e.to_string()) {
+                        Some(next) => question.request = question.in_mode(next),
+                        None => return Err(Error::Transport(e)),
+                    }
+                }
+                Err(CallError::Failed(e)) => {
+                    if e.is_budget() {
+                        self.usage.skip();
+                    }
+                    return Err(e);
+                }
+            }
+        }
+    }
+
+    /// The recorded answer to a question, `Ok(None)` when the judge may be
+    /// asked, or why it must not be (replay mode: missing or stale).
+    fn recorded(
+        &self,
+        recorder: &Recorder,
+        question: &Question,
+        fingerprint: Fingerprint,
+        requested: JsonMode,
+    ) -> Result<Option<JudgeResponse>> {
+        let provider = self.client.transport.provider();
+        let trial = self.trial.as_deref();
+        let request = &question.request;
+        if let Some(found) = recorder.lookup_only(&fingerprint, trial) {
+            return Ok(Some(found));
+        }
+        // A recording made after the server refused the configured format
+        // holds the answers to the format actually used; ask for exactly
+        // that again.
+        let current = JsonMode::of(&request.response_format);
+        if let Some(mode) = recorder.negotiated(requested).filter(|m| *m != current)
+            && let Some(found) =
+                recorder.lookup_only(&question.in_mode(mode).fingerprint(provider), trial)
+        {
+            return Ok(Some(found));
+        }
+        Ok(recorder.lookup(&fingerprint, provider, request, trial)?)
+    }
+
+    fn charge(&self, tally: &Tally, usage: Usage) {
+        tally.add(usage);
+        self.usage.add(usage);
+    }
+}
