@@ -48,7 +48,7 @@ use crate::core::{
     ApiKey, ConfigError, DEFAULT_AGREEMENT, JsonMode, Metric, Price, Samples, VerdictWeights,
     price_for,
 };
-use crate::transport::RetryPolicy;
+use crate::transport::{RetryPolicy, redact_url};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::fmt::Display;
@@ -127,7 +127,7 @@ impl Provider {
 }
 
 /// Resolved, validated configuration.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 #[non_exhaustive]
 pub struct Config {
     /// The mode recordings are used in.
@@ -180,6 +180,41 @@ pub struct Config {
     /// Where suites write their reports (`RAGALIQ_REPORT_DIR`).
     pub report_dir: Option<PathBuf>,
     api_key: Option<ApiKey>,
+}
+
+/// The configuration, with the base URL's query string and user
+/// information hidden (a gateway may take its token there) and the key
+/// never shown.
+impl std::fmt::Debug for Config {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Config")
+            .field("mode", &self.mode)
+            .field("provider", &self.provider)
+            .field("model", &self.model)
+            .field("base_url", &self.base_url.as_deref().map(redact_url))
+            .field("api_key_env", &self.api_key_env)
+            .field("json_mode", &self.json_mode)
+            .field("temperature", &self.temperature)
+            .field("max_tokens", &self.max_tokens)
+            .field("concurrency", &self.concurrency)
+            .field("timeout", &self.timeout)
+            .field("idle_timeout", &self.idle_timeout)
+            .field("stream", &self.stream)
+            .field("sized_max_tokens", &self.sized_max_tokens)
+            .field("samples", &self.samples)
+            .field("agreement", &self.agreement)
+            .field("retry", &self.retry)
+            .field("thresholds", &self.thresholds)
+            .field("weights", &self.weights)
+            .field("confidence_floor", &self.confidence_floor)
+            .field("prompts_dir", &self.prompts_dir)
+            .field("file", &self.file)
+            .field("max_cost_usd", &self.max_cost_usd)
+            .field("prices", &self.prices)
+            .field("report_dir", &self.report_dir)
+            .field("api_key", &self.api_key)
+            .finish()
+    }
 }
 
 impl Config {
@@ -345,14 +380,27 @@ impl Config {
                 ),
             })?;
         let is_url = |u: &String| u.starts_with("http://") || u.starts_with("https://");
-        let picked_url = r.pick(
-            "RAGALIQ_BASE_URL",
-            "judge.base_url",
-            file_url,
-            text,
-            is_url,
-            "an http:// or https:// URL",
-        )?;
+        let picked_url = r
+            .pick(
+                "RAGALIQ_BASE_URL",
+                "judge.base_url",
+                file_url,
+                text,
+                is_url,
+                "an http:// or https:// URL",
+            )
+            .map_err(|e| match e {
+                ConfigError::Invalid {
+                    origin,
+                    value,
+                    expected,
+                } => ConfigError::Invalid {
+                    origin,
+                    value: redact_url(&value),
+                    expected,
+                },
+                other => other,
+            })?;
         // Replay never contacts a server: a missing URL is reported at the
         // first live call, not here.
         let base_url = env_url

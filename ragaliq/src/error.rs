@@ -7,6 +7,11 @@ use crate::parse::ParseError;
 use crate::record::RecordingError;
 use crate::transport::TransportError;
 
+/// How messages name an evaluation a recording could not serve: a problem
+/// of the test's setup, not of the answer and not of the judge.
+pub(crate) const NOT_RECORDED: &str =
+    "no usable recording (a setup problem: this is not a low score, and the judge was not asked)";
+
 /// Shorthand for `Result<T, ragaliq::Error>`.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
@@ -65,6 +70,13 @@ pub enum Error {
         /// The reply as far as it came.
         raw: String,
     },
+    /// The state a run's processes share (the budget's ledger, a lock)
+    /// cannot be used: the live call was not made.
+    #[error("{problem}")]
+    RunState {
+        /// What cannot be used, and why.
+        problem: String,
+    },
     /// The cost budget is spent: this live call was not made.
     #[error(
         "cost budget reached: ${spent:.4} of ${budget:.2} spent on {calls} live calls in this run; this call was skipped (raise RAGALIQ_MAX_COST_USD or cost.max_usd to spend more)"
@@ -113,6 +125,14 @@ impl Error {
             self,
             Error::Case(_) | Error::Config(_) | Error::MissingInput { .. }
         )
+    }
+
+    /// Whether a recording could not serve the evaluation (replay mode:
+    /// missing or stale; any mode: unreadable or not lockable): a problem
+    /// of the test's setup, reported apart from the judge's failures.
+    #[must_use]
+    pub fn is_recording(&self) -> bool {
+        matches!(self, Error::Recording(_))
     }
 
     /// Whether the run's cost budget stopped this evaluation.

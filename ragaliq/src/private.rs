@@ -7,7 +7,7 @@ use crate::core::RagCase;
 use crate::core::Samples;
 use crate::core::VerdictWeights;
 use crate::core::{Evaluation, Metric};
-use crate::error::Error;
+use crate::error::{Error, NOT_RECORDED};
 use crate::judge::Judge;
 use crate::metrics::EvalOptions;
 use crate::record::{Location, Recorder, Site};
@@ -62,21 +62,17 @@ enum Failure {
     Judge,
 }
 
-thread_local! {
-    static LAST_FAILURE: std::cell::Cell<Option<Failure>> = const { std::cell::Cell::new(None) };
+tokio::task_local! {
+    /// How the last assertion of the test whose body is running failed: a
+    /// value per test body (the task `run_test` drives), so tests running at
+    /// once never see each other's. An assertion in a task the body spawns
+    /// is outside it, and not seen.
+    static FAILURE: Arc<Mutex<Option<Failure>>>;
 }
 
 fn note_failure(failure: Failure) {
-    LAST_FAILURE.with(|f| f.set(Some(failure)));
-    if let Ok(mut shared) = SHARED_FAILURE.lock() {
-        *shared = Some(failure);
-    }
+    let _ = FAILURE.try_with(|cell| *crate::core::sync::lock(cell) = Some(failure));
 }
-
-/// For bodies on a multi-threaded runtime, whose assertions may run on
-/// another thread. Tests in one process run one `run_test` per thread, so
-/// this is only read when the thread-local saw nothing.
-static SHARED_FAILURE: Mutex<Option<Failure>> = Mutex::new(None);
 
 /// Runs one `#[rag_test]`: builds the judge and its recorder, runs the body,
 /// then asserts the recording through insta, as the test's own snapshot.
@@ -122,12 +118,12 @@ pub fn run_test(spec: TestSpec, body: impl FnOnce(Judge) -> Pin<Box<dyn Future<O
         Ok(rt) => rt,
         Err(e) => panic!("ragaliq: cannot start the test's tokio runtime: {e}"),
     };
-    LAST_FAILURE.with(|f| f.set(None));
-    let outcome = catch_unwind(AssertUnwindSafe(|| runtime.block_on(body(judge))));
+    let noted: Arc<Mutex<Option<Failure>>> = Arc::default();
+    let outcome = catch_unwind(AssertUnwindSafe(|| {
+        runtime.block_on(FAILURE.scope(noted.clone(), body(judge)))
+    }));
     drop(runtime);
-    let failure = LAST_FAILURE
-        .with(std::cell::Cell::take)
-        .or_else(|| SHARED_FAILURE.lock().ok().and_then(|mut f| f.take()));
+    let failure = *crate::core::sync::lock(&noted);
 
     // The recording is asserted whether or not the body passed, so insta
     // sees it in use (`--unreferenced`) and keeps what was paid for.
@@ -152,7 +148,7 @@ pub fn run_test(spec: TestSpec, body: impl FnOnce(Judge) -> Pin<Box<dyn Future<O
         // normally here, so the test fails with "did not panic".
         if outcome.is_err() && failure == Some(Failure::Judge) {
             eprintln!(
-                "ragaliq: the judge failed (see above), which says nothing about the answer; this #[should_panic] test is failed instead of passing on it. Use assert_caught! to test that a bad answer is caught."
+                "ragaliq: the evaluation failed (see above), which says nothing about the answer; this #[should_panic] test is failed instead of passing on it. Use assert_caught! to test that a bad answer is caught."
             );
             return;
         }
@@ -325,6 +321,12 @@ pub async fn assert_metric(
             note_failure(Failure::Judge);
             Err(format!(
                 "{macro_name}! not evaluated for {subject}: {error}{recording}"
+            ))
+        }
+        (Err(error), _) if error.is_recording() => {
+            note_failure(Failure::Judge);
+            Err(format!(
+                "{macro_name}! could not evaluate {metric} for {subject}: {NOT_RECORDED}\n{error}{recording}"
             ))
         }
         (Err(error), _) => {

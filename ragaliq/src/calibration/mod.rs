@@ -27,9 +27,11 @@
 //!
 //! `cargo ragaliq calibrate <DIR>` runs the same from the command line.
 //!
-//! Recordings: one per judge and labelled file, at
-//! `<DIR>/snapshots/<judge>/<file stem>.snap`, reviewed with
-//! `cargo insta review` and replayed with `CI=true`, like `#[rag_test]`'s.
+//! Recordings: one per judge and labelled file, beside the file at
+//! `snapshots/<judge>/<file name>.snap`, reviewed with `cargo insta review`
+//! and replayed with `CI=true`, like `#[rag_test]`'s. So a folder and any
+//! folder inside it (a `dev/` and a `test/` half) calibrate from the same
+//! recordings.
 //!
 //! # Known limitations
 //!
@@ -173,7 +175,8 @@ impl Calibration {
         self
     }
 
-    /// Where recordings go instead of `<dir>/snapshots`.
+    /// One folder for every recording (`<folder>/<judge>/<file path>.snap`)
+    /// instead of `snapshots/` beside each labelled file.
     pub fn with_snapshot_dir(mut self, dir: impl Into<PathBuf>) -> Self {
         self.snapshot_dir = Some(dir.into());
         self
@@ -251,16 +254,12 @@ impl Calibration {
             judges.push(("default".to_owned(), Judge::from_config(&config)?));
         }
         for (name, source) in self.judges {
-            if name.is_empty()
-                || !name
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
-            {
+            if !valid_judge_name(&name) {
                 return Err(ConfigError::Invalid {
                     origin: "judge name".into(),
                     value: name,
                     expected:
-                        "letters, digits, `_`, `-` and `.` (it names the judge's recordings folder)"
+                        "letters, digits, `_`, `-` and `.`, starting with a letter or digit (it names the judge's recordings folder)"
                             .into(),
                 }
                 .into());
@@ -271,17 +270,15 @@ impl Calibration {
             };
             judges.push((name, judge));
         }
-        let snapshots = self.snapshot_dir.map_or_else(
-            || {
-                env("RAGALIQ_SNAPSHOT_DIR")
-                    .filter(|d| !d.is_empty())
-                    .map_or_else(|| dir.join("snapshots"), |d| root.join(d))
-            },
-            |d| root.join(d),
-        );
+        // Recordings beside each labelled file, unless a folder is named.
+        let snapshots = self.snapshot_dir.map(|d| root.join(d)).or_else(|| {
+            env("RAGALIQ_SNAPSHOT_DIR")
+                .filter(|d| !d.is_empty())
+                .map(|d| root.join(d))
+        });
         let setup = Setup {
             root: &root,
-            snapshots: &snapshots,
+            snapshots: snapshots.as_deref(),
             mode,
             batch: self.batch,
             record_command: self.record_command.unwrap_or_else(|| {
@@ -296,6 +293,46 @@ impl Calibration {
             results.push(calibrate_one(&setup, &name, &judge, &claims, self.resamples).await);
         }
         Ok(CalibrationReport::new(&claims, self.min_kappa, results))
+    }
+}
+
+/// Whether `name` can name a judge's recordings folder: letters, digits,
+/// `_`, `-` and `.`, starting with a letter or digit (so never `.` or `..`).
+fn valid_judge_name(name: &str) -> bool {
+    name.chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphanumeric())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+}
+
+/// Where judge `judge`'s recording of the labelled file `file` (relative to
+/// the root) lives: `snapshots/<judge>/<file name>.snap` beside the file —
+/// the whole file name, so `x.yaml` and `x.json` keep apart — or, in a
+/// named folder, `<folder>/<judge>/<path, with / as __>.snap`.
+fn recording_path(setup: &Setup<'_>, judge: &str, file: &Path) -> PathBuf {
+    let name = file
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    match setup.snapshots {
+        Some(dir) => {
+            let flat = file
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                .collect::<Vec<_>>()
+                .join("__");
+            dir.join(judge).join(format!("{flat}.snap"))
+        }
+        None => setup
+            .root
+            .join(file)
+            .parent()
+            .unwrap_or(setup.root)
+            .join("snapshots")
+            .join(judge)
+            .join(format!("{name}.snap")),
     }
 }
 
@@ -318,7 +355,8 @@ fn judge_from_file(path: &Path, root: &Path) -> Result<Judge, ConfigError> {
 
 struct Setup<'a> {
     root: &'a Path,
-    snapshots: &'a Path,
+    /// A folder for every recording, instead of `snapshots/` beside each file.
+    snapshots: Option<&'a Path>,
     mode: Mode,
     batch: usize,
     record_command: String,
@@ -383,14 +421,9 @@ async fn calibrate_one(
     let mut recorders: BTreeMap<PathBuf, Arc<Recorder>> = BTreeMap::new();
     for c in claims {
         recorders.entry(c.file.clone()).or_insert_with(|| {
-            let stem = c
-                .file
-                .file_stem()
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_default();
             Arc::new(Recorder::new(
                 Location::at(
-                    setup.snapshots.join(name).join(format!("{stem}.snap")),
+                    recording_path(setup, name, &c.file),
                     format!("calibration of judge `{name}` on {}", c.file.display()),
                     setup.record_command.clone(),
                 ),
@@ -580,6 +613,45 @@ fn commit(
     }));
     match asserted {
         Ok(_) => None,
-        Err(_) => Some(crate::record::pending_path(&snapshot, None)),
+        Err(_) => Some(crate::record::pending_path(&snapshot)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn judge_names_cannot_leave_the_snapshots_folder() {
+        for bad in [".", "..", ".hidden", "", "a/b", "a b"] {
+            assert!(!valid_judge_name(bad), "{bad:?}");
+        }
+        for good in ["qwen05", "gpt-4o-mini", "scripted.v2", "x_1"] {
+            assert!(valid_judge_name(good), "{good:?}");
+        }
+    }
+
+    #[test]
+    fn files_of_one_stem_keep_their_own_recordings() {
+        let root = Path::new("/r");
+        let setup = Setup {
+            root,
+            snapshots: None,
+            mode: Mode::Replay,
+            batch: 8,
+            record_command: String::new(),
+        };
+        let yaml = recording_path(&setup, "j", Path::new("labels/x.yaml"));
+        let json = recording_path(&setup, "j", Path::new("labels/x.json"));
+        assert_eq!(yaml, Path::new("/r/labels/snapshots/j/x.yaml.snap"));
+        assert_ne!(yaml, json);
+        let flat = Setup {
+            snapshots: Some(Path::new("/s")),
+            ..setup
+        };
+        assert_eq!(
+            recording_path(&flat, "j", Path::new("labels/dev/x.yaml")),
+            Path::new("/s/j/labels__dev__x.yaml.snap")
+        );
     }
 }

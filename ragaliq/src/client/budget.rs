@@ -6,9 +6,10 @@
 //! spent. A run of one process keeps it in memory.
 //!
 //! The budget is checked before each live call, once the call holds its
-//! place under the concurrency limit; calls already in flight finish. So a
-//! run can overshoot the budget by at most the calls in flight: the
-//! concurrency limit of each process that is running.
+//! place under the run's concurrency limit (one limit for the whole run, see
+//! [`Slots`](crate::run::Slots)); calls already in flight finish. So a run
+//! overshoots the budget by at most `concurrency` calls: those that passed
+//! the check before the one that crossed the limit was booked.
 
 use crate::core::sync::lock;
 use crate::core::{Price, Usage};
@@ -37,6 +38,8 @@ pub(crate) struct Budget {
     /// The ledger file, when the run spans processes.
     shared: Option<PathBuf>,
     local: Mutex<Spent>,
+    /// Why the ledger cannot be trusted any more, once it cannot.
+    broken: Mutex<Option<String>>,
 }
 
 impl Budget {
@@ -55,6 +58,7 @@ impl Budget {
             price,
             shared,
             local: Mutex::new(Spent::default()),
+            broken: Mutex::new(None),
         }
     }
 
@@ -66,79 +70,57 @@ impl Budget {
     #[cfg(test)]
     fn spent(&self) -> Spent {
         match &self.shared {
-            Some(path) => {
-                let _guard = run::lock_shared(&run::lock_path_for(path));
-                read(path)
-            }
+            Some(path) => run::state::read(path).unwrap(),
             None => *lock(&self.local),
         }
     }
 
     /// `Ok` when a live call may start; else the budget error, counting the
-    /// call as skipped.
+    /// call as skipped. A ledger that cannot be read or written (or a charge
+    /// that could not be booked) refuses every call: spending that cannot
+    /// be counted cannot be limited.
     pub(crate) fn check(&self) -> Result<(), Error> {
-        let refuse = |spent: &mut Spent| {
+        if let Some(problem) = lock(&self.broken).clone() {
+            return Err(Error::RunState { problem });
+        }
+        let max = self.max_usd;
+        let decide = |spent: &mut Spent| {
+            if spent.usd < max {
+                return Ok(());
+            }
             spent.skipped += 1;
-            Error::BudgetExhausted {
-                budget: self.max_usd,
+            Err(Error::BudgetExhausted {
+                budget: max,
                 spent: spent.usd,
                 calls: spent.calls,
-            }
+            })
         };
         match &self.shared {
-            Some(path) => {
-                let _guard = run::lock_exclusive(&run::lock_path_for(path));
-                let mut spent = read(path);
-                if spent.usd < self.max_usd {
-                    return Ok(());
-                }
-                let error = refuse(&mut spent);
-                write(path, &spent);
-                Err(error)
-            }
-            None => {
-                let mut spent = lock(&self.local);
-                if spent.usd < self.max_usd {
-                    return Ok(());
-                }
-                Err(refuse(&mut spent))
-            }
+            Some(path) => run::state::update(path, decide).map_err(|e| Error::RunState {
+                problem: e.to_string(),
+            })?,
+            None => decide(&mut lock(&self.local)),
         }
     }
 
-    /// Adds a live call's cost.
+    /// Adds a live call's cost to the run's ledger. When it cannot be
+    /// booked, every later [`check`](Self::check) refuses, with why.
     pub(crate) fn charge(&self, usage: &Usage) {
         let usd = self.price.cost(usage);
         let add = |spent: &mut Spent| {
             spent.usd += usd;
-            spent.calls += usage.calls;
+            spent.calls = spent.calls.saturating_add(usage.calls);
         };
         match &self.shared {
             Some(path) => {
-                let _guard = run::lock_exclusive(&run::lock_path_for(path));
-                let mut spent = read(path);
-                add(&mut spent);
-                write(path, &spent);
+                if let Err(e) = run::state::update(path, add) {
+                    *lock(&self.broken) = Some(format!(
+                        "the cost of a call could not be added to the run's budget ({e}); no further live calls are made"
+                    ));
+                }
             }
             None => add(&mut lock(&self.local)),
         }
-    }
-}
-
-/// The ledger; a missing or unreadable file is a run that spent nothing yet
-/// (it is only ever written whole, by rename).
-fn read(path: &std::path::Path) -> Spent {
-    std::fs::read(path)
-        .ok()
-        .and_then(|b| serde_json::from_slice(&b).ok())
-        .unwrap_or_default()
-}
-
-fn write(path: &std::path::Path, spent: &Spent) {
-    if let Ok(bytes) = serde_json::to_vec(spent) {
-        // A ledger that cannot be written leaves the budget to this
-        // process's view; the calls themselves are not failed for it.
-        let _ = run::write_atomic(path, &bytes);
     }
 }
 
@@ -190,5 +172,31 @@ mod tests {
         assert_eq!(a.spent().calls, 3);
         assert_eq!(a.spent().skipped, 1);
         let _ = std::fs::remove_file(&path);
+    }
+}
+
+#[cfg(test)]
+mod ledger_tests {
+    use super::*;
+
+    #[test]
+    fn an_unreadable_ledger_refuses_calls_instead_of_starting_at_zero() {
+        let path = std::env::temp_dir().join(format!("ragaliq-ledger-{}.json", std::process::id()));
+        std::fs::write(&path, "{\"usd\": 4.9, \"calls\"").unwrap();
+        let b = Budget::new(
+            5.0,
+            Price {
+                input_per_million: 1.0,
+                output_per_million: 1.0,
+            },
+            Some(path.clone()),
+        );
+        let e = b.check().unwrap_err();
+        assert!(
+            e.to_string().contains("budget.json") || e.to_string().contains("cannot be used"),
+            "{e}"
+        );
+        assert!(!e.is_budget(), "not a spent budget: an unusable ledger");
+        std::fs::remove_file(&path).unwrap();
     }
 }

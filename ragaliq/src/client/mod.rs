@@ -24,6 +24,7 @@ pub use negotiation::Refusal;
 use crate::core::sync::lock;
 use crate::core::{Fingerprint, JsonMode, JudgeRequest, JudgeResponse, Price, StopReason, Usage};
 use crate::error::Error;
+use crate::run::Slots;
 use crate::transport::{RetryPolicy, Transport, TransportError, TransportErrorKind};
 use negotiation::Negotiation;
 use std::collections::HashMap;
@@ -47,8 +48,10 @@ pub(crate) struct Client {
     usage: Mutex<Usage>,
     skipped: AtomicU64,
     pub(crate) price: Option<Price>,
-    pub(crate) budget: Option<Budget>,
+    pub(crate) budget: Option<Arc<Budget>>,
     pub(crate) formats: Negotiation,
+    /// The run's concurrency limit, when the run spans processes.
+    slots: Option<Slots>,
 }
 
 /// A live call that did not give a usable answer.
@@ -61,30 +64,35 @@ pub(crate) enum CallError {
     Failed(Error),
 }
 
+/// How a client calls: its limits, retries, price and budget.
+pub(crate) struct Settings {
+    pub concurrency: usize,
+    pub timeout: Duration,
+    pub retry: RetryPolicy,
+    pub price: Option<Price>,
+    pub budget: Option<Budget>,
+    pub json_mode: JsonMode,
+    /// Names the run's concurrency limit: one per server and model.
+    pub run_key: String,
+}
+
 impl Client {
-    pub(crate) fn new(
-        transport: Arc<dyn Transport>,
-        concurrency: usize,
-        timeout: Duration,
-        retry: RetryPolicy,
-        price: Option<Price>,
-        budget: Option<Budget>,
-        json_mode: JsonMode,
-    ) -> Client {
+    pub(crate) fn new(transport: Arc<dyn Transport>, s: Settings) -> Client {
         Client {
             transport,
-            concurrency,
-            limit: Semaphore::new(concurrency),
+            concurrency: s.concurrency,
+            limit: Semaphore::new(s.concurrency),
             serial: AtomicBool::new(false),
             one: Semaphore::new(1),
-            timeout,
-            retry,
+            timeout: s.timeout,
+            retry: s.retry,
             memo: Mutex::new(HashMap::new()),
             usage: Mutex::new(Usage::default()),
             skipped: AtomicU64::new(0),
-            price,
-            budget,
-            formats: Negotiation::new(json_mode, json_mode),
+            price: s.price,
+            budget: s.budget.map(Arc::new),
+            formats: Negotiation::new(s.json_mode, s.json_mode),
+            slots: Slots::for_run(&s.run_key, s.concurrency),
         }
     }
 
@@ -127,9 +135,6 @@ impl Client {
                     ..Usage::default()
                 };
                 *lock(&self.usage) += spent;
-                if let Some(budget) = &self.budget {
-                    budget.charge(&spent);
-                }
                 charge(spent);
                 if response.stop == StopReason::MaxTokens {
                     *lock(&truncated) = Some(response);
@@ -173,52 +178,95 @@ impl Client {
     /// One live call: the budget, the concurrency limit, retries and the
     /// per-attempt timeout around the transport.
     async fn call_here(&self, request: &JudgeRequest) -> Result<JudgeResponse, Error> {
-        let refused_by_budget: Mutex<Option<Error>> = Mutex::new(None);
+        let refused: Mutex<Option<Error>> = Mutex::new(None);
         let first = AtomicBool::new(true);
-        let result =
-            self.retry
-                .run(|| async {
-                    let _permit = self.limit.acquire().await.map_err(|_| {
-                        TransportError::other("the judge's concurrency limit was closed")
-                    })?;
-                    let _alone = if self.serial.load(Ordering::SeqCst) {
-                        Some(self.one.acquire().await.map_err(|_| {
-                            TransportError::other("the judge's concurrency limit was closed")
-                        })?)
-                    } else {
-                        None
-                    };
-                    // Checked once the call holds its place under the limit, so
-                    // at most the limit's worth of calls are in flight past it.
-                    if first.swap(false, Ordering::SeqCst)
-                        && let Some(budget) = &self.budget
-                        && let Err(e) = budget.check()
-                    {
-                        self.skipped.fetch_add(1, Ordering::SeqCst);
-                        *lock(&refused_by_budget) = Some(e);
+        let closed = || TransportError::other("the judge's concurrency limit was closed");
+        let result = self
+            .retry
+            .run(|| async {
+                let _permit = self.limit.acquire().await.map_err(|_| closed())?;
+                // The run's limit, across its processes: each request in
+                // flight holds one of its slots.
+                let _slot = match &self.slots {
+                    Some(slots) => match slots.take().await {
+                        Ok(slot) => Some(slot),
+                        Err(e) => {
+                            *lock(&refused) = Some(Error::RunState {
+                                problem: format!(
+                                    "the run's concurrency limit cannot be kept: its slot files cannot be locked ({e})"
+                                ),
+                            });
+                            return Err(TransportError::other("slots"));
+                        }
+                    },
+                    None => None,
+                };
+                let _alone = if self.serial.load(Ordering::SeqCst) {
+                    Some(self.one.acquire().await.map_err(|_| closed())?)
+                } else {
+                    None
+                };
+                // Checked once the call holds its place under the limit, so
+                // at most the limit's worth of calls are in flight past it.
+                if first.swap(false, Ordering::SeqCst)
+                    && let Some(budget) = &self.budget
+                {
+                    let budget = budget.clone();
+                    if let Err(e) = off_runtime(move || budget.check()).await {
+                        if e.is_budget() {
+                            self.skipped.fetch_add(1, Ordering::SeqCst);
+                        }
+                        *lock(&refused) = Some(e);
                         return Err(TransportError::other("budget"));
                     }
-                    let result =
-                        match tokio::time::timeout(self.timeout, self.transport.complete(request))
-                            .await
-                        {
-                            Ok(result) => result,
-                            Err(_) => Err(TransportError::new(TransportErrorKind::Timeout {
-                                after: self.timeout,
-                            })),
-                        };
-                    if let Err(e) = &result
-                        && matches!(e.kind, TransportErrorKind::Interrupted { .. })
+                }
+                let result =
+                    match tokio::time::timeout(self.timeout, self.transport.complete(request))
+                        .await
                     {
-                        self.serial.store(true, Ordering::SeqCst);
-                    }
-                    result
-                })
-                .await;
-        if let Some(e) = lock(&refused_by_budget).take() {
+                        Ok(result) => result,
+                        Err(_) => Err(TransportError::new(TransportErrorKind::Timeout {
+                            after: self.timeout,
+                        })),
+                    };
+                if let Err(e) = &result
+                    && matches!(e.kind, TransportErrorKind::Interrupted { .. })
+                {
+                    self.serial.store(true, Ordering::SeqCst);
+                }
+                // Booked before the call gives up its place under the limit:
+                // the next call's check must see it.
+                if let (Ok(response), Some(budget)) = (&result, &self.budget) {
+                    let spent = Usage {
+                        calls: 1,
+                        input_tokens: response.input_tokens,
+                        output_tokens: response.output_tokens,
+                        ..Usage::default()
+                    };
+                    let budget = budget.clone();
+                    off_runtime(move || budget.charge(&spent)).await;
+                }
+                result
+            })
+            .await;
+        if let Some(e) = lock(&refused).take() {
             return Err(e);
         }
         result.map_err(|e| Error::Transport(e.with_endpoint(self.endpoint())))
+    }
+}
+
+/// Runs blocking file work (the run's ledger, under its file lock) on
+/// tokio's blocking pool, so a wait for another process's lock never holds
+/// up the runtime's workers.
+async fn off_runtime<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> T {
+    match tokio::runtime::Handle::try_current() {
+        Ok(handle) => match handle.spawn_blocking(work).await {
+            Ok(out) => out,
+            Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+            Err(e) => panic!("ragaliq: blocking work was cancelled: {e}"),
+        },
+        Err(_) => work(),
     }
 }
 

@@ -127,21 +127,30 @@ pub struct Usage {
 }
 
 impl Usage {
-    /// Input plus output tokens.
+    /// Input plus output tokens (saturating: never overflows).
     #[must_use]
     pub fn total_tokens(&self) -> u64 {
-        self.input_tokens + self.output_tokens
+        self.input_tokens.saturating_add(self.output_tokens)
     }
 }
 
+/// Adds counts, saturating at `u64::MAX`: token counts come from servers and
+/// recordings, and a sum of them must never panic or wrap.
+///
+/// ```
+/// use ragaliq::Usage;
+/// let mut u = Usage { input_tokens: u64::MAX - 1, ..Usage::default() };
+/// u += Usage { input_tokens: 5, ..Usage::default() };
+/// assert_eq!(u.input_tokens, u64::MAX);
+/// ```
 impl std::ops::AddAssign for Usage {
     fn add_assign(&mut self, rhs: Usage) {
-        self.calls += rhs.calls;
-        self.input_tokens += rhs.input_tokens;
-        self.output_tokens += rhs.output_tokens;
-        self.replayed += rhs.replayed;
-        self.shared += rhs.shared;
-        self.replayed_tokens += rhs.replayed_tokens;
+        self.calls = self.calls.saturating_add(rhs.calls);
+        self.input_tokens = self.input_tokens.saturating_add(rhs.input_tokens);
+        self.output_tokens = self.output_tokens.saturating_add(rhs.output_tokens);
+        self.replayed = self.replayed.saturating_add(rhs.replayed);
+        self.shared = self.shared.saturating_add(rhs.shared);
+        self.replayed_tokens = self.replayed_tokens.saturating_add(rhs.replayed_tokens);
     }
 }
 

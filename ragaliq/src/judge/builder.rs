@@ -1,7 +1,7 @@
 //! [`JudgeBuilder`]: a judge around any transport, every setting with a default.
 
 use super::Judge;
-use crate::client::{Budget, Client};
+use crate::client::{self, Budget, Client};
 use crate::config::{Config, Provider};
 use crate::core::{ConfigError, JsonMode, Metric, Price, Samples, VerdictWeights};
 use crate::metrics::Scoring;
@@ -336,14 +336,25 @@ impl JudgeBuilder {
         } else {
             SchemaDialect::Full
         };
+        // The run's concurrency limit is one per server and model, whatever
+        // else the judges of the run's processes configure.
+        let run_key = format!(
+            "{}|{}|{}",
+            self.transport.provider(),
+            self.transport.endpoint().unwrap_or_default(),
+            self.model
+        );
         let client = Client::new(
             self.transport,
-            self.concurrency,
-            self.timeout,
-            self.retry,
-            self.price,
-            budget,
-            self.json_mode,
+            client::Settings {
+                concurrency: self.concurrency,
+                timeout: self.timeout,
+                retry: self.retry,
+                price: self.price,
+                budget,
+                json_mode: self.json_mode,
+                run_key,
+            },
         );
         let asking = Asking {
             model: self.model,

@@ -1,17 +1,25 @@
-//! Handing a recording to insta, so `cargo insta review`, `accept`,
-//! `INSTA_UPDATE`, `INSTA_FORCE_PASS` and `--unreferenced` treat it like any
-//! other snapshot.
+//! Asserting a recording as an insta snapshot, so `cargo insta review`,
+//! `accept`, `INSTA_UPDATE`, `INSTA_FORCE_PASS`, `INSTA_PENDING_DIR` and
+//! `--unreferenced` treat it like any other snapshot.
 //!
-//! ragaliq calls insta's snapshot assertion itself, with the test's own file,
-//! module and line, instead of expanding insta's macro in the user's crate:
-//! the macro finds the workspace root by running `cargo metadata` in a child
-//! process, once per test process, which under cargo-nextest is once per
-//! test. The root is worked out here from the manifest folder instead. The
-//! function called is the one insta's own macros call; ragaliq pins the
-//! insta minor version it was written against, because that function is not
-//! covered by insta's semver promise.
+//! ragaliq writes the snapshot files itself rather than through insta's
+//! assertion, for one reason: insta writes `.snap` and `.snap.new` with a
+//! plain truncate-and-write, so a test process killed mid-write (a CI
+//! timeout, `kill -9`, nextest's slow-test kill) would leave a half file for
+//! every later run to trip over. Here every file is written to a temporary
+//! file beside it and renamed into place: readers see the old file or the
+//! new one, never half of one. The rest follows insta: its settings (see
+//! [`insta_settings`](super::insta_settings)), its file format (read back by
+//! insta's own reader), its pending folder, its reference file for
+//! `cargo insta test --unreferenced`, and its failure message.
+//!
+//! It also finds the workspace root from the manifest folder instead of the
+//! `cargo metadata` child process insta's macros start in every test process.
 
-use std::collections::HashMap;
+use super::insta_settings::{Output, Settings, Update, is_ci};
+use super::{recording, snapfile};
+use crate::run;
+use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
 
@@ -30,36 +38,193 @@ pub struct Site<'a> {
     pub manifest_dir: &'a str,
 }
 
-/// Asserts `contents` as the snapshot at `snapshot` through insta: passes
-/// when it matches the accepted `.snap`, else writes it as insta's settings
-/// say (`.snap.new` by default) and panics, unless `INSTA_FORCE_PASS` is set.
+/// Where a recording that differs goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Write {
+    /// Over the accepted `.snap`.
+    InPlace,
+    /// As a pending `.snap.new`, for `cargo insta review`.
+    Pending,
+    /// Nowhere.
+    Nothing,
+}
+
+/// Asserts `contents` as the snapshot at `snapshot`: passes when it matches
+/// the accepted `.snap` (removing a pending `.snap.new` of it); else writes
+/// it as insta's settings say (`.snap.new` by default, nothing on CI) and
+/// panics with insta's message, unless `INSTA_FORCE_PASS` is set. Every file
+/// is written atomically.
+///
+/// # Panics
+///
+/// When the recording differs from the accepted one (that is the
+/// assertion), when a file cannot be written, or when insta's settings are
+/// invalid.
 pub fn assert_snapshot(snapshot: &Path, contents: &str, description: &str, site: Site<'_>) {
-    let dir = snapshot.parent().unwrap_or(Path::new("."));
-    let name = snapshot
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let name = name.strip_suffix(".snap").unwrap_or(&name).to_owned();
+    let env = |name: &str| std::env::var(name).ok();
     let workspace = workspace_root(site.manifest_dir);
-    let mut settings = insta::Settings::clone_current();
-    settings.set_snapshot_path(dir);
-    settings.set_prepend_module_to_snapshot(false);
-    settings.set_omit_expression(true);
-    settings.set_description(description);
-    settings.bind(|| {
-        let result = insta::_macro_support::assert_snapshot(
-            (name.as_str(), contents).into(),
-            &workspace,
-            site.function,
-            site.module_path,
-            site.file,
-            site.line,
-            "recording",
-        );
-        if let Err(e) = result {
-            panic!("could not write the recording {}: {e}", snapshot.display());
+    let settings = match Settings::read(&workspace, &env) {
+        Ok(s) => s,
+        Err(e) => panic!("insta's settings are invalid: {e}"),
+    };
+    remember_reference(snapshot);
+    let pending = snapfile::pending_path(snapshot);
+    let accepted = snapfile::read_contents(snapshot).ok().flatten();
+    let source = site.file.replace('\\', "/");
+    let write = |path: &Path, line: Option<u32>| {
+        let text = snapfile::snap_text(contents, &source, description, line);
+        if let Err(e) = run::write_atomic(path, text.as_bytes()) {
+            panic!("could not write the recording {}: {e}", path.display());
         }
+    };
+    if accepted.as_deref().map(normalize) == Some(normalize(contents)) {
+        if let Err(e) = std::fs::remove_file(&pending)
+            && e.kind() != std::io::ErrorKind::NotFound
+        {
+            panic!(
+                "could not remove the stale pending recording {}: {e}",
+                pending.display()
+            );
+        }
+        if settings.update == Update::Force {
+            write(snapshot, None);
+        }
+        return;
+    }
+    let to = match settings.update {
+        Update::Always | Update::Force => Write::InPlace,
+        Update::Auto if is_ci(&env) => Write::Nothing,
+        Update::Auto | Update::New => Write::Pending,
+        // insta's rule: a snapshot seen before goes to review, a new one in place.
+        Update::Unseen if snapshot.exists() => Write::Pending,
+        Update::Unseen => Write::InPlace,
+        Update::No => Write::Nothing,
+    };
+    match to {
+        Write::InPlace => write(snapshot, None),
+        Write::Pending => write(&pending, Some(site.line)),
+        Write::Nothing => {}
+    }
+    if settings.output != Output::Nothing {
+        let place = match to {
+            Write::InPlace => format!("updated snapshot {}", snapshot.display()),
+            Write::Pending => format!("stored new snapshot {}", pending.display()),
+            Write::Nothing => format!(
+                "recording {} differs and was not written (INSTA_UPDATE={}{})",
+                snapshot.display(),
+                env("INSTA_UPDATE").unwrap_or_else(|| "auto".into()),
+                if is_ci(&env) { ", on CI" } else { "" }
+            ),
+        };
+        eprintln!("{place}");
+        if settings.output == Output::Full {
+            eprintln!("  {}", what_changed(accepted.as_deref(), contents));
+        }
+        if to == Write::Pending {
+            println!("To update snapshots run `cargo insta review` or set `INSTA_UPDATE=always`");
+        }
+    }
+    if to != Write::InPlace && !settings.force_pass {
+        let name = snapshot
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let name = name.strip_suffix(".snap").unwrap_or(&name).to_owned();
+        panic!(
+            "snapshot assertion for '{name}' failed in line {}",
+            site.line
+        );
+    }
+}
+
+/// What insta compares: the text without trailing white space, with Windows
+/// line ends read as `\n`.
+fn normalize(text: &str) -> String {
+    text.trim_end().replace("\r\n", "\n")
+}
+
+/// "new recording: 3 exchanges", or which exchanges were added, dropped or
+/// answered anew, by task.
+fn what_changed(accepted: Option<&str>, contents: &str) -> String {
+    let read = |text: &str| recording::parse_yaml(text).ok();
+    let Some(new) = read(contents) else {
+        return "the new recording is not a ragaliq recording of format 2".to_owned();
+    };
+    let Some(old) = accepted.and_then(read) else {
+        return format!(
+            "new recording: {}",
+            count(new.exchanges.iter().map(|e| e.task.as_str()))
+        );
+    };
+    let key = |e: &recording::Exchange| e.fingerprint.clone();
+    let old_keys: BTreeSet<String> = old.exchanges.iter().map(key).collect();
+    let new_keys: BTreeSet<String> = new.exchanges.iter().map(key).collect();
+    let added = new
+        .exchanges
+        .iter()
+        .filter(|e| !old_keys.contains(&e.fingerprint));
+    let dropped = old
+        .exchanges
+        .iter()
+        .filter(|e| !new_keys.contains(&e.fingerprint));
+    let answered = new.exchanges.iter().filter(|e| {
+        old.exchanges
+            .iter()
+            .any(|o| o.fingerprint == e.fingerprint && o != *e)
     });
+    let mut parts = Vec::new();
+    for (what, tasks) in [
+        ("asked anew", count(added.map(|e| e.task.as_str()))),
+        ("no longer asked", count(dropped.map(|e| e.task.as_str()))),
+        ("changed", count(answered.map(|e| e.task.as_str()))),
+    ] {
+        if !tasks.is_empty() {
+            parts.push(format!("{what}: {tasks}"));
+        }
+    }
+    if parts.is_empty() {
+        "the exchanges are the same; their layout changed".to_owned()
+    } else {
+        parts.join("; ")
+    }
+}
+
+/// "2 verify_claims, 1 extract_claims".
+fn count<'a>(tasks: impl Iterator<Item = &'a str>) -> String {
+    let mut counts: Vec<(&str, usize)> = Vec::new();
+    for t in tasks {
+        match counts.iter_mut().find(|(k, _)| *k == t) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((t, 1)),
+        }
+    }
+    counts
+        .iter()
+        .map(|(t, n)| format!("{n} {t}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Notes `snapshot` as used for `cargo insta test --unreferenced`, as
+/// insta's assertion does (a line per use, appended).
+fn remember_reference(snapshot: &Path) {
+    let Some(file) = std::env::var_os("INSTA_SNAPSHOT_REFERENCES_FILE") else {
+        return;
+    };
+    use std::io::Write as _;
+    let line = format!("{}\n", snapshot.display());
+    let appended = std::fs::OpenOptions::new()
+        .append(true)
+        .create(true)
+        .open(&file)
+        .and_then(|mut f| f.write_all(line.as_bytes()));
+    if let Err(e) = appended {
+        panic!(
+            "cannot note the recording {} for `cargo insta test --unreferenced` in {}: {e}",
+            snapshot.display(),
+            Path::new(&file).display()
+        );
+    }
 }
 
 /// The cargo workspace root of the package at `manifest_dir`:
@@ -76,6 +241,22 @@ pub fn workspace_root(manifest_dir: &str) -> PathBuf {
         .entry(manifest_dir.to_owned())
         .or_insert_with(|| find_workspace(Path::new(manifest_dir)))
         .clone()
+}
+
+/// The workspace a path lies in, for paths that are not a package root
+/// (a snapshot's folder): `INSTA_WORKSPACE_ROOT` when set, else the nearest
+/// ancestor whose `Cargo.toml` has a `[workspace]` table, else the nearest
+/// ancestor with a `Cargo.toml`, else the path itself.
+pub(crate) fn workspace_of(path: &Path) -> PathBuf {
+    if let Some(root) = std::env::var_os("INSTA_WORKSPACE_ROOT").filter(|r| !r.is_empty()) {
+        return PathBuf::from(root);
+    }
+    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_owned());
+    let package = absolute
+        .ancestors()
+        .find(|dir| dir.join("Cargo.toml").is_file())
+        .unwrap_or(&absolute);
+    find_workspace(package)
 }
 
 fn find_workspace(manifest_dir: &Path) -> PathBuf {

@@ -32,6 +32,7 @@
 //! reports as a changed snapshot.
 
 mod assertion;
+mod insta_settings;
 mod ordered;
 mod recording;
 mod snapfile;
@@ -125,6 +126,15 @@ pub enum RecordingError {
         /// The reader's or parser's message.
         problem: String,
     },
+    /// The recording cannot be locked for merging (see [`run`](crate::run)
+    /// on locks): writing it unlocked could lose another process's exchanges.
+    #[error("recording {path} cannot be written: {problem}", path = .path.display())]
+    Lock {
+        /// The recording.
+        path: PathBuf,
+        /// Why the lock could not be taken.
+        problem: String,
+    },
 }
 
 /// The trial name of a test that is its own only trial.
@@ -179,14 +189,13 @@ impl Recorder {
     pub fn new(location: Location, mode: Mode) -> Recorder {
         let (source, recorded, load_error) = match mode {
             Mode::Live => (None, Vec::new(), None),
-            _ => {
-                let _guard = run::lock_shared(&lock_path(&location.snapshot));
-                match read_base(&location.snapshot, mode) {
-                    Ok(Some((path, recording))) => (Some(path), recording.exchanges, None),
-                    Ok(None) => (None, Vec::new(), None),
-                    Err(e) => (None, Vec::new(), Some(e)),
-                }
-            }
+            // Every writer renames a whole file into place, so a read
+            // needs no lock: it sees one version or the next.
+            _ => match read_base(&location.snapshot, mode) {
+                Ok(Some((path, recording))) => (Some(path), recording.exchanges, None),
+                Ok(None) => (None, Vec::new(), None),
+                Err(e) => (None, Vec::new(), Some(e)),
+            },
         };
         let index = recorded
             .iter()
@@ -396,12 +405,19 @@ impl Recorder {
             return Ok(None);
         }
         let snapshot = &self.location.snapshot;
-        let _guard = run::lock_exclusive(&lock_path(snapshot));
+        let _guard = run::lock::exclusive(snapshot).map_err(|e| RecordingError::Lock {
+            path: snapshot.clone(),
+            problem: e.to_string(),
+        })?;
         let (base, existed) = match read_base(snapshot, self.mode)? {
             Some((_, recording)) => (recording, true),
             None => (Recording::default(), snapshot.exists()),
         };
-        let kept_by_run = self.run_state(trial);
+        // Under the lock every writer of this recording takes: a temporary
+        // file of it found now was left by a writer that died.
+        run::remove_left_behind(snapshot);
+        run::remove_left_behind(&pending_path(snapshot));
+        let kept_by_run = self.run_state(trial)?;
         let recording = self.merge_onto(&base, trial, complete, &kept_by_run);
         if recording.exchanges.is_empty() && !existed {
             return Ok(None);
@@ -411,35 +427,33 @@ impl Recorder {
 
     /// In a run that spans processes: which exchanges each trial used in
     /// this run, including this process's (kept in the run's folder).
-    fn run_state(&self, trial: Option<&str>) -> BTreeMap<String, BTreeSet<String>> {
+    fn run_state(
+        &self,
+        trial: Option<&str>,
+    ) -> Result<BTreeMap<String, BTreeSet<String>>, RecordingError> {
         if !run::current().spans_processes() {
-            return BTreeMap::new();
+            return Ok(BTreeMap::new());
         }
-        let Ok(dir) = run::run_dir() else {
-            return BTreeMap::new();
+        let snapshot = &self.location.snapshot;
+        let unusable = |problem: String| RecordingError::Lock {
+            path: snapshot.clone(),
+            problem,
         };
-        let stem = lock_path(&self.location.snapshot)
-            .file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let path = dir.join("recordings").join(format!("{stem}.json"));
-        let mut state: BTreeMap<String, BTreeSet<String>> = std::fs::read(&path)
-            .ok()
-            .and_then(|b| serde_json::from_slice(&b).ok())
-            .unwrap_or_default();
+        let dir = run::run_dir().map_err(|e| unusable(e.to_string()))?;
+        let path = dir
+            .join("recordings")
+            .join(format!("{}.json", state_name(snapshot)));
         let trial = trial.unwrap_or(WHOLE);
         let mine: Vec<String> = lock(&self.used)
             .iter()
             .filter(|(_, u)| u.trials.contains(trial))
             .map(|(k, _)| k.clone())
             .collect();
-        state.entry(trial.to_owned()).or_default().extend(mine);
-        if let Ok(bytes) = serde_json::to_vec(&state) {
-            // Best effort: without it, a trial run twice in one run keeps
-            // only the later process's exchanges.
-            let _ = run::write_atomic(&path, &bytes);
-        }
-        state
+        run::state::update(&path, |state: &mut BTreeMap<String, BTreeSet<String>>| {
+            state.entry(trial.to_owned()).or_default().extend(mine);
+            state.clone()
+        })
+        .map_err(|e| unusable(e.to_string()))
     }
 
     /// Writes the recording as a pending `.snap.new` (atomically, merged
@@ -481,13 +495,13 @@ impl Recorder {
                 passed,
                 |recording| -> std::io::Result<Option<PathBuf>> {
                     let contents = recording.to_yaml();
-                    let pending = snapfile::pending_path(&snapshot, None);
+                    let pending = snapfile::pending_path(&snapshot);
                     let accepted = snapfile::read_contents(&snapshot).ok().flatten();
                     if accepted.as_deref().map(str::trim_end) == Some(contents.trim_end()) {
                         let _ = std::fs::remove_file(&pending);
                         return Ok(None);
                     }
-                    let text = snapfile::snap_text(&contents, source_file, &description);
+                    let text = snapfile::snap_text(&contents, source_file, &description, None);
                     run::write_atomic(&pending, text.as_bytes())?;
                     Ok(Some(pending))
                 },
@@ -551,11 +565,16 @@ pub fn migrate(path: &Path) -> Result<bool, RecordingError> {
         path: path.to_owned(),
         problem,
     };
+    // Read, convert and write under the recording's lock: a test writing it
+    // meanwhile must not be overwritten with the older version.
+    let _guard = run::lock::exclusive(path).map_err(|e| RecordingError::Lock {
+        path: path.to_owned(),
+        problem: e.to_string(),
+    })?;
     let raw = std::fs::read_to_string(path).map_err(|e| corrupt(e.to_string()))?;
-    let Some(recording) = snapfile::load(path)? else {
+    let Some(mut recording) = snapfile::load(path)? else {
         return Ok(false);
     };
-    let mut recording = recording;
     recording.sort();
     let header = match raw
         .strip_prefix("---\n")
@@ -565,33 +584,57 @@ pub fn migrate(path: &Path) -> Result<bool, RecordingError> {
         None => String::new(),
     };
     let text = format!("{header}{}\n", recording.to_yaml());
-    let _guard = run::lock_exclusive(&lock_path(path));
     run::write_atomic(path, text.as_bytes()).map_err(|e| corrupt(e.to_string()))?;
     Ok(true)
 }
 
 /// The recording file to build on: the accepted `.snap` in replay mode,
 /// else the pending `.snap.new` when there is one.
+///
+/// A pending file that cannot be read is pending work that was lost (a
+/// writer stopped mid-write by an older ragaliq or by insta, a disk that
+/// filled up): it is reported once and the accepted `.snap` is used, so the
+/// missing exchanges are asked again and the pending file is written anew.
+/// An accepted `.snap` that cannot be read stays an error: it is what a
+/// person reviewed.
 fn read_base(snapshot: &Path, mode: Mode) -> Result<Option<(PathBuf, Recording)>, RecordingError> {
-    let candidates = match mode {
-        Mode::Replay => vec![snapshot.to_path_buf()],
-        _ => vec![
-            snapfile::pending_path(snapshot, None),
-            snapshot.to_path_buf(),
-        ],
-    };
-    for path in candidates {
-        if let Some(recording) = snapfile::load(&path)? {
-            return Ok(Some((path, recording)));
+    if mode != Mode::Replay {
+        let pending = snapfile::pending_path(snapshot);
+        match snapfile::load(&pending) {
+            Ok(Some(recording)) => return Ok(Some((pending, recording))),
+            Ok(None) => {}
+            Err(e) => warn_lost_pending(&e, snapshot),
         }
     }
-    Ok(None)
+    Ok(snapfile::load(snapshot)?.map(|r| (snapshot.to_path_buf(), r)))
 }
 
-/// The lock that guards the recording at `snapshot`.
-fn lock_path(snapshot: &Path) -> PathBuf {
-    let absolute = std::path::absolute(snapshot).unwrap_or_else(|_| snapshot.to_path_buf());
-    run::lock_path_for(&absolute)
+/// Says once per file and process that an unreadable pending recording is set aside.
+fn warn_lost_pending(error: &RecordingError, snapshot: &Path) {
+    static WARNED: std::sync::OnceLock<Mutex<BTreeSet<String>>> = std::sync::OnceLock::new();
+    let first = lock(WARNED.get_or_init(Mutex::default)).insert(error.to_string());
+    if first {
+        let instead = if snapshot.exists() {
+            format!(
+                "the accepted recording {} is used instead, what it lacks is asked again",
+                snapshot.display()
+            )
+        } else {
+            "there is no accepted recording, so its exchanges are asked again".to_owned()
+        };
+        eprintln!(
+            "warning: {error}\n  it is set aside as lost pending work (a writer was probably stopped mid-write): {instead}, and the pending file is written anew"
+        );
+    }
+}
+
+/// The name of a recording's state file in the run's folder: its file name
+/// and a hash of its canonical path (two suites' `x.snap` stay apart).
+fn state_name(snapshot: &Path) -> String {
+    run::lock::lock_file(snapshot)
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default()
 }
 
 /// `base` with `trial`'s exchanges replaced by `used` (when the trial ran to

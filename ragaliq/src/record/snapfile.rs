@@ -9,19 +9,21 @@ use super::RecordingError;
 use super::recording::{self, Recording};
 use std::path::{Path, PathBuf};
 
-/// The pending twin of a `.snap` file, where insta writes it: `.snap.new`
-/// beside it, or under `INSTA_PENDING_DIR` when that is set.
-pub(crate) fn pending_path(snap: &Path, workspace: Option<&Path>) -> PathBuf {
+/// The pending twin of a `.snap` file, where insta reads and writes it:
+/// `.snap.new` beside it, or under `INSTA_PENDING_DIR` (at the same path
+/// relative to the workspace) when that is set.
+pub(crate) fn pending_path(snap: &Path) -> PathBuf {
     let mut name = snap.as_os_str().to_owned();
     name.push(".new");
     let beside = PathBuf::from(name);
-    let pending_dir = std::env::var_os("INSTA_PENDING_DIR").filter(|d| !d.is_empty());
-    match (pending_dir, workspace) {
-        (Some(dir), Some(ws)) => match beside.strip_prefix(ws) {
-            Ok(relative) => PathBuf::from(dir).join(relative),
-            Err(_) => beside,
-        },
-        _ => beside,
+    let Some(dir) = std::env::var_os("INSTA_PENDING_DIR").filter(|d| !d.is_empty()) else {
+        return beside;
+    };
+    let start = snap.parent().unwrap_or(Path::new("."));
+    let workspace = super::assertion::workspace_of(start);
+    match beside.strip_prefix(&workspace) {
+        Ok(relative) => PathBuf::from(dir).join(relative),
+        Err(_) => beside,
     }
 }
 
@@ -80,11 +82,31 @@ pub(crate) fn load(path: &Path) -> Result<Option<Recording>, RecordingError> {
     read_contents(path)?.map(|c| parse(&c, path)).transpose()
 }
 
-/// The text insta would write for `contents` at `path` (header and body),
-/// for code that writes pending recordings outside a test harness.
-pub(crate) fn snap_text(contents: &str, source: &str, description: &str) -> String {
-    let description = serde_json::to_string(description).unwrap_or_default();
-    format!("---\nsource: {source}\ndescription: {description}\n---\n{contents}\n")
+/// A snapshot file as insta writes it: a YAML header between `---` lines
+/// (the source, the assertion's line for a pending file, the
+/// description), then the contents.
+pub(crate) fn snap_text(
+    contents: &str,
+    source: &str,
+    description: &str,
+    assertion_line: Option<u32>,
+) -> String {
+    // A JSON string is a valid YAML double-quoted scalar, and what insta
+    // writes for these values.
+    let quote = |s: &str| serde_json::to_string(s).unwrap_or_default();
+    let source = if source
+        .chars()
+        .all(|c| c.is_alphanumeric() || "/._-".contains(c))
+    {
+        source.to_owned()
+    } else {
+        quote(source)
+    };
+    let line = assertion_line.map_or_else(String::new, |l| format!("assertion_line: {l}\n"));
+    format!(
+        "---\nsource: {source}\n{line}description: {}\n---\n{contents}\n",
+        quote(description)
+    )
 }
 
 #[cfg(test)]
@@ -103,7 +125,7 @@ mod tests {
     #[test]
     fn pending_twin() {
         assert_eq!(
-            pending_path(Path::new("/s/a__b.snap"), None),
+            pending_path(Path::new("/s/a__b.snap")),
             Path::new("/s/a__b.snap.new")
         );
     }
@@ -113,7 +135,12 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("ragaliq-snapfile-{}", std::process::id()));
         let path = dir.join("x__y.snap");
         let rec = Recording::default();
-        let text = snap_text(&rec.to_yaml(), "tests/x.rs", "a \"quoted\" description");
+        let text = snap_text(
+            &rec.to_yaml(),
+            "tests/x.rs",
+            "a \"quoted\" description",
+            None,
+        );
         crate::run::write_atomic(&path, text.as_bytes()).unwrap();
         assert_eq!(load(&path).unwrap().unwrap(), rec);
         assert!(load(&dir.join("missing.snap")).unwrap().is_none());

@@ -2,6 +2,12 @@
 //! its trials as a fragment in the run's folder, and the run's report is
 //! rebuilt from every fragment, so it counts each trial once however many
 //! processes ran them (cargo-nextest runs one trial per process).
+//!
+//! Fragments are numbered in the order they are published, under the
+//! folder's lock, so a trial published twice (a nextest retry) is reported
+//! with its later result; and the run's report is built and written while
+//! that lock is held, so a process that read fewer fragments can never
+//! overwrite a report built from more.
 
 use super::report::{JudgeInfo, Report, Spending, TrialResult};
 use crate::core::Mode;
@@ -14,6 +20,9 @@ use std::path::{Path, PathBuf};
 pub(crate) struct Fragment {
     /// The process.
     pub pid: u32,
+    /// Its place in the order fragments were published (set when published).
+    #[serde(default)]
+    pub seq: u64,
     /// The trials it ran.
     pub results: Vec<TrialResult>,
     /// What it spent.
@@ -26,29 +35,36 @@ pub(crate) fn dir(suite: &str) -> Option<PathBuf> {
     Some(run_dir.join("suites").join(run::safe_name(suite)))
 }
 
-/// Writes this process's fragment (atomically) and returns every fragment
-/// of the run so far, this one included.
-pub(crate) fn publish(dir: &Path, fragment: &Fragment) -> std::io::Result<Vec<Fragment>> {
-    use std::sync::atomic::{AtomicU64, Ordering};
-    static SEQ: AtomicU64 = AtomicU64::new(0);
-    let _guard = run::lock_exclusive(&run::lock_path_for(dir))?;
-    let name = format!(
-        "{}-{}.json",
-        fragment.pid,
-        SEQ.fetch_add(1, Ordering::Relaxed)
-    );
-    let bytes = serde_json::to_vec(fragment).map_err(std::io::Error::other)?;
-    run::write_atomic(&dir.join(name), &bytes)?;
+/// Writes this process's fragment (atomically) as the next in the run's
+/// order, and hands every fragment of the run so far, in that order, to
+/// `with_all`, all under the folder's lock; returns what `with_all` returns.
+pub(crate) fn publish<R>(
+    dir: &Path,
+    mut fragment: Fragment,
+    with_all: impl FnOnce(&[Fragment]) -> R,
+) -> Result<R, String> {
+    let _guard = run::lock::exclusive(dir).map_err(|e| e.to_string())?;
+    let io = |e: std::io::Error| format!("{}: {e}", dir.display());
+    std::fs::create_dir_all(dir).map_err(io)?;
+    let mut all = read_all(dir).map_err(io)?;
+    fragment.seq = all.iter().map(|f| f.seq).max().map_or(1, |s| s + 1);
+    let name = format!("{:012}-{}.json", fragment.seq, fragment.pid);
+    let bytes = serde_json::to_vec(&fragment).map_err(|e| e.to_string())?;
+    run::write_atomic(&dir.join(name), &bytes).map_err(io)?;
+    all.push(fragment);
+    Ok(with_all(&all))
+}
+
+/// Every readable fragment in `dir`, in the order they were published.
+fn read_all(dir: &Path) -> std::io::Result<Vec<Fragment>> {
     let mut all = Vec::new();
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)?
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .collect();
-    entries.sort();
-    for path in entries {
-        // A fragment is only ever written whole; one that cannot be read
-        // is not this run's (a leftover of an interrupted write).
+    for entry in std::fs::read_dir(dir)?.flatten() {
+        let path = entry.path();
+        if path.extension().is_none_or(|x| x != "json") {
+            continue;
+        }
+        // A fragment is only ever written whole (a temporary file renamed
+        // into place); anything else here is not one.
         if let Some(f) = std::fs::read(&path)
             .ok()
             .and_then(|b| serde_json::from_slice::<Fragment>(&b).ok())
@@ -56,6 +72,8 @@ pub(crate) fn publish(dir: &Path, fragment: &Fragment) -> std::io::Result<Vec<Fr
             all.push(f);
         }
     }
+    // By number, not by name: `9999` comes before `10000`.
+    all.sort_by_key(|f| (f.seq, f.pid));
     Ok(all)
 }
 
@@ -77,4 +95,57 @@ pub(crate) fn report(suite: &str, judge: JudgeInfo, mode: Mode, fragments: &[Fra
         by_trial.into_values().collect(),
         &spending,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fragment(pid: u32, case: &str, score: f64) -> Fragment {
+        let r: TrialResult = serde_json::from_value(serde_json::json!({
+            "case": case, "metric": "relevance", "score": score, "threshold": 0.7,
+            "outcome": if score >= 0.7 { "passed" } else { "failed" }, "reasoning": "",
+            "usage": {"calls": 0, "input_tokens": 0, "output_tokens": 0},
+            "file": "cases.yaml", "line": 1
+        }))
+        .unwrap();
+        Fragment {
+            pid,
+            seq: 0,
+            results: vec![r],
+            spending: Spending::default(),
+        }
+    }
+
+    #[test]
+    fn a_later_fragment_wins_whatever_its_process_id() {
+        let dir = std::env::temp_dir().join(format!("ragaliq-fragments-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        // Numbered 9 and 10: by name, "…10-…" would sort before "…9-…".
+        for seq in 1..=8 {
+            let mut f = fragment(100 + seq as u32, &format!("other-{seq}"), 1.0);
+            f.seq = seq;
+            std::fs::write(
+                dir.join(format!("{seq:012}-{}.json", f.pid)),
+                serde_json::to_vec(&f).unwrap(),
+            )
+            .unwrap();
+        }
+        publish(&dir, fragment(99999, "flaky", 0.2), |_| ()).unwrap();
+        let all = publish(&dir, fragment(10000, "flaky", 0.9), |all| all.to_vec()).unwrap();
+        assert_eq!(all.iter().map(|f| f.seq).max(), Some(10));
+        let judge = JudgeInfo {
+            provider: "p".into(),
+            model: "m".into(),
+        };
+        let report = report("s", judge, Mode::Replay, &all);
+        let flaky = report.results.iter().find(|r| r.case == "flaky").unwrap();
+        assert_eq!(
+            flaky.score,
+            Some(0.9),
+            "the retry's result, published later"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

@@ -361,36 +361,21 @@ impl Suite {
             results.clone(),
             &[spending],
         );
-        let mut run_report = report.clone();
-        if !args.list
-            && !results.is_empty()
-            && let Some(fragment_dir) = fragments::dir(&suite_name)
-        {
-            let fragment = fragments::Fragment {
-                pid: std::process::id(),
-                results,
-                spending,
-            };
-            match fragments::publish(&fragment_dir, &fragment) {
-                Ok(all) => run_report = fragments::report(&suite_name, info, config.mode, &all),
-                Err(e) => eprintln!(
-                    "warning: could not share this process's results with the run ({e}); the report holds this process's trials only"
-                ),
-            }
-        }
         let baseline = self
             .baseline
             .or_else(|| env("RAGALIQ_BASELINE").map(PathBuf::from))
             .map(|p| root.join(p));
-        let mut regressions = 0;
-        if let Some(path) = &baseline {
-            let previous = Report::read(path).map_err(|message| SuiteError::Report {
+        let previous = match &baseline {
+            Some(path) => Some(Report::read(path).map_err(|message| SuiteError::Report {
                 path: path.clone(),
                 message,
-            })?;
-            regressions = report.compare(&previous, self.regression_tolerance);
-            run_report.compare(&previous, self.regression_tolerance);
-        }
+            })?),
+            None => None,
+        };
+        let tolerance = self.regression_tolerance;
+        let regressions = previous
+            .as_ref()
+            .map_or(0, |p| report.compare(p, tolerance));
         if !args.list && !report.results.is_empty() {
             println!("\n{}", report.console_table());
             if let Some(budget) = judge.budget().filter(|_| judge.skipped_calls() > 0) {
@@ -401,18 +386,53 @@ impl Suite {
             }
         }
         let report_dir = self.report_dir.map(|d| root.join(d)).or(config.report_dir);
-        if let Some(dir) = report_dir.filter(|_| !args.list && !run_report.results.is_empty()) {
-            let _guard = crate::run::lock_exclusive(&crate::run::lock_path_for(&dir));
-            run_report
-                .write_all(&dir)
-                .map_err(|(path, message)| SuiteError::Report { path, message })?;
-        }
-        if let Some(summary) =
-            env("GITHUB_STEP_SUMMARY").filter(|_| !args.list && !run_report.results.is_empty())
-        {
-            run_report
-                .write_step_summary(Path::new(&summary))
-                .map_err(|(path, message)| SuiteError::Report { path, message })?;
+        let step_summary = env("GITHUB_STEP_SUMMARY").map(PathBuf::from);
+        // The run's report, compared and written: called with the run's
+        // fragments' lock held, so it is built from every fragment written
+        // so far and no process that saw fewer can write after it.
+        let write_run_report = |run_report: &mut Report| -> Result<(), SuiteError> {
+            if let Some(p) = &previous {
+                run_report.compare(p, tolerance);
+            }
+            if let Some(dir) = &report_dir {
+                let _guard = crate::run::lock::exclusive(dir).map_err(|e| SuiteError::Report {
+                    path: dir.clone(),
+                    message: e.to_string(),
+                })?;
+                run_report
+                    .write_all(dir)
+                    .map_err(|(path, message)| SuiteError::Report { path, message })?;
+            }
+            if let Some(summary) = &step_summary {
+                run_report
+                    .write_step_summary(summary)
+                    .map_err(|(path, message)| SuiteError::Report { path, message })?;
+            }
+            Ok(())
+        };
+        let mut run_report = report.clone();
+        if !args.list && !results.is_empty() {
+            let fragment = fragments::Fragment {
+                pid: std::process::id(),
+                seq: 0,
+                results,
+                spending,
+            };
+            match fragments::dir(&suite_name) {
+                Some(dir) => {
+                    run_report = fragments::publish(&dir, fragment, |all| {
+                        let mut run = fragments::report(&suite_name, info, config.mode, all);
+                        write_run_report(&mut run).map(|()| run)
+                    })
+                    .map_err(|message| SuiteError::Report { path: dir, message })??;
+                }
+                None => {
+                    eprintln!(
+                        "warning: the run's folder cannot be used, so this process's results are not shared with the run; the report holds this process's trials only"
+                    );
+                    write_run_report(&mut run_report)?;
+                }
+            }
         }
         Ok(SuiteOutcome {
             conclusion,
@@ -525,6 +545,8 @@ impl CaseState {
                     "configuration error (the case cannot be scored this way; this is not a low score)"
                 } else if error.is_budget() {
                     "not evaluated: the cost budget is spent"
+                } else if error.is_recording() {
+                    crate::error::NOT_RECORDED
                 } else {
                     "the judge failed (this is not a low score)"
                 };

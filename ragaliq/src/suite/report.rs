@@ -89,11 +89,15 @@ pub enum Outcome {
     /// The judge disagreed with itself below the required agreement.
     Undecided,
     /// No score: the judge could not answer, its answer could not be used,
-    /// the recording could not serve it, or the budget was spent.
+    /// or the budget was spent.
     #[serde(alias = "error")]
     JudgeError,
     /// No score: the case or the settings cannot be scored this way.
     ConfigError,
+    /// No score: the recording could not serve the trial (replay mode:
+    /// missing or stale; or unreadable): a setup problem, and the judge was
+    /// not asked.
+    RecordingError,
 }
 
 impl Outcome {
@@ -104,6 +108,7 @@ impl Outcome {
             Outcome::Undecided => "undecided",
             Outcome::JudgeError => "judge error",
             Outcome::ConfigError => "configuration error",
+            Outcome::RecordingError => "recording error",
         }
     }
 }
@@ -190,6 +195,8 @@ impl TrialResult {
             metric,
             outcome: if error.is_configuration() {
                 Outcome::ConfigError
+            } else if error.is_recording() {
+                Outcome::RecordingError
             } else {
                 Outcome::JudgeError
             },
@@ -241,6 +248,9 @@ pub struct Summary {
     /// The case or settings could not be scored this way.
     #[serde(default)]
     pub config_errors: usize,
+    /// A recording could not serve the trial (a setup problem).
+    #[serde(default)]
+    pub recording_errors: usize,
     /// Trials whose recording awaits review.
     #[serde(default)]
     pub pending_review: usize,
@@ -354,6 +364,7 @@ impl Report {
             undecided: count(Outcome::Undecided),
             judge_errors: count(Outcome::JudgeError),
             config_errors: count(Outcome::ConfigError),
+            recording_errors: count(Outcome::RecordingError),
             pending_review: results.iter().filter(|r| r.pending_review).count(),
             pass_rate: if results.is_empty() {
                 0.0
@@ -443,6 +454,13 @@ impl Report {
             "configuration error",
             "configuration errors",
         ));
+        if s.recording_errors > 0 {
+            parts.push(plural(
+                s.recording_errors,
+                "recording error",
+                "recording errors",
+            ));
+        }
         if s.pending_review > 0 {
             parts.push(format!("{} awaiting review", s.pending_review));
         }
@@ -493,6 +511,7 @@ impl Report {
                             (Outcome::Passed | Outcome::Failed, Some(s)) => format!("{s:.2} ✗"),
                             (Outcome::Undecided, Some(s)) => format!("{s:.2} ~"),
                             (Outcome::ConfigError, _) => "config ✗".to_owned(),
+                            (Outcome::RecordingError, _) => "unrecorded ✗".to_owned(),
                             _ => "error ✗".to_owned(),
                         },
                     );
@@ -564,6 +583,7 @@ impl Report {
                     (Outcome::Undecided, _) => "⚖️ undecided",
                     (Outcome::JudgeError, _) => "⚠️ judge error",
                     (Outcome::ConfigError, _) => "⚠️ configuration error",
+                    (Outcome::RecordingError, _) => "⚠️ recording error",
                 }
             );
         }
@@ -619,7 +639,7 @@ impl Report {
                     };
                     let text = r.reasoning.clone();
                     match r.outcome {
-                        Outcome::JudgeError | Outcome::ConfigError => {
+                        Outcome::JudgeError | Outcome::ConfigError | Outcome::RecordingError => {
                             Status::Error { message, text }
                         }
                         _ => Status::Failure { message, text },
@@ -658,7 +678,8 @@ impl Report {
     /// the processes of a run add one table, not one each.
     pub fn write_step_summary(&self, path: &Path) -> Result<(), (PathBuf, String)> {
         let err = |e: std::io::Error| (path.to_owned(), e.to_string());
-        let _guard = crate::run::lock_exclusive(&crate::run::lock_path_for(path)).map_err(err)?;
+        let _guard =
+            crate::run::lock::exclusive(path).map_err(|e| (path.to_owned(), e.to_string()))?;
         let current = match std::fs::read_to_string(path) {
             Ok(text) => text,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),

@@ -47,7 +47,7 @@ impl AnthropicTransport {
     #[must_use]
     pub fn new(base_url: &str) -> Self {
         AnthropicTransport {
-            url: format!("{}/messages", base_url.trim_end_matches('/')),
+            url: http::join_path(base_url, "messages"),
             key: None,
             key_variable: "ANTHROPIC_API_KEY".into(),
             stream: false,

@@ -33,6 +33,45 @@ pub fn endpoint_label(url: &str) -> Option<String> {
     Some(format!("{}://{host}:{port}", parsed.scheme()))
 }
 
+/// `url` with what may hold a secret hidden: its user name and password,
+/// and its query string (`https://***:***@host/v1?***`). Text that is not a
+/// URL loses everything after a `?`.
+///
+pub(crate) fn redact_url(url: &str) -> String {
+    match reqwest::Url::parse(url) {
+        Ok(mut parsed) => {
+            if parsed.query().is_some() {
+                parsed.set_query(Some("***"));
+            }
+            if !parsed.username().is_empty() {
+                let _ = parsed.set_username("***");
+            }
+            if parsed.password().is_some() {
+                let _ = parsed.set_password(Some("***"));
+            }
+            parsed.to_string()
+        }
+        Err(_) => match url.split_once('?') {
+            Some((before, _)) => format!("{before}?***"),
+            None => url.to_owned(),
+        },
+    }
+}
+
+/// `base_url` with `path` appended to its path, its query string (an
+/// `api-version`, a gateway's token) kept after it:
+/// `https://h/v1?k=x` + `chat/completions` → `https://h/v1/chat/completions?k=x`.
+pub(crate) fn join_path(base_url: &str, path: &str) -> String {
+    match reqwest::Url::parse(base_url) {
+        Ok(mut url) => {
+            let joined = format!("{}/{path}", url.path().trim_end_matches('/'));
+            url.set_path(&joined);
+            url.to_string()
+        }
+        Err(_) => format!("{}/{path}", base_url.trim_end_matches('/')),
+    }
+}
+
 /// Whether `url` points at this machine (`localhost`, 127.0.0.0/8, `::1`).
 pub(crate) fn is_loopback(url: &str) -> bool {
     let Ok(parsed) = reqwest::Url::parse(url) else {
@@ -81,10 +120,7 @@ pub(crate) async fn send(
     for (name, value) in headers {
         builder = builder.header(*name, *value);
     }
-    let response = builder
-        .send()
-        .await
-        .map_err(|e| classify(&e, url, redact))?;
+    let response = builder.send().await.map_err(|e| classify(e, url, redact))?;
     let status = response.status();
     if status.is_success() {
         return Ok(response);
@@ -130,8 +166,13 @@ pub(crate) async fn read_json(
     })
 }
 
-fn classify(e: &reqwest::Error, url: &str, redact: impl Fn(String) -> String) -> TransportError {
-    let message = redact(error_chain(e));
+fn classify(e: reqwest::Error, url: &str, redact: impl Fn(String) -> String) -> TransportError {
+    // reqwest writes the whole URL into its messages, query string included,
+    // and a base URL may carry a token there: the error says where calls
+    // went by its endpoint (scheme, host, port) instead.
+    let e = e.without_url();
+    let message = redact(error_chain(&e));
+    let e = &e;
     let refused = {
         let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
         let mut found = false;
@@ -369,6 +410,18 @@ mod tests {
         let mut h = HeaderMap::new();
         h.insert(RETRY_AFTER, HeaderValue::from_str(v).unwrap());
         h
+    }
+
+    #[test]
+    fn paths_join_before_the_query_string() {
+        assert_eq!(
+            join_path("https://gw.example.com/v1?key=zz", "chat/completions"),
+            "https://gw.example.com/v1/chat/completions?key=zz"
+        );
+        assert_eq!(
+            join_path("http://127.0.0.1:8080/v1/", "messages"),
+            "http://127.0.0.1:8080/v1/messages"
+        );
     }
 
     #[test]

@@ -17,6 +17,7 @@ mod tls;
 pub use anthropic::{ANTHROPIC_VERSION, AnthropicTransport};
 pub use error::{TransportError, TransportErrorKind};
 pub use http::endpoint_label;
+pub(crate) use http::redact_url;
 pub use openai::OpenAiTransport;
 pub use refusal::refuses_response_format;
 pub use retry::RetryPolicy;

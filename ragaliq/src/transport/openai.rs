@@ -46,10 +46,7 @@ impl OpenAiTransport {
     #[must_use]
     pub fn new(base_url: &str) -> Self {
         OpenAiTransport {
-            url: Some(format!(
-                "{}/chat/completions",
-                base_url.trim_end_matches('/')
-            )),
+            url: Some(http::join_path(base_url, "chat/completions")),
             provider: "openai".into(),
             key: None,
             key_variable: None,

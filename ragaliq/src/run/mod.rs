@@ -8,15 +8,33 @@
 //! merge, and suite reports count every trial once.
 //!
 //! State that several processes share lives under the target folder, in
-//! `target/ragaliq/runs/<run id>/`, and every file there is read and written
-//! under an advisory file lock (the operating system's, through
-//! [`std::fs::File::lock`]), so no update is lost whatever the interleaving.
+//! `target/ragaliq/runs/<run id>/`, and every file there is written whole
+//! (a temporary file renamed into place) and changed under an advisory file
+//! lock (the operating system's, through [`std::fs::File::lock`]), so no
+//! update is lost whatever the interleaving and however a process dies. See
+//! the lock module for what happens when a lock cannot be taken.
+//!
+//! A run's folder is the run's for as long as its processes keep coming: a
+//! folder no process has joined for [`IDLE`] belongs to an earlier run that
+//! reused the id (a constant `RAGALIQ_RUN_ID`), and the next process to join
+//! empties it, so an old budget or old report fragments never count again.
 
-use std::fs::{File, OpenOptions};
+mod atomic;
+pub(crate) mod lock;
+mod slots;
+pub(crate) mod state;
+
+pub(crate) use atomic::{remove_left_behind, write_atomic};
+pub(crate) use slots::Slots;
+
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::time::{Duration, SystemTime};
+
+/// How long a run's folder may go without a process joining it before the
+/// next one starts the run afresh.
+pub const IDLE: Duration = Duration::from_secs(12 * 3600);
 
 /// Where the current run's id came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -156,17 +174,48 @@ pub fn state_dir() -> PathBuf {
 }
 
 /// The current run's folder, `target/ragaliq/runs/<run id>`, created on
-/// first use; folders of runs untouched for a week are removed then.
+/// first use; emptied first when no process joined it for [`IDLE`];
+/// folders of other runs untouched for a week are removed then.
 pub fn run_dir() -> io::Result<&'static Path> {
     static DIR: OnceLock<Result<PathBuf, String>> = OnceLock::new();
     let dir = DIR.get_or_init(|| {
         let runs = state_dir().join("runs");
         let dir = runs.join(current().file_name());
-        std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        join(&dir, IDLE, SystemTime::now()).map_err(|e| format!("{}: {e}", dir.display()))?;
         prune(&runs, &dir, Duration::from_secs(7 * 24 * 3600));
         Ok(dir)
     });
     dir.as_deref().map_err(|e| io::Error::other(e.clone()))
+}
+
+/// Joins the run whose folder is `dir` at `now`: under the folder's lock,
+/// empties it when the last process joined more than `idle` ago, then notes
+/// this process's arrival (the `joined` file's time).
+fn join(dir: &Path, idle: Duration, now: SystemTime) -> io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    let _guard = lock::exclusive(dir).map_err(|e| io::Error::other(e.to_string()))?;
+    let joined = dir.join("joined");
+    let last = std::fs::metadata(&joined).and_then(|m| m.modified()).ok();
+    if let Some(last) = last
+        && now.duration_since(last).is_ok_and(|gap| gap > idle)
+    {
+        eprintln!(
+            "ragaliq: run `{}` was last joined {} h ago: an earlier run reused the id, so its spending and report fragments are cleared and this run starts afresh",
+            current().id,
+            now.duration_since(last).unwrap_or_default().as_secs() / 3600
+        );
+        for entry in std::fs::read_dir(dir)?.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                std::fs::remove_dir_all(&path)?;
+            } else {
+                std::fs::remove_file(&path)?;
+            }
+        }
+    }
+    write_atomic(&joined, b"")?;
+    let file = std::fs::File::options().write(true).open(&joined)?;
+    file.set_modified(now)
 }
 
 fn prune(runs: &Path, keep: &Path, age: Duration) {
@@ -189,74 +238,6 @@ fn prune(runs: &Path, keep: &Path, age: Duration) {
             let _ = std::fs::remove_dir_all(&path);
         }
     }
-}
-
-/// An exclusive advisory lock on `path` (created if needed), held until the
-/// guard is dropped. Other processes that lock the same path wait.
-pub(crate) fn lock_exclusive(path: &Path) -> io::Result<LockGuard> {
-    let file = open_lock_file(path)?;
-    file.lock()?;
-    Ok(LockGuard { _file: file })
-}
-
-/// A shared advisory lock on `path`: readers together, never beside a writer.
-pub(crate) fn lock_shared(path: &Path) -> io::Result<LockGuard> {
-    let file = open_lock_file(path)?;
-    file.lock_shared()?;
-    Ok(LockGuard { _file: file })
-}
-
-fn open_lock_file(path: &Path) -> io::Result<File> {
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)?;
-    }
-    OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .read(true)
-        .write(true)
-        .open(path)
-}
-
-/// Holds an advisory file lock; dropping it (closing the file) releases it,
-/// also when a panic unwinds or the process dies.
-#[must_use = "the lock is released when the guard is dropped"]
-pub(crate) struct LockGuard {
-    _file: File,
-}
-
-/// The lock file that guards `resource` (any path), under `target/ragaliq/locks`.
-pub(crate) fn lock_path_for(resource: &Path) -> PathBuf {
-    use sha2::{Digest, Sha256};
-    let digest = Sha256::digest(resource.to_string_lossy().as_bytes());
-    let hex: String = digest[..10].iter().map(|b| format!("{b:02x}")).collect();
-    let stem = resource
-        .file_name()
-        .map(|n| safe_name(&n.to_string_lossy()))
-        .unwrap_or_default();
-    state_dir().join("locks").join(format!("{stem}-{hex}.lock"))
-}
-
-/// Writes `bytes` to `path` atomically: a temporary file in the same
-/// folder, then a rename, so readers see the old file or the new one, never
-/// half of one.
-pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    use std::sync::atomic::{AtomicU64, Ordering};
-    static SEQ: AtomicU64 = AtomicU64::new(0);
-    let dir = path.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir)?;
-    let tmp = dir.join(format!(
-        ".{}.{}-{}.tmp",
-        path.file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default(),
-        std::process::id(),
-        SEQ.fetch_add(1, Ordering::Relaxed)
-    ));
-    std::fs::write(&tmp, bytes)?;
-    std::fs::rename(&tmp, path).inspect_err(|_| {
-        let _ = std::fs::remove_file(&tmp);
-    })
 }
 
 #[cfg(test)]
@@ -296,16 +277,19 @@ mod tests {
     }
 
     #[test]
-    fn locks_exclude_each_other() {
-        let path = std::env::temp_dir().join(format!("ragaliq-lock-test-{}", std::process::id()));
-        let guard = lock_exclusive(&path).unwrap();
-        let file = open_lock_file(&path).unwrap();
-        assert!(matches!(
-            file.try_lock(),
-            Err(std::fs::TryLockError::WouldBlock)
-        ));
-        drop(guard);
-        assert!(file.try_lock().is_ok());
-        let _ = std::fs::remove_file(&path);
+    fn a_run_folder_left_idle_starts_afresh() {
+        let dir = std::env::temp_dir().join(format!("ragaliq-run-join-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let t0 = SystemTime::now() - Duration::from_secs(100 * 3600);
+        join(&dir, IDLE, t0).unwrap();
+        std::fs::write(dir.join("budget.json"), "{\"usd\": 4.2}").unwrap();
+        // Another process of the same run, an hour later: the state stays.
+        join(&dir, IDLE, t0 + Duration::from_secs(3600)).unwrap();
+        assert!(dir.join("budget.json").exists());
+        // Two days later the id is used again: an earlier run's state goes.
+        join(&dir, IDLE, t0 + Duration::from_secs(49 * 3600)).unwrap();
+        assert!(!dir.join("budget.json").exists());
+        assert!(dir.join("joined").exists());
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -1,0 +1,144 @@
+//! Writing a file whole or not at all.
+//!
+//! The bytes go to a temporary file beside the target, which is then renamed
+//! over it: a reader sees the old file or the new one, never half of one,
+//! however the writer dies. A writer holds a lock on its temporary file
+//! while it writes, so a temporary file left by a writer that was killed
+//! (unlocked, and older than a few seconds) is recognised and removed by the
+//! next write of the same target, instead of staying in the source tree.
+
+use std::fs::{File, OpenOptions};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+/// The suffix of ragaliq's temporary files.
+const SUFFIX: &str = ".ragaliq-tmp";
+
+/// How old an unlocked temporary file must be before it counts as left
+/// behind: a live writer locks its file right after creating it, so an
+/// unlocked one this old belongs to a writer that is gone.
+const LEFT_BEHIND: Duration = Duration::from_secs(2);
+
+/// Writes `bytes` to `path` atomically (see the module).
+pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static SEQ: AtomicU64 = AtomicU64::new(0);
+    let dir = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir)?;
+    let name = file_name(path);
+    let tmp = dir.join(format!(
+        ".{name}.{}-{}{SUFFIX}",
+        std::process::id(),
+        SEQ.fetch_add(1, Ordering::Relaxed)
+    ));
+    let written = (|| {
+        let mut file = OpenOptions::new().write(true).create_new(true).open(&tmp)?;
+        // Held until the rename: an unlocked temporary file is an orphan.
+        let _ = file.try_lock();
+        file.write_all(bytes)?;
+        std::fs::rename(&tmp, path)
+    })();
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written?;
+    remove_left_behind(path);
+    Ok(())
+}
+
+fn file_name(path: &Path) -> String {
+    path.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+/// Removes the temporary files of `path` whose writer is gone: ragaliq's
+/// own (`.name.<pid>-<n>.ragaliq-tmp`) and those of earlier ragaliq
+/// versions (`.name.<pid>-<n>.tmp`). Writes call it; so does a recording's
+/// merge, which may find nothing to write.
+pub(crate) fn remove_left_behind(path: &Path) {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let prefix = format!(".{}.", file_name(path));
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let now = SystemTime::now();
+    for entry in entries.flatten() {
+        let file = entry.file_name();
+        let file = file.to_string_lossy();
+        let ours = file.ends_with(SUFFIX) || file.ends_with(".tmp");
+        if !(ours && file.starts_with(&prefix)) {
+            continue;
+        }
+        let path: PathBuf = entry.path();
+        let old = entry
+            .metadata()
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| now.duration_since(t).ok())
+            .is_some_and(|age| age >= LEFT_BEHIND);
+        if old && File::open(&path).is_ok_and(|f| f.try_lock().is_ok()) {
+            let _ = std::fs::remove_file(&path);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_temporary_file_left_by_a_dead_writer_is_removed_by_the_next_write() {
+        let dir = std::env::temp_dir().join(format!("ragaliq-atomic-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let target = dir.join("x.snap.new");
+        // A writer killed before its rename: the file is there, unlocked.
+        let orphan = dir.join(".x.snap.new.4242-0.ragaliq-tmp");
+        let old_style = dir.join(".x.snap.new.4242-1.tmp");
+        let live = dir.join(".x.snap.new.4343-0.ragaliq-tmp");
+        let other = dir.join(".y.snap.new.4242-0.ragaliq-tmp");
+        for p in [&orphan, &old_style, &live, &other] {
+            std::fs::write(p, "half").unwrap();
+            let past = SystemTime::now() - Duration::from_secs(60);
+            File::options()
+                .write(true)
+                .open(p)
+                .unwrap()
+                .set_modified(past)
+                .unwrap();
+        }
+        // A writer still at work holds its lock.
+        let held = File::open(&live).unwrap();
+        held.lock().unwrap();
+        write_atomic(&target, b"whole").unwrap();
+        assert_eq!(std::fs::read(&target).unwrap(), b"whole");
+        assert!(!orphan.exists() && !old_style.exists());
+        assert!(
+            live.exists(),
+            "a locked temporary file belongs to a live writer"
+        );
+        assert!(other.exists(), "another target's files are not touched");
+        drop(held);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn the_target_is_replaced_never_rewritten_in_place() {
+        use std::io::Read;
+        let dir = std::env::temp_dir().join(format!("ragaliq-atomic-inode-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let target = dir.join("r.snap");
+        write_atomic(&target, b"first version").unwrap();
+        // A reader that opened the old file keeps reading all of it.
+        let mut reader = File::open(&target).unwrap();
+        write_atomic(&target, b"second").unwrap();
+        let mut seen = String::new();
+        reader.read_to_string(&mut seen).unwrap();
+        assert_eq!(seen, "first version");
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "second");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

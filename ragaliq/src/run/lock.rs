@@ -1,0 +1,229 @@
+//! Advisory file locks that fail loudly.
+//!
+//! A lock guards a *resource* (a recording, the run's ledger, a report
+//! folder) and lives in one lock folder shared by every process of the
+//! user, whatever built them: `RAGALIQ_LOCK_DIR` when set, else
+//! `ragaliq-locks-<user>` in the system's temporary folder. Its file is named
+//! by the resource's canonical path, so `tests/snapshots/x.snap`,
+//! `./tests/snapshots/x.snap` and the absolute path take the same lock, and
+//! an installed `cargo ragaliq` locks what the tests lock.
+//!
+//! When a file lock cannot be taken (a lock folder that cannot be written,
+//! `ENOLCK` on a network file system, a platform without `flock`), what
+//! happens depends on the run:
+//!
+//! - a run of one process (plain `cargo test`, no `RAGALIQ_RUN_ID`) falls
+//!   back to a lock within the process — *single-writer mode* — and says so
+//!   once on stderr; nothing else of the run writes the same files;
+//! - a run that spans processes (cargo-nextest, `RAGALIQ_RUN_ID`) fails with
+//!   an error naming the lock file: without it, two processes could
+//!   read-merge-write one file at once and lose an update.
+
+use super::current;
+use std::collections::BTreeSet;
+use std::fs::{File, OpenOptions};
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::{Condvar, Mutex, OnceLock};
+
+/// A lock that could not be taken, in a run where that is an error.
+#[derive(Debug)]
+pub(crate) struct LockError {
+    /// The resource the lock guards.
+    pub resource: PathBuf,
+    /// The lock file.
+    pub lock_file: PathBuf,
+    /// Why.
+    pub source: io::Error,
+}
+
+impl std::fmt::Display for LockError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "cannot lock {} (lock file {}): {}; the processes of this run ({}) share it, and without the lock an update could be lost. Make the lock folder writable, or set RAGALIQ_LOCK_DIR to a folder on a local disk",
+            self.resource.display(),
+            self.lock_file.display(),
+            self.source,
+            current().id,
+        )
+    }
+}
+
+impl std::error::Error for LockError {}
+
+/// Holds a lock until dropped (also released by the operating system when
+/// the process dies).
+#[must_use = "the lock is released when the guard is dropped"]
+pub(crate) struct LockGuard {
+    _file: Option<File>,
+    /// The resource's key in [`HELD`], for the in-process fallback.
+    in_process: Option<String>,
+}
+
+impl Drop for LockGuard {
+    fn drop(&mut self) {
+        if let Some(key) = self.in_process.take() {
+            let (held, freed) = held();
+            crate::core::sync::lock(held).remove(&key);
+            freed.notify_all();
+        }
+    }
+}
+
+/// The resources locked within this process by the single-writer fallback.
+fn held() -> &'static (Mutex<BTreeSet<String>>, Condvar) {
+    static HELD: OnceLock<(Mutex<BTreeSet<String>>, Condvar)> = OnceLock::new();
+    HELD.get_or_init(Default::default)
+}
+
+/// An exclusive lock on `resource`; other holders (threads or processes)
+/// wait.
+pub(crate) fn exclusive(resource: &Path) -> Result<LockGuard, LockError> {
+    let lock_file = lock_file(resource);
+    let locked = open(&lock_file).and_then(|file| file.lock().map(|()| file));
+    match locked {
+        Ok(file) => Ok(LockGuard {
+            _file: Some(file),
+            in_process: None,
+        }),
+        Err(source) if current().spans_processes() => Err(LockError {
+            resource: resource.to_owned(),
+            lock_file,
+            source,
+        }),
+        Err(source) => {
+            warn_single_writer(&lock_file, &source);
+            Ok(lock_in_process(&lock_file))
+        }
+    }
+}
+
+fn lock_in_process(lock_file: &Path) -> LockGuard {
+    let key = lock_file.display().to_string();
+    let (held, freed) = held();
+    let mut set = crate::core::sync::lock(held);
+    while set.contains(&key) {
+        set = freed
+            .wait(set)
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+    }
+    set.insert(key.clone());
+    LockGuard {
+        _file: None,
+        in_process: Some(key),
+    }
+}
+
+fn warn_single_writer(lock_file: &Path, e: &io::Error) {
+    static WARNED: OnceLock<()> = OnceLock::new();
+    if WARNED.set(()).is_ok() {
+        eprintln!(
+            "warning: ragaliq cannot take file locks ({}: {e}); this run is one process, so it locks within the process only (single-writer mode). Do not run another ragaliq process on the same recordings at the same time, or set RAGALIQ_LOCK_DIR to a writable folder on a local disk.",
+            lock_file.display()
+        );
+    }
+}
+
+fn open(path: &Path) -> io::Result<File> {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .read(true)
+        .write(true)
+        .open(path)
+}
+
+/// Where lock files live: `RAGALIQ_LOCK_DIR`, else `ragaliq-locks-<user>` in
+/// the temporary folder (per user, so two users of one machine do not share
+/// a folder only one of them may write).
+pub(crate) fn lock_dir() -> PathBuf {
+    if let Some(dir) = std::env::var_os("RAGALIQ_LOCK_DIR").filter(|d| !d.is_empty()) {
+        return PathBuf::from(dir);
+    }
+    let user = ["USER", "USERNAME", "LOGNAME"]
+        .iter()
+        .find_map(|v| std::env::var(v).ok().filter(|u| !u.is_empty()))
+        .map(|u| super::safe_name(&u))
+        .unwrap_or_else(|| "default".into());
+    std::env::temp_dir().join(format!("ragaliq-locks-{user}"))
+}
+
+/// The lock file of `resource`: named by its canonical path (the path of its
+/// folder, canonical, for a file that does not exist yet).
+pub(crate) fn lock_file(resource: &Path) -> PathBuf {
+    use sha2::{Digest, Sha256};
+    let canonical = canonical(resource);
+    let digest = Sha256::digest(canonical.to_string_lossy().as_bytes());
+    let hex: String = digest[..10].iter().map(|b| format!("{b:02x}")).collect();
+    let stem = resource
+        .file_name()
+        .map(|n| super::safe_name(&n.to_string_lossy()))
+        .unwrap_or_default();
+    lock_dir().join(format!("{stem}-{hex}.lock"))
+}
+
+/// `path` made absolute with symbolic links, `.` and `..` resolved, as far
+/// as it exists.
+pub(crate) fn canonical(path: &Path) -> PathBuf {
+    if let Ok(c) = path.canonicalize() {
+        return c;
+    }
+    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_owned());
+    match (absolute.parent(), absolute.file_name()) {
+        (Some(parent), Some(name)) => canonical(parent).join(name),
+        _ => absolute,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_resource_one_lock_however_it_is_written() {
+        let here = std::env::current_dir().unwrap();
+        let a = lock_file(Path::new("Cargo.toml"));
+        let b = lock_file(&here.join("./src/../Cargo.toml"));
+        assert_eq!(a, b);
+        let missing = lock_file(Path::new("src/../not-yet-written.snap"));
+        assert_eq!(missing, lock_file(&here.join("not-yet-written.snap")));
+        assert_ne!(a, missing);
+    }
+
+    #[test]
+    fn locks_exclude_each_other() {
+        let resource =
+            std::env::temp_dir().join(format!("ragaliq-lock-test-{}", std::process::id()));
+        let guard = exclusive(&resource).unwrap();
+        let file = open(&lock_file(&resource)).unwrap();
+        assert!(matches!(
+            file.try_lock(),
+            Err(std::fs::TryLockError::WouldBlock)
+        ));
+        drop(guard);
+        assert!(file.try_lock().is_ok());
+    }
+
+    #[test]
+    fn the_in_process_fallback_excludes_threads() {
+        let lock_file = PathBuf::from("/nonexistent/ragaliq-fallback-test.lock");
+        let guard = lock_in_process(&lock_file);
+        let (tx, rx) = std::sync::mpsc::channel();
+        let waiter = std::thread::spawn(move || {
+            let _g = lock_in_process(&PathBuf::from("/nonexistent/ragaliq-fallback-test.lock"));
+            tx.send(()).unwrap();
+        });
+        assert!(
+            rx.recv_timeout(std::time::Duration::from_millis(100))
+                .is_err(),
+            "the second holder waits"
+        );
+        drop(guard);
+        rx.recv_timeout(std::time::Duration::from_secs(5)).unwrap();
+        waiter.join().unwrap();
+    }
+}
