@@ -139,7 +139,10 @@ async fn rounds(tag: &str, env: impl Fn(usize, usize) -> Vec<(&'static str, Stri
         let leftovers = std::fs::read_dir(&dir)
             .unwrap()
             .filter_map(Result::ok)
-            .filter(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
+            .filter(|e| {
+                let name = e.file_name().to_string_lossy().into_owned();
+                name.ends_with(".tmp") || name.ends_with("-tmp")
+            })
             .count();
         assert_eq!(
             leftovers, 0,

@@ -98,12 +98,15 @@ async fn modes_end_to_end() {
         "{}",
         run.output
     );
+    // A missing recording is a setup problem, not the judge's failure.
     assert!(
-        run.output
-            .contains("the judge failed (this is not a low score)"),
+        run.output.contains(
+            "no usable recording (a setup problem: this is not a low score, and the judge was not asked)"
+        ),
         "{}",
         run.output
     );
+    assert!(!run.output.contains("the judge failed"), "{}", run.output);
     assert_eq!(server.requests(), 0);
     assert!(!snap.exists() && !pending.exists(), "replay writes nothing");
 

@@ -1,8 +1,10 @@
-//! A run's limits hold across tests and processes: one concurrency limit per
-//! test process, whatever the number of tests running at once, and one cost
-//! budget for the whole run, whatever the number of processes. The children
-//! are this binary's own ignored tests, run as processes with a controlled
-//! environment against the scripted judge on 127.0.0.1.
+//! A run's limits hold across tests and processes: one concurrency limit and
+//! one cost budget for the whole run, whatever the number of tests and
+//! processes; locks that cannot be taken fail loudly (or, for a run of one
+//! process, fall back with a warning); and tests running at once never see
+//! each other's assertion failures. The children are this binary's own
+//! ignored tests, run as processes with a controlled environment against the
+//! scripted judge on 127.0.0.1.
 
 use ragaliq::prelude::*;
 use ragaliq_scripted::ScriptedJudge;
@@ -65,6 +67,46 @@ async fn spend(judge: Judge) {
         }
     }
     println!("stopped by the budget: {stopped}");
+}
+
+/// Child: one relevance evaluation, recorded in auto mode (its recording
+/// goes to `RAGALIQ_SNAPSHOT_DIR`).
+#[rag_test(mode = "auto")]
+#[ignore = "run in child processes by `a_lock_that_cannot_be_taken_fails_loudly_or_falls_back`"]
+async fn records(judge: Judge) {
+    let case = RagCase::new("What is the delivery rule?").response("Delivery takes a week.");
+    judge.relevance(&case).await.expect("the judge answers");
+}
+
+/// Lets the two tests below run in a set order.
+static GATE: std::sync::Barrier = std::sync::Barrier::new(2);
+
+/// Child: a `#[should_panic]` test that fails with an ordinary panic, while
+/// another test of the process fails an assertion because of the judge.
+#[rag_test(mode = "live", flavor = "multi_thread")]
+#[should_panic(expected = "an ordinary panic")]
+#[ignore = "run in a child process by `tests_at_once_never_see_each_others_failures`"]
+async fn plain_panic(_judge: Judge) {
+    GATE.wait(); // the other test has failed on its judge by now
+    panic!("an ordinary panic");
+}
+
+/// Child: fails an assertion on a configuration error (a judge-side
+/// failure, which must never satisfy a `#[should_panic]`).
+#[rag_test(mode = "live", flavor = "multi_thread")]
+#[ignore = "run in a child process by `tests_at_once_never_see_each_others_failures`"]
+async fn judge_side_failure(judge: Judge) {
+    use futures_util::FutureExt;
+    let case = RagCase::new("What is the delivery rule?").response("Delivery takes a week.");
+    let threshold = 1.5;
+    let failed = std::panic::AssertUnwindSafe(async {
+        assert_relevant!(judge, case, threshold = threshold);
+    })
+    .catch_unwind()
+    .await;
+    assert!(failed.is_err());
+    GATE.wait();
+    std::thread::sleep(Duration::from_millis(500)); // the other test ends first
 }
 
 fn temp_dir(tag: &str) -> PathBuf {
@@ -182,11 +224,11 @@ async fn one_budget_for_every_process_of_a_run() {
             .expect("the child reports");
     }
     let calls = server.requests();
-    // 32 wanted; about 10 fit the budget. Calls already past the check when
-    // the budget ran out still finish: at most one per process here
-    // (concurrency 1), so the overshoot is bounded by the processes.
+    // 32 wanted; about 10 fit the budget. A call already past the check when
+    // the budget ran out still finishes: with one concurrency limit for the
+    // run (1 here), at most one, whatever the number of processes.
     assert!(
-        (8..=10 + PROCESSES as u64).contains(&calls),
+        (8..=11).contains(&calls),
         "{calls} calls for a budget of about 10"
     );
     assert_eq!(
@@ -194,5 +236,114 @@ async fn one_budget_for_every_process_of_a_run() {
         32,
         "every question was either asked or stopped"
     );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_concurrency_limit_for_every_process_of_a_run() {
+    let server = ScriptedJudge::start().await;
+    server.set_latency(Duration::from_millis(150));
+    let dir = temp_dir("run-limit");
+    let config = config(&dir, &server, "concurrency = 4\n");
+    let run = format!("limit-{}", std::process::id());
+    // Sixteen processes of one run, each with three questions at once: 48
+    // would be in flight with a limit per process.
+    const PROCESSES: usize = 16;
+    let outs = tokio::task::spawn_blocking(move || {
+        let children: Vec<_> = (0..PROCESSES)
+            .map(|_| {
+                child(
+                    &["t1", "--exact"],
+                    &config,
+                    &[("RAGALIQ_RUN_ID", run.clone())],
+                )
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+            })
+            .collect();
+        children
+            .into_iter()
+            .map(|c| c.wait_with_output().unwrap())
+            .collect::<Vec<_>>()
+    })
+    .await
+    .unwrap();
+    for out in &outs {
+        assert!(out.status.success(), "{}", text(out));
+    }
+    assert_eq!(server.requests(), 3 * PROCESSES as u64);
+    assert!(
+        server.max_in_flight() <= 4,
+        "one limit for the run: {} in flight",
+        server.max_in_flight()
+    );
+    assert!(server.max_in_flight() >= 3, "the processes did run at once");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_lock_that_cannot_be_taken_fails_loudly_or_falls_back() {
+    let server = ScriptedJudge::start().await;
+    let dir = temp_dir("locks");
+    let config = config(&dir, &server, "");
+    // A lock folder that cannot exist: its parent is a file.
+    std::fs::write(dir.join("a-file"), "").unwrap();
+    let locks = dir.join("a-file").join("locks");
+    let run_child = |run_id: Option<String>, snapshots: PathBuf| {
+        let mut env = vec![
+            ("RAGALIQ_LOCK_DIR", locks.display().to_string()),
+            ("RAGALIQ_SNAPSHOT_DIR", snapshots.display().to_string()),
+        ];
+        if let Some(id) = run_id {
+            env.push(("RAGALIQ_RUN_ID", id));
+        }
+        child(&["records", "--exact"], &config, &env)
+            .output()
+            .unwrap()
+    };
+    // A run of several processes: a clear error, nothing written unlocked.
+    let run = format!("locks-{}", std::process::id());
+    let shared = dir.join("shared");
+    let out = run_child(Some(run), shared.clone());
+    let t = text(&out);
+    assert!(!out.status.success(), "{t}");
+    assert!(t.contains("cannot lock"), "{t}");
+    assert!(t.contains("RAGALIQ_LOCK_DIR"), "{t}");
+    assert!(
+        !shared.join("runs__records.snap.new").exists(),
+        "nothing is merged without the lock"
+    );
+    // A run of one process: single-writer mode, said once, and it works.
+    let alone = dir.join("alone");
+    let out = run_child(None, alone.clone());
+    let t = text(&out);
+    assert!(t.contains("single-writer mode"), "{t}");
+    assert!(t.contains("stored new snapshot"), "{t}");
+    assert!(alone.join("runs__records.snap.new").exists(), "{t}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tests_at_once_never_see_each_others_failures() {
+    let server = ScriptedJudge::start().await;
+    let dir = temp_dir("failures");
+    let config = config(&dir, &server, "");
+    let out = tokio::task::spawn_blocking(move || {
+        child(
+            &["plain_panic", "judge_side_failure", "--test-threads=2"],
+            &config,
+            &[],
+        )
+        .output()
+        .unwrap()
+    })
+    .await
+    .unwrap();
+    let t = text(&out);
+    // The ordinary panic satisfies its own #[should_panic]; the other
+    // test's judge-side failure is not taken for it.
+    assert!(t.contains("test plain_panic - should panic ... ok"), "{t}");
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -401,3 +401,39 @@ async fn the_budget_stops_live_calls() {
     );
     assert!(summary.estimated_cost_usd.unwrap() >= 1.0);
 }
+
+#[test]
+fn a_missing_recording_is_a_recording_error_not_the_judges() {
+    let dir = temp_dir("unrecorded");
+    write(&dir, "cases.yaml", GOOD);
+    // Replay with no recording, and a judge that cannot be reached: the
+    // trial needs a recording, and the judge is never asked.
+    let silent = Judge::builder(OpenAiTransport::new("http://127.0.0.1:9/v1"))
+        .with_model("scripted")
+        .build()
+        .unwrap();
+    let outcome = ragaliq::suite(&dir)
+        .metrics([Metric::Relevance])
+        .judge(silent.clone())
+        .mode(Mode::Replay)
+        .with_args(quiet())
+        .run_for_outcome()
+        .unwrap();
+    let r = &outcome.report.results[0];
+    assert_eq!(r.outcome, Outcome::RecordingError);
+    assert!(
+        r.error
+            .as_deref()
+            .unwrap()
+            .starts_with("no recording for test"),
+        "{r:?}"
+    );
+    assert_eq!(outcome.report.summary.recording_errors, 1);
+    assert_eq!(outcome.report.summary.judge_errors, 0);
+    assert!(
+        outcome.report.totals_line().contains("1 recording error"),
+        "{}",
+        outcome.report.totals_line()
+    );
+    assert_eq!(silent.usage().calls, 0);
+}

@@ -410,3 +410,50 @@ async fn a_local_server_that_is_down_fails_at_once_and_says_so() {
         "{text}"
     );
 }
+
+#[tokio::test]
+async fn a_token_in_the_base_url_reaches_the_server_and_no_message() {
+    use ragaliq::Config;
+    use std::path::Path;
+    const TOKEN: &str = "zz-gateway-token-4b1d";
+    // The query string is kept and sent after the path...
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path("/v1/chat/completions"))
+        .and(wiremock::matchers::query_param("key", TOKEN))
+        .respond_with(relevance_ok())
+        .expect(1)
+        .mount(&server)
+        .await;
+    let base = |uri: &str| format!("{uri}/v1?key={TOKEN}");
+    let config_for = |url: String| {
+        let toml = format!(
+            "[judge]\nprovider = \"openai-compatible\"\nmodel = \"m\"\nbase_url = \"{url}\"\n[retry]\nmax_retries = 0\n"
+        );
+        Config::from_sources(
+            Some((&toml, Path::new("ragaliq.toml"))),
+            Path::new("."),
+            &|_| None,
+        )
+        .unwrap()
+    };
+    let config = config_for(base(&server.uri()));
+    let judge = Judge::from_config(&config).unwrap();
+    within(judge.relevance(&case())).await.unwrap();
+    // ...and no message, description or debug output shows it.
+    assert!(!format!("{config:?}").contains(TOKEN), "{config:?}");
+    assert!(!judge.describe().contains(TOKEN), "{}", judge.describe());
+    let down = Judge::from_config(&config_for(base("http://127.0.0.1:9"))).unwrap();
+    let e = within(down.relevance(&case())).await.unwrap_err();
+    for shown in [e.to_string(), format!("{e:?}"), down.describe()] {
+        assert!(!shown.contains(TOKEN), "{shown}");
+    }
+    let bad = "[judge]\nprovider = \"openai-compatible\"\nmodel = \"m\"\nbase_url = \"ftp://h/v1?key=zz-gateway-token-4b1d\"\n";
+    let e = Config::from_sources(
+        Some((bad, Path::new("ragaliq.toml"))),
+        Path::new("."),
+        &|_| None,
+    )
+    .unwrap_err();
+    assert!(!e.to_string().contains(TOKEN), "{e}");
+}
