@@ -20,32 +20,36 @@ async fn replay(min_kappa: Option<f64>) -> CalibrationReport {
     calibration.run().await.unwrap()
 }
 
+/// Claims in the labelled set (both halves).
+const CLAIMS: usize = 360;
+
 #[tokio::test]
 async fn the_labelled_set_is_balanced_and_replays_with_no_call() {
     let report = replay(None).await;
     assert!(report.passed(), "{}", report.failures().join("\n"));
-    assert_eq!(report.claims, 200);
-    assert!(report.areas.len() >= 8, "{:?}", report.areas);
+    assert_eq!(report.claims, CLAIMS);
+    assert_eq!(report.areas.len(), 18, "{:?}", report.areas);
     assert!(
-        report.labels.values().all(|&n| n == 50),
+        report.labels.values().all(|&n| (80..=100).contains(&n)),
         "{:?}",
         report.labels
     );
     for (judge, name) in report.judges.iter().zip(JUDGES) {
         assert_eq!(judge.name, name);
-        assert_eq!(judge.judged, 200, "{name}: every claim has a verdict");
+        assert_eq!(judge.judged, CLAIMS, "{name}: every claim has a verdict");
         assert_eq!(judge.usage.calls, 0, "{name}: replay makes no call");
         assert!(
             judge.usage.replayed_tokens > 0,
             "{name}: recorded costs are shown"
         );
         let matrix: u64 = judge.verdicts.confusion.iter().flatten().sum();
-        assert_eq!(matrix, 200);
+        assert_eq!(matrix, CLAIMS as u64);
         assert_eq!(
             judge.disagreements.len(),
-            200 - (0..4)
-                .map(|i| judge.verdicts.confusion[i][i] as usize)
-                .sum::<usize>()
+            CLAIMS
+                - (0..4)
+                    .map(|i| judge.verdicts.confusion[i][i] as usize)
+                    .sum::<usize>()
         );
     }
     // One batch per 8 claims sharing passages; five samples ask five times.
@@ -57,13 +61,43 @@ async fn the_labelled_set_is_balanced_and_replays_with_no_call() {
     // The report renders in every form.
     let console = report.to_string();
     assert!(
-        console.starts_with("agreement with 200 labelled claims over 10 areas"),
+        console.starts_with("agreement with 360 labelled claims over 18 areas"),
         "{console}"
     );
     assert!(console.contains("comparison:"), "{console}");
-    assert!(report.to_markdown().contains("| `flipping-x5` | 5 | 200 |"));
+    assert!(report.to_markdown().contains("| `flipping-x5` | 5 | 360 |"));
     let json: serde_json::Value = serde_json::from_str(&report.to_json()).unwrap();
-    assert_eq!(json["judges"][0]["verdicts"]["n"], 200);
+    assert_eq!(json["judges"][0]["verdicts"]["n"], 360);
+}
+
+#[tokio::test]
+async fn the_halves_share_no_passages_and_replay_from_the_same_recordings() {
+    let load = |half: &str| {
+        ragaliq::calibration::load_dir(&std::path::Path::new("tests/labelled_claims").join(half))
+            .unwrap()
+    };
+    let (dev, test) = (load("dev"), load("test"));
+    assert_eq!((dev.len(), test.len()), (180, 180));
+    for c in &test {
+        assert!(
+            dev.iter().all(|d| d.id != c.id && d.passages != c.passages),
+            "{} is in both halves, or shares its passages with the dev half",
+            c.id
+        );
+    }
+    // A half alone finds its recordings beside its files.
+    let report = ragaliq::calibration("tests/labelled_claims/test")
+        .with_mode(Mode::Replay)
+        .with_judge_file("scripted", "tests/labelled_claims/judges/scripted.toml")
+        .run()
+        .await
+        .unwrap();
+    assert_eq!(
+        report.judges[0].judged,
+        180,
+        "{}",
+        report.failures().join("\n")
+    );
 }
 
 #[tokio::test]
@@ -90,7 +124,7 @@ async fn a_judge_without_recordings_is_reported_not_guessed() {
         .await
         .unwrap();
     let judge = &report.judges[0];
-    assert_eq!((judge.judged, judge.not_judged.len()), (0, 200));
+    assert_eq!((judge.judged, judge.not_judged.len()), (0, CLAIMS));
     assert_eq!(judge.verdicts.kappa, None);
     assert!(
         judge.not_judged[0].error.contains("no recording"),
@@ -99,6 +133,6 @@ async fn a_judge_without_recordings_is_reported_not_guessed() {
     );
     assert!(
         report.failures()[0]
-            .starts_with("judge `unrecorded`: 200 of 200 claims could not be verified")
+            .starts_with("judge `unrecorded`: 360 of 360 claims could not be verified")
     );
 }
