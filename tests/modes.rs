@@ -137,10 +137,21 @@ async fn modes_end_to_end() {
 
     // A changed prompt makes the recording stale, named as such.
     let prompts = temp_dir("prompts");
-    let builtin = include_str!("../prompts/verify_claims.txt");
+    // The case makes one claim: it is asked about alone (`verify_claim`).
+    let builtin = include_str!("../prompts/verify_claim.txt");
+    let version = builtin
+        .lines()
+        .next()
+        .and_then(|l| l.strip_prefix("version: "))
+        .expect("a template starts with its version")
+        .trim();
     std::fs::write(
-        prompts.join("verify_claims.txt"),
-        builtin.replacen("version: 2", "version: 3", 1),
+        prompts.join("verify_claim.txt"),
+        builtin.replacen(
+            &format!("version: {version}"),
+            &format!("version: {version}.1"),
+            1,
+        ),
     )
     .unwrap();
     let run = run_child(
@@ -157,8 +168,9 @@ async fn modes_end_to_end() {
         run.output
     );
     assert!(
-        run.output
-            .contains("changed since it was recorded: prompt template verify_claims@2+system@1 → verify_claims@3+system@1"),
+        run.output.contains(&format!(
+            "changed since it was recorded: prompt template verify_claim@{version}+system@1 → verify_claim@{version}.1+system@1"
+        )),
         "{}",
         run.output
     );

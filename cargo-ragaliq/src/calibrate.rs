@@ -19,9 +19,6 @@ pub struct Args {
     /// Exit with 1 when a judge's kappa over the four verdicts is below this.
     #[arg(long, value_name = "KAPPA")]
     min_kappa: Option<f64>,
-    /// Most claims verified in one call.
-    #[arg(long, value_name = "N", default_value_t = ragaliq::calibration::DEFAULT_BATCH)]
-    batch_size: usize,
     /// Recording mode (auto, record, replay, live), instead of RAGALIQ_MODE / CI.
     #[arg(long, value_name = "MODE")]
     mode: Option<String>,
@@ -48,7 +45,6 @@ pub fn run(args: Args) -> Result<bool, String> {
         std::env::current_dir().map_err(|e| format!("cannot read the current folder: {e}"))?;
     let mut calibration = ragaliq::calibration(&args.dir)
         .with_root(here)
-        .with_batch_size(args.batch_size)
         .with_record_command(command);
     for spec in &args.judges {
         let Some((name, file)) = spec.split_once('=') else {

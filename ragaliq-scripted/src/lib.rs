@@ -392,15 +392,32 @@ fn verify(claim: &str, passages: &[String]) -> (&'static str, String) {
         .max_by(|a, b| a.0.total_cmp(&b.0));
     match best {
         Some((share, p)) if share >= 0.7 => {
-            let evidence: String = p.chars().take(80).collect();
+            let evidence = quote(p);
             if negated(claim) != negated(p) {
                 ("contradicted", evidence)
             } else {
                 ("supported", evidence)
             }
         }
-        Some((share, p)) if share >= 0.4 => ("partially_supported", p.chars().take(80).collect()),
+        Some((share, p)) if share >= 0.4 => ("partially_supported", quote(p)),
         _ => ("no_evidence", String::new()),
+    }
+}
+
+/// The passage's first 80 characters as evidence, ending at a word: a quote
+/// cut inside a word or number ("£25,00" of "£25,000") would misquote it.
+fn quote(passage: &str) -> String {
+    let head: String = passage.chars().take(80).collect();
+    if head.len() == passage.len() {
+        return head;
+    }
+    let next = passage[head.len()..].chars().next();
+    if next.is_some_and(char::is_whitespace) {
+        return head.trim_end().to_owned();
+    }
+    match head.rfind(char::is_whitespace) {
+        Some(end) => head[..end].trim_end().to_owned(),
+        None => head,
     }
 }
 
@@ -517,5 +534,19 @@ mod tests {
         assert_eq!(labels, ["supported", "no_evidence", "contradicted"]);
         let e = rule("atomic claims\n<query>\nq\n</query>\n<response>\nOne thing. Another thing! Why?\n</response>").unwrap();
         assert_eq!(e["claims"], json!(["One thing.", "Another thing!"]));
+    }
+
+    #[test]
+    fn quotes_end_at_a_word() {
+        let long = "Home insurance, renters policy: renters insure their contents only, up to £25,000 each year.";
+        let q = quote(long);
+        assert_eq!(
+            q,
+            "Home insurance, renters policy: renters insure their contents only, up to"
+        );
+        assert!(long.starts_with(&q));
+        assert_eq!(quote("Short passage."), "Short passage.");
+        let exact: String = "word ".repeat(16);
+        assert_eq!(quote(&exact), exact, "80 characters: the whole passage");
     }
 }

@@ -9,8 +9,9 @@
 //! low score (`… failed for case …` and the claims at fault), a judge that
 //! could not answer (`… could not evaluate …: the judge failed (this is not a
 //! low score)`), and a configuration error (`… configuration error …`: the
-//! case or an option cannot be scored this way). With several samples a
-//! fourth: the judge disagrees with itself (`… undecided …`).
+//! case or an option cannot be scored this way). A fourth, `… undecided …`:
+//! the judge disagrees with itself (several samples split), or its verdict
+//! cites evidence found in no passage, even asked again.
 //!
 //! A misspelled or duplicated option is a compile error at the option that
 //! lists the options the macro takes (and the nearest one, for a typo).
@@ -28,14 +29,16 @@
 /// # impl Transport for Canned {
 /// #     fn provider(&self) -> &str { "canned" }
 /// #     fn complete<'a>(&'a self, r: &'a JudgeRequest) -> BoxFuture<'a, Result<JudgeResponse, TransportError>> {
-/// #         let text = if r.task == "extract_claims" { r#"{"claims": ["A."]}"# }
-/// #             else { r#"{"verdicts": [{"claim": 1, "verdict": "supported", "evidence": "A.", "confidence": 0.9}]}"# };
+/// #         let text = if r.task == "extract_claims" { r#"{"claims": ["Refunds take 30 days."]}"# }
+/// #             else { r#"{"evidence": "Refunds take 30 days.", "verdict": "supported", "confidence": 0.9}"# };
 /// #         Box::pin(async move { Ok(JudgeResponse::text(text)) })
 /// #     }
 /// # }
 /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
 /// # let judge = Judge::builder(Canned).build().unwrap();
-/// let case = RagCase::new("q").context(["A."]).response("A.");
+/// let case = RagCase::new("How long do refunds take?")
+///     .context(["Refunds take 30 days."])
+///     .response("Refunds take 30 days.");
 /// let eval = assert_faithful!(judge, case, threshold = 0.9, weights = VerdictWeights::STRICT);
 /// assert_eq!(eval.score, 1.0);
 /// # });
@@ -61,14 +64,16 @@ macro_rules! assert_faithful {
 /// # impl Transport for Canned {
 /// #     fn provider(&self) -> &str { "canned" }
 /// #     fn complete<'a>(&'a self, r: &'a JudgeRequest) -> BoxFuture<'a, Result<JudgeResponse, TransportError>> {
-/// #         let text = if r.task == "extract_claims" { r#"{"claims": ["A."]}"# }
-/// #             else { r#"{"verdicts": [{"claim": 1, "verdict": "supported", "evidence": "A.", "confidence": 0.95}]}"# };
+/// #         let text = if r.task == "extract_claims" { r#"{"claims": ["Refunds take 30 days."]}"# }
+/// #             else { r#"{"evidence": "Refunds take 30 days.", "verdict": "supported", "confidence": 0.95}"# };
 /// #         Box::pin(async move { Ok(JudgeResponse::text(text)) })
 /// #     }
 /// # }
 /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
 /// # let judge = Judge::builder(Canned).build().unwrap();
-/// let case = RagCase::new("q").context(["A."]).response("A.");
+/// let case = RagCase::new("How long do refunds take?")
+///     .context(["Refunds take 30 days."])
+///     .response("Refunds take 30 days.");
 /// let eval = assert_no_hallucination!(judge, case, threshold = 1.0, confidence_floor = 0.9);
 /// assert_eq!(eval.score, 1.0);
 /// # });

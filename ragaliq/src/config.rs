@@ -20,8 +20,8 @@
 //! | `judge.temperature` | `RAGALIQ_TEMPERATURE` | 0 to 2 | 0 |
 //! | `judge.max_tokens` | `RAGALIQ_MAX_TOKENS` | 1 to 1,000,000 | 2048 (the ceiling) |
 //! | `judge.sized_max_tokens` | `RAGALIQ_SIZED_MAX_TOKENS` | `true`, `false` | `true`: each reply's limit is sized for its task |
-//! | `judge.concurrency` | `RAGALIQ_CONCURRENCY` | 1 to 1024 | 8 |
-//! | `judge.timeout_secs` | `RAGALIQ_TIMEOUT_SECS` | over 0, up to 3600 | 120 |
+//! | `judge.concurrency` | `RAGALIQ_CONCURRENCY` | 1 to 1024 | 8; 1 for a server on this machine (local servers usually answer one request at a time and queue the rest) |
+//! | `judge.timeout_secs` | `RAGALIQ_TIMEOUT_SECS` | over 0, up to 3600 | 120, plus half a second per token of the reply's limit (a floor of 2 tokens/s): one attempt's bound |
 //! | `judge.idle_timeout_secs` | `RAGALIQ_IDLE_TIMEOUT_SECS` | over 0, up to 3600 | 30 (streamed replies) |
 //! | `judge.stream` | `RAGALIQ_STREAM` | `true`, `false` | `true` |
 //! | `retry.max_retries` | `RAGALIQ_MAX_RETRIES` | 0 to 100 | 4 |
@@ -30,7 +30,9 @@
 //! | `retry.budget_secs` | `RAGALIQ_RETRY_BUDGET_SECS` | 0 to 86,400 | 120 |
 //! | `thresholds.<metric>` | `RAGALIQ_THRESHOLD_<METRIC>` | 0 to 1 | faithfulness, relevance, context precision and recall 0.7; hallucination 0.8 |
 //! | `scoring.weights` | `RAGALIQ_WEIGHTS` | `ratio`, `weighted`, `strict`, or four numbers | `ratio` |
+//! | `judge.verify_batch` | `RAGALIQ_VERIFY_BATCH` | 1 to 64 | 4 (claims per verification call; 1 asks each claim alone) |
 //! | `scoring.confidence_floor` | `RAGALIQ_CONFIDENCE_FLOOR` | 0 to 1 | 0.8 |
+//! | `scoring.evidence` | `RAGALIQ_EVIDENCE` | `checked`, `off` | `checked`: a verdict's quote must be in a passage |
 //! | `scoring.samples` | `RAGALIQ_SAMPLES` | 1 to 25, or `"auto"` | 1 |
 //! | `scoring.agreement` | `RAGALIQ_AGREEMENT` | over 0.5, up to 1 | 0.6 (3 of 5) |
 //! | `prompts.dir` | `RAGALIQ_PROMPTS_DIR` | a folder (relative to the package root) | built-in |
@@ -157,6 +159,10 @@ pub struct Config {
     pub stream: bool,
     /// Whether each task's reply limit is sized from its input, under `max_tokens`.
     pub sized_max_tokens: bool,
+    /// Claims asked about in one verification call.
+    pub verify_batch: usize,
+    /// Whether a verdict's evidence must be found in the passages.
+    pub evidence_checked: bool,
     /// How many times each question is asked.
     pub samples: Samples,
     /// The share of samples that must agree for a verdict to stand.
@@ -201,6 +207,8 @@ impl std::fmt::Debug for Config {
             .field("idle_timeout", &self.idle_timeout)
             .field("stream", &self.stream)
             .field("sized_max_tokens", &self.sized_max_tokens)
+            .field("verify_batch", &self.verify_batch)
+            .field("evidence_checked", &self.evidence_checked)
             .field("samples", &self.samples)
             .field("agreement", &self.agreement)
             .field("retry", &self.retry)
@@ -457,6 +465,9 @@ impl Config {
                 "a whole number from 1 to 1000000",
             )?
             .unwrap_or(2048);
+        // A server on this machine usually decodes one request at a time and
+        // queues the others, whose wait would count against their timeout.
+        let local = base_url.as_deref().is_some_and(crate::transport::is_local);
         let concurrency = r
             .pick(
                 "RAGALIQ_CONCURRENCY",
@@ -466,7 +477,7 @@ impl Config {
                 |n| (1..=1024).contains(n),
                 "a whole number from 1 to 1024",
             )?
-            .unwrap_or(8);
+            .unwrap_or(if local { 1 } else { 8 });
         let timeout = r
             .pick(
                 "RAGALIQ_TIMEOUT_SECS",
@@ -507,6 +518,16 @@ impl Config {
                 "true or false",
             )?
             .unwrap_or(true);
+        let verify_batch = r
+            .pick(
+                "RAGALIQ_VERIFY_BATCH",
+                "judge.verify_batch",
+                judge.verify_batch,
+                int,
+                |n| (1..=64).contains(n),
+                "a whole number of claims from 1 to 64",
+            )?
+            .map_or(crate::core::DEFAULT_VERIFY_BATCH, |n| n as usize);
 
         let defaults = RetryPolicy::default();
         let max_retries = r
@@ -625,6 +646,16 @@ impl Config {
             }
             (None, None) => Samples::default(),
         };
+        let evidence_checked = r
+            .pick(
+                "RAGALIQ_EVIDENCE",
+                "scoring.evidence",
+                scoring.evidence,
+                text,
+                |v| v == "checked" || v == "off",
+                "checked or off",
+            )?
+            .is_none_or(|v| v == "checked");
         let agreement = r
             .pick(
                 "RAGALIQ_AGREEMENT",
@@ -682,6 +713,8 @@ impl Config {
             idle_timeout: Duration::from_secs_f64(idle_timeout),
             stream,
             sized_max_tokens,
+            verify_batch,
+            evidence_checked,
             samples,
             agreement,
             retry,
@@ -844,6 +877,7 @@ struct RawJudge {
     idle_timeout_secs: Option<f64>,
     stream: Option<bool>,
     sized_max_tokens: Option<bool>,
+    verify_batch: Option<i64>,
 }
 
 #[derive(Default, Deserialize)]
@@ -884,6 +918,7 @@ struct RawScoring {
     confidence_floor: Option<f64>,
     samples: Option<RawSamples>,
     agreement: Option<f64>,
+    evidence: Option<String>,
 }
 
 #[derive(Deserialize)]

@@ -142,6 +142,7 @@ pub mod config;
 mod core;
 mod data_files;
 mod error;
+pub mod evidence;
 pub mod generate;
 pub mod judge;
 mod metrics;

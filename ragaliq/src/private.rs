@@ -294,8 +294,9 @@ pub async fn assert_metric(
         (Ok(eval), Expect::Caught) if !eval.passed && !eval.undecided => Ok(eval),
         (Ok(eval), _) if eval.undecided => {
             note_failure(Failure::Judge);
+            let reason = eval.undecided_reason().unwrap_or_default();
             Err(format!(
-                "{macro_name}! undecided for {subject}: the judge disagrees with itself, so this test cannot tell whether the answer is good (not a low score)\n{eval}{judge_line}{recording}"
+                "{macro_name}! undecided for {subject}: {reason}, so this test cannot tell whether the answer is good (not a low score)\n{eval}{judge_line}{recording}"
             ))
         }
         (Ok(eval), Expect::Pass) => {

@@ -74,6 +74,31 @@ impl Task {
     /// ```
     #[must_use]
     pub fn schema(self, shape: &Shape, dialect: SchemaDialect) -> serde_json::Value {
+        self.schema_in_order(shape, dialect, None)
+    }
+
+    /// The item fields this task's reply may order (see [`Template::fields`]).
+    #[must_use]
+    pub fn orderable_fields(self) -> &'static [&'static str] {
+        match self {
+            Task::VerifyClaims => &["claim", "evidence", "verdict", "confidence"],
+            Task::VerifyClaim => &["evidence", "verdict", "confidence"],
+            Task::Relevance => &["reasoning", "score"],
+            Task::PassageRelevance => &["passage", "reason", "relevant"],
+            Task::ExtractClaims | Task::GenerateCases => &[],
+        }
+    }
+
+    /// [`schema`](Self::schema), with the reply's item fields in `order`
+    /// (a template's `fields:`; fields it leaves out follow in their usual
+    /// order).
+    #[must_use]
+    pub fn schema_in_order(
+        self,
+        shape: &Shape,
+        dialect: SchemaDialect,
+        order: Option<&[String]>,
+    ) -> serde_json::Value {
         use serde_json::{Value, json};
         let text = |max: usize| match dialect {
             SchemaDialect::Full => json!({"type": "string", "maxLength": max}),
@@ -86,7 +111,11 @@ impl Task {
             "type": "string",
             "enum": ["supported", "partially_supported", "no_evidence", "contradicted"]
         });
-        let object = |props: Vec<(&str, Value)>| {
+        let object = |mut props: Vec<(&str, Value)>| {
+            if let Some(order) = order {
+                let rank = |k: &str| order.iter().position(|o| o == k).unwrap_or(usize::MAX);
+                props.sort_by_key(|(k, _)| rank(k));
+            }
             let required: Vec<&str> = props.iter().map(|(k, _)| *k).collect();
             let properties: serde_json::Map<String, Value> =
                 props.into_iter().map(|(k, v)| (k.to_owned(), v)).collect();
@@ -265,6 +294,12 @@ pub enum SchemaDialect {
 pub struct Template {
     /// The `version:` header value.
     pub version: String,
+    /// The `fields:` header: the order of the reply's item fields in the
+    /// task's schema (`evidence, verdict, confidence`), when the template
+    /// sets one. A server that follows a schema writes the fields in that
+    /// order, so the order is part of what the judge is asked: it belongs to
+    /// the template, and to its version.
+    pub fields: Option<Vec<String>>,
     /// The text after the header.
     pub body: String,
 }
@@ -286,8 +321,18 @@ impl Template {
             .map(str::trim)
             .filter(|v| !v.is_empty())
             .ok_or_else(|| bad("the header has no `version: N` line"))?;
+        let fields = header
+            .lines()
+            .find_map(|l| l.strip_prefix("fields:"))
+            .map(|l| {
+                l.split(',')
+                    .map(|f| f.trim().to_owned())
+                    .filter(|f| !f.is_empty())
+                    .collect::<Vec<_>>()
+            });
         Ok(Template {
             version: version.to_owned(),
+            fields,
             body: body.trim().to_owned(),
         })
     }
@@ -298,7 +343,7 @@ impl Template {
 /// ```
 /// use ragaliq::prompts::{Templates, Task};
 /// let t = Templates::builtin();
-/// assert_eq!(t.template(Task::VerifyClaims).version, "2");
+/// assert_eq!(t.template(Task::VerifyClaims).version, "3");
 /// assert!(t.system().body.contains("never instructions"));
 /// ```
 #[derive(Clone, Debug)]
@@ -332,7 +377,14 @@ impl Templates {
         let load = |stem: &str, fallback: &Template| -> Result<Template, ConfigError> {
             let path = dir.join(format!("{stem}.txt"));
             match std::fs::read_to_string(&path) {
-                Ok(text) => Template::parse(&text, &path.display().to_string()),
+                Ok(text) => {
+                    let origin = path.display().to_string();
+                    let t = Template::parse(&text, &origin)?;
+                    if let Some(task) = Task::ALL.iter().find(|t| t.name() == stem) {
+                        check_fields(*task, &t, &origin)?;
+                    }
+                    Ok(t)
+                }
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(fallback.clone()),
                 Err(e) => Err(ConfigError::Template {
                     origin: path.display().to_string(),
@@ -367,6 +419,12 @@ impl Templates {
             .expect("every task")]
     }
 
+    /// The order `task`'s template gives its reply fields, if any.
+    #[must_use]
+    pub fn fields(&self, task: Task) -> Option<&[String]> {
+        self.template(task).fields.as_deref()
+    }
+
     /// The version label requests carry: `<task>@<version>+system@<version>`.
     #[must_use]
     pub fn version_label(&self, task: Task) -> String {
@@ -389,6 +447,31 @@ impl Templates {
 impl Default for Templates {
     fn default() -> Self {
         Templates::builtin()
+    }
+}
+
+/// A template's `fields:` must name only fields its task's reply has.
+fn check_fields(task: Task, t: &Template, origin: &str) -> Result<(), ConfigError> {
+    let known = task.orderable_fields();
+    match t
+        .fields
+        .iter()
+        .flatten()
+        .find(|f| !known.contains(&f.as_str()))
+    {
+        Some(f) => Err(ConfigError::Template {
+            origin: origin.to_owned(),
+            problem: format!(
+                "`fields:` names `{f}`, which {} replies do not have (they have: {})",
+                task.name(),
+                if known.is_empty() {
+                    "no item fields to order".to_owned()
+                } else {
+                    known.join(", ")
+                }
+            ),
+        }),
+        None => Ok(()),
     }
 }
 

@@ -20,7 +20,7 @@ use crate::core::sync::lock;
 use crate::core::{Fingerprint, JsonMode, JudgeResponse, Usage};
 use crate::error::{Error, Result};
 use crate::record::Recorder;
-use crate::tasks::{Ask, Asking, Question};
+use crate::tasks::{Ask, Asking, Question, recorded_reply};
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -156,72 +156,75 @@ impl Session {
         let question = self
             .asking
             .question(ask, self.client.formats.current(), sample);
-        let reply = self.exchange(question, tally).await?;
-        ask.read(&reply.text)
+        let (reply, fingerprint) = self.exchange(question, tally).await?;
+        let answer = ask
+            .read(&reply.text)
             .map_err(|source| Error::JudgeResponse {
                 task: A::TASK.name(),
                 source,
-            })
+            })?;
+        if let Some(recorder) = self.recorder.as_deref() {
+            recorder.checked(&fingerprint, ask.checks(&answer));
+        }
+        Ok(answer)
     }
 
     /// Answers a question: from the recording when the mode allows and it
     /// holds the answer, else from the process's memo, else live (recording
     /// the answer). A refused response format steps down and asks again.
-    async fn exchange(&self, mut question: Question, tally: &Tally) -> Result<JudgeResponse> {
+    /// Returns the reply and the fingerprint of the request that got it.
+    async fn exchange(
+        &self,
+        mut question: Question,
+        tally: &Tally,
+    ) -> Result<(JudgeResponse, Fingerprint)> {
         let provider = self.client.transport.provider();
         let requested = self.client.formats.configured();
         loop {
             let request = &question.request;
             let fingerprint = request.fingerprint(provider);
             if let Some(recorder) = self.recorder.as_deref()
-                && let Some(response) =
+                && let Some((response, fingerprint)) =
                     self.recorded(recorder, &question, fingerprint, requested)?
             {
                 let first = lock(&self.served).insert(fingerprint);
-                self.charge(
-                    tally,
-                    if first {
-                        Usage {
-                            replayed: 1,
-                            replayed_tokens: response
-                                .input_tokens
-                                .saturating_add(response.output_tokens),
-                            ..Usage::default()
-                        }
-                    } else {
-                        Usage {
-                            shared: 1,
-                            ..Usage::default()
-                        }
-                    },
-                );
-                return Ok(response);
+                let usage = if first {
+                    Usage {
+                        replayed: 1,
+                        replayed_tokens: response
+                            .input_tokens
+                            .saturating_add(response.output_tokens),
+                        ..Usage::default()
+                    }
+                } else {
+                    Usage {
+                        shared: 1,
+                        ..Usage::default()
+                    }
+                };
+                self.charge(tally, usage);
+                return Ok((response, fingerprint));
             }
             let charge = |spent: Usage| self.charge(tally, spent);
             match self.client.answer(fingerprint, request, &charge).await {
                 Ok((response, made_call)) => {
                     lock(&self.served).insert(fingerprint);
                     if !made_call {
-                        self.charge(
-                            tally,
-                            Usage {
-                                shared: 1,
-                                ..Usage::default()
-                            },
-                        );
+                        let shared = Usage {
+                            shared: 1,
+                            ..Usage::default()
+                        };
+                        self.charge(tally, shared);
                     }
                     if let Some(recorder) = self.recorder.as_deref() {
                         let trial = self.trial.as_deref();
-                        recorder.store(
-                            &fingerprint,
-                            provider,
-                            request,
-                            &response,
-                            requested,
-                            trial,
-                        );
+                        // The recording keeps the reply's JSON value, so it
+                        // reads as YAML whatever spacing the judge used.
+                        let mut kept = response.clone();
+                        kept.text = recorded_reply(&response.text);
+                        recorder.store(&fingerprint, provider, request, &kept, requested, trial);
                     }
-                    return Ok(response);
+                    return Ok((response, fingerprint));
                 }
                 Err(CallError::Truncated(response)) => {
                     return Err(Error::Truncated {
@@ -249,32 +252,35 @@ impl Session {
         }
     }
 
-    /// The recorded answer to a question, `Ok(None)` when the judge may be
-    /// asked, or why it must not be (replay mode: missing or stale).
+    /// The recorded answer to a question and its fingerprint, `Ok(None)`
+    /// when the judge may be asked, or why it must not be (replay mode:
+    /// missing or stale).
     fn recorded(
         &self,
         recorder: &Recorder,
         question: &Question,
         fingerprint: Fingerprint,
         requested: JsonMode,
-    ) -> Result<Option<JudgeResponse>> {
+    ) -> Result<Option<(JudgeResponse, Fingerprint)>> {
         let provider = self.client.transport.provider();
         let trial = self.trial.as_deref();
         let request = &question.request;
         if let Some(found) = recorder.lookup_only(&fingerprint, trial) {
-            return Ok(Some(found));
+            return Ok(Some((found, fingerprint)));
         }
         // A recording made after the server refused the configured format
         // holds the answers to the format actually used; ask for exactly
         // that again.
         let current = JsonMode::of(&request.response_format);
-        if let Some(mode) = recorder.negotiated(requested).filter(|m| *m != current)
-            && let Some(found) =
-                recorder.lookup_only(&question.in_mode(mode).fingerprint(provider), trial)
-        {
-            return Ok(Some(found));
+        if let Some(mode) = recorder.negotiated(requested).filter(|m| *m != current) {
+            let alt = question.in_mode(mode).fingerprint(provider);
+            if let Some(found) = recorder.lookup_only(&alt, trial) {
+                return Ok(Some((found, alt)));
+            }
         }
-        Ok(recorder.lookup(&fingerprint, provider, request, trial)?)
+        Ok(recorder
+            .lookup(&fingerprint, provider, request, trial)?
+            .map(|found| (found, fingerprint)))
     }
 
     fn charge(&self, tally: &Tally, usage: Usage) {

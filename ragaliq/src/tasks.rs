@@ -8,9 +8,11 @@
 //! back, never reply text. Nothing here knows a metric, a recording or a
 //! client.
 
-use crate::core::{JsonMode, JudgeRequest, Message};
+use crate::core::{Check, CheckOutcome, JsonMode, JudgeRequest, Message, Verdict};
+use crate::evidence::{self, Found, Grounding};
 use crate::parse::{
-    self, GeneratedCase, ParseError, ParseErrorKind, ParsedRelevance, ParsedVerdict, ScoredReply,
+    self, Batch, GeneratedCase, ParseError, ParseErrorKind, ParsedRelevance, ParsedVerdict,
+    ScoredReply,
 };
 use crate::prompts::{SchemaDialect, Shape, Task, Templates, escape, numbered};
 use serde_json::json;
@@ -43,7 +45,7 @@ impl Asking {
         let shape = ask.shape();
         let vars = ask.vars();
         let vars: Vec<(&str, &str)> = vars.iter().map(|(k, v)| (*k, v.as_str())).collect();
-        let schema = task.schema(&shape, self.dialect);
+        let schema = task.schema_in_order(&shape, self.dialect, self.templates.fields(task));
         let (max_tokens, sized_for) = if self.sized_max_tokens {
             let limit = task.reply_tokens(&shape).min(self.max_tokens);
             (limit, shape.describe(task))
@@ -107,6 +109,64 @@ pub(crate) trait Ask: Sync {
     fn shape(&self) -> Shape;
     /// Reads the judge's reply.
     fn read(&self, reply: &str) -> Result<Self::Answer, ParseError>;
+    /// What was made of the answer's items, for the recording (none by default).
+    fn checks(&self, _answer: &Self::Answer) -> Vec<Check> {
+        Vec::new()
+    }
+}
+
+/// The reply a recording keeps: the JSON value it carries, compact, in the
+/// judge's key order (so the recording can show it as YAML, whatever
+/// spacing or fences the judge used), else the reply as it came.
+pub(crate) fn recorded_reply(reply: &str) -> String {
+    parse::canonical(reply).unwrap_or_else(|| reply.to_owned())
+}
+
+/// A verdict as read, with its evidence looked for in the passages.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct CheckedVerdict {
+    pub verdict: ParsedVerdict,
+    /// Where its quote is, for a verdict that needs one and has it.
+    pub found: Option<Found>,
+    /// A verdict that needs evidence (supported, partially supported,
+    /// contradicted) whose quote is in no passage, or that quotes none.
+    pub ungrounded: bool,
+}
+
+impl CheckedVerdict {
+    fn check(verdict: ParsedVerdict, passages: &[String]) -> CheckedVerdict {
+        if verdict.verdict == Verdict::NoEvidence {
+            return CheckedVerdict {
+                verdict,
+                found: None,
+                ungrounded: false,
+            };
+        }
+        match evidence::locate(&verdict.evidence, passages) {
+            Grounding::Found(found) => CheckedVerdict {
+                verdict,
+                found: Some(found),
+                ungrounded: false,
+            },
+            Grounding::Ungrounded | Grounding::NoQuote => CheckedVerdict {
+                verdict,
+                found: None,
+                ungrounded: true,
+            },
+        }
+    }
+
+    fn outcome(&self, passages: &[String]) -> Option<CheckOutcome> {
+        match (&self.found, self.ungrounded) {
+            (Some(f), _) => Some(CheckOutcome::Found {
+                passage: f.passage,
+                quote: passages[f.passage][f.span.clone()].to_owned(),
+            }),
+            (None, true) if self.verdict.evidence.trim().is_empty() => Some(CheckOutcome::NoQuote),
+            (None, true) => Some(CheckOutcome::Ungrounded),
+            (None, false) => None,
+        }
+    }
 }
 
 /// The atomic claims of a text (a response, or an expected answer).
@@ -115,8 +175,17 @@ pub(crate) struct ExtractClaims<'a> {
     pub text: &'a str,
 }
 
+/// Extracted claims: those that come from the response, and those set aside.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Extracted {
+    pub claims: Vec<String>,
+    /// Claims dropped: their number in the judge's list, the claim, and
+    /// why (not in the response, or a repeat).
+    pub dropped: Vec<(usize, String, String)>,
+}
+
 impl Ask for ExtractClaims<'_> {
-    type Answer = Vec<String>;
+    type Answer = Extracted;
     const TASK: Task = Task::ExtractClaims;
 
     fn vars(&self) -> Vec<(&'static str, String)> {
@@ -134,8 +203,37 @@ impl Ask for ExtractClaims<'_> {
         Shape::text(self.text.trim().chars().count())
     }
 
-    fn read(&self, reply: &str) -> Result<Vec<String>, ParseError> {
-        parse::claims(reply)
+    /// The claims that come from the response (or the query its pronouns
+    /// refer to), each once; see [`evidence::claim_in_text`].
+    fn read(&self, reply: &str) -> Result<Extracted, ParseError> {
+        let source = format!("{}\n{}", self.text, self.query);
+        let mut out = Extracted {
+            claims: Vec::new(),
+            dropped: Vec::new(),
+        };
+        for (i, claim) in parse::claims(reply)?.into_iter().enumerate() {
+            if !evidence::claim_in_text(&claim, &source) {
+                out.dropped
+                    .push((i + 1, claim, "not in the response".into()));
+            } else if out.claims.iter().any(|c| evidence::same_claim(c, &claim)) {
+                out.dropped
+                    .push((i + 1, claim, "repeats an earlier claim".into()));
+            } else {
+                out.claims.push(claim);
+            }
+        }
+        Ok(out)
+    }
+
+    fn checks(&self, answer: &Extracted) -> Vec<Check> {
+        answer
+            .dropped
+            .iter()
+            .map(|(item, _, why)| Check {
+                item: *item,
+                outcome: CheckOutcome::Dropped(why.clone()),
+            })
+            .collect()
     }
 }
 
@@ -146,9 +244,10 @@ pub(crate) struct VerifyClaims<'a> {
 }
 
 impl Ask for VerifyClaims<'_> {
-    /// One verdict per claim, in claim order; `None` for the claims the
-    /// batch did not answer (to be re-asked alone).
-    type Answer = Vec<Option<ParsedVerdict>>;
+    /// One verdict per claim, in claim order, its evidence checked; `None`
+    /// for a claim no readable item answers (to be asked again alone), with
+    /// why.
+    type Answer = Batch<CheckedVerdict>;
     const TASK: Task = Task::VerifyClaims;
 
     fn vars(&self) -> Vec<(&'static str, String)> {
@@ -167,25 +266,22 @@ impl Ask for VerifyClaims<'_> {
         Shape::items(self.claims.len())
     }
 
-    /// A batch whose items cannot be matched to the claims at all (numbers
-    /// out of range or contradictory, an unnumbered batch of the wrong
-    /// length) leaves every claim to be re-asked; one that leaves more than
-    /// [`MAX_REASKS`] claims unanswered is an error carrying the reply.
+    /// Item by item (see [`parse::verdicts_each`]): one unreadable item
+    /// costs only its claim. A reply that holds no list of items leaves
+    /// every claim to be asked again; more than [`MAX_REASKS`] claims left
+    /// unanswered is an error carrying the reply.
     fn read(&self, reply: &str) -> Result<Self::Answer, ParseError> {
         let n = self.claims.len();
-        let verdicts = match parse::verdicts_partial(reply, n) {
-            Ok(partial) => partial,
-            Err(e)
-                if matches!(
-                    e.kind,
-                    ParseErrorKind::CountMismatch { .. } | ParseErrorKind::BadIndex { .. }
-                ) =>
-            {
-                vec![None; n]
-            }
+        let batch = match parse::verdicts_each(reply, n) {
+            Ok(b) => b,
+            Err(e) if !matches!(e.kind, ParseErrorKind::Truncated) => Batch {
+                items: vec![None; n],
+                missing: vec![Some(e.kind.to_string()); n],
+                problems: vec![e.kind.to_string()],
+            },
             Err(e) => return Err(e),
         };
-        let unmatched = verdicts.iter().filter(|v| v.is_none()).count();
+        let unmatched = batch.items.iter().filter(|v| v.is_none()).count();
         if unmatched > MAX_REASKS {
             return Err(ParseError::new(
                 ParseErrorKind::Unmatched {
@@ -195,37 +291,94 @@ impl Ask for VerifyClaims<'_> {
                 reply,
             ));
         }
-        Ok(verdicts)
+        Ok(Batch {
+            items: batch
+                .items
+                .into_iter()
+                .map(|v| v.map(|v| CheckedVerdict::check(v, self.passages)))
+                .collect(),
+            missing: batch.missing,
+            problems: batch.problems,
+        })
+    }
+
+    fn checks(&self, answer: &Self::Answer) -> Vec<Check> {
+        answer
+            .items
+            .iter()
+            .zip(&answer.missing)
+            .enumerate()
+            .filter_map(|(i, (item, missing))| {
+                let outcome = match item {
+                    Some(v) => v.outcome(self.passages)?,
+                    None => CheckOutcome::Unreadable(
+                        missing.clone().unwrap_or_else(|| "no readable item".into()),
+                    ),
+                };
+                Some(Check {
+                    item: i + 1,
+                    outcome,
+                })
+            })
+            .collect()
     }
 }
 
-/// One claim verified alone (the re-ask of a claim a batch left unanswered).
+/// One claim verified alone (a batch of one, or the re-ask of a claim a
+/// batch left unanswered or quoted no passage for).
 pub(crate) struct VerifyClaim<'a> {
     pub claim: &'a str,
     pub passages: &'a [String],
+    /// Asked again because the quote it was given before is in no passage:
+    /// the question says so.
+    pub retry: bool,
 }
 
+/// What a re-asked claim's question adds when its earlier quote was in no
+/// passage.
+const NOT_FOUND: &str = "The evidence given for this claim before is in none of the passages. Quote the words of a passage exactly, or answer no_evidence.";
+
 impl Ask for VerifyClaim<'_> {
-    type Answer = ParsedVerdict;
+    type Answer = CheckedVerdict;
     const TASK: Task = Task::VerifyClaim;
 
     fn vars(&self) -> Vec<(&'static str, String)> {
         vec![
             ("passages", numbered("passage", self.passages)),
             ("claim", escape(self.claim.trim())),
+            (
+                "retry",
+                if self.retry {
+                    NOT_FOUND.to_owned()
+                } else {
+                    String::new()
+                },
+            ),
         ]
     }
 
     fn subject(&self) -> serde_json::Value {
-        json!({"claim": self.claim, "passages": self.passages})
+        if self.retry {
+            json!({"claim": self.claim, "passages": self.passages, "again": "its earlier quote is in no passage"})
+        } else {
+            json!({"claim": self.claim, "passages": self.passages})
+        }
     }
 
     fn shape(&self) -> Shape {
         Shape::items(1)
     }
 
-    fn read(&self, reply: &str) -> Result<ParsedVerdict, ParseError> {
-        parse::verdict(reply)
+    fn read(&self, reply: &str) -> Result<CheckedVerdict, ParseError> {
+        parse::verdict(reply).map(|v| CheckedVerdict::check(v, self.passages))
+    }
+
+    fn checks(&self, answer: &CheckedVerdict) -> Vec<Check> {
+        answer
+            .outcome(self.passages)
+            .map(|outcome| Check { item: 1, outcome })
+            .into_iter()
+            .collect()
     }
 }
 
@@ -267,7 +420,9 @@ pub(crate) struct PassageRelevance<'a> {
 }
 
 impl Ask for PassageRelevance<'_> {
-    type Answer = Vec<ParsedRelevance>;
+    /// One verdict per passage; `None` for a passage no readable item
+    /// answers (to be asked again alone).
+    type Answer = Batch<ParsedRelevance>;
     const TASK: Task = Task::PassageRelevance;
 
     fn vars(&self) -> Vec<(&'static str, String)> {
@@ -290,8 +445,30 @@ impl Ask for PassageRelevance<'_> {
         Shape::items(self.passages.len())
     }
 
-    fn read(&self, reply: &str) -> Result<Vec<ParsedRelevance>, ParseError> {
-        parse::passage_relevance(reply, self.passages.len())
+    fn read(&self, reply: &str) -> Result<Batch<ParsedRelevance>, ParseError> {
+        let n = self.passages.len();
+        match parse::passage_relevance_each(reply, n) {
+            Err(e) if !matches!(e.kind, ParseErrorKind::Truncated) && n > 1 => Ok(Batch {
+                items: vec![None; n],
+                missing: vec![Some(e.kind.to_string()); n],
+                problems: vec![e.kind.to_string()],
+            }),
+            other => other,
+        }
+    }
+
+    fn checks(&self, answer: &Batch<ParsedRelevance>) -> Vec<Check> {
+        answer
+            .missing
+            .iter()
+            .enumerate()
+            .filter_map(|(i, m)| {
+                m.as_ref().map(|why| Check {
+                    item: i + 1,
+                    outcome: CheckOutcome::Unreadable(why.clone()),
+                })
+            })
+            .collect()
     }
 }
 

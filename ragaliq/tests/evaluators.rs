@@ -23,8 +23,30 @@ fn scripted(judge: &ScriptedJudge, concurrency: usize) -> Judge {
 }
 
 /// A wiremock judge whose replies are `(extract, verify)` JSON, with every
-/// request's task recorded.
+/// request's task recorded. A claim asked alone is answered from its text,
+/// quoting the first passage (so its evidence is found).
 async fn canned(claims: Value, verdicts: Value) -> (MockServer, Arc<Mutex<Vec<String>>>) {
+    canned_with(claims, verdicts, |user| {
+        let verdict = if user.contains("gold") {
+            "contradicted"
+        } else {
+            "supported"
+        };
+        let passage = user
+            .split("<passage n=\"1\">")
+            .nth(1)
+            .and_then(|p| p.split("</passage>").next())
+            .unwrap_or_default();
+        json!({"verdict": verdict, "evidence": passage, "confidence": 0.9})
+    })
+    .await
+}
+
+async fn canned_with(
+    claims: Value,
+    verdicts: Value,
+    alone: impl Fn(&str) -> Value + Send + Sync + 'static,
+) -> (MockServer, Arc<Mutex<Vec<String>>>) {
     let server = MockServer::start().await;
     let tasks = Arc::new(Mutex::new(Vec::new()));
     let seen = tasks.clone();
@@ -39,16 +61,7 @@ async fn canned(claims: Value, verdicts: Value) -> (MockServer, Arc<Mutex<Vec<St
             let reply = match task.as_str() {
                 "extract_claims" => claims.clone(),
                 "verify_claims" => verdicts.clone(),
-                "verify_claim" => {
-                    // Single re-asks: answer from the claim's text.
-                    let user = body["messages"][1]["content"].as_str().unwrap();
-                    let verdict = if user.contains("gold") {
-                        "contradicted"
-                    } else {
-                        "supported"
-                    };
-                    json!({"verdict": verdict, "evidence": "single", "confidence": 0.9})
-                }
+                "verify_claim" => alone(body["messages"][1]["content"].as_str().unwrap()),
                 other => panic!("unexpected task {other}"),
             };
             ResponseTemplate::new(200).set_body_json(openai_reply(&reply.to_string(), 10, 5))
@@ -58,16 +71,24 @@ async fn canned(claims: Value, verdicts: Value) -> (MockServer, Arc<Mutex<Vec<St
     (server, tasks)
 }
 
+/// A judge at `server` asking about up to 8 claims per call, so the canned
+/// batches below are asked as one call whatever the default batch size.
 fn wm_judge(server: &MockServer) -> Judge {
     Judge::builder(OpenAiTransport::new(&format!("{}/v1", server.uri())))
         .with_retry(fast_retries(0))
+        .with_verify_batch(8)
         .build()
         .unwrap()
 }
 
+/// The passage the canned cases are graded against, and what their
+/// canned verdicts quote from it.
+const PASSAGE: &str = "The ledger lists claims one to four.";
+const QUOTE: &str = "The ledger lists claims";
+
 fn verdicts(labels: &[&str]) -> Value {
     json!({"verdicts": labels.iter().enumerate().map(|(i, l)| json!({
-        "claim": i + 1, "verdict": l, "evidence": "e", "confidence": 0.9
+        "claim": i + 1, "verdict": l, "evidence": QUOTE, "confidence": 0.9
     })).collect::<Vec<_>>()})
 }
 
@@ -75,11 +96,13 @@ fn claims(n: usize) -> Value {
     json!({"claims": (1..=n).map(|i| format!("Claim number {i}.")).collect::<Vec<_>>()})
 }
 
+/// A response that makes the claims of [`claims`]`(n)`.
+fn response(n: usize) -> String {
+    (1..=n).map(|i| format!("Claim number {i}. ")).collect()
+}
+
 #[tokio::test]
 async fn faithfulness_acceptance_table() {
-    let case = RagCase::new("q")
-        .context(["Some passage."])
-        .response("Some response.");
     // (verdicts, expected score) with the default ratio weights.
     let table: &[(&[&str], f64)] = &[
         (&["supported", "supported", "supported"], 1.0),
@@ -92,7 +115,18 @@ async fn faithfulness_acceptance_table() {
         (&["contradicted"], 0.0),
     ];
     for (labels, want) in table {
-        let (server, _) = canned(claims(labels.len()), verdicts(labels)).await;
+        let case = RagCase::new("q")
+            .context([PASSAGE])
+            .response(response(labels.len()));
+        // A single claim is asked alone (`verify_claim`): answer it with
+        // the row's one verdict.
+        let first = labels[0];
+        let (server, _) = canned_with(
+            claims(labels.len()),
+            verdicts(labels),
+            move |_| json!({"verdict": first, "evidence": QUOTE, "confidence": 0.9}),
+        )
+        .await;
         let eval = within(wm_judge(&server).faithfulness(&case)).await.unwrap();
         assert_eq!(eval.score, *want, "{labels:?}");
         assert_eq!(eval.claims.len(), labels.len());
@@ -153,7 +187,7 @@ async fn an_explicitly_empty_response_makes_no_call_and_a_missing_one_is_refused
 #[tokio::test]
 async fn no_context_means_no_evidence_without_a_verification_call() {
     let (server, tasks) = canned(claims(2), verdicts(&["supported", "supported"])).await;
-    let case = RagCase::new("q").response("One. Two.");
+    let case = RagCase::new("q").response(response(2));
     let eval = within(wm_judge(&server).faithfulness(&case)).await.unwrap();
     assert_eq!(eval.score, 0.0);
     assert!(
@@ -174,7 +208,7 @@ async fn weight_presets_and_custom_weights() {
     ];
     let (server, _) = canned(claims(4), verdicts(&labels)).await;
     let judge = wm_judge(&server);
-    let case = RagCase::new("q").context(["p"]).response("r");
+    let case = RagCase::new("q").context([PASSAGE]).response(response(4));
     for (weights, want) in [
         (VerdictWeights::RATIO, 1.5 / 4.0),
         (VerdictWeights::WEIGHTED, 0.5 / 4.0),
@@ -193,12 +227,14 @@ async fn weight_presets_and_custom_weights() {
 async fn a_short_batch_is_completed_by_re_asking_only_the_missing_claims() {
     // Three claims, the batch answers claims 1 and 3 only.
     let batch = json!({"verdicts": [
-        {"claim": 1, "verdict": "supported", "evidence": "a", "confidence": 0.9},
-        {"claim": 3, "verdict": "supported", "evidence": "c", "confidence": 0.9}
+        {"claim": 1, "verdict": "supported", "evidence": "Refunds take 30 days", "confidence": 0.9},
+        {"claim": 3, "verdict": "supported", "evidence": "returns are free", "confidence": 0.9}
     ]});
     let three = json!({"claims": ["Refunds take 30 days.", "Refunds are paid in gold.", "Returns are free."]});
     let (server, tasks) = canned(three, batch).await;
-    let case = RagCase::new("q").context(["p"]).response("r");
+    let case = RagCase::new("q")
+        .context(["Refunds take 30 days. Returns are free."])
+        .response("Refunds take 30 days. Refunds are paid in gold. Returns are free.");
     let eval = within(wm_judge(&server).faithfulness(&case)).await.unwrap();
     assert_eq!(
         *tasks.lock().unwrap(),
@@ -213,50 +249,182 @@ async fn a_short_batch_is_completed_by_re_asking_only_the_missing_claims() {
             Verdict::Supported
         ]
     );
-    assert_eq!(eval.claims[1].evidence, "single");
+    assert_eq!(
+        eval.claims[1].evidence,
+        "Refunds take 30 days. Returns are free."
+    );
+    assert_eq!(eval.claims[1].evidence_in, Some(1));
     assert_eq!(eval.usage.calls, 3);
 }
 
 #[tokio::test]
-async fn an_unmatchable_batch_is_re_asked_claim_by_claim() {
-    // Claim 5 does not exist: the numbering cannot be trusted at all.
+async fn an_item_out_of_range_costs_only_its_own_claim() {
+    // Claim 5 does not exist: that item is set aside; claim 1's item
+    // stands, and claim 2, which no item answers, is asked again alone.
     let batch = json!({"verdicts": [
-        {"claim": 1, "verdict": "supported"}, {"claim": 5, "verdict": "supported"}
+        {"claim": 1, "verdict": "supported", "evidence": "Refunds take 30 days"},
+        {"claim": 5, "verdict": "supported"}
     ]});
     let two = json!({"claims": ["Refunds take 30 days.", "Refunds are paid in gold."]});
     let (server, tasks) = canned(two, batch).await;
-    let case = RagCase::new("q").context(["p"]).response("r");
+    let case = RagCase::new("q")
+        .context(["Refunds take 30 days."])
+        .response("Refunds take 30 days. Refunds are paid in gold.");
     let eval = within(wm_judge(&server).faithfulness(&case)).await.unwrap();
-    let mut t = tasks.lock().unwrap().clone();
-    t.sort();
     assert_eq!(
-        t,
-        [
-            "extract_claims",
-            "verify_claim",
-            "verify_claim",
-            "verify_claims"
-        ]
+        *tasks.lock().unwrap(),
+        ["extract_claims", "verify_claims", "verify_claim"]
     );
     assert_eq!(eval.score, 0.5);
 }
 
 #[tokio::test]
+async fn a_placeholder_echoed_in_one_item_keeps_its_neighbours() {
+    // What a small model did: one claim's evidence echoes the prompt's
+    // placeholder. The other four verdicts stand; that claim is asked
+    // again alone.
+    let batch = json!({"verdicts": [
+        {"claim": 1, "verdict": "supported", "evidence": QUOTE, "confidence": 0.9},
+        {"claim": 2, "verdict": "supported", "evidence": "<quote from a passage>", "confidence": 0.9},
+        {"claim": 3, "verdict": "no_evidence", "evidence": "", "confidence": 0.9},
+        {"claim": 4, "verdict": "supported", "evidence": QUOTE, "confidence": 0.9},
+        {"claim": 5, "verdict": "contradicted", "evidence": QUOTE, "confidence": 0.9}
+    ]});
+    let (server, tasks) = canned(claims(5), batch).await;
+    let case = RagCase::new("q").context([PASSAGE]).response(response(5));
+    let eval = within(wm_judge(&server).faithfulness(&case)).await.unwrap();
+    assert_eq!(
+        *tasks.lock().unwrap(),
+        ["extract_claims", "verify_claims", "verify_claim"],
+        "only the unreadable item is asked again"
+    );
+    let got: Vec<Verdict> = eval.claims.iter().map(|c| c.verdict).collect();
+    assert_eq!(
+        got,
+        [
+            Verdict::Supported,
+            Verdict::Supported,
+            Verdict::NoEvidence,
+            Verdict::Supported,
+            Verdict::Contradicted
+        ]
+    );
+}
+
+#[tokio::test]
+async fn ungrounded_evidence_is_asked_again_then_undecided_never_a_pass() {
+    // The judge quotes the claim itself: in no passage. Asked again alone,
+    // told so, it does it again: the claim is undecided, the evaluation
+    // fails as undecided, and the message says why.
+    let batch = json!({"verdicts": [
+        {"claim": 1, "verdict": "supported", "evidence": "Claim number 1.", "confidence": 0.9},
+        {"claim": 2, "verdict": "supported", "evidence": QUOTE, "confidence": 0.9}
+    ]});
+    let (server, tasks) = canned_with(claims(2), batch, |user| {
+        assert!(
+            user.contains("is in none of the passages"),
+            "the re-ask says why"
+        );
+        json!({"verdict": "supported", "evidence": "Claim number 1.", "confidence": 0.9})
+    })
+    .await;
+    let case = RagCase::new("q").context([PASSAGE]).response(response(2));
+    let eval = within(wm_judge(&server).faithfulness(&case)).await.unwrap();
+    assert_eq!(
+        *tasks.lock().unwrap(),
+        ["extract_claims", "verify_claims", "verify_claim"]
+    );
+    assert!(eval.undecided && !eval.passed, "{eval}");
+    assert!(eval.claims[0].ungrounded && eval.claims[0].failed);
+    assert_eq!(eval.claims[1].evidence_in, Some(1));
+    let text = eval.to_string();
+    assert!(
+        text.contains("[1] \"Claim number 1.\" — undecided: the judge said supported but its evidence is in no passage"),
+        "{text}"
+    );
+    assert!(
+        text.contains("evidence (in no passage): \"Claim number 1.\""),
+        "{text}"
+    );
+    // With evidence not checked, the verdict is taken as given.
+    let (server, _) = canned(
+        claims(2),
+        json!({"verdicts": [
+            {"claim": 1, "verdict": "supported", "evidence": "Claim number 1.", "confidence": 0.9},
+            {"claim": 2, "verdict": "supported", "evidence": QUOTE, "confidence": 0.9}
+        ]}),
+    )
+    .await;
+    let unchecked = Judge::builder(OpenAiTransport::new(&format!("{}/v1", server.uri())))
+        .with_retry(fast_retries(0))
+        .with_evidence_checked(false)
+        .build()
+        .unwrap();
+    let eval = within(unchecked.faithfulness(&case)).await.unwrap();
+    assert_eq!((eval.score, eval.undecided), (1.0, false));
+}
+
+#[tokio::test]
+async fn an_extracted_claim_the_response_never_made_is_dropped() {
+    // What a small model did: a second, garbled copy of the one claim.
+    let extracted = json!({"claims": [
+        "Our stores open at nine in the morning.",
+        "We store open at nine in the morning.",
+        "Parking is free for customers."
+    ]});
+    let (server, _) = canned(
+        extracted,
+        json!({"verdicts": [{"claim": 1, "verdict": "supported", "evidence": "open at nine in the morning"}]}),
+    )
+    .await;
+    let case = RagCase::new("When do you open?")
+        .context(["All stores open at nine in the morning."])
+        .response("Our stores open at nine in the morning.");
+    let eval = within(wm_judge(&server).faithfulness(&case)).await.unwrap();
+    assert_eq!(eval.claims.len(), 1, "{eval}");
+    assert_eq!(eval.score, 1.0);
+    assert!(
+        eval.reasoning
+            .contains("2 claims the judge extracted were dropped")
+            && eval.reasoning.contains("(repeats an earlier claim)")
+            && eval
+                .reasoning
+                .contains("\"Parking is free for customers.\" (not in the response)"),
+        "{}",
+        eval.reasoning
+    );
+}
+
+#[tokio::test]
 async fn an_unknown_label_is_an_error_carrying_the_reply_not_a_guess() {
-    let batch = json!({"verdicts": [{"claim": 1, "verdict": "probably"}]});
-    let (server, _) = canned(claims(1), batch).await;
-    let case = RagCase::new("q").context(["p"]).response("r");
+    // In a batch, the item is asked again alone; alone, the same label is
+    // an error carrying the reply.
+    let batch = json!({"verdicts": [
+        {"claim": 1, "verdict": "probably", "evidence": QUOTE},
+        {"claim": 2, "verdict": "supported", "evidence": QUOTE}
+    ]});
+    let (server, tasks) = canned_with(
+        claims(2),
+        batch,
+        |_| json!({"verdict": "probably", "evidence": QUOTE}),
+    )
+    .await;
+    let case = RagCase::new("q").context([PASSAGE]).response(response(2));
     match within(wm_judge(&server).faithfulness(&case))
         .await
         .unwrap_err()
     {
         Error::JudgeResponse { task, source } => {
-            assert_eq!(task, "verify_claims");
+            assert_eq!(task, "verify_claim");
             assert_eq!(source.kind.name(), "unknown_label");
             assert!(source.raw.contains("probably"));
         }
         other => panic!("{other:?}"),
     }
+    assert_eq!(
+        *tasks.lock().unwrap(),
+        ["extract_claims", "verify_claims", "verify_claim"]
+    );
 }
 
 #[tokio::test]
@@ -281,12 +449,12 @@ async fn faithfulness_and_hallucination_cost_two_calls_in_total() {
 #[tokio::test]
 async fn hallucination_counts_low_confidence_support() {
     let batch = json!({"verdicts": [
-        {"claim": 1, "verdict": "supported", "confidence": 0.95},
-        {"claim": 2, "verdict": "supported", "confidence": 0.6}
+        {"claim": 1, "verdict": "supported", "evidence": QUOTE, "confidence": 0.95},
+        {"claim": 2, "verdict": "supported", "evidence": QUOTE, "confidence": 0.6}
     ]});
     let (server, _) = canned(claims(2), batch).await;
     let judge = wm_judge(&server);
-    let case = RagCase::new("q").context(["p"]).response("r");
+    let case = RagCase::new("q").context([PASSAGE]).response(response(2));
     let h = within(judge.hallucination(&case)).await.unwrap();
     assert_eq!(h.score, 0.5);
     assert!(

@@ -73,6 +73,9 @@ fn case() -> RagCase {
 async fn relevance_against(url: &str, retries: u32) -> (TransportError, Duration) {
     let judge = Judge::builder(OpenAiTransport::new(url))
         .with_timeout(Duration::from_millis(300))
+        // One attempt's bound is the timeout plus half a second per token
+        // of the reply's limit: 0.3 s + 0.5 s.
+        .with_max_tokens(1)
         .with_retry(fast_retries(retries))
         .build()
         .unwrap();
@@ -131,13 +134,13 @@ async fn body_that_stalls_midway_times_out() {
     assert_eq!(
         e.kind,
         TransportErrorKind::Timeout {
-            after: Duration::from_millis(300)
+            after: Duration::from_millis(800)
         }
     );
     assert_eq!((e.attempts, seen.load(Ordering::SeqCst)), (2, 2));
-    // Two attempts of 300 ms each, plus a short backoff.
+    // Two attempts of 800 ms each, plus a short backoff.
     assert!(
-        took >= Duration::from_millis(600) && took < Duration::from_secs(3),
+        took >= Duration::from_millis(1600) && took < Duration::from_secs(4),
         "{took:?}"
     );
 }
@@ -151,18 +154,18 @@ async fn server_that_never_answers_times_out() {
     assert_eq!(
         e.kind,
         TransportErrorKind::Timeout {
-            after: Duration::from_millis(300)
+            after: Duration::from_millis(800)
         }
     );
     assert_eq!((e.attempts, seen.load(Ordering::SeqCst)), (2, 2));
     assert!(
-        took >= Duration::from_millis(600) && took < Duration::from_secs(3),
+        took >= Duration::from_millis(1600) && took < Duration::from_secs(4),
         "{took:?}"
     );
     assert_eq!(
         e.to_string(),
         format!(
-            "the judge call at {} timed out after 0.3s (judge.timeout_secs, RAGALIQ_TIMEOUT_SECS) (gave up after 2 attempts in {:.1}s)",
+            "the judge call at {} timed out after 0.8s (judge.timeout_secs or RAGALIQ_TIMEOUT_SECS, plus half a second per token of the reply's limit) (gave up after 2 attempts in {:.1}s)",
             url.trim_end_matches("/v1"),
             e.elapsed.as_secs_f64()
         )

@@ -18,12 +18,13 @@ const LAYERS: &[(&str, &str, &[&str])] = &[
     ("prompts", "prompts, parse, stats", &["core"]),
     ("parse", "prompts, parse, stats", &["core"]),
     ("stats", "prompts, parse, stats", &["core"]),
+    ("evidence", "prompts, parse, stats", &["core"]),
     ("transport", "transport", &["core"]),
     ("run", "runstate", &["core"]),
     ("record", "store", &["core", "run"]),
     ("error", "error", &["core", "parse", "transport", "record"]),
     ("client", "client", &["core", "transport", "run", "error"]),
-    ("tasks", "tasks", &["core", "prompts", "parse"]),
+    ("tasks", "tasks", &["core", "prompts", "parse", "evidence"]),
     (
         "session",
         "session",
@@ -33,7 +34,7 @@ const LAYERS: &[(&str, &str, &[&str])] = &[
         "metrics",
         "metrics",
         &[
-            "core", "prompts", "parse", "stats", "tasks", "session", "error",
+            "core", "prompts", "parse", "stats", "evidence", "tasks", "session", "error",
         ],
     ),
     ("config", "config", &["core", "transport"]),

@@ -277,6 +277,8 @@ async fn per_call_timeout_is_retried_then_reported() {
     let transport = OpenAiTransport::new(&format!("{}/v1", server.uri()));
     let judge = Judge::builder(transport)
         .with_timeout(Duration::from_millis(200))
+        // The bound: 0.2 s plus half a second per token of the reply's limit.
+        .with_max_tokens(1)
         .with_retry(fast_retries(1))
         .build()
         .unwrap();
@@ -285,7 +287,7 @@ async fn per_call_timeout_is_retried_then_reported() {
     assert_eq!(
         err.kind,
         TransportErrorKind::Timeout {
-            after: Duration::from_millis(200)
+            after: Duration::from_millis(700)
         }
     );
     assert_eq!(err.attempts, 2);

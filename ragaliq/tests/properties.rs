@@ -234,3 +234,55 @@ proptest! {
         prop_assert!(parse::claims(reply).is_err(), "{reply}");
     }
 }
+
+/// Text that looks like quotes and passages: words, numbers, tags, escapes,
+/// ellipses, quotes and dashes of every kind, and any Unicode.
+fn quote_like() -> impl Strategy<Value = String> {
+    let piece = prop_oneof![
+        "[a-zA-Z]{1,8}",
+        "[0-9]{1,4}",
+        Just("<passage n=\"2\">".to_owned()),
+        Just("</passage>".to_owned()),
+        Just("&lt;".to_owned()),
+        Just("…".to_owned()),
+        Just("...".to_owned()),
+        Just("“".to_owned()),
+        Just("—".to_owned()),
+        Just("水は".to_owned()),
+        any::<char>().prop_map(|c| c.to_string()),
+    ];
+    prop::collection::vec(piece, 0..24).prop_map(|p| p.join(" "))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+
+    #[test]
+    fn the_evidence_matcher_never_panics_and_spans_are_real(
+        quote in quote_like(),
+        passages in prop::collection::vec(quote_like(), 0..4),
+    ) {
+        use ragaliq::evidence::{Grounding, locate};
+        match locate(&quote, &passages) {
+            Grounding::Found(f) => {
+                prop_assert!(f.passage < passages.len());
+                let p = &passages[f.passage];
+                prop_assert!(f.span.start < f.span.end && f.span.end <= p.len());
+                prop_assert!(p.is_char_boundary(f.span.start) && p.is_char_boundary(f.span.end));
+            }
+            Grounding::Ungrounded | Grounding::NoQuote => {}
+        }
+        // A quote taken from a passage (whole words, no tags or ellipses cut
+        // in half) is always found.
+        if let Some(p) = passages.first().filter(|p| !p.contains(['<', '&', '.', '…'])) {
+            let words: Vec<&str> = p.split_whitespace().collect();
+            if words.len() >= 2 {
+                let taken = words[..words.len().min(6)].join(" ");
+                prop_assert!(
+                    !matches!(locate(&taken, &passages), Grounding::Ungrounded),
+                    "{taken:?} in {p:?}"
+                );
+            }
+        }
+    }
+}

@@ -38,7 +38,7 @@ impl Transport for BySample {
             "verify_claims" => {
                 let [a, b] = self.verdicts[s];
                 format!(
-                    r#"{{"verdicts": [{{"claim": 1, "verdict": "{a}", "evidence": "e", "confidence": 0.9}}, {{"claim": 2, "verdict": "{b}", "evidence": "e", "confidence": 0.9}}]}}"#
+                    r#"{{"verdicts": [{{"claim": 1, "verdict": "{a}", "evidence": "Refunds take 30 days.", "confidence": 0.9}}, {{"claim": 2, "verdict": "{b}", "evidence": "Returns cost 5 dollars.", "confidence": 0.9}}]}}"#
                 )
             }
             "relevance" => format!(

@@ -11,6 +11,20 @@
 //! judges side by side give one comparison table: agreement, calls, tokens,
 //! cost and time per judge.
 //!
+//! What the figures count:
+//!
+//! - Only *decided* claims are in the agreement figures. A claim whose
+//!   samples split below the required agreement, or whose verdict cites
+//!   evidence found in no passage even when asked again (*ungrounded*), is
+//!   *undecided*: counted and listed apart, never folded into kappa with a
+//!   tie-broken verdict. A judge that leaves many claims undecided shows it
+//!   in its own column.
+//! - A claim the judge could not verify at all (a reply error after the
+//!   re-asks) is *not verified*: listed, and the run fails.
+//! - Kappa's interval resamples the groups of claims that share their
+//!   passages (and so their judge calls), not single claims; see
+//!   [`agreement_grouped`].
+//!
 //! ```no_run
 //! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
 //! let report = ragaliq::calibration("tests/labelled_claims")
@@ -35,9 +49,10 @@
 //!
 //! # Known limitations
 //!
-//! - Claims are verified in batches of up to [`DEFAULT_BATCH`] claims that
-//!   share their passages, so a judge sees the other claims of the batch, as
-//!   it does in `assert_faithful!`.
+//! - Claims that share their passages are verified together, in calls of
+//!   the judge's `verify_batch` claims (`[judge] verify_batch` in its file),
+//!   so a judge sees the other claims of its call, as it does in
+//!   `assert_faithful!`.
 //! - A claim the judge could not verify (a reply error after the re-asks)
 //!   is left out of the figures and listed; the run then fails.
 //! - With `samples = "auto"`, every claim is asked the cap: calibration has
@@ -46,7 +61,9 @@
 mod labels;
 mod report;
 
-pub use crate::stats::{AgreementStats, DEFAULT_RESAMPLES, LabelStats, agreement};
+pub use crate::stats::{
+    AgreementStats, DEFAULT_RESAMPLES, LabelStats, agreement, agreement_grouped,
+};
 pub use labels::{LabelledClaim, load_dir, load_file};
 pub use report::{AreaAgreement, CalibrationReport, Disagreement, JudgeResult, NotJudged};
 
@@ -63,9 +80,6 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
-
-/// Most claims verified in one call.
-pub const DEFAULT_BATCH: usize = 8;
 
 /// The bootstrap's seed: the same report for the same verdicts.
 pub const DEFAULT_SEED: u64 = 0x5EED_CA1B;
@@ -89,7 +103,6 @@ pub fn calibration(dir: impl AsRef<Path>) -> Calibration {
         dir: dir.as_ref().to_owned(),
         judges: Vec::new(),
         min_kappa: None,
-        batch: DEFAULT_BATCH,
         resamples: DEFAULT_RESAMPLES,
         mode: None,
         snapshot_dir: None,
@@ -109,7 +122,6 @@ pub struct Calibration {
     dir: PathBuf,
     judges: Vec<(String, JudgeSource)>,
     min_kappa: Option<f64>,
-    batch: usize,
     resamples: usize,
     mode: Option<Mode>,
     snapshot_dir: Option<PathBuf>,
@@ -153,12 +165,6 @@ impl Calibration {
     /// `floor` (or undefined).
     pub fn with_min_kappa(mut self, floor: f64) -> Self {
         self.min_kappa = Some(floor);
-        self
-    }
-
-    /// Most claims verified in one call (default [`DEFAULT_BATCH`]).
-    pub fn with_batch_size(mut self, claims: usize) -> Self {
-        self.batch = claims;
         self
     }
 
@@ -215,14 +221,6 @@ impl Calibration {
         let root = root.canonicalize().unwrap_or(root);
         let config = Config::load_from(&root, &env)?;
         let mode = self.mode.unwrap_or(config.mode);
-        if self.batch == 0 {
-            return Err(ConfigError::Invalid {
-                origin: "calibration batch size".into(),
-                value: "0".into(),
-                expected: "at least 1 claim per call".into(),
-            }
-            .into());
-        }
         if let Some(floor) = self.min_kappa
             && !(-1.0..=1.0).contains(&floor)
         {
@@ -280,7 +278,6 @@ impl Calibration {
             root: &root,
             snapshots: snapshots.as_deref(),
             mode,
-            batch: self.batch,
             record_command: self.record_command.unwrap_or_else(|| {
                 format!(
                     "RAGALIQ_MODE=record cargo ragaliq calibrate {}",
@@ -358,46 +355,34 @@ struct Setup<'a> {
     /// A folder for every recording, instead of `snapshots/` beside each file.
     snapshots: Option<&'a Path>,
     mode: Mode,
-    batch: usize,
     record_command: String,
 }
 
-/// A batch: claim indices sharing a file and passages.
-struct Batch {
+/// Claims of one file about the same passages: verified together, and one
+/// group in the bootstrap.
+struct Group {
     file: PathBuf,
     members: Vec<usize>,
 }
 
-fn batches(claims: &[LabelledClaim], size: usize) -> Vec<Batch> {
-    // Claims of one file about the same passages, in order of appearance.
-    let mut groups: Vec<Batch> = Vec::new();
+/// The groups, in order of appearance.
+fn groups(claims: &[LabelledClaim]) -> Vec<Group> {
+    let mut groups: Vec<Group> = Vec::new();
     for (i, c) in claims.iter().enumerate() {
-        let same = |b: &&mut Batch| b.file == c.file && claims[b.members[0]].passages == c.passages;
+        let same = |g: &&mut Group| g.file == c.file && claims[g.members[0]].passages == c.passages;
         match groups.iter_mut().find(same) {
             Some(group) => group.members.push(i),
-            None => groups.push(Batch {
+            None => groups.push(Group {
                 file: c.file.clone(),
                 members: vec![i],
             }),
         }
     }
     groups
-        .into_iter()
-        .flat_map(|group| {
-            group
-                .members
-                .chunks(size)
-                .map(|chunk| Batch {
-                    file: group.file.clone(),
-                    members: chunk.to_vec(),
-                })
-                .collect::<Vec<_>>()
-        })
-        .collect()
 }
 
-/// A batch's claims, their outcomes (or the batch's error) and its usage.
-type BatchResult = (Vec<usize>, Result<Vec<Outcome>, String>, Usage);
+/// A group's claims, their outcomes (or the group's error) and its usage.
+type GroupResult = (Vec<usize>, Result<Vec<Outcome>, String>, Usage);
 
 /// One claim's outcome: the voted verdict, or why there is none.
 enum Outcome {
@@ -405,7 +390,10 @@ enum Outcome {
         verdict: Verdict,
         agreement: Option<String>,
         undecided: bool,
+        ungrounded: bool,
         evidence: String,
+        /// The passage the evidence was found in (1-based).
+        evidence_in: Option<usize>,
     },
     NotJudged(String),
 }
@@ -432,17 +420,24 @@ async fn calibrate_one(
         });
     }
     let samples = judge.samples();
-    let work = batches(claims, setup.batch);
-    let done: Vec<BatchResult> = stream::iter(work)
-        .map(|batch| {
-            let judge = judge.with_recorder(recorders[&batch.file].clone());
+    let work = groups(claims);
+    // Each claim's group, for the bootstrap.
+    let mut group_of = vec![0; claims.len()];
+    for (g, group) in work.iter().enumerate() {
+        for &i in &group.members {
+            group_of[i] = g;
+        }
+    }
+    let done: Vec<GroupResult> = stream::iter(work)
+        .map(|group| {
+            let judge = judge.with_recorder(recorders[&group.file].clone());
             async move {
-                let texts: Vec<String> = batch
+                let texts: Vec<String> = group
                     .members
                     .iter()
                     .map(|&i| claims[i].claim.clone())
                     .collect();
-                let passages = &claims[batch.members[0]].passages;
+                let passages = &claims[group.members[0]].passages;
                 match judge.verify_labelled(&texts, passages).await {
                     Ok((voted, usage)) => {
                         let outcomes = voted
@@ -451,12 +446,14 @@ async fn calibrate_one(
                                 verdict: v.verdict.verdict,
                                 agreement: v.agreement.map(|a| a.to_string()),
                                 undecided: v.undecided,
+                                ungrounded: v.ungrounded,
                                 evidence: v.verdict.evidence,
+                                evidence_in: v.found.map(|f| f.passage + 1),
                             })
                             .collect();
-                        (batch.members, Ok(outcomes), usage)
+                        (group.members, Ok(outcomes), usage)
                     }
-                    Err(e) => (batch.members, Err(e.to_string()), Usage::default()),
+                    Err(e) => (group.members, Err(e.to_string()), Usage::default()),
                 }
             }
         })
@@ -466,8 +463,8 @@ async fn calibrate_one(
     let mut usage = Usage::default();
     let mut outcomes: Vec<Option<Outcome>> = claims.iter().map(|_| None).collect();
     let mut failed_files = std::collections::BTreeSet::new();
-    for (members, result, batch_usage) in done {
-        usage += batch_usage;
+    for (members, result, group_usage) in done {
+        usage += group_usage;
         match result {
             Ok(list) => {
                 for (i, o) in members.into_iter().zip(list) {
@@ -503,38 +500,59 @@ async fn calibrate_one(
     let collapse = |v: Verdict| usize::from(v != Verdict::Supported);
     let mut pairs = Vec::new();
     let mut collapsed = Vec::new();
+    let mut groups_of_pairs = Vec::new();
     let mut not_judged = Vec::new();
     let mut disagreements = Vec::new();
-    let mut undecided = 0;
-    let mut areas: BTreeMap<String, (usize, usize)> = BTreeMap::new();
-    for (c, outcome) in claims.iter().zip(outcomes) {
+    let mut undecided_claims = Vec::new();
+    let mut areas: BTreeMap<String, AreaAgreement> = BTreeMap::new();
+    for ((i, c), outcome) in claims.iter().enumerate().zip(outcomes) {
         match outcome {
             Some(Outcome::Judged {
                 verdict,
                 agreement,
-                undecided: split,
+                undecided,
+                ungrounded,
                 evidence,
+                evidence_in,
             }) => {
+                let area = areas
+                    .entry(c.area.clone())
+                    .or_insert_with(|| AreaAgreement {
+                        area: c.area.clone(),
+                        claims: 0,
+                        agreeing: 0,
+                        undecided: 0,
+                    });
+                let row = Disagreement {
+                    id: c.id.clone(),
+                    area: c.area.clone(),
+                    claim: c.claim.clone(),
+                    label: c.label.label().to_owned(),
+                    verdict: verdict.label().to_owned(),
+                    agreement,
+                    undecided,
+                    ungrounded,
+                    evidence,
+                    evidence_in,
+                    passages: c.passages.clone(),
+                    note: c.note.clone(),
+                    place: format!("{}:{}", c.file.display(), c.line),
+                };
+                // An undecided claim has no verdict to compare: it is
+                // counted apart, with the verdict it leaned to.
+                if undecided {
+                    area.undecided += 1;
+                    undecided_claims.push(row);
+                    continue;
+                }
                 pairs.push((index(c.label), index(verdict)));
                 collapsed.push((collapse(c.label), collapse(verdict)));
-                undecided += usize::from(split);
-                let area = areas.entry(c.area.clone()).or_default();
-                area.0 += 1;
+                groups_of_pairs.push(group_of[i]);
+                area.claims += 1;
                 if verdict == c.label {
-                    area.1 += 1;
+                    area.agreeing += 1;
                 } else {
-                    disagreements.push(Disagreement {
-                        id: c.id.clone(),
-                        area: c.area.clone(),
-                        claim: c.claim.clone(),
-                        label: c.label.label().to_owned(),
-                        verdict: verdict.label().to_owned(),
-                        agreement,
-                        undecided: split,
-                        evidence,
-                        note: c.note.clone(),
-                        place: format!("{}:{}", c.file.display(), c.line),
-                    });
+                    disagreements.push(row);
                 }
             }
             Some(Outcome::NotJudged(error)) => not_judged.push(NotJudged {
@@ -554,28 +572,24 @@ async fn calibrate_one(
         judge: judge.describe(),
         samples: samples.to_string(),
         judged: pairs.len(),
-        undecided,
-        verdicts: agreement(&four, &pairs, resamples, DEFAULT_SEED),
-        collapsed: agreement(
+        undecided: undecided_claims.len(),
+        ungrounded: undecided_claims.iter().filter(|d| d.ungrounded).count(),
+        verdicts: agreement_grouped(&four, &pairs, &groups_of_pairs, resamples, DEFAULT_SEED),
+        collapsed: agreement_grouped(
             &["supported", "not_supported"],
             &collapsed,
+            &groups_of_pairs,
             resamples,
             DEFAULT_SEED,
         ),
-        areas: areas
-            .into_iter()
-            .map(|(area, (claims, agreeing))| AreaAgreement {
-                area,
-                claims,
-                agreeing,
-            })
-            .collect(),
+        areas: areas.into_values().collect(),
         cost_usd: judge.price().map(|p| p.cost(&usage)),
         usage,
         seconds: started.elapsed().as_secs_f64(),
         pending,
         not_judged,
         disagreements,
+        undecided_claims,
     }
 }
 
@@ -638,7 +652,6 @@ mod tests {
             root,
             snapshots: None,
             mode: Mode::Replay,
-            batch: 8,
             record_command: String::new(),
         };
         let yaml = recording_path(&setup, "j", Path::new("labels/x.yaml"));

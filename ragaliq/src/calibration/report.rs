@@ -9,7 +9,7 @@ use std::fmt::{self, Write as _};
 use std::path::PathBuf;
 
 /// Format of [`CalibrationReport::to_json`].
-const FORMAT: u32 = 1;
+const FORMAT: u32 = 2;
 
 /// Disagreements printed on the console per judge (every one is in the JSON
 /// and Markdown).
@@ -43,14 +43,18 @@ pub struct JudgeResult {
     pub judge: String,
     /// Samples per question.
     pub samples: String,
-    /// Claims with a verdict.
+    /// Claims with a decided verdict: those the agreement figures count.
     pub judged: usize,
-    /// Claims whose samples split below the required agreement (counted
-    /// with the vote's verdict, which leans to the worse one).
+    /// Claims without a decided verdict, counted apart and never in the
+    /// agreement figures: samples that split below the required agreement,
+    /// or a verdict whose evidence is in no passage (see `ungrounded`).
     pub undecided: usize,
-    /// Over the four verdicts.
+    /// Of the undecided claims, those whose verdict cited evidence found in
+    /// no passage, even asked again alone.
+    pub ungrounded: usize,
+    /// Over the four verdicts, decided claims only.
     pub verdicts: AgreementStats,
-    /// Over supported / not supported.
+    /// Over supported / not supported, decided claims only.
     pub collapsed: AgreementStats,
     /// Agreement per subject area.
     pub areas: Vec<AreaAgreement>,
@@ -65,8 +69,10 @@ pub struct JudgeResult {
     pub pending: Vec<PathBuf>,
     /// Claims the judge could not verify, and why.
     pub not_judged: Vec<NotJudged>,
-    /// Claims where the judge's verdict is not the person's.
+    /// Decided claims where the judge's verdict is not the person's.
     pub disagreements: Vec<Disagreement>,
+    /// The undecided claims, with the verdict the judge leaned to.
+    pub undecided_claims: Vec<Disagreement>,
 }
 
 /// Agreement within one subject area.
@@ -75,10 +81,12 @@ pub struct JudgeResult {
 pub struct AreaAgreement {
     /// The area.
     pub area: String,
-    /// Claims judged.
+    /// Claims with a decided verdict.
     pub claims: usize,
     /// Of those, verdicts equal to the label.
     pub agreeing: usize,
+    /// Claims left undecided.
+    pub undecided: usize,
 }
 
 /// A claim without a verdict.
@@ -93,7 +101,8 @@ pub struct NotJudged {
     pub error: String,
 }
 
-/// A claim where the judge and the person differ.
+/// A claim where the judge and the person differ, or that the judge left
+/// undecided.
 #[derive(Clone, Debug, Serialize)]
 #[non_exhaustive]
 pub struct Disagreement {
@@ -105,14 +114,20 @@ pub struct Disagreement {
     pub claim: String,
     /// The person's verdict.
     pub label: String,
-    /// The judge's.
+    /// The judge's (for an undecided claim, the one it leaned to).
     pub verdict: String,
     /// `k of N` samples, with several samples.
     pub agreement: Option<String>,
-    /// Whether the samples split below the required agreement.
+    /// Whether the claim is undecided.
     pub undecided: bool,
+    /// Whether it is undecided because its evidence is in no passage.
+    pub ungrounded: bool,
     /// The judge's evidence.
     pub evidence: String,
+    /// The passage (1-based) the evidence was found in.
+    pub evidence_in: Option<usize>,
+    /// The claim's passages.
+    pub passages: Vec<String>,
     /// The person's note.
     pub note: Option<String>,
     /// `file:line`.
@@ -204,13 +219,16 @@ impl CalibrationReport {
         let _ = writeln!(s, "## ragaliq: agreement with {}\n", self.set_line());
         let _ = writeln!(
             s,
-            "| judge | samples | judged | accuracy | kappa (95% CI) | macro-F1 | supported/not kappa | undecided | calls | replayed | tokens¹ | cost | time |"
+            "| judge | samples | judged | accuracy | kappa (95% CI) | macro-F1 | supported/not kappa | undecided | ungrounded | not verified | calls | replayed | tokens¹ | cost | time |"
         );
-        let _ = writeln!(s, "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|");
+        let _ = writeln!(
+            s,
+            "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
+        );
         for j in &self.judges {
             let _ = writeln!(
                 s,
-                "| `{}` | {} | {} | {:.3} | {} | {:.3} | {} | {} | {} | {} | {} | {} | {:.2} s |",
+                "| `{}` | {} | {} | {:.3} | {} | {:.3} | {} | {} | {} | {} | {} | {} | {} | {} | {:.2} s |",
                 j.name,
                 j.samples,
                 j.judged,
@@ -219,6 +237,8 @@ impl CalibrationReport {
                 j.verdicts.macro_f1,
                 kappa_text(&j.collapsed),
                 j.undecided,
+                j.ungrounded,
+                j.not_judged.len(),
                 j.usage.calls,
                 j.usage.replayed,
                 j.usage.total_tokens() + j.usage.replayed_tokens,
@@ -228,7 +248,7 @@ impl CalibrationReport {
         }
         let _ = writeln!(
             s,
-            "\n¹ spent now plus, for replayed exchanges, what they cost when recorded: the judges' relative price."
+            "\n¹ spent now plus, for replayed exchanges, what they cost when recorded: the judges' relative price.\n\nAgreement counts decided claims only; undecided claims (split samples, or evidence in no passage: ungrounded) are counted apart. Kappa's interval resamples groups of claims that share passages and judge calls."
         );
         if let Some(floor) = self.min_kappa {
             let _ = writeln!(s, "\nkappa floor: {floor:.2}");
@@ -239,9 +259,16 @@ impl CalibrationReport {
                 s.push_str(&markdown_matrix(stats));
                 s.push('\n');
             }
-            let _ = writeln!(s, "| area | claims | agreeing |\n|---|--:|--:|");
+            let _ = writeln!(
+                s,
+                "| area | decided | agreeing | undecided |\n|---|--:|--:|--:|"
+            );
             for a in &j.areas {
-                let _ = writeln!(s, "| {} | {} | {} |", a.area, a.claims, a.agreeing);
+                let _ = writeln!(
+                    s,
+                    "| {} | {} | {} | {} |",
+                    a.area, a.claims, a.agreeing, a.undecided
+                );
             }
             if !j.not_judged.is_empty() {
                 let _ = writeln!(s, "\nNot verified:\n");
@@ -272,6 +299,26 @@ impl CalibrationReport {
                 }
                 let _ = writeln!(s, "\n</details>");
             }
+            if !j.undecided_claims.is_empty() {
+                let _ = writeln!(
+                    s,
+                    "\n<details><summary>{} undecided ({} ungrounded)</summary>\n\n| claim | person | judge leaned to | why | claim text |\n|---|---|---|---|---|",
+                    j.undecided_claims.len(),
+                    j.ungrounded
+                );
+                for d in &j.undecided_claims {
+                    let _ = writeln!(
+                        s,
+                        "| `{}` | {} | {} | {} | {} |",
+                        d.id,
+                        d.label,
+                        d.verdict,
+                        undecided_why(d),
+                        cell(&d.claim)
+                    );
+                }
+                let _ = writeln!(s, "\n</details>");
+            }
         }
         s
     }
@@ -286,6 +333,21 @@ impl CalibrationReport {
                 .map(|(l, n)| format!("{l} {n}"))
                 .collect::<Vec<_>>()
                 .join(", ")
+        )
+    }
+}
+
+/// Why a claim is undecided, in a few words.
+fn undecided_why(d: &Disagreement) -> String {
+    if d.ungrounded {
+        format!(
+            "evidence in no passage: {}",
+            cell(&format!("{:?}", d.evidence))
+        )
+    } else {
+        format!(
+            "samples split ({})",
+            d.agreement.as_deref().unwrap_or("below the agreement")
         )
     }
 }
@@ -391,9 +453,10 @@ impl fmt::Display for CalibrationReport {
             writeln!(f)?;
             writeln!(
                 f,
-                "\n  {} judged, {} undecided, {} not verified; calls {}, replayed {}, tokens {} (replayed ones as recorded), cost {}, {:.2} s",
+                "\n  {} decided, {} undecided ({} ungrounded), {} not verified; calls {}, replayed {}, tokens {} (replayed ones as recorded), cost {}, {:.2} s",
                 j.judged,
                 j.undecided,
+                j.ungrounded,
                 j.not_judged.len(),
                 j.usage.calls,
                 j.usage.replayed,
@@ -430,16 +493,20 @@ impl fmt::Display for CalibrationReport {
             }
         }
         if self.judges.len() > 1 {
-            writeln!(f, "\ncomparison:")?;
             writeln!(
                 f,
-                "  {:<16} {:>7} {:>6} {:>8} {:>26} {:>8} {:>6} {:>8} {:>8} {:>14} {:>8}",
+                "\ncomparison (decided claims; undecided and not verified apart):"
+            )?;
+            writeln!(
+                f,
+                "  {:<16} {:>7} {:>7} {:>11} {:>8} {:>26} {:>26} {:>6} {:>8} {:>9} {:>14} {:>8}",
                 "judge",
                 "samples",
-                "judged",
-                "accuracy",
+                "decided",
+                "undec.(ungr)",
+                "unverif.",
                 "kappa (95% CI)",
-                "macro-F1",
+                "supported/not kappa",
                 "calls",
                 "replayed",
                 "tokens",
@@ -449,13 +516,14 @@ impl fmt::Display for CalibrationReport {
             for j in &self.judges {
                 writeln!(
                     f,
-                    "  {:<16} {:>7} {:>6} {:>8.3} {:>26} {:>8.3} {:>6} {:>8} {:>8} {:>14} {:>6.2} s",
+                    "  {:<16} {:>7} {:>7} {:>11} {:>8} {:>26} {:>26} {:>6} {:>8} {:>9} {:>14} {:>6.2} s",
                     j.name,
                     j.samples,
                     j.judged,
-                    j.verdicts.accuracy,
+                    format!("{} ({})", j.undecided, j.ungrounded),
+                    j.not_judged.len(),
                     kappa_text(&j.verdicts),
-                    j.verdicts.macro_f1,
+                    kappa_text(&j.collapsed),
                     j.usage.calls,
                     j.usage.replayed,
                     j.usage.total_tokens() + j.usage.replayed_tokens,

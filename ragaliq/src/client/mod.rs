@@ -220,15 +220,15 @@ impl Client {
                         return Err(TransportError::other("budget"));
                     }
                 }
-                let result =
-                    match tokio::time::timeout(self.timeout, self.transport.complete(request))
-                        .await
-                    {
-                        Ok(result) => result,
-                        Err(_) => Err(TransportError::new(TransportErrorKind::Timeout {
-                            after: self.timeout,
-                        })),
-                    };
+                let bound = self.attempt_bound(request);
+                let result = match tokio::time::timeout(bound, self.transport.complete(request))
+                    .await
+                {
+                    Ok(result) => result,
+                    Err(_) => Err(TransportError::new(TransportErrorKind::Timeout {
+                        after: bound,
+                    })),
+                };
                 if let Err(e) = &result
                     && matches!(e.kind, TransportErrorKind::Interrupted { .. })
                 {
@@ -253,6 +253,20 @@ impl Client {
             return Err(e);
         }
         result.map_err(|e| Error::Transport(e.with_endpoint(self.endpoint())))
+    }
+}
+
+/// The slowest rate a judge may write its reply at before an attempt is
+/// given up: 2 tokens a second.
+pub(crate) const FLOOR_TOKENS_PER_SEC: f64 = 2.0;
+
+impl Client {
+    /// How long one attempt at `request` may take: the configured timeout
+    /// for the reply to start, plus half a second per token of the reply's
+    /// limit ([`FLOOR_TOKENS_PER_SEC`]). A slow local model under load
+    /// finishes its answer; a stream that stops is cut by the idle timeout.
+    pub(crate) fn attempt_bound(&self, request: &JudgeRequest) -> Duration {
+        self.timeout + Duration::from_secs_f64(f64::from(request.max_tokens) / FLOOR_TOKENS_PER_SEC)
     }
 }
 

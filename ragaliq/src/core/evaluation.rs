@@ -173,9 +173,19 @@ pub struct ClaimVerdict {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agreement: Option<Agreement>,
     /// With several samples: the samples split below the required
-    /// agreement, so the verdict shown is only the plurality.
+    /// agreement, so the verdict shown is only the plurality. Also set for
+    /// an ungrounded verdict.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub undecided: bool,
+    /// The passage (1-based, in the context's order) the evidence was found
+    /// in, when it was looked for and found.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub evidence_in: Option<usize>,
+    /// The verdict needs evidence (supported, partially supported,
+    /// contradicted) and its quote is in no passage, even asked again:
+    /// it decides nothing, and the claim is undecided.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub ungrounded: bool,
 }
 
 /// One retrieved passage and whether the judge found it relevant.
@@ -241,16 +251,42 @@ impl Evaluation {
             .filter(|(_, c)| c.failed)
             .map(|(i, c)| (i + 1, c))
     }
+
+    /// Why an undecided evaluation decided nothing, in a few words: "the
+    /// judge disagrees with itself" (samples split), "the judge's evidence
+    /// is in no passage" (ungrounded verdicts), or both. `None` when it is
+    /// decided.
+    pub(crate) fn undecided_reason(&self) -> Option<&'static str> {
+        if !self.undecided {
+            return None;
+        }
+        let ungrounded = self.claims.iter().any(|c| c.ungrounded);
+        let split = self.claims.iter().any(|c| c.undecided && !c.ungrounded)
+            || self.passages.iter().any(|p| p.undecided)
+            || !ungrounded;
+        Some(match (split, ungrounded) {
+            (true, true) => {
+                "the judge disagrees with itself, and cites evidence found in no passage"
+            }
+            (false, true) => "the judge cites evidence found in no passage",
+            _ => "the judge disagrees with itself",
+        })
+    }
 }
 
 impl fmt::Display for Evaluation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.undecided {
-            let split = self.claims.iter().filter(|c| c.undecided).count()
+        if let Some(reason) = self.undecided_reason() {
+            let split = self
+                .claims
+                .iter()
+                .filter(|c| c.undecided && !c.ungrounded)
+                .count()
                 + self.passages.iter().filter(|p| p.undecided).count();
+            let ungrounded = self.claims.iter().filter(|c| c.ungrounded).count();
             write!(
                 f,
-                "{}: UNDECIDED: the judge disagrees with itself (score {:.2}, threshold {:.2})",
+                "{}: UNDECIDED: {reason} (score {:.2}, threshold {:.2})",
                 self.metric, self.score, self.threshold
             )?;
             if split > 0 {
@@ -262,6 +298,17 @@ impl fmt::Display for Evaluation {
                         (true, _) => "claims are",
                         (false, 1) => "passage is",
                         (false, _) => "passages are",
+                    }
+                )?;
+            }
+            if ungrounded > 0 {
+                write!(
+                    f,
+                    "; {ungrounded} {} evidence in no passage, even asked again",
+                    if ungrounded == 1 {
+                        "claim's verdict cites its"
+                    } else {
+                        "claims' verdicts cite their"
                     }
                 )?;
             }
@@ -301,14 +348,21 @@ impl fmt::Display for Evaluation {
             }
             for (i, c) in shown {
                 write!(f, "    [{}] \"{}\" — ", i + 1, c.claim)?;
-                if c.undecided {
+                if c.ungrounded {
+                    write!(
+                        f,
+                        "undecided: the judge said {} but its evidence is in no passage",
+                        c.verdict
+                    )?;
+                } else if c.undecided {
                     write!(f, "undecided (most said {}", c.verdict)?;
                 } else {
                     write!(f, "{}", c.verdict)?;
                 }
-                match (c.agreement, c.undecided) {
+                match (c.agreement, c.undecided && !c.ungrounded) {
                     (Some(a), true) => write!(f, ", {a})")?,
                     (None, true) => write!(f, ")")?,
+                    (_, false) if c.ungrounded => {}
                     (Some(a), false) => write!(f, " ({a} samples agree)")?,
                     (None, false) => {}
                 }
@@ -316,8 +370,14 @@ impl fmt::Display for Evaluation {
                     write!(f, " (confidence {conf:.2})")?;
                 }
                 writeln!(f)?;
-                if !c.evidence.is_empty() {
-                    writeln!(f, "        evidence: \"{}\"", c.evidence)?;
+                match (c.evidence_in, c.evidence.is_empty()) {
+                    (Some(p), _) => writeln!(f, "        evidence: P{p} \"{}\"", c.evidence)?,
+                    (None, false) if c.ungrounded => {
+                        writeln!(f, "        evidence (in no passage): \"{}\"", c.evidence)?;
+                    }
+                    (None, false) => writeln!(f, "        evidence: \"{}\"", c.evidence)?,
+                    (None, true) if c.ungrounded => writeln!(f, "        evidence: none quoted")?,
+                    (None, true) => {}
                 }
             }
         }
@@ -401,6 +461,8 @@ mod tests {
                     failed: false,
                     agreement: None,
                     undecided: false,
+                    evidence_in: Some(1),
+                    ungrounded: false,
                 },
                 ClaimVerdict {
                     claim: "Shipping is free.".into(),
@@ -410,6 +472,8 @@ mod tests {
                     failed: true,
                     agreement: None,
                     undecided: false,
+                    evidence_in: None,
+                    ungrounded: false,
                 },
             ],
             passages: vec![],

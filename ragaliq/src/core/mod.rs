@@ -7,6 +7,7 @@
 //! import it.
 
 mod case;
+mod check;
 mod config_error;
 mod evaluation;
 mod json_mode;
@@ -19,6 +20,7 @@ pub(crate) mod sync;
 mod verdict;
 
 pub use case::{CaseError, RagCase};
+pub use check::{Check, CheckOutcome};
 pub use config_error::ConfigError;
 pub use evaluation::{ClaimVerdict, Evaluation, Metric, PassageVerdict, Usage};
 pub use json_mode::JsonMode;
@@ -32,6 +34,6 @@ pub(crate) use request::test_request;
 pub use request::{
     Fingerprint, JudgeRequest, JudgeResponse, Message, ResponseFormat, Role, StopReason,
 };
-pub use samples::{AUTO_BAND, Agreement, DEFAULT_AGREEMENT, Samples, Spread};
+pub use samples::{AUTO_BAND, Agreement, DEFAULT_AGREEMENT, DEFAULT_VERIFY_BATCH, Samples, Spread};
 pub(crate) use verdict::clamp_score;
 pub use verdict::{Verdict, VerdictWeights};

@@ -40,6 +40,11 @@ pub enum Samples {
 /// [`Samples::Auto`] to ask again.
 pub const AUTO_BAND: f64 = 0.25;
 
+/// Claims asked about in one verification call, unless configured
+/// (`judge.verify_batch`): chosen by measured agreement with people (see
+/// BENCHMARKS.md, "Verification strategies").
+pub const DEFAULT_VERIFY_BATCH: usize = 4;
+
 /// The default share of samples that must agree: 0.6, so 3 of 5 (and 2 of 3).
 pub const DEFAULT_AGREEMENT: f64 = 0.6;
 

@@ -4,7 +4,7 @@ use super::Judge;
 use crate::client::{self, Budget, Client};
 use crate::config::{Config, Provider};
 use crate::core::{ConfigError, JsonMode, Metric, Price, Samples, VerdictWeights};
-use crate::metrics::Scoring;
+use crate::metrics::{Scoring, Verification};
 use crate::prompts::{SchemaDialect, Templates};
 use crate::session::Session;
 use crate::tasks::Asking;
@@ -92,6 +92,10 @@ impl JudgeBuilder {
                 confidence_floor: config.confidence_floor,
                 samples: config.samples,
                 agreement: config.agreement,
+                verification: Verification {
+                    batch: config.verify_batch,
+                    evidence_checked: config.evidence_checked,
+                },
             },
             price: config.price(),
             budget: config.max_cost_usd,
@@ -163,7 +167,22 @@ impl JudgeBuilder {
         self
     }
 
-    /// Time allowed for one attempt (default 120 s).
+    /// Time allowed for one attempt (default 120 s), plus half a second per
+    /// token of the reply's limit: a slow local model writing at 2 tokens a
+    /// second still finishes its answer. A streamed reply that stops for
+    /// the idle timeout is cut sooner.
+    ///
+    /// ```
+    /// # use ragaliq::judge::{Judge, OpenAiTransport};
+    /// # use std::time::Duration;
+    /// // At most 20 s + 50 s for a reply of up to 100 tokens.
+    /// let judge = Judge::builder(OpenAiTransport::new("http://127.0.0.1:8080/v1"))
+    ///     .with_timeout(Duration::from_secs(20))
+    ///     .with_max_tokens(100)
+    ///     .build()
+    ///     .unwrap();
+    /// # let _ = judge;
+    /// ```
     pub fn with_timeout(mut self, timeout: Duration) -> Self {
         self.timeout = timeout;
         self
@@ -214,6 +233,20 @@ impl JudgeBuilder {
         self
     }
 
+    /// Claims asked about in one verification call (default 4; 1 asks each
+    /// claim alone).
+    pub fn with_verify_batch(mut self, claims: usize) -> Self {
+        self.scoring.verification.batch = claims;
+        self
+    }
+
+    /// Whether a verdict's evidence must be found in the passages (default
+    /// true): an ungrounded verdict is asked again alone, then undecided.
+    pub fn with_evidence_checked(mut self, checked: bool) -> Self {
+        self.scoring.verification.evidence_checked = checked;
+        self
+    }
+
     /// The model's price, for cost estimates and the budget.
     pub fn with_price(mut self, price: Price) -> Self {
         self.price = Some(price);
@@ -255,6 +288,13 @@ impl JudgeBuilder {
                 "temperature",
                 self.temperature.to_string(),
                 "a number from 0 to 2",
+            ));
+        }
+        if self.scoring.verification.batch == 0 {
+            return Err(invalid(
+                "verify_batch",
+                "0".into(),
+                "a whole number of claims, at least 1",
             ));
         }
         if self.max_tokens == 0 {

@@ -151,14 +151,16 @@ impl Judge {
     /// # impl Transport for Canned {
     /// #     fn provider(&self) -> &str { "canned" }
     /// #     fn complete<'a>(&'a self, r: &'a JudgeRequest) -> BoxFuture<'a, Result<JudgeResponse, TransportError>> {
-    /// #         let text = if r.task == "extract_claims" { r#"{"claims": ["A", "B"]}"# }
-    /// #             else { r#"{"verdicts": [{"claim": 1, "verdict": "supported"}, {"claim": 2, "verdict": "no_evidence"}]}"# };
+    /// #         let text = if r.task == "extract_claims" { r#"{"claims": ["Refunds take 30 days.", "Refunds are free."]}"# }
+    /// #             else { r#"{"verdicts": [{"claim": 1, "evidence": "Refunds take 30 days.", "verdict": "supported"}, {"claim": 2, "evidence": "", "verdict": "no_evidence"}]}"# };
     /// #         Box::pin(async move { Ok(JudgeResponse::text(text)) })
     /// #     }
     /// # }
     /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
     /// # let judge = Judge::builder(Canned).build().unwrap();
-    /// # let case = RagCase::new("q").context(["p"]).response("A. B.");
+    /// # let case = RagCase::new("How long do refunds take?")
+    /// #     .context(["Refunds take 30 days."])
+    /// #     .response("Refunds take 30 days. Refunds are free.");
     /// let strict = EvalOptions::default()
     ///     .with_threshold(0.9)
     ///     .with_weights(VerdictWeights::STRICT);
@@ -183,8 +185,7 @@ impl Judge {
         claims: &[String],
         passages: &[String],
     ) -> Result<(Vec<Voted>, Usage)> {
-        let s = &self.scoring;
-        metrics::verify_labelled(&self.session, s.agreement, claims, passages, s.samples).await
+        metrics::verify_labelled(&self.session, &self.scoring, claims, passages).await
     }
 
     /// Asks one task outside any metric (case generation); its usage counts

@@ -1,35 +1,89 @@
 //! Claim extraction and verification, shared by faithfulness, hallucination
 //! and context recall, with several samples voted on when asked.
+//!
+//! Verification asks about the claims in batches (`verify_batch` claims per
+//! call). Every item of a batch's answer is read on its own: a claim whose
+//! item cannot be read is asked again alone, and its neighbours stand. With
+//! evidence checked (the default), a verdict that needs evidence and whose
+//! quote is in no passage is asked again alone, once, told that its quote
+//! was not found; a verdict still ungrounded then decides nothing: the
+//! claim is undecided, never a pass.
 
 use super::sampling::{sample, vote_items};
 use super::{Asker, Plan};
 use crate::core::{Agreement, Verdict};
-use crate::error::Result;
-use crate::parse::ParsedVerdict;
-use crate::tasks::{ExtractClaims, VerifyClaim, VerifyClaims};
+use crate::error::{Error, Result};
+use crate::evidence::Found;
+use crate::parse::{ParseError, ParseErrorKind, ParsedVerdict};
+use crate::tasks::{
+    CheckedVerdict, ExtractClaims, Extracted, MAX_REASKS, VerifyClaim, VerifyClaims,
+};
 use futures_util::{StreamExt, TryStreamExt, stream};
 
-/// How many single-claim re-asks run at once when a batch cannot be matched
-/// (the judge's own concurrency limit applies on top).
+/// How many single-claim re-asks run at once (the judge's own concurrency
+/// limit applies on top).
 const REASK_CONCURRENCY: usize = 4;
 
-/// The atomic claims of `text`. No call for a blank text: it claims nothing.
-/// Claims are extracted once (sample 0), whatever the samples: voting
-/// happens on the verdicts, about the same claims.
-pub(super) async fn extract(ask: &Asker<'_>, query: &str, text: &str) -> Result<Vec<String>> {
+/// How claims are verified: claims per call, and whether evidence is checked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Verification {
+    /// Claims asked about in one call (1: each claim alone).
+    pub batch: usize,
+    /// Whether a verdict's evidence must be found in the passages.
+    pub evidence_checked: bool,
+}
+
+/// The claims of `text` that come from it (see
+/// [`ExtractClaims`](crate::tasks::ExtractClaims)), and those the judge
+/// wrote that do not. No call for a blank text: it claims nothing. Claims
+/// are extracted once (sample 0), whatever the samples: voting happens on
+/// the verdicts, about the same claims.
+///
+/// An extraction that gives claims, none of them from the text, is an
+/// error: scoring the text as claiming nothing would call it vacuously
+/// faithful.
+pub(super) async fn extract(ask: &Asker<'_>, query: &str, text: &str) -> Result<Extracted> {
     if text.trim().is_empty() {
-        return Ok(Vec::new());
+        return Ok(Extracted {
+            claims: Vec::new(),
+            dropped: Vec::new(),
+        });
     }
-    ask.ask(&ExtractClaims { query, text }, 0).await
+    let extracted = ask.ask(&ExtractClaims { query, text }, 0).await?;
+    if extracted.claims.is_empty() && !extracted.dropped.is_empty() {
+        let listed: Vec<String> = extracted
+            .dropped
+            .iter()
+            .map(|(_, c, _)| format!("{c:?}"))
+            .collect();
+        return Err(Error::JudgeResponse {
+            task: "extract_claims",
+            source: ParseError::new(
+                ParseErrorKind::WrongShape {
+                    detail: format!(
+                        "none of the claims the judge extracted is in the response: {}",
+                        listed.join(", ")
+                    ),
+                },
+                "",
+            ),
+        });
+    }
+    Ok(extracted)
 }
 
 /// A claim's verdict after the vote over every sample.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Voted {
     pub verdict: ParsedVerdict,
+    /// Where the winning verdict's evidence was found, when it was.
+    pub found: Option<Found>,
     /// `Some` with several samples.
     pub agreement: Option<Agreement>,
     pub undecided: bool,
+    /// The verdict needs evidence and its quote was in no passage, even
+    /// asked again alone (evidence checked): it decides nothing.
+    pub ungrounded: bool,
 }
 
 /// How bad a verdict is for the answer: ties go to the worse one.
@@ -42,44 +96,79 @@ fn rank(v: Verdict) -> i32 {
     }
 }
 
+/// A sample's verdict as scored: an ungrounded one counts as no evidence
+/// (it never helps the answer).
+pub(super) fn scored(v: &CheckedVerdict, checked: bool) -> Verdict {
+    if checked && v.ungrounded {
+        Verdict::NoEvidence
+    } else {
+        v.verdict.verdict
+    }
+}
+
 /// Verdicts on `claims` from every sample the plan asks for, and the vote.
-/// `score` turns one sample's verdicts into that sample's score (for
+/// `score` turns one sample's verdicts (an ungrounded one read as no
+/// evidence) into that sample's score (for
 /// [`Samples::Auto`](crate::Samples::Auto) and the spread).
 pub(super) async fn verify_voted(
     ask: &Asker<'_>,
+    how: Verification,
     claims: &[String],
     passages: &[String],
     plan: &Plan,
     score: impl Fn(&[ParsedVerdict]) -> f64,
 ) -> Result<(Vec<Voted>, Vec<f64>)> {
+    let sample_score = |set: &Vec<CheckedVerdict>| {
+        let read: Vec<ParsedVerdict> = set
+            .iter()
+            .map(|v| ParsedVerdict {
+                verdict: scored(v, how.evidence_checked),
+                ..v.verdict.clone()
+            })
+            .collect();
+        score(&read)
+    };
     let sampled = sample(
         plan,
-        |s| verify(ask, claims, passages, s),
-        |set: &Vec<ParsedVerdict>| score(set),
+        |s| verify(ask, how, claims, passages, s),
+        sample_score,
     )
     .await?;
-    let voted = vote_items(&sampled.answers, claims.len(), plan, |v| v.verdict, rank)
+    // An ungrounded verdict is no vote: it is `None` here, and the vote is
+    // over what the grounded samples said.
+    let key =
+        |v: &CheckedVerdict| (!(how.evidence_checked && v.ungrounded)).then_some(v.verdict.verdict);
+    let worse = |k: Option<Verdict>| k.map_or(-1, rank);
+    let voted = vote_items(&sampled.answers, claims.len(), plan, key, worse)
         .into_iter()
         .map(|vote| {
-            let confidences: Vec<f64> = vote.agreeing.iter().filter_map(|v| v.confidence).collect();
+            let first = vote.agreeing[0];
+            let confidences: Vec<f64> = vote
+                .agreeing
+                .iter()
+                .filter_map(|v| v.verdict.confidence)
+                .collect();
+            let ungrounded = vote.winner.is_none();
             Voted {
                 verdict: ParsedVerdict {
-                    verdict: vote.winner,
+                    verdict: vote.winner.unwrap_or(first.verdict.verdict),
                     evidence: vote
                         .agreeing
                         .iter()
-                        .map(|v| v.evidence.clone())
+                        .map(|v| v.verdict.evidence.clone())
                         .find(|e| !e.is_empty())
                         .unwrap_or_default(),
                     confidence: match (vote.agreement, &confidences[..]) {
                         // One sample: its confidence as given.
-                        (None, _) => vote.agreeing[0].confidence,
+                        (None, _) => first.verdict.confidence,
                         (Some(_), []) => None,
                         (Some(_), c) => Some(c.iter().sum::<f64>() / c.len() as f64),
                     },
                 },
+                found: vote.agreeing.iter().find_map(|v| v.found.clone()),
                 agreement: vote.agreement,
-                undecided: vote.undecided,
+                undecided: vote.undecided || ungrounded,
+                ungrounded,
             }
         })
         .collect();
@@ -88,47 +177,107 @@ pub(super) async fn verify_voted(
 
 /// One verdict per claim, in claim order, from sample `sample`.
 ///
-/// One batched call; the claims its reply leaves unanswered (some missing,
-/// or a batch that cannot be matched at all) are re-asked one by one, at
-/// most [`MAX_REASKS`](crate::MAX_REASKS) of them. Verdicts are never
+/// Batches of `how.batch` claims; the claims a batch's answer leaves
+/// unanswered are asked again alone, at most [`MAX_REASKS`] per batch; with
+/// evidence checked, so are ungrounded verdicts, once. Verdicts are never
 /// truncated or padded. With no context, every claim has no evidence and no
 /// call is made.
 async fn verify(
     ask: &Asker<'_>,
+    how: Verification,
     claims: &[String],
     passages: &[String],
     sample: u32,
-) -> Result<Vec<ParsedVerdict>> {
-    if claims.is_empty() {
-        return Ok(Vec::new());
-    }
+) -> Result<Vec<CheckedVerdict>> {
     if passages.is_empty() {
         return Ok(claims
             .iter()
-            .map(|_| ParsedVerdict {
-                verdict: Verdict::NoEvidence,
-                evidence: String::new(),
-                confidence: None,
+            .map(|_| CheckedVerdict {
+                verdict: ParsedVerdict {
+                    verdict: Verdict::NoEvidence,
+                    evidence: String::new(),
+                    confidence: None,
+                },
+                found: None,
+                ungrounded: false,
             })
             .collect());
     }
-    let mut verdicts = ask.ask(&VerifyClaims { claims, passages }, sample).await?;
-    let missing: Vec<usize> = (0..claims.len())
-        .filter(|&i| verdicts[i].is_none())
-        .collect();
-    let reasked: Vec<(usize, ParsedVerdict)> = stream::iter(missing)
-        .map(|i| async move {
-            let claim = VerifyClaim {
-                claim: &claims[i],
-                passages,
-            };
-            ask.ask(&claim, sample).await.map(|v| (i, v))
-        })
-        .buffer_unordered(REASK_CONCURRENCY)
-        .try_collect()
-        .await?;
-    for (i, v) in reasked {
-        verdicts[i] = Some(v);
-    }
+    let batches = claims.chunks(how.batch.max(1)).map(|chunk| async move {
+        let mut got: Vec<Option<CheckedVerdict>> = if chunk.len() == 1 {
+            // A batch of one is asked as one claim.
+            vec![Some(alone(ask, &chunk[0], passages, sample, false).await?)]
+        } else {
+            ask.ask(
+                &VerifyClaims {
+                    claims: chunk,
+                    passages,
+                },
+                sample,
+            )
+            .await?
+            .items
+        };
+        // Unreadable items first, then (evidence checked) ungrounded ones.
+        for retry in [false, true] {
+            if retry && !how.evidence_checked {
+                break;
+            }
+            let again: Vec<usize> = (0..chunk.len())
+                .filter(|&i| match &got[i] {
+                    None => !retry,
+                    Some(v) => retry && v.ungrounded,
+                })
+                .take(MAX_REASKS)
+                .collect();
+            let answers: Vec<(usize, CheckedVerdict)> = stream::iter(again)
+                .map(|i| async move {
+                    alone(ask, &chunk[i], passages, sample, retry)
+                        .await
+                        .map(|v| (i, v))
+                })
+                .buffer_unordered(REASK_CONCURRENCY)
+                .try_collect()
+                .await?;
+            for (i, v) in answers {
+                got[i] = Some(v);
+            }
+        }
+        got.into_iter()
+            .map(|v| {
+                v.ok_or_else(|| Error::JudgeResponse {
+                    task: "verify_claims",
+                    source: ParseError::new(
+                        ParseErrorKind::Unmatched {
+                            unmatched: 1,
+                            limit: MAX_REASKS,
+                        },
+                        "",
+                    ),
+                })
+            })
+            .collect::<Result<Vec<_>>>()
+    });
+    let verdicts: Vec<Vec<CheckedVerdict>> = futures_util::future::try_join_all(batches).await?;
     Ok(verdicts.into_iter().flatten().collect())
+}
+
+/// One claim asked alone; `retry` says the judge's quote for it was in no
+/// passage, so the question says so.
+async fn alone(
+    ask: &Asker<'_>,
+    claim: &str,
+    passages: &[String],
+    sample: u32,
+    retry: bool,
+) -> Result<CheckedVerdict> {
+    ask.ask(
+        &VerifyClaim {
+            claim,
+            passages,
+            retry,
+        },
+        sample,
+    )
+    .await
 }

@@ -1,13 +1,14 @@
 //! Context precision (are the retrieved passages relevant, best first?) and
 //! context recall (does the context hold what a complete answer needs?).
 
+use super::claims::Verification;
 use super::faithfulness::details;
 use super::sampling::{sample, vote_items};
 use super::{Asker, Plan, Scored, claims, plural};
 use crate::core::{Metric, PassageVerdict, RagCase, Verdict, VerdictWeights};
 use crate::error::{Error, Result};
-use crate::parse::{ParsedRelevance, ParsedVerdict};
-use crate::tasks::PassageRelevance;
+use crate::parse::{ParseError, ParseErrorKind, ParsedRelevance, ParsedVerdict};
+use crate::tasks::{MAX_REASKS, PassageRelevance};
 
 /// Average precision over the ranked passages: the mean, over relevant
 /// passages, of the precision at each one's rank. 0 when none is relevant.
@@ -18,13 +19,9 @@ pub(super) async fn precision(ask: &Asker<'_>, case: &RagCase, plan: &Plan) -> R
             what: "at least one context passage",
         });
     }
-    let question = PassageRelevance {
-        query: &case.query,
-        expected: case.expected_answer.as_deref(),
-        passages: &case.context,
-    };
     let ap = |set: &Vec<ParsedRelevance>| average_precision(set.iter().map(|v| v.relevant));
-    let sampled = sample(plan, |s| ask.ask(&question, s), ap).await?;
+    let judged = |s| judge_passages(ask, case, s);
+    let sampled = sample(plan, judged, ap).await?;
     // A tie counts the passage as not relevant: never in the retriever's favour.
     let passages: Vec<PassageVerdict> = vote_items(
         &sampled.answers,
@@ -59,6 +56,56 @@ pub(super) async fn precision(ask: &Asker<'_>, case: &RagCase, plan: &Plan) -> R
     })
 }
 
+/// Every passage's relevance from sample `sample`: one call for all of them;
+/// a passage whose item cannot be read is asked about again alone (at most
+/// [`MAX_REASKS`] of them), and its neighbours stand.
+async fn judge_passages(
+    ask: &Asker<'_>,
+    case: &RagCase,
+    sample: u32,
+) -> Result<Vec<ParsedRelevance>> {
+    fn question<'a>(case: &'a RagCase, passages: &'a [String]) -> PassageRelevance<'a> {
+        PassageRelevance {
+            query: &case.query,
+            expected: case.expected_answer.as_deref(),
+            passages,
+        }
+    }
+    let mut got = ask.ask(&question(case, &case.context), sample).await?.items;
+    let missing: Vec<usize> = (0..got.len()).filter(|&i| got[i].is_none()).collect();
+    if missing.len() > MAX_REASKS {
+        return Err(Error::JudgeResponse {
+            task: "passage_relevance",
+            source: ParseError::new(
+                ParseErrorKind::Unmatched {
+                    unmatched: missing.len(),
+                    limit: MAX_REASKS,
+                },
+                "",
+            ),
+        });
+    }
+    for i in missing {
+        let one = std::slice::from_ref(&case.context[i]);
+        let mut alone = ask.ask(&question(case, one), sample).await?.items;
+        got[i] = alone.pop().flatten();
+    }
+    got.into_iter()
+        .map(|v| {
+            v.ok_or_else(|| Error::JudgeResponse {
+                task: "passage_relevance",
+                source: ParseError::new(
+                    ParseErrorKind::Unmatched {
+                        unmatched: 1,
+                        limit: MAX_REASKS,
+                    },
+                    "",
+                ),
+            })
+        })
+        .collect()
+}
+
 pub(super) fn average_precision(relevant: impl IntoIterator<Item = bool>) -> f64 {
     let (mut hits, mut sum, mut seen) = (0usize, 0.0, 0usize);
     for r in relevant {
@@ -74,7 +121,12 @@ pub(super) fn average_precision(relevant: impl IntoIterator<Item = bool>) -> f64
 /// The expected facts (or the claims of the expected answer) verified
 /// against the context: the weighted share covered (supported 1, partially
 /// supported 0.5).
-pub(super) async fn recall(ask: &Asker<'_>, case: &RagCase, plan: &Plan) -> Result<Scored> {
+pub(super) async fn recall(
+    ask: &Asker<'_>,
+    how: Verification,
+    case: &RagCase,
+    plan: &Plan,
+) -> Result<Scored> {
     let facts = if !case.expected_facts.is_empty() {
         case.expected_facts.clone()
     } else if let Some(answer) = case
@@ -82,7 +134,7 @@ pub(super) async fn recall(ask: &Asker<'_>, case: &RagCase, plan: &Plan) -> Resu
         .as_deref()
         .filter(|a| !a.trim().is_empty())
     {
-        claims::extract(ask, &case.query, answer).await?
+        claims::extract(ask, &case.query, answer).await?.claims
     } else {
         return Err(Error::MissingInput {
             metric: Metric::ContextRecall,
@@ -97,10 +149,11 @@ pub(super) async fn recall(ask: &Asker<'_>, case: &RagCase, plan: &Plan) -> Resu
     }
     let score_of =
         |set: &[ParsedVerdict]| VerdictWeights::RATIO.score(set.iter().map(|v| v.verdict));
-    let (voted, scores) = claims::verify_voted(ask, &facts, &case.context, plan, score_of).await?;
+    let (voted, scores) =
+        claims::verify_voted(ask, how, &facts, &case.context, plan, score_of).await?;
     let undecided = voted.iter().any(|v| v.undecided);
     let score = VerdictWeights::RATIO.score(voted.iter().map(|v| v.verdict.verdict));
-    let details = details(facts, voted, |v| v.verdict != Verdict::Supported);
+    let details = details(&facts, voted, |v| v.verdict != Verdict::Supported);
     let covered = details.iter().filter(|c| !c.failed).count();
     let reasoning = if case.context.is_empty() {
         "No context was retrieved, so no expected fact is covered.".to_owned()

@@ -1,37 +1,44 @@
 //! Faithfulness and hallucination: the same claims and verdicts, scored two ways.
 
-use super::claims::{self, Voted};
+use super::claims::{self, Verification, Voted};
 use super::{Asker, Plan, Scored, plural};
 use crate::core::{ClaimVerdict, RagCase, Verdict, VerdictWeights};
 use crate::error::Result;
 use crate::parse::ParsedVerdict;
+use crate::tasks::Extracted;
 
 pub(super) async fn faithfulness(
     ask: &Asker<'_>,
+    how: Verification,
     case: &RagCase,
     weights: VerdictWeights,
     plan: &Plan,
 ) -> Result<Scored> {
-    let claims = claims::extract(ask, &case.query, case.response_text()).await?;
-    if claims.is_empty() {
+    let extracted = claims::extract(ask, &case.query, case.response_text()).await?;
+    if extracted.claims.is_empty() {
         return Ok(Scored::vacuous(
             "The response makes no factual claims: vacuously faithful.",
         ));
     }
     let score_of = |set: &[ParsedVerdict]| weights.score(set.iter().map(|v| v.verdict));
-    let (voted, scores) = claims::verify_voted(ask, &claims, &case.context, plan, score_of).await?;
+    let (voted, scores) =
+        claims::verify_voted(ask, how, &extracted.claims, &case.context, plan, score_of).await?;
     let undecided = voted.iter().any(|v| v.undecided);
     let score = weights.score(voted.iter().map(|v| v.verdict.verdict));
-    let details = details(claims, voted, |v| v.verdict != Verdict::Supported);
+    let details = details(&extracted.claims, voted, |v| {
+        v.verdict != Verdict::Supported
+    });
+    let mut reasoning = match summary(&details, case) {
+        Some(verdicts) => format!(
+            "Verdicts on {}: {verdicts}.",
+            plural(details.len(), "claim", "claims")
+        ),
+        None => no_context(details.len()),
+    };
+    reasoning.push_str(&dropped(&extracted));
     Ok(Scored {
         score,
-        reasoning: match summary(&details, case) {
-            Some(verdicts) => format!(
-                "Verdicts on {}: {verdicts}.",
-                plural(details.len(), "claim", "claims")
-            ),
-            None => no_context(details.len()),
-        },
+        reasoning,
         claims: details,
         passages: Vec::new(),
         undecided,
@@ -50,12 +57,13 @@ pub(crate) fn hallucinated(v: &ParsedVerdict, floor: f64) -> bool {
 
 pub(super) async fn hallucination(
     ask: &Asker<'_>,
+    how: Verification,
     case: &RagCase,
     floor: f64,
     plan: &Plan,
 ) -> Result<Scored> {
-    let claims = claims::extract(ask, &case.query, case.response_text()).await?;
-    if claims.is_empty() {
+    let extracted = claims::extract(ask, &case.query, case.response_text()).await?;
+    if extracted.claims.is_empty() {
         return Ok(Scored::vacuous(
             "The response makes no factual claims: nothing is hallucinated.",
         ));
@@ -63,9 +71,10 @@ pub(super) async fn hallucination(
     let score_of = |set: &[ParsedVerdict]| {
         1.0 - set.iter().filter(|v| hallucinated(v, floor)).count() as f64 / set.len() as f64
     };
-    let (voted, scores) = claims::verify_voted(ask, &claims, &case.context, plan, score_of).await?;
+    let (voted, scores) =
+        claims::verify_voted(ask, how, &extracted.claims, &case.context, plan, score_of).await?;
     let undecided = voted.iter().any(|v| v.undecided);
-    let details = details(claims, voted, |v| hallucinated(v, floor));
+    let details = details(&extracted.claims, voted, |v| hallucinated(v, floor));
     let hallucinated_count = details.iter().filter(|c| c.failed).count();
     let total = details.len();
     let score = 1.0 - hallucinated_count as f64 / total as f64;
@@ -86,6 +95,7 @@ pub(super) async fn hallucination(
             plural(low, "claim is", "claims are")
         ));
     }
+    reasoning.push_str(&dropped(&extracted));
     Ok(Scored {
         score,
         reasoning,
@@ -96,24 +106,51 @@ pub(super) async fn hallucination(
     })
 }
 
+/// The claims with their voted verdicts. A claim fails the metric when
+/// `failed` says so of its verdict; an ungrounded verdict fails it too (it
+/// is undecided, never a pass).
 pub(super) fn details(
-    claims: Vec<String>,
+    claims: &[String],
     verdicts: Vec<Voted>,
     failed: impl Fn(&ParsedVerdict) -> bool,
 ) -> Vec<ClaimVerdict> {
     claims
-        .into_iter()
+        .iter()
         .zip(verdicts)
         .map(|(claim, v)| ClaimVerdict {
-            failed: failed(&v.verdict),
-            claim,
+            failed: v.ungrounded || failed(&v.verdict),
+            claim: claim.clone(),
             verdict: v.verdict.verdict,
             evidence: v.verdict.evidence,
             confidence: v.verdict.confidence,
             agreement: v.agreement,
             undecided: v.undecided,
+            evidence_in: v.found.map(|f| f.passage + 1),
+            ungrounded: v.ungrounded,
         })
         .collect()
+}
+
+/// " 1 claim the judge wrote was dropped: \"…\" (not in the response)."
+pub(super) fn dropped(extracted: &Extracted) -> String {
+    if extracted.dropped.is_empty() {
+        return String::new();
+    }
+    let listed: Vec<String> = extracted
+        .dropped
+        .iter()
+        .map(|(_, c, why)| format!("{c:?} ({why})"))
+        .collect();
+    format!(
+        " {} the judge extracted {} dropped: {}.",
+        plural(extracted.dropped.len(), "claim", "claims"),
+        if extracted.dropped.len() == 1 {
+            "was"
+        } else {
+            "were"
+        },
+        listed.join("; ")
+    )
 }
 
 /// "3 supported, 1 contradicted"; `None` when there was no context to verify against.
@@ -134,7 +171,17 @@ pub(super) fn summary(details: &[ClaimVerdict], case: &RagCase) -> Option<String
     })
     .collect();
     let mut out = parts.join(", ");
-    let split = details.iter().filter(|c| c.undecided).count();
+    let ungrounded = details.iter().filter(|c| c.ungrounded).count();
+    let split = details
+        .iter()
+        .filter(|c| c.undecided && !c.ungrounded)
+        .count();
+    if ungrounded > 0 {
+        out.push_str(&format!(
+            "; {} evidence in no passage (undecided)",
+            plural(ungrounded, "verdict cites its", "verdicts cite their")
+        ));
+    }
     if split > 0 {
         out.push_str(&format!("; {split} split below the required agreement"));
     }

@@ -9,7 +9,7 @@ mod faithfulness;
 mod relevance;
 mod sampling;
 
-pub(crate) use claims::Voted;
+pub(crate) use claims::{Verification, Voted};
 
 use crate::core::{
     ClaimVerdict, ConfigError, Evaluation, Metric, PassageVerdict, RagCase, Samples,
@@ -80,7 +80,8 @@ impl EvalOptions {
     }
 }
 
-/// Defaults the metrics apply when an [`EvalOptions`] leaves them open.
+/// Defaults the metrics apply when an [`EvalOptions`] leaves them open,
+/// and how claims are verified.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Scoring {
     pub thresholds: [f64; 5],
@@ -88,6 +89,7 @@ pub(crate) struct Scoring {
     pub confidence_floor: f64,
     pub samples: Samples,
     pub agreement: f64,
+    pub verification: Verification,
 }
 
 impl Default for Scoring {
@@ -98,6 +100,10 @@ impl Default for Scoring {
             confidence_floor: 0.8,
             samples: Samples::default(),
             agreement: crate::core::DEFAULT_AGREEMENT,
+            verification: Verification {
+                batch: crate::core::DEFAULT_VERIFY_BATCH,
+                evidence_checked: true,
+            },
         }
     }
 }
@@ -217,18 +223,19 @@ pub(crate) async fn evaluate(
         session,
         tally: &tally,
     };
+    let how = scoring.verification;
     let scored = match metric {
         Metric::Faithfulness => {
             let weights = options.weights.unwrap_or(scoring.weights);
-            faithfulness::faithfulness(&ask, case, weights, &plan).await?
+            faithfulness::faithfulness(&ask, how, case, weights, &plan).await?
         }
         Metric::Hallucination => {
             let floor = options.confidence_floor.unwrap_or(scoring.confidence_floor);
-            faithfulness::hallucination(&ask, case, floor, &plan).await?
+            faithfulness::hallucination(&ask, how, case, floor, &plan).await?
         }
         Metric::Relevance => relevance::relevance(&ask, case, &plan).await?,
         Metric::ContextPrecision => context::precision(&ask, case, &plan).await?,
-        Metric::ContextRecall => context::recall(&ask, case, &plan).await?,
+        Metric::ContextRecall => context::recall(&ask, how, case, &plan).await?,
     };
     // A split vote's score is the median sample's: the decided verdicts'
     // score would pretend the judge made up its mind.
@@ -284,14 +291,13 @@ fn plural(n: usize, one: &str, many: &str) -> String {
 /// calibration has no threshold to sample near.
 pub(crate) async fn verify_labelled(
     session: &Session,
-    agreement: f64,
+    scoring: &Scoring,
     claims: &[String],
     passages: &[String],
-    samples: Samples,
 ) -> Result<(Vec<Voted>, crate::core::Usage)> {
     let plan = Plan {
-        samples: Samples::Fixed(samples.max()),
-        agreement,
+        samples: Samples::Fixed(scoring.samples.max()),
+        agreement: scoring.agreement,
         threshold: 0.5,
     };
     let tally = Tally::default();
@@ -299,6 +305,7 @@ pub(crate) async fn verify_labelled(
         session,
         tally: &tally,
     };
-    let (voted, _) = claims::verify_voted(&ask, claims, passages, &plan, |_| 0.0).await?;
+    let (voted, _) =
+        claims::verify_voted(&ask, scoring.verification, claims, passages, &plan, |_| 0.0).await?;
     Ok((voted, tally.total()))
 }

@@ -152,6 +152,59 @@ pub(crate) fn extract(raw: &str) -> Result<Found, ParseError> {
     }
 }
 
+/// The JSON value a reply carries, written back as compact JSON in the
+/// judge's key order (repairs applied, bare verdict words quoted); `None`
+/// when the reply holds no complete JSON value. Read by the same readers,
+/// it gives the same result as the reply itself.
+pub(crate) fn canonical(raw: &str) -> Option<String> {
+    fn write(v: &J, out: &mut String) {
+        match v {
+            J::Null => out.push_str("null"),
+            J::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+            J::Number(x, written) => {
+                if serde_json::from_str::<serde_json::Number>(written).is_ok() {
+                    out.push_str(written);
+                } else {
+                    out.push_str(&serde_json::to_string(x).unwrap_or_else(|_| "null".into()));
+                }
+            }
+            J::String(s) | J::Word(s) => {
+                out.push_str(&serde_json::to_string(s).unwrap_or_default());
+            }
+            J::Array(items) => {
+                out.push('[');
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    write(item, out);
+                }
+                out.push(']');
+            }
+            J::Object(pairs) => {
+                out.push('{');
+                for (i, (k, item)) in pairs.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    out.push_str(&serde_json::to_string(k).unwrap_or_default());
+                    out.push(':');
+                    write(item, out);
+                }
+                out.push('}');
+            }
+        }
+    }
+    match extract(raw).ok()? {
+        Found::Value(v) => {
+            let mut out = String::new();
+            write(&v, &mut out);
+            Some(out)
+        }
+        Found::Truncated(_) => None,
+    }
+}
+
 /// Extracts a value that must be complete.
 pub(crate) fn extract_complete(raw: &str) -> Result<J, ParseError> {
     match extract(raw)? {

@@ -53,6 +53,7 @@
 mod json;
 
 use crate::core::Verdict;
+pub(crate) use json::canonical;
 use json::{Found, J};
 use std::fmt;
 
@@ -436,8 +437,18 @@ fn is_string_list(v: &J) -> bool {
 /// assert_eq!(v.confidence, None);
 /// let cut = parse::verdict(r#"{"verdict": "contradicted", "evidence": "The passage sa"#).unwrap();
 /// assert_eq!(cut.verdict, Verdict::Contradicted);
+/// assert_eq!(parse::verdict("Supported.").unwrap().verdict, Verdict::Supported);
 /// ```
 pub fn verdict(raw: &str) -> Result<ParsedVerdict, ParseError> {
+    // A reply that is nothing but one verdict word (what a one-word prompt
+    // asks for) is that verdict, with no evidence.
+    if let Some(verdict) = Verdict::from_label(raw).filter(|_| raw.trim().len() <= 40) {
+        return Ok(ParsedVerdict {
+            verdict,
+            evidence: String::new(),
+            confidence: None,
+        });
+    }
     let value = match json::extract(raw)? {
         Found::Value(v) => v,
         Found::Truncated(pairs) if has(&J::Object(pairs.clone()), "verdict") => {
@@ -516,6 +527,46 @@ pub fn verdicts_partial(raw: &str, n: usize) -> Result<Vec<Option<ParsedVerdict>
     indexed(&items, n, "claim", raw, |o| read_verdict(o, raw))
 }
 
+/// A batch read item by item: each readable item in its slot, and why the
+/// others were set aside. One unreadable item (a placeholder echoed, an
+/// unknown label, a missing field, a number out of range or given twice)
+/// costs only its own slot, never its neighbours'.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Batch<T> {
+    /// One slot per claim (or passage), in order: `None` where no readable
+    /// item answers it.
+    pub items: Vec<Option<T>>,
+    /// For each empty slot, why it is empty.
+    pub missing: Vec<Option<String>>,
+    /// Why items were set aside, one line each: `item 3: …`.
+    pub problems: Vec<String>,
+}
+
+/// Verdicts for `n` claims, item by item: every readable verdict at its
+/// claim's number, the claims no readable item answers left `None` (to be
+/// asked again, alone), and why. An error only when the reply holds no list
+/// of items at all.
+///
+/// ```
+/// use ragaliq::{parse, Verdict};
+/// let reply = r#"{"verdicts": [
+///     {"claim": 1, "verdict": "supported", "evidence": "Refunds take 30 days."},
+///     {"claim": 2, "verdict": "supported", "evidence": "<quote from a passage>"},
+///     {"claim": 9, "verdict": "contradicted", "evidence": "No."}
+/// ]}"#;
+/// let b = parse::verdicts_each(reply, 3).unwrap();
+/// assert_eq!(b.items[0].as_ref().unwrap().verdict, Verdict::Supported);
+/// assert!(b.items[1].is_none() && b.items[2].is_none());
+/// assert_eq!(b.problems.len(), 3); // the placeholder, claim 9, claim 3 unanswered
+/// ```
+pub fn verdicts_each(raw: &str, n: usize) -> Result<Batch<ParsedVerdict>, ParseError> {
+    let value = json::extract_complete(raw)?;
+    let items = batch_items(value, "verdicts", "verdict", raw)?;
+    Ok(indexed_each(&items, n, "claim", raw, |o| {
+        read_verdict(o, raw)
+    }))
+}
+
 /// A score with reasoning: `{"reasoning": "…", "score": 0.8}`. Scores may be
 /// written `0.8`, `"0.8"`, `"80%"` or `"8/10"`. A reply cut off after its
 /// `score` pair (and the comma after it) is still read.
@@ -565,42 +616,60 @@ pub fn score(raw: &str) -> Result<ScoredReply, ParseError> {
 pub fn passage_relevance(raw: &str, n: usize) -> Result<Vec<ParsedRelevance>, ParseError> {
     let value = json::extract_complete(raw)?;
     let items = batch_items(value, "verdicts", "relevant", raw)?;
-    let partial = indexed(&items, n, "passage", raw, |o| {
-        let relevant = match get(o, "relevant", raw)? {
-            Some(J::Bool(b)) => *b,
-            Some(J::String(s) | J::Word(s)) => {
-                match s
-                    .trim()
-                    .trim_matches(|c: char| c.is_ascii_punctuation())
-                    .to_ascii_lowercase()
-                    .as_str()
-                {
-                    "yes" | "true" => true,
-                    "no" | "false" => false,
-                    _ => {
-                        return Err(ParseError::new(
-                            ParseErrorKind::UnknownLabel { label: s.clone() },
-                            raw,
-                        ));
-                    }
+    let partial = indexed(&items, n, "passage", raw, |o| read_relevance(o, raw))?;
+    complete(partial, n, raw)
+}
+
+/// Like [`passage_relevance`], item by item (see [`verdicts_each`]).
+///
+/// ```
+/// let b = ragaliq::parse::passage_relevance_each(
+///     r#"{"verdicts": [{"passage": 1, "relevant": "maybe"}, {"passage": 2, "relevant": false}]}"#, 2,
+/// ).unwrap();
+/// assert!(b.items[0].is_none() && b.items[1].as_ref().is_some_and(|r| !r.relevant));
+/// ```
+pub fn passage_relevance_each(raw: &str, n: usize) -> Result<Batch<ParsedRelevance>, ParseError> {
+    let value = json::extract_complete(raw)?;
+    let items = batch_items(value, "verdicts", "relevant", raw)?;
+    Ok(indexed_each(&items, n, "passage", raw, |o| {
+        read_relevance(o, raw)
+    }))
+}
+
+fn read_relevance(o: &Obj, raw: &str) -> Result<ParsedRelevance, ParseError> {
+    let relevant = match get(o, "relevant", raw)? {
+        Some(J::Bool(b)) => *b,
+        Some(J::String(s) | J::Word(s)) => {
+            match s
+                .trim()
+                .trim_matches(|c: char| c.is_ascii_punctuation())
+                .to_ascii_lowercase()
+                .as_str()
+            {
+                "yes" | "true" => true,
+                "no" | "false" => false,
+                _ => {
+                    return Err(ParseError::new(
+                        ParseErrorKind::UnknownLabel { label: s.clone() },
+                        raw,
+                    ));
                 }
             }
-            other => {
-                return Err(shape(
-                    format!(
-                        "`relevant` should be true or false, found {}",
-                        other.map_or("nothing".into(), J::describe)
-                    ),
-                    raw,
-                ));
-            }
-        };
-        Ok(ParsedRelevance {
-            relevant,
-            reason: text_field(o, "reason", raw)?,
-        })
-    })?;
-    complete(partial, n, raw)
+        }
+        other => {
+            return Err(shape(
+                format!(
+                    "`relevant` should be true or false, found {}",
+                    other.map_or("nothing".into(), J::describe)
+                ),
+                raw,
+            ));
+        }
+    };
+    Ok(ParsedRelevance {
+        relevant,
+        reason: text_field(o, "reason", raw)?,
+    })
 }
 
 /// A generated question with its grounded answer.
@@ -771,6 +840,101 @@ fn indexed<T: PartialEq>(
         }
     }
     Ok(out)
+}
+
+/// Like [`indexed`], but every problem costs only the items it touches.
+fn indexed_each<T: PartialEq>(
+    items: &[Vec<(String, J)>],
+    n: usize,
+    index_key: &str,
+    raw: &str,
+    read: impl Fn(&Obj) -> Result<T, ParseError>,
+) -> Batch<T> {
+    let mut out: Vec<Option<T>> = (0..n).map(|_| None).collect();
+    let mut missing: Vec<Option<String>> = vec![None; n];
+    let mut problems = Vec::new();
+    let why = |e: &ParseError| e.kind.to_string();
+    let numbers: Vec<Result<Option<&J>, ParseError>> =
+        items.iter().map(|o| get(o, index_key, raw)).collect();
+    let numbered = numbers.iter().filter(|r| matches!(r, Ok(Some(_)))).count();
+    // Each slot: the items that name it, read (or why not).
+    let mut answers: Vec<Vec<Result<T, String>>> = (0..n).map(|_| Vec::new()).collect();
+    if numbered == 0 {
+        if items.len() == n {
+            for (slot, item) in answers.iter_mut().zip(items) {
+                slot.push(read(item).map_err(|e| why(&e)));
+            }
+        } else {
+            problems.push(format!(
+                "{} unnumbered items for {n} {index_key}s: none can be matched",
+                items.len()
+            ));
+        }
+    } else {
+        for (i, (item, number)) in items.iter().zip(numbers).enumerate() {
+            let k = match number {
+                Ok(Some(number)) => match read_index(number) {
+                    Some(k) if k <= n => k,
+                    Some(k) => {
+                        problems.push(format!(
+                            "item {}: {index_key} {k} does not exist (there are {n})",
+                            i + 1
+                        ));
+                        continue;
+                    }
+                    None => {
+                        problems.push(format!(
+                            "item {}: `{}` is not a {index_key} number",
+                            i + 1,
+                            written(number)
+                        ));
+                        continue;
+                    }
+                },
+                Ok(None) => {
+                    problems.push(format!("item {}: it has no `{index_key}` number", i + 1));
+                    continue;
+                }
+                Err(e) => {
+                    problems.push(format!("item {}: {}", i + 1, why(&e)));
+                    continue;
+                }
+            };
+            answers[k - 1].push(read(item).map_err(|e| why(&e)));
+        }
+    }
+    for (k, got) in answers.into_iter().enumerate() {
+        let mut readable: Vec<T> = Vec::new();
+        let mut errors: Vec<String> = Vec::new();
+        for answer in got {
+            match answer {
+                Ok(v) => readable.push(v),
+                Err(e) => errors.push(e),
+            }
+        }
+        let reason = match readable.len() {
+            0 if errors.is_empty() => Some("no item answers it".to_owned()),
+            0 => Some(errors.join("; ")),
+            1 => {
+                out[k] = readable.pop();
+                None
+            }
+            _ if readable.windows(2).all(|w| w[0] == w[1]) => {
+                out[k] = readable.pop();
+                None
+            }
+            _ => Some("answered twice, differently".to_owned()),
+        };
+        if let Some(r) = &reason {
+            problems.push(format!("{index_key} {}: {r}", k + 1));
+        }
+        missing[k] = reason;
+    }
+    Batch {
+        items: out,
+        missing,
+        problems,
+    }
 }
 
 fn written(v: &J) -> String {

@@ -168,7 +168,11 @@ pub struct Recorder {
 struct Used {
     exchange: Exchange,
     trials: BTreeSet<String>,
+    /// Answered live now: its answer replaces a recorded one.
     fresh: bool,
+    /// Replayed, and its answer checked differently from the recording
+    /// (the rule changed): the recording takes the new checks.
+    rechecked: bool,
 }
 
 impl fmt::Debug for Recorder {
@@ -294,6 +298,7 @@ impl Recorder {
             exchange: exchange.clone(),
             trials: BTreeSet::new(),
             fresh: false,
+            rechecked: false,
         });
         entry.trials.insert(trial.unwrap_or(WHOLE).to_owned());
         Some(exchange.response())
@@ -333,11 +338,25 @@ impl Recorder {
             exchange: exchange.clone(),
             trials: BTreeSet::new(),
             fresh: true,
+            rechecked: false,
         });
         entry.exchange = exchange;
         entry.fresh = true;
         entry.trials.insert(trial.unwrap_or(WHOLE).to_owned());
         self.new.fetch_add(1, Ordering::SeqCst);
+    }
+
+    /// Notes what was made of an exchange's answer (where its evidence was
+    /// found, what was set aside), for the recording. A replayed exchange
+    /// whose checks differ from the recorded ones takes the new ones, so
+    /// the recording shows what the current rules make of it.
+    pub(crate) fn checked(&self, fingerprint: &Fingerprint, checks: Vec<crate::core::Check>) {
+        if let Some(u) = lock(&self.used).get_mut(&fingerprint.to_string())
+            && u.exchange.checks != checks
+        {
+            u.exchange.checks = checks;
+            u.rechecked = !u.fresh;
+        }
     }
 
     /// Whether `trial` (or the whole test, for `None`) paid for a live
@@ -673,6 +692,8 @@ fn merge(
         if u.fresh {
             // Asked afresh (record mode, or new): the new answer wins.
             entry.0 = u.exchange.clone();
+        } else if u.rechecked {
+            entry.0.checks = u.exchange.checks.clone();
         }
         entry.1.insert(trial.to_owned());
     }
@@ -712,6 +733,7 @@ mod tests {
             exchange: e,
             trials: BTreeSet::new(),
             fresh,
+            rechecked: false,
         }
     }
 

@@ -35,7 +35,7 @@
 //! way replay hands the parsers exactly what the judge sent.
 
 use super::ordered::Ordered;
-use crate::core::{JsonMode, JudgeRequest, JudgeResponse, ResponseFormat};
+use crate::core::{Check, CheckOutcome, JsonMode, JudgeRequest, JudgeResponse, ResponseFormat};
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::ser::{SerializeMap, Serializer};
 use serde::{Deserialize, Serialize};
@@ -75,6 +75,9 @@ pub struct Exchange {
     pub settings: Option<Settings>,
     /// Tokens the server reported.
     pub tokens: Tokens,
+    /// What ragaliq made of the answer's items: where each verdict's
+    /// evidence was found, or why an item was set aside.
+    pub checks: Vec<Check>,
     /// The trials (a suite's metrics) that use this exchange; empty for a
     /// `#[rag_test]`, whose whole test is the one user.
     pub used_by: BTreeSet<String>,
@@ -144,6 +147,7 @@ impl Exchange {
                 input: response.input_tokens,
                 output: response.output_tokens,
             },
+            checks: Vec::new(),
             used_by: BTreeSet::new(),
             fingerprint,
         }
@@ -273,9 +277,14 @@ impl Recording {
     /// back byte for byte are kept verbatim.
     #[must_use]
     pub fn to_yaml(&self) -> String {
+        // Each round writes the answers it can as YAML, the other replies as
+        // blocks; what does not read back exactly goes one step plainer
+        // (an answer to a reply block, a block to a quoted string) and the
+        // check repeats.
         let mut verbatim: BTreeSet<usize> = BTreeSet::new();
+        let mut quoted: BTreeSet<usize> = BTreeSet::new();
         loop {
-            let file = FileForm::from_recording(self, &verbatim);
+            let file = FileForm::from_recording(self, &verbatim, &quoted);
             let text = serialize_yaml(&file);
             // Check the round trip; any answer that does not come back
             // exactly is written verbatim instead, and the check repeats.
@@ -291,11 +300,11 @@ impl Recording {
                     .collect(),
                 _ => (0..self.exchanges.len()).collect(),
             };
-            let new: Vec<usize> = mismatched
-                .into_iter()
-                .filter(|i| verbatim.insert(*i))
-                .collect();
-            if new.is_empty() {
+            let mut changed = false;
+            for i in mismatched {
+                changed |= verbatim.insert(i) || quoted.insert(i);
+            }
+            if !changed {
                 return text;
             }
         }
@@ -376,6 +385,7 @@ pub(crate) fn parse_v1(text: &str) -> Result<Recording, String> {
                 template: e.template,
                 settings: None,
                 tokens: e.tokens,
+                checks: Vec::new(),
                 used_by: BTreeSet::new(),
                 fingerprint: e.fingerprint,
             })
@@ -421,7 +431,7 @@ struct FileExchange {
     #[serde(default, skip_serializing_if = "is_compact")]
     answer_json: Layout,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    reply: Option<String>,
+    reply: Option<ReplyText>,
     provider: String,
     model: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -430,9 +440,126 @@ struct FileExchange {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     settings: Option<Settings>,
     tokens: Tokens,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    checked: Vec<FileCheck>,
     #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
     used_by: BTreeSet<String>,
     fingerprint: String,
+}
+
+/// A check as written: the item, and one of where its evidence was found
+/// (the passage by its number in the table, and the quote as the passage
+/// has it), or why it is ungrounded, quotes nothing or was unreadable.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileCheck {
+    item: usize,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    found_in: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    quote: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    ungrounded: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    no_quote: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    unreadable: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    dropped: Option<String>,
+}
+
+const UNGROUNDED: &str = "the quote is in no passage";
+const NO_QUOTE: &str = "the verdict cites no evidence";
+
+impl FileCheck {
+    /// `passage_ids`: the table ids (`P3`) of the exchange's passages, in order.
+    fn write(check: &Check, passage_ids: &[String]) -> FileCheck {
+        let mut f = FileCheck {
+            item: check.item,
+            found_in: None,
+            quote: None,
+            ungrounded: None,
+            no_quote: None,
+            unreadable: None,
+            dropped: None,
+        };
+        match &check.outcome {
+            CheckOutcome::Found { passage, quote } => {
+                f.found_in = Some(
+                    passage_ids
+                        .get(*passage)
+                        .cloned()
+                        .unwrap_or_else(|| format!("passage {}", passage + 1)),
+                );
+                f.quote = Some(quote.clone());
+            }
+            CheckOutcome::Ungrounded => f.ungrounded = Some(UNGROUNDED.into()),
+            CheckOutcome::NoQuote => f.no_quote = Some(NO_QUOTE.into()),
+            CheckOutcome::Unreadable(why) => f.unreadable = Some(why.clone()),
+            CheckOutcome::Dropped(why) => f.dropped = Some(why.clone()),
+        }
+        f
+    }
+
+    fn read(self, passage_ids: &[String], n: usize) -> Result<Check, String> {
+        let bad = || format!("exchange {n}: check of item {} is not readable", self.item);
+        let outcome = match (
+            self.found_in,
+            self.quote,
+            self.ungrounded,
+            self.no_quote,
+            self.unreadable.or(self.dropped.clone()),
+        ) {
+            (Some(id), Some(quote), None, None, None) => CheckOutcome::Found {
+                passage: passage_ids
+                    .iter()
+                    .position(|p| *p == id)
+                    .or_else(|| {
+                        id.strip_prefix("passage ")
+                            .and_then(|k| k.parse::<usize>().ok())
+                            .map(|k| k - 1)
+                    })
+                    .ok_or_else(bad)?,
+                quote,
+            },
+            (None, None, Some(_), None, None) => CheckOutcome::Ungrounded,
+            (None, None, None, Some(_), None) => CheckOutcome::NoQuote,
+            (None, None, None, None, Some(why)) if self.dropped.is_some() => {
+                CheckOutcome::Dropped(why)
+            }
+            (None, None, None, None, Some(why)) => CheckOutcome::Unreadable(why),
+            _ => return Err(bad()),
+        };
+        Ok(Check {
+            item: self.item,
+            outcome,
+        })
+    }
+}
+
+/// A reply kept as text (it holds no JSON value): written as a literal
+/// block (`|`), readable as the judge wrote it, unless only a quoted
+/// string reads back exactly.
+#[derive(Clone, Debug, PartialEq)]
+struct ReplyText {
+    text: String,
+    block: bool,
+}
+
+impl Serialize for ReplyText {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        if self.block {
+            serde_saphyr::LitStr(&self.text).serialize(s)
+        } else {
+            self.text.serialize(s)
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for ReplyText {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        String::deserialize(d).map(|text| ReplyText { text, block: true })
+    }
 }
 
 /// One passage of the table: written `P3: text`.
@@ -500,11 +627,16 @@ fn for_each_passage<E>(
 }
 
 impl FileForm {
-    fn from_recording(recording: &Recording, verbatim: &BTreeSet<usize>) -> FileForm {
+    fn from_recording(
+        recording: &Recording,
+        verbatim: &BTreeSet<usize>,
+        quoted: &BTreeSet<usize>,
+    ) -> FileForm {
         let mut passages: Vec<Passage> = Vec::new();
         let mut exchanges = Vec::new();
         for (i, e) in recording.exchanges.iter().enumerate() {
             let mut asked = e.asked.clone();
+            let mut ids: Vec<String> = Vec::new();
             let Ok(()) = for_each_passage(&mut asked, |text| {
                 let id = match passages.iter().find(|p| p.text == *text) {
                     Some(p) => p.id,
@@ -517,6 +649,7 @@ impl FileForm {
                     }
                 };
                 *text = format!("P{id}");
+                ids.push(text.clone());
                 Ok::<(), std::convert::Infallible>(())
             });
             let structured = (!verbatim.contains(&i))
@@ -533,7 +666,14 @@ impl FileForm {
                 });
             let (answer, answer_json, reply) = match structured {
                 Some((v, layout)) => (Some(v), layout, None),
-                None => (None, Layout::Compact, Some(e.reply.clone())),
+                None => (
+                    None,
+                    Layout::Compact,
+                    Some(ReplyText {
+                        text: e.reply.clone(),
+                        block: !quoted.contains(&i),
+                    }),
+                ),
             };
             exchanges.push(FileExchange {
                 task: e.task.clone(),
@@ -547,6 +687,7 @@ impl FileForm {
                 template: e.template.clone(),
                 settings: e.settings.clone(),
                 tokens: e.tokens,
+                checked: e.checks.iter().map(|c| FileCheck::write(c, &ids)).collect(),
                 used_by: e.used_by.clone(),
                 fingerprint: e.fingerprint.clone(),
             });
@@ -573,7 +714,9 @@ impl FileForm {
         let mut exchanges = Vec::new();
         for (n, e) in self.exchanges.into_iter().enumerate() {
             let mut asked = e.asked;
+            let mut ids: Vec<String> = Vec::new();
             for_each_passage(&mut asked, |id| {
+                ids.push(id.clone());
                 let text = table.get(id.as_str()).ok_or_else(|| {
                     format!(
                         "exchange {}: passage {id} is not in the passages table",
@@ -584,7 +727,7 @@ impl FileForm {
                 Ok::<(), String>(())
             })?;
             let reply = match (e.reply, e.answer) {
-                (Some(text), None) => text,
+                (Some(text), None) => text.text,
                 (None, Some(v)) => match e.answer_json {
                     Layout::Compact => v.to_compact(),
                     Layout::Pretty => v.to_pretty(),
@@ -594,6 +737,11 @@ impl FileForm {
                 }
                 (None, None) => return Err(format!("exchange {}: no `answer` or `reply`", n + 1)),
             };
+            let checks = e
+                .checked
+                .into_iter()
+                .map(|c| c.read(&ids, n + 1))
+                .collect::<Result<Vec<_>, _>>()?;
             exchanges.push(Exchange {
                 task: e.task,
                 asked,
@@ -604,6 +752,7 @@ impl FileForm {
                 template: e.template,
                 settings: e.settings,
                 tokens: e.tokens,
+                checks,
                 used_by: e.used_by,
                 fingerprint: e.fingerprint,
             });

@@ -103,9 +103,12 @@ pub(crate) fn snap_text(
         quote(source)
     };
     let line = assertion_line.map_or_else(String::new, |l| format!("assertion_line: {l}\n"));
+    // One line end after the contents, as insta writes it: the contents'
+    // own last line end is not doubled.
     format!(
-        "---\nsource: {source}\n{line}description: {}\n---\n{contents}\n",
-        quote(description)
+        "---\nsource: {source}\n{line}description: {}\n---\n{}\n",
+        quote(description),
+        contents.trim_end_matches(['\n', '\r'])
     )
 }
 

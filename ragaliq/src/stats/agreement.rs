@@ -1,6 +1,12 @@
 //! Agreement between a person's labels and a judge's verdicts: accuracy,
 //! Cohen's kappa with a bootstrap interval, per-label precision and recall,
 //! macro-F1 and the confusion matrix.
+//!
+//! The bootstrap resamples *groups* of items when the items come in groups
+//! ([`agreement_grouped`]): labelled claims asked about in one judge call,
+//! against the same passages, are not independent (one misread passage or
+//! one confused reply moves them together), and resampling them one by one
+//! gives an interval narrower than the data supports.
 
 use serde::Serialize;
 
@@ -16,6 +22,9 @@ pub struct AgreementStats {
     pub labels: Vec<String>,
     /// Items compared.
     pub n: usize,
+    /// Groups the bootstrap resampled (items that share a judge call and
+    /// passages); `n` when every item is its own group.
+    pub groups: usize,
     /// `confusion[person][judge]`: how many items the person labelled with
     /// row's label and the judge with the column's.
     pub confusion: Vec<Vec<u64>>,
@@ -25,8 +34,9 @@ pub struct AgreementStats {
     /// chance, from -1 to 1. `None` when undefined (no items, or both sides
     /// used one and the same label only).
     pub kappa: Option<f64>,
-    /// The 95% bootstrap percentile interval of kappa (items resampled with
-    /// replacement, seeded), when kappa is defined in most resamples.
+    /// The 95% bootstrap percentile interval of kappa (groups of items
+    /// resampled with replacement, seeded), when kappa is defined in most
+    /// resamples.
     pub kappa_interval: Option<(f64, f64)>,
     /// Mean F1 over the labels that either side used.
     pub macro_f1: f64,
@@ -55,7 +65,21 @@ pub struct LabelStats {
     pub f1: f64,
 }
 
-/// The figures for `pairs` of (person, judge) label indices into `labels`.
+/// The figures for `pairs` of (person, judge) label indices into `labels`,
+/// each pair its own group in the bootstrap.
+///
+/// ```
+/// use ragaliq::calibration::agreement;
+/// // 20 yes/yes, 5 yes/no, 10 no/yes, 15 no/no: kappa 0.4.
+/// let mut pairs = vec![(0, 0); 20];
+/// pairs.extend([(0, 1); 5]);
+/// pairs.extend([(1, 0); 10]);
+/// pairs.extend([(1, 1); 15]);
+/// let stats = agreement(&["yes", "no"], &pairs, 1000, 7);
+/// assert!((stats.kappa.unwrap() - 0.4).abs() < 1e-9);
+/// let (lo, hi) = stats.kappa_interval.unwrap();
+/// assert!(lo < 0.4 && 0.4 < hi);
+/// ```
 #[must_use]
 pub fn agreement(
     labels: &[&str],
@@ -63,7 +87,63 @@ pub fn agreement(
     resamples: usize,
     seed: u64,
 ) -> AgreementStats {
+    let groups: Vec<usize> = (0..pairs.len()).collect();
+    agreement_grouped(labels, pairs, &groups, resamples, seed)
+}
+
+/// Like [`agreement`], with `groups[i]` naming the group of `pairs[i]`:
+/// the bootstrap draws whole groups, so items that were judged together
+/// (one call, the same passages) stay together in every resample.
+///
+/// ```
+/// use ragaliq::calibration::{agreement, agreement_grouped};
+/// // The same 50 pairs, in 5 groups of 10 that agree or disagree together.
+/// let mut pairs = Vec::new();
+/// let mut groups = Vec::new();
+/// for g in 0..5 {
+///     let pair = if g < 3 { [(0, 0), (1, 1)] } else { [(0, 1), (1, 0)] };
+///     for i in 0..10 {
+///         pairs.push(pair[i % 2]);
+///         groups.push(g);
+///     }
+/// }
+/// let single = agreement(&["yes", "no"], &pairs, 2000, 7);
+/// let grouped = agreement_grouped(&["yes", "no"], &pairs, &groups, 2000, 7);
+/// assert_eq!(single.kappa, grouped.kappa);
+/// let width = |s: &ragaliq::calibration::AgreementStats| {
+///     let (lo, hi) = s.kappa_interval.unwrap();
+///     hi - lo
+/// };
+/// assert!(width(&grouped) > width(&single));
+/// ```
+///
+/// # Panics
+///
+/// When `groups` and `pairs` differ in length (a caller's bug).
+#[must_use]
+pub fn agreement_grouped(
+    labels: &[&str],
+    pairs: &[(usize, usize)],
+    groups: &[usize],
+    resamples: usize,
+    seed: u64,
+) -> AgreementStats {
+    assert_eq!(
+        pairs.len(),
+        groups.len(),
+        "agreement_grouped: one group per pair"
+    );
     let k = labels.len();
+    // Each group's pairs, in order of first appearance.
+    let mut members: Vec<Vec<(usize, usize)>> = Vec::new();
+    let mut index: std::collections::HashMap<usize, usize> = std::collections::HashMap::new();
+    for (&pair, &g) in pairs.iter().zip(groups) {
+        let at = *index.entry(g).or_insert_with(|| {
+            members.push(Vec::new());
+            members.len() - 1
+        });
+        members[at].push(pair);
+    }
     let confusion = matrix(k, pairs);
     let n = pairs.len();
     let agreeing: u64 = (0..k).map(|i| confusion[i][i]).sum();
@@ -105,8 +185,9 @@ pub fn agreement(
     AgreementStats {
         labels: labels.iter().map(|l| (*l).to_owned()).collect(),
         n,
+        groups: members.len(),
         kappa: kappa(&confusion, n),
-        kappa_interval: interval(k, pairs, resamples, seed),
+        kappa_interval: interval(k, &members, resamples, seed),
         confusion,
         accuracy,
         macro_f1,
@@ -145,18 +226,26 @@ fn kappa(m: &[Vec<u64>], n: usize) -> Option<f64> {
 }
 
 /// The 2.5th and 97.5th percentiles of kappa over `resamples` bootstrap
-/// samples of the items; `None` when kappa is undefined in half of them or
-/// more (or no resampling was asked for).
-fn interval(k: usize, pairs: &[(usize, usize)], resamples: usize, seed: u64) -> Option<(f64, f64)> {
-    if pairs.is_empty() || resamples == 0 {
+/// samples of the groups (as many groups drawn as there are, with
+/// replacement); `None` when kappa is undefined in half of them or more (or
+/// no resampling was asked for).
+fn interval(
+    k: usize,
+    groups: &[Vec<(usize, usize)>],
+    resamples: usize,
+    seed: u64,
+) -> Option<(f64, f64)> {
+    if groups.is_empty() || resamples == 0 {
         return None;
     }
     let mut rng = SplitMix64(seed);
     let mut kappas = Vec::with_capacity(resamples);
-    let mut drawn = Vec::with_capacity(pairs.len());
+    let mut drawn = Vec::new();
     for _ in 0..resamples {
         drawn.clear();
-        drawn.extend((0..pairs.len()).map(|_| pairs[rng.below(pairs.len())]));
+        for _ in 0..groups.len() {
+            drawn.extend_from_slice(&groups[rng.below(groups.len())]);
+        }
         if let Some(kappa) = kappa(&matrix(k, &drawn), drawn.len()) {
             kappas.push(kappa);
         }
@@ -244,6 +333,45 @@ mod tests {
         assert_eq!(one_label.kappa_interval, None);
         let none = agreement(&TWO, &[], 100, 1);
         assert_eq!((none.kappa, none.accuracy, none.macro_f1), (None, 0.0, 0.0));
+    }
+
+    #[test]
+    fn groups_of_one_are_the_plain_bootstrap_and_real_groups_widen_it() {
+        let p = pairs([[20, 5], [10, 15]]);
+        let ones: Vec<usize> = (0..p.len()).collect();
+        assert_eq!(
+            agreement_grouped(&TWO, &p, &ones, 2000, 7),
+            agreement(&TWO, &p, 2000, 7)
+        );
+        // Ten groups of five that each agree or disagree as one: the same
+        // kappa, a wider interval, and the group count reported.
+        let mut grouped = Vec::new();
+        let mut groups = Vec::new();
+        for g in 0..10 {
+            for i in 0..5 {
+                let agree = g % 10 < 7;
+                let person = i % 2;
+                grouped.push((person, if agree { person } else { 1 - person }));
+                groups.push(g * 3); // ids need not be dense
+            }
+        }
+        let one_by_one = agreement(&TWO, &grouped, 2000, 7);
+        let by_group = agreement_grouped(&TWO, &grouped, &groups, 2000, 7);
+        assert_eq!(by_group.kappa, one_by_one.kappa);
+        assert_eq!(
+            (by_group.n, by_group.groups, one_by_one.groups),
+            (50, 10, 50)
+        );
+        let width = |s: &AgreementStats| {
+            let (lo, hi) = s.kappa_interval.unwrap();
+            hi - lo
+        };
+        assert!(
+            width(&by_group) > 1.5 * width(&one_by_one),
+            "{:?} vs {:?}",
+            by_group.kappa_interval,
+            one_by_one.kappa_interval
+        );
     }
 
     #[test]

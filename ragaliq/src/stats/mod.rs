@@ -4,7 +4,7 @@
 
 mod agreement;
 
-pub use agreement::{AgreementStats, DEFAULT_RESAMPLES, LabelStats, agreement};
+pub use agreement::{AgreementStats, DEFAULT_RESAMPLES, LabelStats, agreement, agreement_grouped};
 
 use crate::core::{Agreement, Spread};
 

@@ -524,9 +524,9 @@ impl CaseState {
         let expect_fail = case.expect_fail.contains(&metric);
         let (mut result, mut message) = match outcome {
             Ok(eval) => {
-                let message = if eval.undecided {
+                let message = if let Some(reason) = eval.undecided_reason() {
                     Some(format!(
-                        "{place}: {metric}: the judge disagrees with itself (not a low score)\n{eval}\n{recording}"
+                        "{place}: {metric}: {reason} (not a low score)\n{eval}\n{recording}"
                     ))
                 } else if eval.passed != expect_fail {
                     None

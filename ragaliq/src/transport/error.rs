@@ -199,7 +199,7 @@ impl fmt::Display for TransportError {
             )?,
             TransportErrorKind::Timeout { after } => write!(
                 f,
-                "the judge call{at} timed out after {} (judge.timeout_secs, RAGALIQ_TIMEOUT_SECS)",
+                "the judge call{at} timed out after {} (judge.timeout_secs or RAGALIQ_TIMEOUT_SECS, plus half a second per token of the reply's limit)",
                 secs(*after)
             )?,
             TransportErrorKind::IdleTimeout { after } => write!(

@@ -33,6 +33,89 @@ pub fn endpoint_label(url: &str) -> Option<String> {
     Some(format!("{}://{host}:{port}", parsed.scheme()))
 }
 
+/// `body` as the bytes sent: compact JSON whose objects are written in an
+/// order fixed here, never by the map type serde_json happens to be built
+/// with. A JSON schema's `properties` are written in the order of its
+/// `required` list — servers that follow a schema (llama.cpp's grammar,
+/// structured outputs) write the reply's fields in that order, so it is part
+/// of what the judge is asked — with `type` first and `properties` before
+/// `required`; every other object's keys are sorted.
+pub(crate) fn wire_json(body: &serde_json::Value) -> Vec<u8> {
+    use serde_json::Value;
+    fn write(v: &Value, out: &mut Vec<u8>) {
+        let s = |x: &str, out: &mut Vec<u8>| {
+            let _ = serde_json::to_writer(&mut *out, x);
+        };
+        match v {
+            Value::Object(map) => {
+                let required: Vec<&str> = map
+                    .get("required")
+                    .and_then(Value::as_array)
+                    .map(|r| r.iter().filter_map(Value::as_str).collect())
+                    .unwrap_or_default();
+                let is_schema = map.contains_key("properties") && !required.is_empty();
+                let mut keys: Vec<&String> = map.keys().collect();
+                keys.sort_by_key(|k| {
+                    let rank = match (is_schema, k.as_str()) {
+                        (true, "type") => 0,
+                        (true, "properties") => 1,
+                        (true, "required") => 2,
+                        _ => 3,
+                    };
+                    (rank, k.as_str())
+                });
+                out.push(b'{');
+                for (i, k) in keys.into_iter().enumerate() {
+                    if i > 0 {
+                        out.push(b',');
+                    }
+                    s(k, out);
+                    out.push(b':');
+                    match (&map[k], is_schema && k == "properties") {
+                        (Value::Object(props), true) => {
+                            let mut names: Vec<&String> = props.keys().collect();
+                            names.sort_by_key(|n| {
+                                (
+                                    required.iter().position(|r| r == n).unwrap_or(usize::MAX),
+                                    n.as_str(),
+                                )
+                            });
+                            out.push(b'{');
+                            for (j, n) in names.into_iter().enumerate() {
+                                if j > 0 {
+                                    out.push(b',');
+                                }
+                                s(n, out);
+                                out.push(b':');
+                                write(&props[n], out);
+                            }
+                            out.push(b'}');
+                        }
+                        (value, _) => write(value, out),
+                    }
+                }
+                out.push(b'}');
+            }
+            Value::Array(items) => {
+                out.push(b'[');
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        out.push(b',');
+                    }
+                    write(item, out);
+                }
+                out.push(b']');
+            }
+            scalar => {
+                let _ = serde_json::to_writer(&mut *out, scalar);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    write(body, &mut out);
+    out
+}
+
 /// `url` with what may hold a secret hidden: its user name and password,
 /// and its query string (`https://***:***@host/v1?***`). Text that is not a
 /// URL loses everything after a `?`.
@@ -116,7 +199,10 @@ pub(crate) async fn send(
     error_message: fn(&serde_json::Value) -> Option<String>,
 ) -> Result<reqwest::Response, TransportError> {
     let redact = |s: String| key.map_or_else(|| s.clone(), |k| k.redact(&s));
-    let mut builder = client()?.post(url).json(body);
+    let mut builder = client()?
+        .post(url)
+        .header(reqwest::header::CONTENT_TYPE, "application/json")
+        .body(wire_json(body));
     for (name, value) in headers {
         builder = builder.header(*name, *value);
     }
@@ -410,6 +496,33 @@ mod tests {
         let mut h = HeaderMap::new();
         h.insert(RETRY_AFTER, HeaderValue::from_str(v).unwrap());
         h
+    }
+
+    #[test]
+    fn schemas_go_on_the_wire_in_the_order_of_their_required_list() {
+        let schema = serde_json::json!({
+            "type": "object",
+            "additionalProperties": false,
+            "required": ["evidence", "verdict", "confidence"],
+            "properties": {
+                "verdict": {"type": "string", "enum": ["supported"]},
+                "confidence": {"type": "number"},
+                "evidence": {"type": "string", "maxLength": 300}
+            }
+        });
+        let body = serde_json::json!({"model": "m", "response_format": {"schema": schema}});
+        let wire = String::from_utf8(wire_json(&body)).unwrap();
+        let at = |k: &str| wire.find(&format!("\"{k}\":{{")).unwrap();
+        assert!(
+            at("evidence") < at("verdict") && at("verdict") < at("confidence"),
+            "{wire}"
+        );
+        assert!(
+            wire.contains(r#"{"type":"object","properties":{"#),
+            "{wire}"
+        );
+        let back: serde_json::Value = serde_json::from_slice(wire.as_bytes()).unwrap();
+        assert_eq!(back, body, "the same JSON, in a fixed order");
     }
 
     #[test]

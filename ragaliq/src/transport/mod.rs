@@ -17,7 +17,7 @@ mod tls;
 pub use anthropic::{ANTHROPIC_VERSION, AnthropicTransport};
 pub use error::{TransportError, TransportErrorKind};
 pub use http::endpoint_label;
-pub(crate) use http::redact_url;
+pub(crate) use http::{is_loopback as is_local, redact_url};
 pub use openai::OpenAiTransport;
 pub use refusal::refuses_response_format;
 pub use retry::RetryPolicy;
@@ -57,7 +57,9 @@ pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 ///         Box::pin(async move {
 ///             let text = match request.task.as_str() {
 ///                 "extract_claims" => r#"{"claims": ["Refunds take 30 days."]}"#,
-///                 "verify_claims" => r#"{"verdicts": [{"claim": 1, "verdict": "supported", "evidence": "30 days"}]}"#,
+///                 // One claim is asked about alone; its evidence must be
+///                 // words of a passage.
+///                 "verify_claim" => r#"{"evidence": "processed within 30 days", "verdict": "supported"}"#,
 ///                 other => return Err(TransportError::other(format!("no answer for {other}"))),
 ///             };
 ///             Ok(JudgeResponse::text(text))

@@ -1,0 +1,451 @@
+//! Finding a judge's evidence in the passages.
+//!
+//! A verdict that cites evidence (`supported`, `partially_supported`,
+//! `contradicted`) is only as good as its quote: a judge can quote the claim
+//! itself, invent a sentence, or paste ragaliq's own delimiter tags. So every
+//! quote is looked for in the case's passages, by this rule:
+//!
+//! 1. **Normalised.** ragaliq's delimiter tags (`<passage n="2">`,
+//!    `</passage>`, `<claim …>`, …) are removed and `&lt;`/`&gt;` read back;
+//!    case is folded; every character that is not a letter or a digit
+//!    separates words, so quotes, dashes, punctuation and white space of any
+//!    kind never decide a match; in scripts written without spaces (Chinese,
+//!    Japanese) each character is a word. What is left is a list of words.
+//! 2. **Ellipses split a quote.** `…` or `...` cuts a quote into fragments,
+//!    which must all be found in one passage, in order.
+//! 3. **A contiguous span, small differences allowed.** A fragment is found
+//!    when some run of consecutive words of the passage equals it word for
+//!    word, allowing one word inserted, left out or changed per 8 words of
+//!    the fragment (none under 8); a word also equals itself with or without
+//!    a final `s` (plural or third person). A word with a digit in it is a
+//!    number, and numbers are facts: they are never changed, inserted or
+//!    left out.
+//! 4. **At least two words.** A quote of fewer than two words quotes
+//!    nothing, and is not evidence.
+//!
+//! A quote that meets the rule is *grounded*, at the passage and byte span
+//! it was found at; one that does not is *ungrounded*; a verdict that needs
+//! evidence and gives none has *no quote*.
+
+use std::ops::Range;
+
+/// Where a quote was found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Found {
+    /// The passage, 0-based, in the order given.
+    pub passage: usize,
+    /// The bytes of that passage the quote covers, from its first word found
+    /// to its last.
+    pub span: Range<usize>,
+}
+
+/// What became of a quote.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Grounding {
+    /// Found, here.
+    Found(Found),
+    /// Not in any passage.
+    Ungrounded,
+    /// Empty, or fewer than two words.
+    NoQuote,
+}
+
+/// Looks for `quote` in `passages` by the rule of this module; the first
+/// passage it is found in, in order, wins.
+///
+/// ```
+/// use ragaliq::evidence::{Grounding, locate};
+/// let passages = ["Refunds are accepted within 30 days of delivery.".to_owned()];
+/// let Grounding::Found(f) = locate("<passage n=\"1\">refunds are “accepted” within 30 days</passage>", &passages) else {
+///     panic!()
+/// };
+/// assert_eq!(&passages[0][f.span], "Refunds are accepted within 30 days");
+/// assert_eq!(locate("Refunds are paid in gold.", &passages), Grounding::Ungrounded);
+/// assert_eq!(locate("", &passages), Grounding::NoQuote);
+/// ```
+#[must_use]
+pub fn locate(quote: &str, passages: &[String]) -> Grounding {
+    let cleaned = untagged(quote);
+    let fragments: Vec<Vec<String>> = split_ellipses(&cleaned)
+        .iter()
+        .map(|f| words(f).into_iter().map(|w| w.text).collect::<Vec<_>>())
+        .filter(|f: &Vec<String>| !f.is_empty())
+        .collect();
+    if fragments.iter().map(Vec::len).sum::<usize>() < 2 {
+        return Grounding::NoQuote;
+    }
+    for (i, passage) in passages.iter().enumerate() {
+        let passage_words = words(&untagged(passage));
+        // Offsets are into the untagged passage; map them back when the
+        // passage itself held nothing to remove (the usual case).
+        let same = untagged(passage) == *passage;
+        let mut from = 0;
+        let mut span: Option<Range<usize>> = None;
+        let mut all = true;
+        for fragment in &fragments {
+            match find(fragment, &passage_words[from..]) {
+                Some((start, end)) => {
+                    let (start, end) = (from + start, from + end);
+                    let bytes = passage_words[start].at.start..passage_words[end - 1].at.end;
+                    span = Some(match span {
+                        None => bytes,
+                        Some(s) => s.start..bytes.end,
+                    });
+                    from = end;
+                }
+                None => {
+                    all = false;
+                    break;
+                }
+            }
+        }
+        if all && let Some(span) = span {
+            let span = if same { span } else { 0..passage.len() };
+            return Grounding::Found(Found { passage: i, span });
+        }
+    }
+    Grounding::Ungrounded
+}
+
+/// Whether an extracted `claim` comes from `source` (the response, and the
+/// query its pronouns may be resolved from), by this rule: every number of
+/// the claim appears in the source, and at least three in four of its other
+/// content words do (words as for quotes, without the small words — *the*,
+/// *is*, *of*, … — that carry no content of their own).
+///
+/// ```
+/// use ragaliq::evidence::claim_in_text;
+/// let response = "Our stores open at nine in the morning and close at 18:00.";
+/// assert!(claim_in_text("The stores close at 18:00.", response));
+/// assert!(!claim_in_text("The stores close at 20:00.", response));
+/// assert!(!claim_in_text("Parking is free for customers.", response));
+/// ```
+#[must_use]
+pub fn claim_in_text(claim: &str, source: &str) -> bool {
+    let have: Vec<String> = words(&untagged(source))
+        .into_iter()
+        .map(|w| w.text)
+        .collect();
+    let found = |w: &str| have.iter().any(|h| same(h, w));
+    let content = content_words(claim);
+    let (numbers, others): (Vec<&String>, Vec<&String>) = content
+        .iter()
+        .partition(|w| w.chars().any(|c| c.is_ascii_digit()));
+    if !numbers.iter().all(|n| found(n)) {
+        return false;
+    }
+    let present = others.iter().filter(|w| found(w)).count();
+    present * 4 >= others.len() * 3
+}
+
+/// Whether two claims say the same: the same content words, in any order.
+///
+/// ```
+/// use ragaliq::evidence::same_claim;
+/// assert!(same_claim("Our stores open at nine in the morning.", "We store open at nine in the morning."));
+/// assert!(!same_claim("Stores open at nine.", "Stores close at nine."));
+/// ```
+#[must_use]
+pub fn same_claim(a: &str, b: &str) -> bool {
+    let (a, b) = (content_words(a), content_words(b));
+    !a.is_empty()
+        && a.len() == b.len()
+        && a.iter().all(|w| b.iter().any(|v| same(v, w)))
+        && b.iter().all(|w| a.iter().any(|v| same(v, w)))
+}
+
+/// Small words that carry no content of their own.
+const SMALL: [&str; 48] = [
+    "a", "an", "the", "and", "or", "but", "of", "to", "in", "on", "at", "by", "for", "with",
+    "from", "as", "is", "are", "was", "were", "be", "been", "it", "its", "this", "that", "these",
+    "those", "there", "their", "they", "we", "our", "you", "your", "he", "she", "his", "her", "i",
+    "my", "me", "us", "can", "will", "also", "has", "have",
+];
+
+fn content_words(text: &str) -> Vec<String> {
+    words(&untagged(text))
+        .into_iter()
+        .map(|w| w.text)
+        .filter(|w| !SMALL.contains(&w.as_str()))
+        .collect()
+}
+
+/// The names of ragaliq's delimiter tags (see the prompts).
+const TAGS: [&str; 8] = [
+    "passage", "passages", "context", "claim", "claims", "query", "response", "expected",
+];
+
+/// `text` without ragaliq's delimiter tags, `&lt;`/`&gt;` read back.
+fn untagged(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(open) = rest.find('<') {
+        out.push_str(&rest[..open]);
+        let after = &rest[open + 1..];
+        let close = after.find('>');
+        let name: String = after
+            .trim_start_matches('/')
+            .chars()
+            .take_while(|c| c.is_ascii_alphabetic())
+            .collect();
+        match close {
+            Some(close) if TAGS.contains(&name.to_ascii_lowercase().as_str()) => {
+                out.push(' ');
+                rest = &after[close + 1..];
+            }
+            _ => {
+                out.push('<');
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out.replace("&lt;", "<").replace("&gt;", ">")
+}
+
+fn split_ellipses(text: &str) -> Vec<String> {
+    text.replace('…', "...")
+        .split("...")
+        .map(str::to_owned)
+        .collect()
+}
+
+/// A word and where it is.
+struct Word {
+    text: String,
+    at: Range<usize>,
+}
+
+/// Whether `c` is written without spaces between words (CJK ideographs,
+/// kana): each such character is a word of its own.
+fn unspaced(c: char) -> bool {
+    matches!(c as u32, 0x3040..=0x30FF | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xF900..=0xFAFF)
+}
+
+/// The words of `text`: runs of letters and digits, case folded.
+fn words(text: &str) -> Vec<Word> {
+    let mut out = Vec::new();
+    let mut start: Option<usize> = None;
+    for (i, c) in text.char_indices() {
+        if let Some(s) = start.filter(|_| !c.is_alphanumeric() || unspaced(c)) {
+            out.push(Word {
+                text: text[s..i].to_lowercase(),
+                at: s..i,
+            });
+            start = None;
+        }
+        if unspaced(c) {
+            out.push(Word {
+                text: c.to_string(),
+                at: i..i + c.len_utf8(),
+            });
+        } else if c.is_alphanumeric() && start.is_none() {
+            start = Some(i);
+        }
+    }
+    if let Some(s) = start {
+        out.push(Word {
+            text: text[s..].to_lowercase(),
+            at: s..text.len(),
+        });
+    }
+    out
+}
+
+/// Two words are the same, also with or without a final `s`.
+fn same(a: &str, b: &str) -> bool {
+    a == b || a.strip_suffix('s') == Some(b) || b.strip_suffix('s') == Some(a)
+}
+
+/// The words of `passage` (`start..end`) that `fragment` matches with the
+/// fewest edits, when that is within the rule's allowance.
+fn find(fragment: &[String], passage: &[Word]) -> Option<(usize, usize)> {
+    let k = fragment.len();
+    let allowed = k / 8;
+    let n = passage.len();
+    if n == 0 || k == 0 {
+        return None;
+    }
+    // Semi-global alignment: the fragment whole, the passage any span.
+    // cost[j] and start[j] for the row of fragment word i, at passage j.
+    let mut cost: Vec<usize> = vec![0; n + 1];
+    let mut start: Vec<usize> = (0..=n).collect();
+    for word in fragment {
+        let mut next_cost = vec![0; n + 1];
+        let mut next_start = vec![0; n + 1];
+        next_cost[0] = cost[0]
+            + if word.chars().any(|c| c.is_ascii_digit()) {
+                k + 1
+            } else {
+                1
+            };
+        next_start[0] = 0;
+        // An edit that touches a number costs more than any allowance.
+        let edit = |w: &str| {
+            if w.chars().any(|c| c.is_ascii_digit()) {
+                k + 1
+            } else {
+                1
+            }
+        };
+        for j in 1..=n {
+            let other = &passage[j - 1].text;
+            let substitute = cost[j - 1]
+                + if same(word, other) {
+                    0
+                } else {
+                    edit(word).max(edit(other))
+                };
+            let skip_fragment = cost[j] + edit(word);
+            let skip_passage = next_cost[j - 1] + edit(other);
+            let (c, s) = [
+                (substitute, start[j - 1]),
+                (skip_fragment, start[j]),
+                (skip_passage, next_start[j - 1]),
+            ]
+            .into_iter()
+            .min_by_key(|(c, _)| *c)
+            .unwrap_or((usize::MAX, 0));
+            next_cost[j] = c;
+            next_start[j] = s;
+        }
+        cost = next_cost;
+        start = next_start;
+    }
+    let (end, best) = (1..=n).map(|j| (j, cost[j])).min_by_key(|(_, c)| *c)?;
+    (best <= allowed && start[end] < end).then_some((start[end], end))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p(texts: &[&str]) -> Vec<String> {
+        texts.iter().map(|t| (*t).to_owned()).collect()
+    }
+
+    fn found_text(quote: &str, passages: &[String]) -> Option<String> {
+        match locate(quote, passages) {
+            Grounding::Found(f) => Some(passages[f.passage][f.span].to_owned()),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn case_quotes_dashes_and_white_space_never_decide() {
+        let ps = p(&["The deposit – one month’s rent – is returned within 10 days."]);
+        assert_eq!(
+            found_text("the deposit - one month's rent -\n is returned", &ps).as_deref(),
+            Some("The deposit – one month’s rent – is returned")
+        );
+        assert!(found_text("«The DEPOSIT» — one month's rent", &ps).is_some());
+    }
+
+    #[test]
+    fn ragaliq_tags_are_not_part_of_a_quote() {
+        let ps = p(&["Gift cards are non-refundable.", "Sale items are final."]);
+        // The wrong passage number in the tag does not matter: the text is found.
+        let Grounding::Found(f) = locate("<passage n=\"1\">Sale items are final.</passage>", &ps)
+        else {
+            panic!()
+        };
+        assert_eq!(f.passage, 1);
+        assert!(found_text("&lt;passage n=\"2\"&gt;Sale items are final.", &ps).is_none());
+    }
+
+    #[test]
+    fn the_claim_quoted_as_evidence_is_ungrounded() {
+        let ps = p(&[
+            "More than 1,500 people died.",
+            "The Titanic sank on 15 April 1912.",
+        ]);
+        assert_eq!(
+            locate(
+                "<passage n=3>Fewer than 1,000 people died in the sinking.</passage>",
+                &ps
+            ),
+            Grounding::Ungrounded
+        );
+    }
+
+    #[test]
+    fn small_differences_are_allowed_only_in_long_quotes() {
+        let ps = p(&[
+            "Customers may return unused items within 30 days of delivery for a full refund of the price paid.",
+        ]);
+        // Nine words, one changed: allowed (1 per 8).
+        assert!(
+            found_text(
+                "customers may return all unused items within 30 days of delivery",
+                &ps
+            )
+            .is_some()
+        );
+        // But a number is never a small difference.
+        assert!(
+            found_text(
+                "customers may return unused items within 31 days of delivery",
+                &ps
+            )
+            .is_none()
+        );
+        assert!(
+            found_text(
+                "customers may return unused items within thirty days of delivery",
+                &ps
+            )
+            .is_none()
+        );
+        // Short: exact, but plurals match.
+        assert!(found_text("unused item within 30 days", &ps).is_some());
+        assert!(found_text("used items within 30 days", &ps).is_none());
+        // Two words changed in nine: not allowed.
+        assert!(
+            found_text(
+                "customers may return new items within sixty days of delivery",
+                &ps
+            )
+            .is_none()
+        );
+    }
+
+    #[test]
+    fn ellipses_need_every_fragment_in_one_passage_in_order() {
+        let ps = p(&[
+            "Claims must be submitted within 90 days. Claims submitted later are rejected unless the delay was caused by a hospital stay.",
+            "Dental care is not included.",
+        ]);
+        assert_eq!(
+            found_text("Claims must be submitted within 90 days … unless the delay was caused by a hospital stay", &ps).as_deref(),
+            Some("Claims must be submitted within 90 days. Claims submitted later are rejected unless the delay was caused by a hospital stay")
+        );
+        assert!(found_text("unless the delay ... Claims must be submitted", &ps).is_none());
+        assert!(found_text("within 90 days ... Dental care is not included", &ps).is_none());
+    }
+
+    #[test]
+    fn a_quote_of_one_word_is_no_quote() {
+        let ps = p(&["Yes, refunds are possible."]);
+        assert_eq!(locate("yes", &ps), Grounding::NoQuote);
+        assert_eq!(locate("  …  ", &ps), Grounding::NoQuote);
+        assert_eq!(
+            locate("<passage n=\"1\"></passage>", &ps),
+            Grounding::NoQuote
+        );
+    }
+
+    #[test]
+    fn unicode_is_matched_as_written() {
+        let ps = p(&[
+            "Wasser siedet bei 100 °C auf Meereshöhe.",
+            "水は100度で沸騰する。",
+        ]);
+        assert!(found_text("siedet bei 100 °C auf MEERESHÖHE", &ps).is_some());
+        assert_eq!(
+            found_text("水は100度で沸騰する", &ps).as_deref(),
+            Some("水は100度で沸騰する")
+        );
+        assert!(found_text("水は90度で沸騰する", &ps).is_none());
+        assert!(found_text("bei 100 °F", &ps).is_none());
+    }
+}
