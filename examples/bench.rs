@@ -3,7 +3,7 @@
 //! ```sh
 //! cargo run --release --example bench -- record 1000 target/bench   # write recordings
 //! cargo run --release --example bench -- replay 1000 target/bench   # replay them directly
-//! cargo run --release --example bench -- suite  1000 target/bench   # replay through the suite
+//! cargo run --release --example bench -- suite  1000 target/bench   # replay through the suite (and the report's size)
 //! cargo run --release --example bench -- bound  1000 target/bench   # only read and parse them
 //! cargo run --release --example bench -- live   1000 100 16         # N, latency ms, concurrency
 //! cargo run --release --example bench -- record 1000 target/bench5 5 # five samples per question
@@ -359,17 +359,25 @@ fn suite(n: usize, dir: &Path, started: Instant) {
         .metrics(METRICS)
         .judge(judge("http://127.0.0.1:9/v1", 64))
         .mode(Mode::Replay)
+        .report_dir(dir.join("report"))
         .with_args(args)
         .run_for_outcome()
         .expect("the suite runs");
     assert_eq!(outcome.report.summary.usage.calls, 0);
+    let size = |name: &str| {
+        std::fs::metadata(dir.join("report").join(name)).map_or(0, |m| m.len()) as f64 / 1e6
+    };
     report(
         &format!(
             "suite replay {n} cases x 3 metrics ({} trials)",
             outcome.report.summary.trials
         ),
         started,
-        "",
+        &format!(
+            "; report.html {:.2} MB, report.json {:.2} MB",
+            size("report.html"),
+            size("report.json")
+        ),
     );
 }
 

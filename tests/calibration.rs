@@ -174,3 +174,58 @@ async fn a_judge_without_recordings_is_reported_not_guessed() {
             .starts_with("judge `unrecorded`: 360 of 360 claims could not be verified")
     );
 }
+
+/// Markup in a labelled claim, its passages, its note and the judge's
+/// evidence shows as text on the calibration page.
+#[tokio::test]
+async fn markup_in_labelled_claims_stays_text_on_the_page() {
+    use ragaliq::TransportError;
+    use ragaliq::judge::{BoxFuture, Judge, JudgeRequest, JudgeResponse, Transport};
+
+    const ATTACK: &str = "<script>alert(1)</script><img src=x onerror=alert(2)>";
+    /// Quotes the attack from the passage as its evidence, and disagrees.
+    struct Quoting;
+    impl Transport for Quoting {
+        fn provider(&self) -> &str {
+            "quoting"
+        }
+        fn complete<'a>(
+            &'a self,
+            _: &'a JudgeRequest,
+        ) -> BoxFuture<'a, Result<JudgeResponse, TransportError>> {
+            let reply = serde_json::json!({
+                "evidence": format!("Refunds take 30 days. {ATTACK}"),
+                "verdict": "contradicted"
+            });
+            Box::pin(async move { Ok(JudgeResponse::text(reply.to_string())) })
+        }
+    }
+    let dir = std::env::temp_dir().join(format!("ragaliq-calibration-markup-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let quoted = |s: &str| serde_json::to_string(s).unwrap();
+    std::fs::write(
+        dir.join("claims.yaml"),
+        format!(
+            "- id: m1\n  area: markup\n  passages: [{}]\n  claim: {}\n  label: supported\n  note: {}\n",
+            quoted(&format!("Refunds take 30 days. {ATTACK}")),
+            quoted(&format!("Refunds take 30 days. {ATTACK}")),
+            quoted(ATTACK)
+        ),
+    )
+    .unwrap();
+    let report = ragaliq::calibration(&dir)
+        .with_mode(Mode::Live)
+        .with_judge("quoting", Judge::builder(Quoting).build().unwrap())
+        .run()
+        .await
+        .unwrap();
+    assert_eq!(report.judges[0].disagreements.len(), 1);
+    let page = report.to_html();
+    assert_eq!(page.matches("<script").count(), 1, "only the page's own script");
+    assert!(!page.contains("<img"), "markup reached the page");
+    assert!(page.contains("&lt;script&gt;alert(1)&lt;/script&gt;&lt;img src=x onerror=alert(2)&gt;"));
+    // The evidence is found in its passage and marked there.
+    assert!(page.contains("<b>Evidence</b> P1"), "{page}");
+    assert!(page.contains("<mark class=\"v-contradicted\""), "{page}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

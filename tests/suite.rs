@@ -231,6 +231,65 @@ async fn trials_reports_and_a_missing_field_as_a_configuration_error() {
         "{md}"
     );
     assert!(outcome.report.console_table().contains("config ✗"));
+    // The page beside them: the grid, the case with its texts, and the
+    // claim's evidence marked in its passage and linked to the claim.
+    assert_eq!(json.cases["ok"].query, "What is the refund window?");
+    let page = std::fs::read_to_string(dir.join("reports/report.html")).unwrap();
+    assert!(page.starts_with("<!doctype html>"), "{page}");
+    assert!(page.contains("<title>ragaliq: 2 of 3 passed"), "{page}");
+    assert!(
+        page.contains("<a href=\"#ok--context_recall\" title=\"ok context_recall: configuration error\">⚙ configuration error</a>"),
+        "{page}"
+    );
+    assert!(
+        page.contains("<sup><a href=\"#ok--faithfulness--c1\">[1]</a></sup></mark>"),
+        "the evidence is marked and linked to its claim: {page}"
+    );
+    assert!(
+        page.contains("<a href=\"#ok--p1\">P1</a>"),
+        "the claim names its passage: {page}"
+    );
+}
+
+/// A case whose every text tries to inject markup (case ids cannot: they
+/// are refused when loaded): the page shows it as text, and runs no script
+/// but its own.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn markup_in_a_case_stays_text_on_the_page() {
+    let server = ScriptedJudge::start().await;
+    let judge = judge(&server);
+    let dir = temp_dir("markup");
+    let attack = "<script>alert(1)</script><img src=x onerror=alert(2)>";
+    write(
+        &dir,
+        "cases.yaml",
+        &format!(
+            "- id: markup\n  query: 'What is the refund window? {attack}'\n  context: ['Refunds are accepted within 30 days of delivery. {attack}']\n  response: 'The refund window is 30 days from delivery. {attack}'\n"
+        ),
+    );
+    let reports = dir.join("reports");
+    let page_path = reports.join("report.html");
+    tokio::task::spawn_blocking(move || {
+        ragaliq::suite(&dir)
+            .metrics([Metric::Faithfulness, Metric::ContextPrecision])
+            .judge(judge)
+            .mode(Mode::Live)
+            .report_dir(&reports)
+            .with_args(quiet())
+            .run_for_outcome()
+            .unwrap()
+    })
+    .await
+    .unwrap();
+    let page = std::fs::read_to_string(page_path).unwrap();
+    assert_eq!(page.matches("<script").count(), 1, "only the page's own script");
+    for raw in ["<img", "<script>alert"] {
+        assert!(!page.contains(raw), "{raw} reached the page as markup");
+    }
+    assert!(
+        page.contains("&lt;script&gt;alert(1)&lt;/script&gt;&lt;img src=x onerror=alert(2)&gt;"),
+        "the text is shown as written"
+    );
 }
 
 fn relevance_run(

@@ -25,6 +25,9 @@ pub struct Args {
     /// Write the report as JSON to this file.
     #[arg(long, value_name = "FILE")]
     json: Option<PathBuf>,
+    /// Write the report as one self-contained HTML page to this file.
+    #[arg(long, value_name = "FILE")]
+    html: Option<PathBuf>,
     /// Write the report as Markdown to this file (and to
     /// $GITHUB_STEP_SUMMARY when that is set).
     #[arg(long, value_name = "FILE")]
@@ -87,6 +90,9 @@ pub fn run(args: Args) -> Result<bool, String> {
     print!("{report}");
     if let Some(path) = &args.json {
         std::fs::write(path, report.to_json()).map_err(|e| format!("{}: {e}", path.display()))?;
+    }
+    if let Some(path) = &args.html {
+        std::fs::write(path, report.to_html()).map_err(|e| format!("{}: {e}", path.display()))?;
     }
     let markdown = report.to_markdown();
     if let Some(path) = &args.markdown {

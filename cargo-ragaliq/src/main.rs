@@ -41,7 +41,8 @@ enum Command {
     ///
     /// Each input is a report folder (holding report.json) or a report.json
     /// file. Every trial is counted once; spending is added up. Writes
-    /// report.json, junit.xml and summary.md, prints the table, and puts the
+    /// report.json, junit.xml, summary.md and report.html (a page to look
+    /// at), prints the table, and puts the
     /// summary in GITHUB_STEP_SUMMARY when that is set. Exits with 1 when a
     /// trial failed.
     Report(report::Args),

@@ -8,7 +8,8 @@ pub struct Args {
     /// Report folders (holding report.json) or report.json files.
     #[arg(required = true, value_name = "DIR|FILE")]
     inputs: Vec<PathBuf>,
-    /// Where to write the combined report.json, junit.xml and summary.md.
+    /// Where to write the combined report.json, junit.xml, summary.md and
+    /// report.html.
     #[arg(
         short,
         long,

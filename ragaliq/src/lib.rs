@@ -144,6 +144,7 @@ mod data_files;
 mod error;
 pub mod evidence;
 pub mod generate;
+mod html;
 pub mod judge;
 mod metrics;
 pub mod parse;

@@ -58,6 +58,7 @@
 //! - With `samples = "auto"`, every claim is asked the cap: calibration has
 //!   no threshold to sample near.
 
+mod html;
 mod labels;
 mod report;
 

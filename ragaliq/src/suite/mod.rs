@@ -47,6 +47,7 @@
 pub mod cases;
 mod fragments;
 mod junit;
+mod html;
 pub mod report;
 
 use crate::config::Config;
@@ -57,7 +58,7 @@ use crate::metrics::EvalOptions;
 use crate::record::{Location, Recorder, Site};
 use cases::LoadedCase;
 use libtest_mimic::{Arguments, Failed, Trial};
-use report::{JudgeInfo, Outcome, Report, Spending, TrialResult};
+use report::{CaseText, JudgeInfo, Outcome, Report, Spending, TrialResult};
 use std::collections::BTreeMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
@@ -303,6 +304,11 @@ impl Suite {
             .map_or_else(|| dir.join("snapshots"), |d| root.join(d));
         let results: Arc<Mutex<Vec<TrialResult>>> = Arc::default();
         let mut trials = Vec::new();
+        // Each case's texts, for the report's page.
+        let texts: BTreeMap<String, CaseText> = cases
+            .iter()
+            .map(|c| (c.id().to_owned(), CaseText::of(c)))
+            .collect();
         for loaded in cases {
             let id = loaded.id().to_owned();
             let location = Location {
@@ -360,7 +366,8 @@ impl Suite {
             &crate::run::current().id,
             results.clone(),
             &[spending],
-        );
+        )
+        .with_cases(&texts);
         let baseline = self
             .baseline
             .or_else(|| env("RAGALIQ_BASELINE").map(PathBuf::from))
@@ -421,7 +428,8 @@ impl Suite {
             match fragments::dir(&suite_name) {
                 Some(dir) => {
                     run_report = fragments::publish(&dir, fragment, |all| {
-                        let mut run = fragments::report(&suite_name, info, config.mode, all);
+                        let mut run = fragments::report(&suite_name, info, config.mode, all)
+                            .with_cases(&texts);
                         write_run_report(&mut run).map(|()| run)
                     })
                     .map_err(|message| SuiteError::Report { path: dir, message })??;

@@ -30,9 +30,15 @@
 //!     "usage": { … }, "estimated_cost_usd": 0.0123 | null,
 //!     "budget_usd": 5.0 | null, "skipped_calls": 0, "processes": 3
 //!   },
-//!   "changes": [{ "case", "metric", "baseline", "current", "delta", "regression" }]
+//!   "changes": [{ "case", "metric", "baseline", "current", "delta", "regression" }],
+//!   "cases": {                                 // what each case graded, for report.html
+//!     "refund-window": { "query", "response", "passages": [], "expected_answer", "expected_facts": [] }
+//!   }
 //! }
 //! ```
+//!
+//! `report.html`, written beside it, shows the same run as a page: see
+//! [`Report::html`].
 
 use super::cases::LoadedCase;
 use crate::core::{ClaimVerdict, Evaluation, Metric, PassageVerdict, Usage};
@@ -43,8 +49,9 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-/// The report format's version.
-pub const FORMAT: u32 = 2;
+/// The report format's version: 3 adds `cases` (format 2 reports still
+/// read, without them).
+pub const FORMAT: u32 = 3;
 
 /// A suite run, as written to `report.json`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -67,6 +74,41 @@ pub struct Report {
     /// Score changes against a baseline report.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub changes: Vec<Change>,
+    /// What each case of the results graded: its query, response, passages
+    /// and expected answer, by case id.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub cases: BTreeMap<String, CaseText>,
+}
+
+/// A case's texts, as the report shows them.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CaseText {
+    /// The user's question.
+    pub query: String,
+    /// The answer graded, when the case has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub response: Option<String>,
+    /// The retrieved passages, in rank order.
+    #[serde(default)]
+    pub passages: Vec<String>,
+    /// The reference answer, when given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expected_answer: Option<String>,
+    /// The expected facts, when given.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub expected_facts: Vec<String>,
+}
+
+impl CaseText {
+    pub(super) fn of(case: &LoadedCase) -> CaseText {
+        CaseText {
+            query: case.case.query.clone(),
+            response: case.case.response.clone(),
+            passages: case.case.context.clone(),
+            expected_answer: case.case.expected_answer.clone(),
+            expected_facts: case.case.expected_facts.clone(),
+        }
+    }
 }
 
 /// Which judge graded.
@@ -399,7 +441,18 @@ impl Report {
             results,
             summary,
             changes: Vec::new(),
+            cases: BTreeMap::new(),
         }
+    }
+
+    /// Adds the texts of the cases of `texts` that have results here.
+    pub(super) fn with_cases(mut self, texts: &BTreeMap<String, CaseText>) -> Report {
+        for r in &self.results {
+            if let Some(text) = texts.get(&r.case) {
+                self.cases.entry(r.case.clone()).or_insert_with(|| text.clone());
+            }
+        }
+        self
     }
 
     /// Reads a `report.json`.
@@ -655,8 +708,17 @@ impl Report {
         document("ragaliq", &self.suite, &cases)
     }
 
-    /// Writes `report.json`, `junit.xml` and `summary.md` into `dir`, each
-    /// atomically.
+    /// The run as one self-contained HTML page (`report.html`): the
+    /// summary, a case × metric grid, each case with its claims marked in
+    /// the response and their evidence in the passages, and each metric's
+    /// score distribution. See [`crate::suite`]'s docs for a picture.
+    #[must_use]
+    pub fn html(&self) -> String {
+        super::html::page(self)
+    }
+
+    /// Writes `report.json`, `junit.xml`, `summary.md` and `report.html`
+    /// into `dir`, each atomically.
     pub fn write_all(&self, dir: &Path) -> Result<(), (PathBuf, String)> {
         std::fs::create_dir_all(dir).map_err(|e| (dir.to_owned(), e.to_string()))?;
         let json = serde_json::to_string_pretty(self)
@@ -666,6 +728,7 @@ impl Report {
             ("report.json", json),
             ("junit.xml", junit),
             ("summary.md", self.markdown()),
+            ("report.html", self.html()),
         ] {
             let path = dir.join(name);
             crate::run::write_atomic(&path, text.as_bytes()).map_err(|e| (path, e.to_string()))?;
@@ -712,7 +775,9 @@ impl Report {
         let mut duplicates = Vec::new();
         let mut spending = Vec::new();
         let mut processes = 0;
+        let mut cases = BTreeMap::new();
         for report in reports {
+            cases.extend(report.cases);
             for r in report.results {
                 let key = (r.case.clone(), r.metric);
                 if trials.insert(key, r.clone()).is_some() {
@@ -737,6 +802,7 @@ impl Report {
             &spending,
         );
         report.summary.processes = processes;
+        report.cases = cases;
         Ok((report, duplicates))
     }
 }
