@@ -200,7 +200,8 @@ async fn markup_in_labelled_claims_stays_text_on_the_page() {
             Box::pin(async move { Ok(JudgeResponse::text(reply.to_string())) })
         }
     }
-    let dir = std::env::temp_dir().join(format!("ragaliq-calibration-markup-{}", std::process::id()));
+    let dir =
+        std::env::temp_dir().join(format!("ragaliq-calibration-markup-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let quoted = |s: &str| serde_json::to_string(s).unwrap();
     std::fs::write(
@@ -221,9 +222,15 @@ async fn markup_in_labelled_claims_stays_text_on_the_page() {
         .unwrap();
     assert_eq!(report.judges[0].disagreements.len(), 1);
     let page = report.to_html();
-    assert_eq!(page.matches("<script").count(), 1, "only the page's own script");
+    assert_eq!(
+        page.matches("<script").count(),
+        1,
+        "only the page's own script"
+    );
     assert!(!page.contains("<img"), "markup reached the page");
-    assert!(page.contains("&lt;script&gt;alert(1)&lt;/script&gt;&lt;img src=x onerror=alert(2)&gt;"));
+    assert!(
+        page.contains("&lt;script&gt;alert(1)&lt;/script&gt;&lt;img src=x onerror=alert(2)&gt;")
+    );
     // The evidence is found in its passage and marked there.
     assert!(page.contains("<b>Evidence</b> P1"), "{page}");
     assert!(page.contains("<mark class=\"v-contradicted\""), "{page}");

@@ -282,7 +282,11 @@ async fn markup_in_a_case_stays_text_on_the_page() {
     .await
     .unwrap();
     let page = std::fs::read_to_string(page_path).unwrap();
-    assert_eq!(page.matches("<script").count(), 1, "only the page's own script");
+    assert_eq!(
+        page.matches("<script").count(),
+        1,
+        "only the page's own script"
+    );
     for raw in ["<img", "<script>alert"] {
         assert!(!page.contains(raw), "{raw} reached the page as markup");
     }

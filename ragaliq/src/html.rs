@@ -191,12 +191,7 @@ pub(crate) fn marked(text: &str, marks: &[Mark]) -> String {
         if !ending.is_empty() {
             out.push_str("<sup>");
             for (label, href) in ending {
-                let _ = write!(
-                    out,
-                    "<a href=\"#{}\">[{}]</a>",
-                    escape(href),
-                    escape(label)
-                );
+                let _ = write!(out, "<a href=\"#{}\">[{}]</a>", escape(href), escape(label));
             }
             out.push_str("</sup>");
         }
@@ -335,7 +330,10 @@ mod tests {
 
     #[test]
     fn ids_are_safe_and_distinct() {
-        assert_eq!(id(&["refund-gold", "faithfulness"]), "refund-.gold--faithfulness");
+        assert_eq!(
+            id(&["refund-gold", "faithfulness"]),
+            "refund-.gold--faithfulness"
+        );
         assert_ne!(id(&["a b"]), id(&["a_b"]));
         assert_ne!(id(&["a-", "b"]), id(&["a", "-b"]));
         assert!(
@@ -361,9 +359,16 @@ mod tests {
                 m(15..40, "2", "v-contradicted"),
             ],
         );
-        assert!(html.starts_with("<mark class=\"v-supported\" title=\"claim 1\">Refunds &lt;take&gt; </mark>"), "{html}");
         assert!(
-            html.contains("title=\"claim 1; claim 2\">30 days<sup><a href=\"#c1\">[1]</a></sup></mark>"),
+            html.starts_with(
+                "<mark class=\"v-supported\" title=\"claim 1\">Refunds &lt;take&gt; </mark>"
+            ),
+            "{html}"
+        );
+        assert!(
+            html.contains(
+                "title=\"claim 1; claim 2\">30 days<sup><a href=\"#c1\">[1]</a></sup></mark>"
+            ),
             "{html}"
         );
         assert!(html.contains("<a href=\"#c2\">[2]</a>"), "{html}");
@@ -376,7 +381,10 @@ mod tests {
     #[test]
     fn charts_say_in_words_what_they_draw() {
         let svg = histogram(&[0.1, 0.5, 0.95, 1.0, f64::NAN], 0.7, "faithfulness");
-        assert!(svg.contains("<title>faithfulness: 4 scores, 2 below the threshold 0.70</title>"), "{svg}");
+        assert!(
+            svg.contains("<title>faithfulness: 4 scores, 2 below the threshold 0.70</title>"),
+            "{svg}"
+        );
         assert!(svg.contains("threshold 0.70"));
         let i = interval(Some(0.4), Some((0.2, 0.6)), "kappa 0.40 (0.20 to 0.60)");
         assert!(i.contains("<title>kappa 0.40 (0.20 to 0.60)</title>"));

@@ -33,7 +33,11 @@ pub(super) fn page(r: &CalibrationReport) -> String {
             j.judged,
             j.undecided,
             j.ungrounded,
-            if j.not_judged.is_empty() { "" } else { " o-judge_error" },
+            if j.not_judged.is_empty() {
+                ""
+            } else {
+                " o-judge_error"
+            },
             j.not_judged.len(),
             j.verdicts.accuracy,
             kappa_cell(&j.verdicts),
@@ -173,11 +177,7 @@ fn judge_section(body: &mut String, j: &JudgeResult) {
     }
     body.push_str("</table>\n");
     if !j.not_judged.is_empty() {
-        let _ = writeln!(
-            body,
-            "<h3>Not verified: {}</h3><ul>",
-            j.not_judged.len()
-        );
+        let _ = writeln!(body, "<h3>Not verified: {}</h3><ul>", j.not_judged.len());
         for n in &j.not_judged {
             let _ = writeln!(
                 body,
@@ -260,7 +260,9 @@ fn claim_details(body: &mut String, judge: &str, d: &Disagreement) {
         });
     }
     match (d.evidence.trim().is_empty(), d.evidence_in) {
-        (true, _) => body.push_str("<p><b>Evidence</b> <span class=\"muted\">none given</span></p>\n"),
+        (true, _) => {
+            body.push_str("<p><b>Evidence</b> <span class=\"muted\">none given</span></p>\n")
+        }
         (false, Some(p)) => {
             let _ = writeln!(
                 body,

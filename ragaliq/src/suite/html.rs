@@ -100,7 +100,12 @@ fn summary(body: &mut String, r: &Report) {
     if s.undecided > 0 {
         card(body, "o-undecided", s.undecided.to_string(), "? undecided");
     }
-    card(body, "o-judge_error", s.judge_errors.to_string(), "! judge errors");
+    card(
+        body,
+        "o-judge_error",
+        s.judge_errors.to_string(),
+        "! judge errors",
+    );
     if s.config_errors > 0 {
         card(
             body,
@@ -182,7 +187,10 @@ fn distributions(body: &mut String, r: &Report) {
     for t in &r.results {
         by_metric.entry(t.metric).or_default().push(t);
     }
-    if by_metric.values().all(|ts| ts.iter().all(|t| t.score.is_none())) {
+    if by_metric
+        .values()
+        .all(|ts| ts.iter().all(|t| t.score.is_none()))
+    {
         return;
     }
     body.push_str("<h2 id=\"scores\">Scores</h2>\n<div class=\"cards\">\n");
@@ -199,7 +207,9 @@ fn distributions(body: &mut String, r: &Report) {
         let threshold = counts
             .iter()
             .max_by_key(|(_, n)| **n)
-            .map_or(metric.default_threshold(), |(bits, _)| f64::from_bits(*bits));
+            .map_or(metric.default_threshold(), |(bits, _)| {
+                f64::from_bits(*bits)
+            });
         let mean = scores.iter().sum::<f64>() / scores.len() as f64;
         let _ = writeln!(
             body,
@@ -391,7 +401,8 @@ fn case_section(body: &mut String, case: &str, trials: &[&TrialResult], text: Op
             let title = format!("{} claim {label}: {words}", t.metric.name());
             if prefix.is_empty()
                 && let Some(response) = &text.response
-                && let Grounding::Found(f) = evidence::locate(&c.claim, std::slice::from_ref(response))
+                && let Grounding::Found(f) =
+                    evidence::locate(&c.claim, std::slice::from_ref(response))
             {
                 response_marks.push(Mark {
                     span: f.span,
@@ -421,9 +432,7 @@ fn case_section(body: &mut String, case: &str, trials: &[&TrialResult], text: Op
         None => body.push_str("<p><b>Response</b> <span class=\"muted\">none given</span></p>\n"),
     }
     if !text.passages.is_empty() {
-        let precision = trials
-            .iter()
-            .find(|t| t.metric == Metric::ContextPrecision);
+        let precision = trials.iter().find(|t| t.metric == Metric::ContextPrecision);
         body.push_str("<p><b>Passages</b> <span class=\"muted\">(in rank order; marked: the judge's evidence, linked to its claim)</span></p><ol>\n");
         for (i, p) in text.passages.iter().enumerate() {
             let relevance = precision
@@ -436,9 +445,7 @@ fn case_section(body: &mut String, case: &str, trials: &[&TrialResult], text: Op
                     };
                     format!(
                         " <span class=\"{class}\">{words}{}</span> <span class=\"muted\">{}</span>",
-                        v.agreement
-                            .map(|a| format!(" ({a})"))
-                            .unwrap_or_default(),
+                        v.agreement.map(|a| format!(" ({a})")).unwrap_or_default(),
                         escape(&v.reason)
                     )
                 })

@@ -46,8 +46,8 @@
 
 pub mod cases;
 mod fragments;
-mod junit;
 mod html;
+mod junit;
 pub mod report;
 
 use crate::config::Config;

@@ -449,7 +449,9 @@ impl Report {
     pub(super) fn with_cases(mut self, texts: &BTreeMap<String, CaseText>) -> Report {
         for r in &self.results {
             if let Some(text) = texts.get(&r.case) {
-                self.cases.entry(r.case.clone()).or_insert_with(|| text.clone());
+                self.cases
+                    .entry(r.case.clone())
+                    .or_insert_with(|| text.clone());
             }
         }
         self
