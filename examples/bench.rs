@@ -414,6 +414,35 @@ async fn live(n: usize, latency_ms: u64, concurrency: usize) {
     );
 }
 
+/// `n` relevance questions (one call each) at once against a provider that
+/// allows `rpm` requests and `tpm` tokens per minute and answers 429 beyond
+/// them: how many were refused, and the wall time against the least the
+/// limits allow (both buckets start full, then refill per second).
+async fn rate_limited(n: usize, concurrency: usize, rpm: u64, tpm: u64) {
+    let server = ScriptedJudge::start().await;
+    server.set_latency(Duration::from_millis(300));
+    server.set_rate_limits(rpm, tpm);
+    let judge = judge(&server.base_url(), concurrency);
+    let cases: Vec<RagCase> = (0..n).map(case).collect();
+    let started = Instant::now();
+    let results = futures_util::future::join_all(cases.iter().map(|c| judge.relevance(c))).await;
+    let wall = started.elapsed().as_secs_f64();
+    let failed = results.iter().filter(|r| r.is_err()).count();
+    let (requests, refused) = (server.requests(), server.rejected());
+    // What the provider counted for the requests it served.
+    let served = requests - refused;
+    let need_tokens = server.served_tokens() as f64;
+    let allowed = f64::max(
+        (served as f64 - rpm as f64).max(0.0) * 60.0 / rpm as f64,
+        (need_tokens - tpm as f64).max(0.0) * 60.0 / tpm as f64,
+    );
+    println!(
+        "rate-limited n={n} concurrency={concurrency} limits={rpm} rpm, {tpm} tpm: wall {wall:.1} s, the limits allow {allowed:.1} s, ratio {:.2}; {requests} requests, {refused} answered 429 ({:.1}%), {failed} calls failed; {need_tokens:.0} tokens counted",
+        wall / allowed.max(0.001),
+        100.0 * refused as f64 / requests.max(1) as f64,
+    );
+}
+
 fn arg<T: std::str::FromStr>(args: &[String], i: usize, default: T) -> T {
     args.get(i).and_then(|a| a.parse().ok()).unwrap_or(default)
 }
@@ -441,6 +470,15 @@ async fn main() {
                 .unwrap();
         }
         Some("live") => live(arg(&args, 1, 100), arg(&args, 2, 0), arg(&args, 3, 16)).await,
+        Some("rate-limited") => {
+            rate_limited(
+                arg(&args, 1, 500),
+                arg(&args, 2, 8),
+                arg(&args, 3, 60),
+                arg(&args, 4, 40_000),
+            )
+            .await;
+        }
         Some("smoke") => {
             let d =
                 std::env::temp_dir().join(format!("ragaliq-bench-smoke-{}", std::process::id()));
@@ -457,7 +495,7 @@ async fn main() {
         }
         _ => {
             eprintln!(
-                "usage: bench record|replay N [DIR [SAMPLES]] | bound|suite N [DIR] | live N LATENCY_MS CONCURRENCY | auto N | smoke"
+                "usage: bench record|replay N [DIR [SAMPLES]] | bound|suite N [DIR] | live N LATENCY_MS CONCURRENCY | rate-limited N CONCURRENCY RPM TPM | auto N | smoke"
             );
             std::process::exit(2);
         }

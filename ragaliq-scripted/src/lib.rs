@@ -37,6 +37,8 @@
 
 #![forbid(unsafe_code)]
 
+mod limits;
+
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
@@ -56,6 +58,11 @@ struct Stats {
     in_flight: AtomicU64,
     max_in_flight: AtomicU64,
     prompt_chars: AtomicU64,
+    /// Requests answered 429 by the rate limits.
+    rejected: AtomicU64,
+    /// Tokens the rate limits counted for the requests they let through.
+    served_tokens: AtomicU64,
+    limits: std::sync::Mutex<Option<limits::Limiter>>,
     latency_ms: AtomicU64,
     fail_every: AtomicU64,
     /// Share of verdicts flipped, as f64 bits (0: none).
@@ -128,6 +135,25 @@ impl ScriptedJudge {
         self.stats.seed.store(seed, Ordering::SeqCst);
     }
 
+    /// Enforces `rpm` requests and `tpm` tokens per minute as a provider
+    /// does: every answer carries OpenAI's `x-ratelimit-*` headers, and a
+    /// request beyond either limit is answered `429` with `retry-after-ms`.
+    /// A request's tokens are its prompt's characters / 4 plus its
+    /// `max_tokens`.
+    pub fn set_rate_limits(&self, rpm: u64, tpm: u64) {
+        *lock(&self.stats.limits) = Some(limits::Limiter::new(rpm, tpm));
+    }
+
+    /// Requests answered `429` by the rate limits.
+    pub fn rejected(&self) -> u64 {
+        self.stats.rejected.load(Ordering::SeqCst)
+    }
+
+    /// Tokens the rate limits counted for the requests they let through.
+    pub fn served_tokens(&self) -> u64 {
+        self.stats.served_tokens.load(Ordering::SeqCst)
+    }
+
     /// The base URL to configure a judge with, ending in `/v1`.
     pub fn base_url(&self) -> String {
         format!("http://{}/v1", self.addr)
@@ -158,12 +184,34 @@ async fn handle(
     stats.max_in_flight.fetch_max(now, Ordering::SeqCst);
     let path = req.uri().path().to_owned();
     let body = req.into_body().collect().await?.to_bytes();
+    // Counted on arrival, as a provider counts; a refusal comes at once.
+    let parsed = serde_json::from_slice::<Value>(&body);
+    let decision = match (&parsed, lock(&stats.limits).as_mut()) {
+        (Ok(request), Some(limiter)) => Some(limiter.take(limits::cost(request))),
+        _ => None,
+    };
+    if let Some(d) = decision.as_ref().filter(|d| d.refused.is_none()) {
+        stats
+            .served_tokens
+            .fetch_add(d.cost as u64, Ordering::SeqCst);
+    }
     let latency = stats.latency_ms.load(Ordering::SeqCst);
-    if latency > 0 {
+    if latency > 0 && decision.as_ref().is_none_or(|d| d.refused.is_none()) {
         tokio::time::sleep(Duration::from_millis(latency)).await;
     }
+    let headers = decision
+        .as_ref()
+        .map(|d| d.headers.clone())
+        .unwrap_or_default();
     let fail_every = stats.fail_every.load(Ordering::SeqCst);
-    let (status, reply) = match serde_json::from_slice::<Value>(&body) {
+    let (status, reply) = match parsed {
+        _ if decision.as_ref().is_some_and(|d| d.refused.is_some()) => {
+            stats.rejected.fetch_add(1, Ordering::SeqCst);
+            (
+                StatusCode::TOO_MANY_REQUESTS,
+                json!({"error": {"message": "Rate limit reached", "type": "requests", "code": "rate_limit_exceeded"}}),
+            )
+        }
         _ if fail_every > 0 && number.is_multiple_of(fail_every) => (
             StatusCode::INTERNAL_SERVER_ERROR,
             json!({"error": {"message": format!("scripted failure of request {number}")}}),
@@ -175,9 +223,13 @@ async fn handle(
         ),
     };
     stats.in_flight.fetch_sub(1, Ordering::SeqCst);
-    Ok(Response::builder()
+    let mut response = Response::builder()
         .status(status)
-        .header("content-type", "application/json")
+        .header("content-type", "application/json");
+    for (name, value) in headers {
+        response = response.header(name, value);
+    }
+    Ok(response
         .body(Full::new(Bytes::from(reply.to_string())))
         .expect("a valid response"))
 }
@@ -247,6 +299,10 @@ fn answer(path: &str, request: &Value, stats: &Stats) -> (StatusCode, Value) {
         })
     };
     (StatusCode::OK, body)
+}
+
+fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// FNV-1a over `text`, started from `seed`.

@@ -22,6 +22,8 @@
 //! | `judge.sized_max_tokens` | `RAGALIQ_SIZED_MAX_TOKENS` | `true`, `false` | `true`: each reply's limit is sized for its task |
 //! | `judge.concurrency` | `RAGALIQ_CONCURRENCY` | 1 to 1024 | 8; 1 for a server on this machine (local servers usually answer one request at a time and queue the rest) |
 //! | `judge.timeout_secs` | `RAGALIQ_TIMEOUT_SECS` | over 0, up to 3600 | 120, plus half a second per token of the reply's limit (a floor of 2 tokens/s): one attempt's bound |
+//! | `judge.rpm` | `RAGALIQ_RPM` | over 0 | none: requests per minute to pace to, besides what the provider's rate-limit headers say |
+//! | `judge.tpm` | `RAGALIQ_TPM` | over 0 | none: tokens per minute (prompt characters / 4 plus `max_tokens` per request) |
 //! | `judge.idle_timeout_secs` | `RAGALIQ_IDLE_TIMEOUT_SECS` | over 0, up to 3600 | 30 (streamed replies) |
 //! | `judge.stream` | `RAGALIQ_STREAM` | `true`, `false` | `true` |
 //! | `retry.max_retries` | `RAGALIQ_MAX_RETRIES` | 0 to 100 | 4 |
@@ -151,6 +153,10 @@ pub struct Config {
     pub max_tokens: u32,
     /// Most requests in flight at once.
     pub concurrency: usize,
+    /// Requests per minute to pace to (besides the provider's headers).
+    pub rpm: Option<f64>,
+    /// Tokens per minute to pace to.
+    pub tpm: Option<f64>,
     /// Time allowed for one attempt.
     pub timeout: Duration,
     /// Time a streamed reply may go without data.
@@ -203,6 +209,8 @@ impl std::fmt::Debug for Config {
             .field("temperature", &self.temperature)
             .field("max_tokens", &self.max_tokens)
             .field("concurrency", &self.concurrency)
+            .field("rpm", &self.rpm)
+            .field("tpm", &self.tpm)
             .field("timeout", &self.timeout)
             .field("idle_timeout", &self.idle_timeout)
             .field("stream", &self.stream)
@@ -478,6 +486,18 @@ impl Config {
                 "a whole number from 1 to 1024",
             )?
             .unwrap_or(if local { 1 } else { 8 });
+        let rate = |variable: &'static str, key: &'static str, value: Option<f64>| {
+            r.pick(
+                variable,
+                key,
+                value,
+                float,
+                |n| *n > 0.0 && n.is_finite(),
+                "a number over 0 (per minute)",
+            )
+        };
+        let rpm = rate("RAGALIQ_RPM", "judge.rpm", judge.rpm)?;
+        let tpm = rate("RAGALIQ_TPM", "judge.tpm", judge.tpm)?;
         let timeout = r
             .pick(
                 "RAGALIQ_TIMEOUT_SECS",
@@ -709,6 +729,8 @@ impl Config {
             temperature,
             max_tokens: max_tokens as u32,
             concurrency: concurrency as usize,
+            rpm,
+            tpm,
             timeout: Duration::from_secs_f64(timeout),
             idle_timeout: Duration::from_secs_f64(idle_timeout),
             stream,
@@ -873,6 +895,8 @@ struct RawJudge {
     temperature: Option<f64>,
     max_tokens: Option<i64>,
     concurrency: Option<i64>,
+    rpm: Option<f64>,
+    tpm: Option<f64>,
     timeout_secs: Option<f64>,
     idle_timeout_secs: Option<f64>,
     stream: Option<bool>,

@@ -17,16 +17,18 @@
 
 mod budget;
 mod negotiation;
+mod pacing;
 
 pub(crate) use budget::Budget;
 pub use negotiation::Refusal;
+pub(crate) use pacing::Rates;
 
 use crate::core::sync::lock;
 use crate::core::{Fingerprint, JsonMode, JudgeRequest, JudgeResponse, Price, StopReason, Usage};
 use crate::error::Error;
-use crate::run::Slots;
 use crate::transport::{RetryPolicy, Transport, TransportError, TransportErrorKind};
 use negotiation::Negotiation;
+use pacing::Pacer;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -37,7 +39,8 @@ use tokio::sync::{OnceCell, Semaphore};
 pub(crate) struct Client {
     pub(crate) transport: Arc<dyn Transport>,
     pub(crate) concurrency: usize,
-    limit: Semaphore,
+    /// The run's in-flight limit (adapting to overloads) and pace.
+    pacer: Pacer,
     /// Set once the server stopped a streamed reply for another request:
     /// from then on calls also wait for `one`, so one runs at a time.
     serial: AtomicBool,
@@ -50,8 +53,6 @@ pub(crate) struct Client {
     pub(crate) price: Option<Price>,
     pub(crate) budget: Option<Arc<Budget>>,
     pub(crate) formats: Negotiation,
-    /// The run's concurrency limit, when the run spans processes.
-    slots: Option<Slots>,
 }
 
 /// A live call that did not give a usable answer.
@@ -67,6 +68,7 @@ pub(crate) enum CallError {
 /// How a client calls: its limits, retries, price and budget.
 pub(crate) struct Settings {
     pub concurrency: usize,
+    pub rates: Rates,
     pub timeout: Duration,
     pub retry: RetryPolicy,
     pub price: Option<Price>,
@@ -81,7 +83,7 @@ impl Client {
         Client {
             transport,
             concurrency: s.concurrency,
-            limit: Semaphore::new(s.concurrency),
+            pacer: Pacer::for_run(&s.run_key, s.concurrency, s.rates),
             serial: AtomicBool::new(false),
             one: Semaphore::new(1),
             timeout: s.timeout,
@@ -92,7 +94,6 @@ impl Client {
             price: s.price,
             budget: s.budget.map(Arc::new),
             formats: Negotiation::new(s.json_mode, s.json_mode),
-            slots: Slots::for_run(&s.run_key, s.concurrency),
         }
     }
 
@@ -184,22 +185,18 @@ impl Client {
         let result = self
             .retry
             .run(|| async {
-                let _permit = self.limit.acquire().await.map_err(|_| closed())?;
-                // The run's limit, across its processes: each request in
-                // flight holds one of its slots.
-                let _slot = match &self.slots {
-                    Some(slots) => match slots.take().await {
-                        Ok(slot) => Some(slot),
-                        Err(e) => {
-                            *lock(&refused) = Some(Error::RunState {
-                                problem: format!(
-                                    "the run's concurrency limit cannot be kept: its slot files cannot be locked ({e})"
-                                ),
-                            });
-                            return Err(TransportError::other("slots"));
-                        }
-                    },
-                    None => None,
+                // The run's limit, across its processes (each request in
+                // flight holds one of its slots), and its pace.
+                let _permit = match self.pacer.enter(request).await {
+                    Ok(permit) => permit,
+                    Err(e) => {
+                        *lock(&refused) = Some(Error::RunState {
+                            problem: format!(
+                                "the run's concurrency limit cannot be kept: its slot files cannot be locked ({e})"
+                            ),
+                        });
+                        return Err(TransportError::other("slots"));
+                    }
                 };
                 let _alone = if self.serial.load(Ordering::SeqCst) {
                     Some(self.one.acquire().await.map_err(|_| closed())?)
@@ -233,6 +230,10 @@ impl Client {
                     && matches!(e.kind, TransportErrorKind::Interrupted { .. })
                 {
                     self.serial.store(true, Ordering::SeqCst);
+                }
+                match &result {
+                    Ok(response) => self.pacer.succeeded(response.rate).await,
+                    Err(e) => self.pacer.failed(e).await,
                 }
                 // Booked before the call gives up its place under the limit:
                 // the next call's check must see it.

@@ -14,6 +14,7 @@ mod json_mode;
 mod key;
 mod mode;
 mod price;
+mod rate;
 mod request;
 mod samples;
 pub(crate) mod sync;
@@ -28,6 +29,7 @@ pub use key::ApiKey;
 pub use mode::Mode;
 pub(crate) use price::price_for;
 pub use price::{BUILTIN_PRICES, Price};
+pub use rate::{RateLimits, RateWindow};
 pub(crate) use request::canonical_json;
 #[cfg(test)]
 pub(crate) use request::test_request;

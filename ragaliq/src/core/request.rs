@@ -1,6 +1,7 @@
 //! The one provider-agnostic request the judge sends, the response it gets
 //! back, and the [`Fingerprint`] that identifies an exchange.
 
+use super::rate::RateLimits;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use std::fmt;
@@ -353,6 +354,10 @@ pub struct JudgeResponse {
     /// recorded or scored: the judge turns it into an error.
     #[serde(default)]
     pub stop: StopReason,
+    /// The rate limits the response's headers reported: they pace the
+    /// run's next requests. Never recorded.
+    #[serde(skip)]
+    pub rate: Option<RateLimits>,
 }
 
 impl JudgeResponse {
@@ -365,6 +370,7 @@ impl JudgeResponse {
             output_tokens: 0,
             model: None,
             stop: StopReason::Complete,
+            rate: None,
         }
     }
 
@@ -393,6 +399,13 @@ impl JudgeResponse {
     #[must_use]
     pub fn with_stop(mut self, stop: StopReason) -> Self {
         self.stop = stop;
+        self
+    }
+
+    /// Sets the rate limits the response reported.
+    #[must_use]
+    pub fn with_rate(mut self, rate: RateLimits) -> Self {
+        self.rate = (!rate.is_empty()).then_some(rate);
         self
     }
 }

@@ -1,7 +1,7 @@
 //! [`JudgeBuilder`]: a judge around any transport, every setting with a default.
 
 use super::Judge;
-use crate::client::{self, Budget, Client};
+use crate::client::{self, Budget, Client, Rates};
 use crate::config::{Config, Provider};
 use crate::core::{ConfigError, JsonMode, Metric, Price, Samples, VerdictWeights};
 use crate::metrics::{Scoring, Verification};
@@ -44,6 +44,7 @@ pub struct JudgeBuilder {
     sized_max_tokens: bool,
     templates: Option<Templates>,
     concurrency: usize,
+    rates: Rates,
     timeout: Duration,
     retry: RetryPolicy,
     scoring: Scoring,
@@ -62,6 +63,7 @@ impl JudgeBuilder {
             sized_max_tokens: true,
             templates: None,
             concurrency: 8,
+            rates: Rates::default(),
             timeout: Duration::from_secs(120),
             retry: RetryPolicy::default(),
             scoring: Scoring::default(),
@@ -84,6 +86,10 @@ impl JudgeBuilder {
             sized_max_tokens: config.sized_max_tokens,
             templates: Some(templates),
             concurrency: config.concurrency,
+            rates: Rates {
+                rpm: config.rpm,
+                tpm: config.tpm,
+            },
             timeout: config.timeout,
             retry: config.retry.clone(),
             scoring: Scoring {
@@ -125,7 +131,7 @@ impl JudgeBuilder {
             self.price,
             self.budget,
             config.max_tokens,
-        )
+        ) + &format!("|{:?}", self.rates)
     }
 
     /// The model to ask (default `"default"`, for transports that ignore it).
@@ -161,9 +167,29 @@ impl JudgeBuilder {
         self
     }
 
-    /// The most requests in flight at once across all evaluations (default 8).
+    /// The most requests in flight at once across all evaluations (default
+    /// 8). It is a ceiling: a provider that answers 429 (or 503, 529) cuts
+    /// the run's limit, which grows back with successes.
     pub fn with_concurrency(mut self, limit: usize) -> Self {
         self.concurrency = limit;
+        self
+    }
+
+    /// Paces requests to at most `rpm` requests and `tpm` tokens a minute
+    /// (either may be `None`), besides what the provider's rate-limit
+    /// headers say. A request's tokens are its prompt's characters / 4 plus
+    /// its `max_tokens`.
+    ///
+    /// ```
+    /// # use ragaliq::judge::{Judge, OpenAiTransport};
+    /// let judge = Judge::builder(OpenAiTransport::new("http://127.0.0.1:8080/v1"))
+    ///     .with_rate_limits(Some(60.0), Some(40_000.0))
+    ///     .build()
+    ///     .unwrap();
+    /// # let _ = judge;
+    /// ```
+    pub fn with_rate_limits(mut self, rpm: Option<f64>, tpm: Option<f64>) -> Self {
+        self.rates = Rates { rpm, tpm };
         self
     }
 
@@ -283,6 +309,13 @@ impl JudgeBuilder {
                 "a whole number of at least 1",
             ));
         }
+        for (name, value) in [("rpm", self.rates.rpm), ("tpm", self.rates.tpm)] {
+            if let Some(v) = value
+                && !(v > 0.0 && v.is_finite())
+            {
+                return Err(invalid(name, v.to_string(), "a number over 0 (per minute)"));
+            }
+        }
         if !(0.0..=2.0).contains(&self.temperature) {
             return Err(invalid(
                 "temperature",
@@ -388,6 +421,7 @@ impl JudgeBuilder {
             self.transport,
             client::Settings {
                 concurrency: self.concurrency,
+                rates: self.rates,
                 timeout: self.timeout,
                 retry: self.retry,
                 price: self.price,

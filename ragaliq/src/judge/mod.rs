@@ -10,8 +10,8 @@ mod builder;
 
 pub use crate::client::Refusal;
 pub use crate::core::{
-    ApiKey, Fingerprint, JsonMode, JudgeRequest, JudgeResponse, Message, ResponseFormat, Role,
-    StopReason,
+    ApiKey, Fingerprint, JsonMode, JudgeRequest, JudgeResponse, Message, RateLimits, RateWindow,
+    ResponseFormat, Role, StopReason,
 };
 pub use crate::transport::{
     ANTHROPIC_VERSION, AnthropicTransport, BoxFuture, OpenAiTransport, RetryPolicy, Transport,

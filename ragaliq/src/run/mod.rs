@@ -25,7 +25,7 @@ mod slots;
 pub(crate) mod state;
 
 pub(crate) use atomic::{remove_left_behind, write_atomic};
-pub(crate) use slots::Slots;
+pub(crate) use slots::{Slot, Slots, key_hash};
 
 use std::io;
 use std::path::{Path, PathBuf};

@@ -33,7 +33,7 @@ impl Slots {
             return None;
         }
         let dir = super::run_dir().ok()?;
-        Some(Slots::in_dir(dir.join("slots").join(hash(key)), count))
+        Some(Slots::in_dir(dir.join("slots").join(key_hash(key)), count))
     }
 
     pub(crate) fn in_dir(dir: PathBuf, count: usize) -> Slots {
@@ -43,16 +43,18 @@ impl Slots {
         }
     }
 
-    /// Waits for a free slot. Polls every few milliseconds (growing to 20
-    /// ms), starting from a slot that depends on the process, so processes
-    /// do not all contend for slot 0.
-    pub(crate) async fn take(&self) -> io::Result<Slot> {
+    /// Waits for a free slot among the first `usable()` (at most all of
+    /// them: the run's in-flight limit, which may shrink and grow). Polls
+    /// every few milliseconds (growing to 20 ms), starting from a slot that
+    /// depends on the process, so processes do not all contend for slot 0.
+    pub(crate) async fn take(&self, usable: impl Fn() -> usize) -> io::Result<Slot> {
         std::fs::create_dir_all(&self.dir)?;
         let start = std::process::id() as usize;
         let mut wait = Duration::from_millis(1);
         loop {
-            for k in 0..self.count {
-                let i = (start + k) % self.count;
+            let count = usable().clamp(1, self.count);
+            for k in 0..count {
+                let i = (start + k) % count;
                 let file = OpenOptions::new()
                     .create(true)
                     .truncate(false)
@@ -70,7 +72,8 @@ impl Slots {
     }
 }
 
-fn hash(key: &str) -> String {
+/// A short name for a judge configuration's key, safe in a file name.
+pub(crate) fn key_hash(key: &str) -> String {
     use sha2::{Digest, Sha256};
     let d = Sha256::digest(key.as_bytes());
     d[..8].iter().map(|b| format!("{b:02x}")).collect()
@@ -84,14 +87,20 @@ mod tests {
     async fn no_more_slots_than_the_limit_are_held() {
         let dir = std::env::temp_dir().join(format!("ragaliq-slots-{}", std::process::id()));
         let slots = Slots::in_dir(dir.clone(), 2);
-        let a = slots.take().await.unwrap();
-        let b = slots.take().await.unwrap();
-        let third = tokio::time::timeout(Duration::from_millis(50), slots.take()).await;
+        let all = || 2;
+        let a = slots.take(all).await.unwrap();
+        let b = slots.take(all).await.unwrap();
+        let third = tokio::time::timeout(Duration::from_millis(50), slots.take(all)).await;
         assert!(third.is_err(), "a third request waits");
         drop(a);
-        let c = tokio::time::timeout(Duration::from_secs(5), slots.take()).await;
+        let c = tokio::time::timeout(Duration::from_secs(5), slots.take(all)).await;
         assert!(c.is_ok(), "a released slot is taken");
         drop((b, c));
+        // A limit cut to one: a second request waits though two slots exist.
+        let one = slots.take(|| 1).await.unwrap();
+        let second = tokio::time::timeout(Duration::from_millis(50), slots.take(|| 1)).await;
+        assert!(second.is_err(), "only the first slot is usable");
+        drop(one);
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

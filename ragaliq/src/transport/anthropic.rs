@@ -140,7 +140,8 @@ impl AnthropicTransport {
         )
         .await?;
         let prefilled = matches!(request.response_format, ResponseFormat::JsonObject);
-        if self.stream && http::is_event_stream(&response) {
+        let rate = http::rate_limits(response.headers(), std::time::SystemTime::now());
+        let reply = if self.stream && http::is_event_stream(&response) {
             read_stream(
                 http::EventStream::new(response, self.idle_timeout),
                 Some(key),
@@ -149,7 +150,8 @@ impl AnthropicTransport {
             .await
         } else {
             read_reply(&http::read_json(response, Some(key)).await?, prefilled)
-        }
+        };
+        reply.map(|r| r.with_rate(rate))
     }
 }
 

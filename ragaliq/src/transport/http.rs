@@ -5,6 +5,7 @@
 
 use crate::core::ApiKey;
 use crate::core::JudgeResponse;
+use crate::core::{RateLimits, RateWindow};
 use crate::transport::{TransportError, TransportErrorKind};
 use reqwest::header::{HeaderMap, RETRY_AFTER};
 use std::sync::OnceLock;
@@ -463,6 +464,19 @@ const MAX_RETRY_AFTER: Duration = Duration::from_secs(24 * 3600);
 /// §10.2.3). A date in the past means "now"; an absurd value (`1e20`, a
 /// 30-digit number) is capped at a day rather than trusted.
 pub(crate) fn retry_after(headers: &HeaderMap, now: SystemTime) -> Option<Duration> {
+    // OpenAI also sends milliseconds, more precise than `Retry-After`.
+    if let Some(ms) = headers
+        .get("retry-after-ms")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<f64>().ok())
+        .filter(|ms| ms.is_finite() && *ms >= 0.0)
+    {
+        return Some(
+            Duration::try_from_secs_f64(ms / 1000.0)
+                .unwrap_or(MAX_RETRY_AFTER)
+                .min(MAX_RETRY_AFTER),
+        );
+    }
     let value = headers.get(RETRY_AFTER)?.to_str().ok()?.trim();
     if !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()) {
         let secs = value.parse::<u64>().unwrap_or(u64::MAX);
@@ -487,10 +501,209 @@ pub(crate) fn retry_after(headers: &HeaderMap, now: SystemTime) -> Option<Durati
     )
 }
 
+/// The rate limits a response's headers report: OpenAI's
+/// `x-ratelimit-{limit,remaining,reset}-{requests,tokens}` (resets as
+/// `1s`, `6m0s`, `20ms`) and Anthropic's
+/// `anthropic-ratelimit-{requests,tokens,input-tokens}-{limit,remaining,reset}`
+/// (resets as RFC 3339 times). A value that does not parse is left out.
+pub(crate) fn rate_limits(headers: &HeaderMap, now: SystemTime) -> RateLimits {
+    let get = |name: &str| {
+        headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .map(str::trim)
+    };
+    let number = |name: &str| get(name).and_then(|v| v.parse::<u64>().ok());
+    let window = |limit: &str, remaining: &str, reset: &str| {
+        Some(RateWindow {
+            limit: number(limit),
+            remaining: number(remaining)?,
+            reset: get(reset).and_then(|v| {
+                go_duration(v)
+                    .or_else(|| rfc3339(v).map(|t| t.duration_since(now).unwrap_or(Duration::ZERO)))
+            }),
+        })
+    };
+    let openai = |what: &str| {
+        window(
+            &format!("x-ratelimit-limit-{what}"),
+            &format!("x-ratelimit-remaining-{what}"),
+            &format!("x-ratelimit-reset-{what}"),
+        )
+    };
+    let anthropic = |what: &str| {
+        window(
+            &format!("anthropic-ratelimit-{what}-limit"),
+            &format!("anthropic-ratelimit-{what}-remaining"),
+            &format!("anthropic-ratelimit-{what}-reset"),
+        )
+    };
+    RateLimits {
+        requests: openai("requests").or_else(|| anthropic("requests")),
+        tokens: openai("tokens")
+            .or_else(|| anthropic("tokens"))
+            .or_else(|| anthropic("input-tokens")),
+    }
+}
+
+/// A duration as OpenAI writes it: `1h2m3.5s`, `6m0s`, `20ms`.
+fn go_duration(s: &str) -> Option<Duration> {
+    let mut total = 0.0f64;
+    let mut rest = s;
+    if rest.is_empty() {
+        return None;
+    }
+    while !rest.is_empty() {
+        let digits = rest
+            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .filter(|&i| i > 0)?;
+        let value: f64 = rest[..digits].parse().ok()?;
+        rest = &rest[digits..];
+        let (unit, scale) = [("ms", 0.001), ("h", 3600.0), ("m", 60.0), ("s", 1.0)]
+            .into_iter()
+            .find(|(u, _)| rest.starts_with(u))?;
+        total += value * scale;
+        rest = &rest[unit.len()..];
+    }
+    Duration::try_from_secs_f64(total).ok()
+}
+
+/// An RFC 3339 time (`2024-10-17T16:21:42Z`, with fractions or an offset).
+fn rfc3339(s: &str) -> Option<SystemTime> {
+    let b = s.as_bytes();
+    if b.len() < 20 || b[4] != b'-' || b[7] != b'-' || !matches!(b[10], b'T' | b't' | b' ') {
+        return None;
+    }
+    let n = |r: std::ops::Range<usize>| s.get(r)?.parse::<i64>().ok();
+    let (y, mo, d) = (n(0..4)?, n(5..7)?, n(8..10)?);
+    let (h, mi, sec) = (n(11..13)?, n(14..16)?, n(17..19)?);
+    if !(1..=12).contains(&mo) || !(1..=31).contains(&d) || h > 23 || mi > 59 || sec > 60 {
+        return None;
+    }
+    let mut rest = &s[19..];
+    let mut frac = 0.0;
+    if let Some(r) = rest.strip_prefix('.') {
+        let end = r.find(|c: char| !c.is_ascii_digit()).unwrap_or(r.len());
+        frac = format!("0.{}", &r[..end]).parse().ok()?;
+        rest = &r[end..];
+    }
+    let offset = match rest {
+        "Z" | "z" => 0,
+        _ if rest.len() == 6 && matches!(&rest[..1], "+" | "-") && &rest[3..4] == ":" => {
+            let sign = if rest.starts_with('-') { -1 } else { 1 };
+            sign * (rest[1..3].parse::<i64>().ok()? * 3600 + rest[4..6].parse::<i64>().ok()? * 60)
+        }
+        _ => return None,
+    };
+    // Days from the civil date (Howard Hinnant's algorithm).
+    let (y, m) = if mo <= 2 {
+        (y - 1, mo + 9)
+    } else {
+        (y, mo - 3)
+    };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let doy = (153 * m + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    let secs = days * 86_400 + h * 3600 + mi * 60 + sec - offset;
+    let secs = u64::try_from(secs).ok()?;
+    Some(SystemTime::UNIX_EPOCH + Duration::from_secs(secs) + Duration::from_secs_f64(frac))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use reqwest::header::HeaderValue;
+
+    fn map(pairs: &[(&'static str, &str)]) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        for (k, v) in pairs {
+            h.insert(*k, HeaderValue::from_str(v).unwrap());
+        }
+        h
+    }
+
+    #[test]
+    fn rate_limits_from_openai_and_anthropic_headers() {
+        let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_700_000_000);
+        let openai = rate_limits(
+            &map(&[
+                ("x-ratelimit-limit-requests", "60"),
+                ("x-ratelimit-remaining-requests", "59"),
+                ("x-ratelimit-reset-requests", "1s"),
+                ("x-ratelimit-limit-tokens", "40000"),
+                ("x-ratelimit-remaining-tokens", "39000"),
+                ("x-ratelimit-reset-tokens", "1m30.5s"),
+            ]),
+            now,
+        );
+        assert_eq!(
+            openai.requests,
+            Some(RateWindow {
+                limit: Some(60),
+                remaining: 59,
+                reset: Some(Duration::from_secs(1))
+            })
+        );
+        assert_eq!(
+            openai.tokens.unwrap().reset,
+            Some(Duration::from_secs_f64(90.5))
+        );
+        let anthropic = rate_limits(
+            &map(&[
+                ("anthropic-ratelimit-requests-limit", "50"),
+                ("anthropic-ratelimit-requests-remaining", "0"),
+                ("anthropic-ratelimit-requests-reset", "2023-11-14T22:13:30Z"),
+                ("anthropic-ratelimit-input-tokens-limit", "40000"),
+                ("anthropic-ratelimit-input-tokens-remaining", "100"),
+            ]),
+            now,
+        );
+        let r = anthropic.requests.unwrap();
+        assert_eq!((r.limit, r.remaining), (Some(50), 0));
+        // 1,700,000,000 is 2023-11-14T22:13:20Z: ten seconds later.
+        assert_eq!(r.reset, Some(Duration::from_secs(10)));
+        assert_eq!(anthropic.tokens.unwrap().remaining, 100);
+        // Nothing, or nothing readable: nothing.
+        assert!(rate_limits(&HeaderMap::new(), now).is_empty());
+        let junk = rate_limits(&map(&[("x-ratelimit-remaining-requests", "many")]), now);
+        assert!(junk.is_empty());
+    }
+
+    #[test]
+    fn durations_and_times_as_providers_write_them() {
+        assert_eq!(go_duration("20ms"), Some(Duration::from_millis(20)));
+        assert_eq!(go_duration("6m0s"), Some(Duration::from_secs(360)));
+        assert_eq!(go_duration("1h2m3s"), Some(Duration::from_secs(3723)));
+        for bad in ["", "s", "5", "5x", "1e9999s"] {
+            assert_eq!(go_duration(bad), None, "{bad}");
+        }
+        let t = |s| {
+            rfc3339(s).map(|t| {
+                t.duration_since(SystemTime::UNIX_EPOCH)
+                    .unwrap()
+                    .as_secs_f64()
+            })
+        };
+        assert_eq!(t("1970-01-01T00:00:00Z"), Some(0.0));
+        assert_eq!(t("2000-03-01T00:00:00Z"), Some(951_868_800.0));
+        assert_eq!(t("2000-03-01T01:00:00+01:00"), Some(951_868_800.0));
+        assert_eq!(t("2000-03-01T00:00:00.25Z"), Some(951_868_800.25));
+        for bad in [
+            "2000-13-01T00:00:00Z",
+            "yesterday",
+            "2000-03-01T00:00:00",
+            "1960-01-01T00:00:00Z",
+        ] {
+            assert_eq!(t(bad), None, "{bad}");
+        }
+        let ms = retry_after(
+            &map(&[("retry-after-ms", "250"), ("retry-after", "7")]),
+            SystemTime::now(),
+        );
+        assert_eq!(ms, Some(Duration::from_millis(250)), "milliseconds win");
+    }
 
     fn headers(v: &str) -> HeaderMap {
         let mut h = HeaderMap::new();

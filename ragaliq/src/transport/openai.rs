@@ -179,7 +179,8 @@ impl OpenAiTransport {
             error_message,
         )
         .await?;
-        if self.stream && http::is_event_stream(&response) {
+        let rate = http::rate_limits(response.headers(), std::time::SystemTime::now());
+        let reply = if self.stream && http::is_event_stream(&response) {
             read_stream(
                 http::EventStream::new(response, self.idle_timeout),
                 self.key.as_ref(),
@@ -187,7 +188,8 @@ impl OpenAiTransport {
             .await
         } else {
             read_reply(&http::read_json(response, self.key.as_ref()).await?)
-        }
+        };
+        reply.map(|r| r.with_rate(rate))
     }
 }
 

@@ -1,0 +1,500 @@
+//! One pace per run: how many requests may be in flight, and when the next
+//! one may start.
+//!
+//! Two mechanisms, both kept per run (in the run's folder when the run
+//! spans processes, like the budget):
+//!
+//! - **An in-flight limit that adapts** (AIMD). It starts at the configured
+//!   `concurrency`. A response saying the provider is overloaded or the
+//!   caller is over its limit (429, 503, 529) cuts it to 80% (never below
+//!   1), once per episode: further overloads within the cooldown (10 s, or
+//!   the server's `Retry-After` if longer) do not cut again. Every request
+//!   waits out the `Retry-After` (not only the one that got it). After the
+//!   cooldown, each success grows the limit by `1 / limit`: about one more
+//!   request in flight per `limit` successes, up to `concurrency`.
+//! - **Pacing** from the provider's own numbers. OpenAI's
+//!   `x-ratelimit-*` and Anthropic's `anthropic-ratelimit-*` headers, or
+//!   `[judge] rpm` / `tpm`, give a window of requests and of tokens that
+//!   refills over time: a bucket per window, mirrored here (refilled at the
+//!   window's rate, drawn down as requests start, and lowered to what the
+//!   provider says remains). A request starts only when both buckets hold
+//!   what it needs: one request, and its tokens (its prompt's characters /
+//!   4, plus its `max_tokens`, as OpenAI counts them at admission). So a
+//!   run spends its burst, then goes at the rate the limits allow, instead
+//!   of running into 429s and backing off.
+//!
+//! Nothing here is needed for correctness: a state file that cannot be used
+//! is reported once and the process paces on its own.
+
+use crate::core::sync::lock;
+use crate::core::{JudgeRequest, RateLimits, RateWindow};
+use crate::run::{self, Slot, Slots};
+use crate::transport::{TransportError, TransportErrorKind};
+use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::{Duration, SystemTime};
+use tokio::sync::Notify;
+
+/// Each overload episode cuts the in-flight limit to this share.
+const CUT: f64 = 0.8;
+
+/// How long after a cut the limit does not grow (or cut again).
+const COOLDOWN: Duration = Duration::from_secs(10);
+
+/// The wait after an overload that gave no `Retry-After`.
+const DEFAULT_PAUSE: Duration = Duration::from_secs(1);
+
+/// Longest single sleep while waiting to start: the state is looked at
+/// again after it (another process may have changed it).
+const MAX_NAP: Duration = Duration::from_millis(500);
+
+/// Configured rates, per minute.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct Rates {
+    pub rpm: Option<f64>,
+    pub tpm: Option<f64>,
+}
+
+/// A window's budget, mirrored: refilled at `per_sec` up to `capacity`.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+struct Bucket {
+    capacity: f64,
+    level: f64,
+    per_sec: f64,
+    /// When `level` was last brought up to date (ms since the epoch).
+    at: u64,
+}
+
+impl Bucket {
+    fn full(capacity: f64, per_sec: f64, now: u64) -> Bucket {
+        Bucket {
+            capacity,
+            level: capacity,
+            per_sec,
+            at: now,
+        }
+    }
+
+    fn refill(&mut self, now: u64) {
+        let secs = now.saturating_sub(self.at) as f64 / 1000.0;
+        self.level = (self.level + secs * self.per_sec).min(self.capacity);
+        self.at = now.max(self.at);
+    }
+
+    /// Time until `need` is in the bucket (zero when it is).
+    fn wait_for(&self, need: f64) -> Duration {
+        // More than the whole window never fits: waiting for a full window
+        // is the most that helps.
+        let need = need.min(self.capacity);
+        if self.level >= need || self.per_sec <= 0.0 {
+            return Duration::ZERO;
+        }
+        Duration::from_secs_f64((need - self.level) / self.per_sec)
+    }
+
+    /// What the provider says: the window's size and refill rate, and its
+    /// remaining budget when that is lower than the mirror's.
+    fn sync(&mut self, w: &RateWindow, now: u64) {
+        self.refill(now);
+        if let Some(limit) = w.limit {
+            self.capacity = limit as f64;
+        }
+        if let Some(rate) = w.per_second() {
+            self.per_sec = rate;
+        }
+        self.level = self.level.min(w.remaining as f64);
+    }
+}
+
+/// The run's pace, as kept in its state file.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+struct PaceState {
+    /// The in-flight limit; `None` until first cut (the configured one).
+    limit: Option<f64>,
+    /// No growth (nor another cut) before this time (ms since the epoch).
+    cooldown_until: u64,
+    /// No request starts before this time.
+    not_before: u64,
+    requests: Option<Bucket>,
+    tokens: Option<Bucket>,
+    /// Overload responses seen by the run.
+    overloads: u64,
+}
+
+/// What a request may do now.
+enum Admit {
+    Go,
+    Wait(Duration),
+}
+
+impl PaceState {
+    fn limit(&self, max: usize) -> usize {
+        self.limit
+            .map_or(max, |l| (l.floor() as usize).clamp(1, max.max(1)))
+    }
+
+    fn admit(&mut self, now: u64, tokens: f64, rates: Rates) -> Admit {
+        if self.requests.is_none()
+            && let Some(rpm) = rates.rpm
+        {
+            self.requests = Some(Bucket::full(rpm, rpm / 60.0, now));
+        }
+        if self.tokens.is_none()
+            && let Some(tpm) = rates.tpm
+        {
+            self.tokens = Some(Bucket::full(tpm, tpm / 60.0, now));
+        }
+        if now < self.not_before {
+            return Admit::Wait(Duration::from_millis(self.not_before - now));
+        }
+        let mut wait = Duration::ZERO;
+        if let Some(b) = &mut self.requests {
+            b.refill(now);
+            wait = wait.max(b.wait_for(1.0));
+        }
+        if let Some(b) = &mut self.tokens {
+            b.refill(now);
+            wait = wait.max(b.wait_for(tokens));
+        }
+        if !wait.is_zero() {
+            return Admit::Wait(wait);
+        }
+        if let Some(b) = &mut self.requests {
+            b.level -= 1.0;
+        }
+        if let Some(b) = &mut self.tokens {
+            b.level -= tokens.min(b.capacity);
+        }
+        Admit::Go
+    }
+
+    fn succeeded(&mut self, now: u64, rate: Option<&RateLimits>, max: usize) {
+        if let Some(rate) = rate {
+            sync(&mut self.requests, rate.requests.as_ref(), now);
+            sync(&mut self.tokens, rate.tokens.as_ref(), now);
+        }
+        if now >= self.cooldown_until
+            && let Some(limit) = self.limit
+        {
+            let grown = limit + 1.0 / limit.max(1.0);
+            self.limit = (grown < max as f64).then_some(grown);
+        }
+    }
+
+    fn overloaded(&mut self, now: u64, pause: Duration, max: usize) {
+        self.overloads += 1;
+        let pause_ms = pause.as_millis() as u64;
+        self.not_before = self.not_before.max(now + pause_ms);
+        if now >= self.cooldown_until {
+            let current = self.limit.unwrap_or(max as f64);
+            self.limit = Some((current * CUT).max(1.0));
+            self.cooldown_until = now + (COOLDOWN.as_millis() as u64).max(pause_ms);
+        }
+    }
+}
+
+fn sync(bucket: &mut Option<Bucket>, window: Option<&RateWindow>, now: u64) {
+    let Some(w) = window else {
+        return;
+    };
+    match bucket {
+        Some(b) => b.sync(w, now),
+        None => {
+            // First word from the provider: a window it reports in full.
+            if let (Some(limit), Some(rate)) = (w.limit, w.per_second()) {
+                let mut b = Bucket::full(limit as f64, rate, now);
+                b.level = b.level.min(w.remaining as f64);
+                *bucket = Some(b);
+            }
+        }
+    }
+}
+
+fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}
+
+/// Whether a failed attempt says the provider is overloaded, or the
+/// caller over its limits.
+pub(crate) fn is_overload(e: &TransportError) -> bool {
+    matches!(
+        e.kind,
+        TransportErrorKind::Status {
+            status: 429 | 503 | 529,
+            ..
+        }
+    )
+}
+
+/// The tokens a request counts against a tokens-per-minute limit: its
+/// prompt's characters / 4 and its reply limit.
+pub(crate) fn tokens_of(request: &JudgeRequest) -> f64 {
+    let chars: usize = request.system.len()
+        + request
+            .messages
+            .iter()
+            .map(|m| m.content.len())
+            .sum::<usize>();
+    chars as f64 / 4.0 + f64::from(request.max_tokens)
+}
+
+/// A run's pace for one judge configuration.
+pub(crate) struct Pacer {
+    max: usize,
+    rates: Rates,
+    shared: Option<PathBuf>,
+    local: Mutex<PaceState>,
+    warned: AtomicBool,
+    in_flight: AtomicUsize,
+    freed: Notify,
+    slots: Option<Slots>,
+}
+
+/// A place in flight; given back when dropped.
+pub(crate) struct Permit<'a> {
+    pacer: &'a Pacer,
+    _slot: Option<Slot>,
+}
+
+impl Drop for Permit<'_> {
+    fn drop(&mut self) {
+        self.pacer.in_flight.fetch_sub(1, Ordering::SeqCst);
+        self.pacer.freed.notify_waiters();
+    }
+}
+
+impl Pacer {
+    /// The pace of the current run for the configuration `key`: kept in
+    /// the run's folder when the run spans processes.
+    pub(crate) fn for_run(key: &str, max: usize, rates: Rates) -> Pacer {
+        let spans = run::current().spans_processes();
+        let shared = spans
+            .then(|| run::run_dir().ok())
+            .flatten()
+            .map(|d| d.join("pace").join(format!("{}.json", run::key_hash(key))));
+        Pacer::new(max, rates, shared, Slots::for_run(key, max))
+    }
+
+    fn new(max: usize, rates: Rates, shared: Option<PathBuf>, slots: Option<Slots>) -> Pacer {
+        Pacer {
+            max: max.max(1),
+            rates,
+            shared,
+            local: Mutex::new(PaceState::default()),
+            warned: AtomicBool::new(false),
+            in_flight: AtomicUsize::new(0),
+            freed: Notify::new(),
+            slots,
+        }
+    }
+
+    /// Changes the run's state (or this process's, when the run's file
+    /// cannot be used).
+    async fn update<R: Send + 'static>(
+        &self,
+        change: impl FnOnce(&mut PaceState) -> R + Clone + Send + 'static,
+    ) -> R {
+        if let Some(path) = self.shared.clone() {
+            let shared = change.clone();
+            let result = super::off_runtime(move || {
+                if let Some(dir) = path.parent() {
+                    let _ = std::fs::create_dir_all(dir);
+                }
+                run::state::update(&path, shared).map_err(|e| e.to_string())
+            })
+            .await;
+            match result {
+                Ok(r) => return r,
+                Err(e) => {
+                    if !self.warned.swap(true, Ordering::SeqCst) {
+                        eprintln!(
+                            "warning: the run's pace cannot be shared ({e}); this process paces its own requests"
+                        );
+                    }
+                }
+            }
+        }
+        change(&mut lock(&self.local))
+    }
+
+    /// The in-flight limit now.
+    pub(crate) fn limit(&self) -> usize {
+        let state = match &self.shared {
+            Some(path) => {
+                run::state::read::<PaceState>(path).unwrap_or_else(|_| lock(&self.local).clone())
+            }
+            None => lock(&self.local).clone(),
+        };
+        state.limit(self.max)
+    }
+
+    /// Waits for a place in flight under the run's limit, then until the
+    /// pace lets `request` start.
+    pub(crate) async fn enter(&self, request: &JudgeRequest) -> std::io::Result<Permit<'_>> {
+        // In this process: under the current limit.
+        loop {
+            let limit = self.limit();
+            let now = self.in_flight.load(Ordering::SeqCst);
+            if now < limit
+                && self
+                    .in_flight
+                    .compare_exchange(now, now + 1, Ordering::SeqCst, Ordering::SeqCst)
+                    .is_ok()
+            {
+                break;
+            }
+            let freed = self.freed.notified();
+            // A limit raised by another process is seen within a nap.
+            let _ = tokio::time::timeout(MAX_NAP, freed).await;
+        }
+        let mut permit = Permit {
+            pacer: self,
+            _slot: None,
+        };
+        // In the run: one of its first `limit` slots.
+        if let Some(slots) = &self.slots {
+            permit._slot = Some(slots.take(|| self.limit()).await?);
+        }
+        let tokens = tokens_of(request);
+        let rates = self.rates;
+        loop {
+            let now = now_ms();
+            match self.update(move |s| s.admit(now, tokens, rates)).await {
+                Admit::Go => return Ok(permit),
+                Admit::Wait(d) => tokio::time::sleep(d.min(MAX_NAP)).await,
+            }
+        }
+    }
+
+    /// A response arrived: what it says about the limits, and a success for
+    /// the in-flight limit.
+    pub(crate) async fn succeeded(&self, rate: Option<RateLimits>) {
+        let (now, max) = (now_ms(), self.max);
+        self.update(move |s| s.succeeded(now, rate.as_ref(), max))
+            .await;
+    }
+
+    /// An attempt failed; an overload cuts the limit and pauses the run.
+    pub(crate) async fn failed(&self, e: &TransportError) {
+        if !is_overload(e) {
+            return;
+        }
+        let pause = e.retry_after.unwrap_or(DEFAULT_PAUSE);
+        let (now, max) = (now_ms(), self.max);
+        self.update(move |s| s.overloaded(now, pause, max)).await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn window(limit: u64, remaining: u64) -> RateWindow {
+        RateWindow {
+            limit: Some(limit),
+            remaining,
+            reset: None,
+        }
+    }
+
+    #[test]
+    fn buckets_pace_requests_after_the_burst() {
+        let mut s = PaceState::default();
+        let rates = Rates {
+            rpm: Some(60.0),
+            tpm: None,
+        };
+        let t0 = 1_000_000;
+        for _ in 0..60 {
+            assert!(matches!(s.admit(t0, 10.0, rates), Admit::Go));
+        }
+        // The burst is spent: the next waits a second (60 a minute).
+        match s.admit(t0, 10.0, rates) {
+            Admit::Wait(d) => assert_eq!(d, Duration::from_secs(1)),
+            Admit::Go => panic!("over the limit"),
+        }
+        assert!(matches!(s.admit(t0 + 1000, 10.0, rates), Admit::Go));
+    }
+
+    #[test]
+    fn tokens_bound_too_and_the_provider_can_only_lower_the_mirror() {
+        let mut s = PaceState::default();
+        let now = 5_000;
+        s.succeeded(
+            now,
+            Some(&RateLimits {
+                requests: None,
+                tokens: Some(window(40_000, 1_000)),
+            }),
+            8,
+        );
+        let b = s.tokens.unwrap();
+        assert_eq!((b.capacity, b.level), (40_000.0, 1_000.0));
+        // A request of 2,000 tokens waits for 1,000 more: 1.5 s at 40,000 a minute.
+        match s.admit(now, 2_000.0, Rates::default()) {
+            Admit::Wait(d) => assert_eq!(d, Duration::from_millis(1500)),
+            Admit::Go => panic!("not enough tokens"),
+        }
+        // The provider reporting more than the mirror holds does not raise it.
+        s.succeeded(
+            now,
+            Some(&RateLimits {
+                requests: None,
+                tokens: Some(window(40_000, 39_000)),
+            }),
+            8,
+        );
+        assert_eq!(s.tokens.unwrap().level, 1_000.0);
+    }
+
+    #[test]
+    fn overloads_cut_once_per_episode_then_successes_grow_it_back() {
+        let mut s = PaceState::default();
+        let t = 1_000_000;
+        s.overloaded(t, Duration::from_secs(2), 10);
+        assert_eq!(s.limit(10), 8);
+        assert_eq!(s.not_before, t + 2000, "everyone waits out Retry-After");
+        // Within the cooldown: no second cut, no growth.
+        s.overloaded(t + 100, Duration::from_secs(1), 10);
+        assert_eq!(s.limit(10), 8);
+        s.succeeded(t + 200, None, 10);
+        assert_eq!(s.limit(10), 8);
+        // After it: about one more in flight per `limit` successes (each
+        // adds 1/limit, as TCP's congestion window grows): 8 are not quite
+        // enough, the 9th is.
+        let later = t + COOLDOWN.as_millis() as u64;
+        for _ in 0..8 {
+            s.succeeded(later, None, 10);
+        }
+        assert_eq!(s.limit(10), 8);
+        s.succeeded(later, None, 10);
+        assert_eq!(s.limit(10), 9);
+        // Never below one, never above the configured limit.
+        let mut low = PaceState::default();
+        for k in 0..40 {
+            low.overloaded(k * 20_000, Duration::ZERO, 3);
+        }
+        assert_eq!(low.limit(3), 1);
+        for _ in 0..1000 {
+            low.succeeded(10_000_000, None, 3);
+        }
+        assert_eq!((low.limit(3), low.limit), (3, None));
+    }
+
+    #[tokio::test]
+    async fn the_in_flight_limit_is_held_in_the_process() {
+        let pacer = Pacer::new(2, Rates::default(), None, None);
+        let request = crate::core::test_request("x", crate::core::ResponseFormat::Text);
+        let a = pacer.enter(&request).await.unwrap();
+        let _b = pacer.enter(&request).await.unwrap();
+        let third = tokio::time::timeout(Duration::from_millis(50), pacer.enter(&request)).await;
+        assert!(third.is_err(), "a third waits");
+        drop(a);
+        let c = tokio::time::timeout(Duration::from_secs(2), pacer.enter(&request)).await;
+        assert!(c.is_ok(), "a freed place is taken");
+    }
+}
