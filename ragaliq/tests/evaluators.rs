@@ -396,6 +396,34 @@ async fn an_extracted_claim_the_response_never_made_is_dropped() {
 }
 
 #[tokio::test]
+async fn claims_all_invented_are_a_judge_error_that_shows_them() {
+    // What the 1.5B did for an off-topic answer: claims about the answer,
+    // none made by it. Scoring it as claiming nothing would pass it.
+    let extracted = json!({"claims": [
+        "The refund window is not mentioned in the response."
+    ]});
+    let (server, tasks) = canned(extracted, verdicts(&["supported"])).await;
+    let case = RagCase::new("What is the refund window?")
+        .context(["Refunds are accepted within 30 days of delivery."])
+        .response("Our stores open at nine in the morning.");
+    let e = within(wm_judge(&server).faithfulness(&case))
+        .await
+        .unwrap_err();
+    let text = e.to_string();
+    assert!(
+        text.contains("none of the claims the judge extracted is in the response")
+            && text.contains("--- raw reply ---")
+            && text.matches("The refund window is not mentioned").count() == 2,
+        "{text}"
+    );
+    assert_eq!(
+        *tasks.lock().unwrap(),
+        ["extract_claims"],
+        "nothing verified"
+    );
+}
+
+#[tokio::test]
 async fn an_unknown_label_is_an_error_carrying_the_reply_not_a_guess() {
     // In a batch, the item is asked again alone; alone, the same label is
     // an error carrying the reply.

@@ -65,7 +65,13 @@ pub(super) async fn extract(ask: &Asker<'_>, query: &str, text: &str) -> Result<
                         listed.join(", ")
                     ),
                 },
-                "",
+                // What the judge answered, as read (the recording keeps the
+                // reply itself): a reader sees every claim it wrote.
+                serde_json::json!({
+                    "claims": extracted.dropped.iter().map(|(_, c, _)| c).collect::<Vec<_>>()
+                })
+                .to_string()
+                .as_str(),
             ),
         });
     }
