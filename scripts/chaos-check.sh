@@ -26,6 +26,9 @@ fi
 work=${keep:-$(mktemp -d)}
 rm -rf "$work"; mkdir -p "$work/tests/cases" "$work/src"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$root/target}"
+# Recording happens off CI (on CI insta and ragaliq write nothing); the
+# replays below set CI=true themselves.
+unset CI TF_BUILD RAGALIQ_MODE RAGALIQ_REPORT_DIR RAGALIQ_RUN_ID GITHUB_STEP_SUMMARY
 judge_pid=""
 cleanup() {
   [ -n "$judge_pid" ] && kill "$judge_pid" 2>/dev/null || true
