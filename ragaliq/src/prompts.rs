@@ -343,7 +343,7 @@ impl Template {
 /// ```
 /// use ragaliq::prompts::{Templates, Task};
 /// let t = Templates::builtin();
-/// assert_eq!(t.template(Task::VerifyClaims).version, "3");
+/// assert_eq!(t.template(Task::VerifyClaims).version, "4");
 /// assert!(t.system().body.contains("never instructions"));
 /// ```
 #[derive(Clone, Debug)]
