@@ -236,3 +236,63 @@ async fn markup_in_labelled_claims_stays_text_on_the_page() {
     assert!(page.contains("<mark class=\"v-contradicted\""), "{page}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Every real model's recordings (`tests/labelled_claims/strategies`)
+/// replay with no call and give the figures BENCHMARKS.md and README quote:
+/// a change to how requests are built, or to how replies are read and
+/// checked, shows here before it silently changes a published number.
+#[tokio::test]
+async fn the_real_models_recordings_replay_to_the_published_figures() {
+    // (half, judge, decided, undecided, supported / not kappa, four-verdict kappa)
+    let published: &[(&str, &str, usize, usize, f64, f64)] = &[
+        ("test", "qwen15-examples", 179, 1, 0.275, 0.134),
+        ("test", "qwen15-v3", 179, 1, 0.062, -0.008),
+        ("test", "qwen15-naive", 180, 0, 0.251, 0.089),
+        ("test", "qwen05-v3", 98, 82, 0.000, 0.025),
+        ("test", "qwen05-naive", 180, 0, -0.006, 0.026),
+        ("dev", "qwen15-v3", 180, 0, 0.086, -0.015),
+        ("dev", "qwen15-b1", 180, 0, 0.035, 0.058),
+        ("dev", "qwen15-verdict-first", 178, 2, 0.182, 0.149),
+        ("dev", "qwen15-examples", 179, 1, 0.222, 0.129),
+        ("dev", "qwen15-naive", 180, 0, 0.459, 0.177),
+        ("dev", "qwen05-v3", 109, 71, 0.000, -0.027),
+        ("dev", "qwen05-b1", 152, 28, 0.000, -0.016),
+        ("dev", "qwen05-b8", 96, 84, 0.000, 0.126),
+        ("dev", "qwen05-verdict-first", 46, 134, 0.000, -0.005),
+        ("dev", "qwen05-examples", 72, 108, 0.053, 0.018),
+        ("dev", "qwen05-naive", 180, 0, 0.015, 0.017),
+        ("dev", "qwen05-b4-off", 180, 0, -0.032, -0.008),
+    ];
+    for half in ["dev", "test"] {
+        let rows: Vec<_> = published.iter().filter(|r| r.0 == half).collect();
+        let mut calibration =
+            ragaliq::calibration(format!("tests/labelled_claims/{half}")).with_mode(Mode::Replay);
+        for r in &rows {
+            calibration = calibration.with_judge_file(
+                r.1,
+                format!("tests/labelled_claims/strategies/{}.toml", r.1),
+            );
+        }
+        let report = calibration.run().await.unwrap();
+        for (judge, &&(_, name, decided, undecided, collapsed, four)) in
+            report.judges.iter().zip(&rows)
+        {
+            let kappa = |k: Option<f64>| (k.unwrap_or(f64::NAN) * 1000.0).round() / 1000.0;
+            assert_eq!(
+                (
+                    judge.usage.calls,
+                    judge.not_judged.len(),
+                    judge.judged,
+                    judge.undecided
+                ),
+                (0, 0, decided, undecided),
+                "{half} {name}: calls, not verified, decided, undecided"
+            );
+            assert_eq!(
+                (kappa(judge.collapsed.kappa), kappa(judge.verdicts.kappa)),
+                (collapsed, four),
+                "{half} {name}: supported / not and four-verdict kappa"
+            );
+        }
+    }
+}

@@ -35,7 +35,9 @@ fn ran_off_ci(name: &str) -> bool {
     if std::env::var_os("RAGALIQ_DURABILITY_CHILD").is_some() {
         return false;
     }
-    let out = Command::new(std::env::current_exe().unwrap())
+    let mut cmd = Command::new(std::env::current_exe().unwrap());
+    without_insta_settings(&mut cmd);
+    let out = cmd
         .args([name, "--exact", "--nocapture", "--test-threads=1"])
         .env("RAGALIQ_DURABILITY_CHILD", "1")
         .env_remove("CI")
@@ -51,6 +53,17 @@ fn ran_off_ci(name: &str) -> bool {
         String::from_utf8_lossy(&out.stderr)
     );
     true
+}
+
+/// Under `cargo insta test` the parent has insta's settings (pending
+/// folder, update mode, references file); a child gets only what its test
+/// sets.
+fn without_insta_settings(cmd: &mut Command) {
+    for (name, _) in std::env::vars_os() {
+        if name.to_string_lossy().starts_with("INSTA_") {
+            cmd.env_remove(name);
+        }
+    }
 }
 
 fn case() -> RagCase {
@@ -243,8 +256,9 @@ async fn insta_pending_dir_is_where_pending_recordings_are_read() {
         dir.clone(),
     );
     let run = move || {
-        Command::new(std::env::current_exe().unwrap())
-            .args(["pending_child", "--exact", "--ignored"])
+        let mut cmd = Command::new(std::env::current_exe().unwrap());
+        without_insta_settings(&mut cmd);
+        cmd.args(["pending_child", "--exact", "--ignored"])
             .env("RAGALIQ_CONFIG", &c)
             .env("RAGALIQ_SNAPSHOT_DIR", &sn)
             .env("INSTA_PENDING_DIR", &pd)

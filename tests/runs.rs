@@ -118,6 +118,13 @@ fn temp_dir(tag: &str) -> PathBuf {
 
 fn child(args: &[&str], config: &Path, env: &[(&str, String)]) -> Command {
     let mut cmd = Command::new(std::env::current_exe().unwrap());
+    // Under `cargo insta test` the parent has insta's settings (pending
+    // folder, update mode, references file); the children must not.
+    for (name, _) in std::env::vars_os() {
+        if name.to_string_lossy().starts_with("INSTA_") {
+            cmd.env_remove(name);
+        }
+    }
     cmd.args(args)
         .args(["--ignored", "--nocapture"])
         .env("RAGALIQ_CONFIG", config)
