@@ -249,6 +249,7 @@ async fn the_real_models_recordings_replay_to_the_published_figures() {
         ("test", "qwen15-v3", 179, 1, 0.062, -0.008),
         ("test", "qwen15-naive", 180, 0, 0.251, 0.089),
         ("test", "qwen05-v3", 98, 82, 0.000, 0.025),
+        ("test", "qwen05-examples", 71, 109, 0.000, 0.065),
         ("test", "qwen05-naive", 180, 0, -0.006, 0.026),
         ("dev", "qwen15-v3", 180, 0, 0.086, -0.015),
         ("dev", "qwen15-b1", 180, 0, 0.035, 0.058),
