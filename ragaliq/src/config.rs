@@ -41,6 +41,7 @@
 //! | `cost.max_usd` | `RAGALIQ_MAX_COST_USD` | dollars, 0 or more | no budget |
 //! | `cost.prices."<model>"` | — | `{ input_per_million = …, output_per_million = … }` | built-in table |
 //! | — | `RAGALIQ_REPORT_DIR` | a folder for suite reports | none |
+//! | — | `RAGALIQ_COLLECT` | a batch folder (set by `cargo ragaliq record --batch`) | none: unrecorded questions are asked |
 //!
 //! `RAGALIQ_CONFIG` names another file to read instead of `ragaliq.toml`.
 //! API keys are read only from the variable `api_key_env` names, never from
@@ -191,6 +192,10 @@ pub struct Config {
     pub prices: BTreeMap<String, Price>,
     /// Where suites write their reports (`RAGALIQ_REPORT_DIR`).
     pub report_dir: Option<PathBuf>,
+    /// Collect mode (`RAGALIQ_COLLECT`, set by `cargo ragaliq record
+    /// --batch`): the batch folder where unrecorded questions are queued
+    /// instead of asked, and their answers read once the batch ends.
+    pub collect: Option<PathBuf>,
     api_key: Option<ApiKey>,
 }
 
@@ -228,6 +233,7 @@ impl std::fmt::Debug for Config {
             .field("max_cost_usd", &self.max_cost_usd)
             .field("prices", &self.prices)
             .field("report_dir", &self.report_dir)
+            .field("collect", &self.collect)
             .field("api_key", &self.api_key)
             .finish()
     }
@@ -705,6 +711,16 @@ impl Config {
             });
         }
         let report_dir = (r.env)("RAGALIQ_REPORT_DIR").map(|d| root.join(d));
+        let collect = (r.env)("RAGALIQ_COLLECT")
+            .filter(|d| !d.trim().is_empty())
+            .map(|d| root.join(d));
+        if collect.is_some() && matches!(mode, Mode::Replay | Mode::Live) {
+            return Err(ConfigError::Invalid {
+                origin: "RAGALIQ_COLLECT".into(),
+                value: format!("set, with mode {mode}"),
+                expected: "mode auto or record: collect mode queues what recordings do not answer (`cargo ragaliq record --batch` sets both)".into(),
+            });
+        }
         let prompts_dir = match (
             (r.env)("RAGALIQ_PROMPTS_DIR"),
             raw.prompts.and_then(|p| p.dir),
@@ -748,6 +764,7 @@ impl Config {
             max_cost_usd,
             prices,
             report_dir,
+            collect,
             api_key,
         })
     }

@@ -77,6 +77,19 @@ pub enum Error {
         /// What cannot be used, and why.
         problem: String,
     },
+    /// Collect mode (`cargo ragaliq record --batch`): the question was
+    /// queued for the provider's batch API instead of being asked; the
+    /// round after the batch ends has its answer.
+    #[error(
+        "{task}: queued for the provider's batch API in {} (collect mode: `cargo ragaliq record --batch` asks it and runs this test again)",
+        folder.display()
+    )]
+    Queued {
+        /// The task whose question was queued.
+        task: String,
+        /// The batch folder.
+        folder: std::path::PathBuf,
+    },
     /// The cost budget is spent: this live call was not made.
     #[error(
         "cost budget reached: ${spent:.4} of ${budget:.2} spent on {calls} live calls in this run; this call was skipped (raise RAGALIQ_MAX_COST_USD or cost.max_usd to spend more)"
@@ -133,6 +146,13 @@ impl Error {
     #[must_use]
     pub fn is_recording(&self) -> bool {
         matches!(self, Error::Recording(_))
+    }
+
+    /// Whether the question was queued for a batch (collect mode) instead
+    /// of being asked: no score yet, and nothing wrong.
+    #[must_use]
+    pub fn is_queued(&self) -> bool {
+        matches!(self, Error::Queued { .. })
     }
 
     /// Whether the run's cost budget stopped this evaluation.

@@ -136,6 +136,7 @@
 #[path = "private.rs"]
 pub mod __private;
 mod assertions;
+pub mod batch;
 pub mod calibration;
 mod client;
 pub mod config;

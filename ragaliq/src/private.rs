@@ -324,6 +324,12 @@ pub async fn assert_metric(
                 "{macro_name}! not evaluated for {subject}: {error}{recording}"
             ))
         }
+        (Err(error), _) if error.is_queued() => {
+            note_failure(Failure::Judge);
+            Err(format!(
+                "{macro_name}! queued {metric} for {subject}: no score yet (collect mode)\n{error}"
+            ))
+        }
         (Err(error), _) if error.is_recording() => {
             note_failure(Failure::Judge);
             Err(format!(

@@ -93,6 +93,7 @@ const LAYERS: &[(&str, &str, &[&str])] = &[
         ],
     ),
     ("generate", "top", &["core", "judge", "tasks", "error"]),
+    ("batch", "top", &["config", "run", "transport"]),
 ];
 
 /// Modules a path may name under another name (`#[path]`).

@@ -26,6 +26,7 @@ pub(crate) use pacing::Rates;
 use crate::core::sync::lock;
 use crate::core::{Fingerprint, JsonMode, JudgeRequest, JudgeResponse, Price, StopReason, Usage};
 use crate::error::Error;
+use crate::run::{BatchFolder, QueuedRequest};
 use crate::transport::{RetryPolicy, Transport, TransportError, TransportErrorKind};
 use negotiation::Negotiation;
 use pacing::Pacer;
@@ -53,6 +54,9 @@ pub(crate) struct Client {
     pub(crate) price: Option<Price>,
     pub(crate) budget: Option<Arc<Budget>>,
     pub(crate) formats: Negotiation,
+    /// Collect mode: unrecorded questions are answered from (or queued
+    /// in) this batch folder instead of being asked.
+    collect: Option<BatchFolder>,
 }
 
 /// A live call that did not give a usable answer.
@@ -76,6 +80,8 @@ pub(crate) struct Settings {
     pub json_mode: JsonMode,
     /// Names the run's concurrency limit: one per server and model.
     pub run_key: String,
+    /// Collect mode's batch folder (`RAGALIQ_COLLECT`).
+    pub collect: Option<std::path::PathBuf>,
 }
 
 impl Client {
@@ -94,6 +100,7 @@ impl Client {
             price: s.price,
             budget: s.budget.map(Arc::new),
             formats: Negotiation::new(s.json_mode, s.json_mode),
+            collect: s.collect.map(BatchFolder::new),
         }
     }
 
@@ -128,7 +135,10 @@ impl Client {
         let result = cell
             .get_or_try_init(|| async {
                 made_call.store(true, Ordering::SeqCst);
-                let response = self.call(request).await?;
+                let response = match &self.collect {
+                    Some(folder) => self.collected(folder, fingerprint, request).await?,
+                    None => self.call(request).await?,
+                };
                 let spent = Usage {
                     calls: 1,
                     input_tokens: response.input_tokens,
@@ -158,6 +168,40 @@ impl Client {
                 (None, e) => Err(CallError::Failed(e)),
             },
         }
+    }
+
+    /// Collect mode: the batch's answer to `request`, or
+    /// [`Error::Queued`] once it is queued. Neither the budget nor the
+    /// pace applies: the round driver spent both when it submitted the
+    /// batch.
+    async fn collected(
+        &self,
+        folder: &BatchFolder,
+        fingerprint: Fingerprint,
+        request: &JudgeRequest,
+    ) -> Result<JudgeResponse, Error> {
+        let folder = folder.clone();
+        let question = QueuedRequest {
+            provider: self.transport.provider().to_owned(),
+            request: request.clone(),
+        };
+        off_runtime(move || {
+            let unusable = |e: std::io::Error| Error::RunState {
+                problem: format!(
+                    "the batch folder {} cannot be used: {e}",
+                    folder.dir().display()
+                ),
+            };
+            if let Some(answer) = folder.answer(&fingerprint).map_err(unusable)? {
+                return Ok(answer);
+            }
+            folder.queue(&fingerprint, &question).map_err(unusable)?;
+            Err(Error::Queued {
+                task: question.request.task,
+                folder: folder.dir().to_owned(),
+            })
+        })
+        .await
     }
 
     /// One live call, on the background runtime.

@@ -31,6 +31,22 @@ impl Price {
             / 1_000_000.0
     }
 
+    /// The price of the same model through a provider's batch API: half,
+    /// as OpenAI's Batch API and Anthropic's Message Batches charge.
+    ///
+    /// ```
+    /// use ragaliq::Price;
+    /// let live = Price { input_per_million: 0.15, output_per_million: 0.60 };
+    /// assert_eq!(live.batch(), Price { input_per_million: 0.075, output_per_million: 0.30 });
+    /// ```
+    #[must_use]
+    pub fn batch(self) -> Price {
+        Price {
+            input_per_million: self.input_per_million / 2.0,
+            output_per_million: self.output_per_million / 2.0,
+        }
+    }
+
     /// Whether both prices are finite and not negative.
     #[must_use]
     pub fn is_valid(&self) -> bool {

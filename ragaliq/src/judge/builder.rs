@@ -51,6 +51,7 @@ pub struct JudgeBuilder {
     price: Option<Price>,
     budget: Option<f64>,
     json_mode: JsonMode,
+    collect: Option<std::path::PathBuf>,
 }
 
 impl JudgeBuilder {
@@ -70,6 +71,7 @@ impl JudgeBuilder {
             price: None,
             budget: None,
             json_mode: JsonMode::Schema,
+            collect: None,
         }
     }
 
@@ -103,9 +105,18 @@ impl JudgeBuilder {
                     evidence_checked: config.evidence_checked,
                 },
             },
-            price: config.price(),
+            // Every answer collect mode gets comes from a batch, which
+            // both providers price at half.
+            price: config.price().map(|p| {
+                if config.collect.is_some() {
+                    p.batch()
+                } else {
+                    p
+                }
+            }),
             budget: config.max_cost_usd,
             json_mode: config.json_mode,
+            collect: config.collect.clone(),
         })
     }
 
@@ -131,7 +142,7 @@ impl JudgeBuilder {
             self.price,
             self.budget,
             config.max_tokens,
-        ) + &format!("|{:?}", self.rates)
+        ) + &format!("|{:?}|{:?}", self.rates, self.collect)
     }
 
     /// The model to ask (default `"default"`, for transports that ignore it).
@@ -428,6 +439,7 @@ impl JudgeBuilder {
                 budget,
                 json_mode: self.json_mode,
                 run_key,
+                collect: self.collect,
             },
         );
         let asking = Asking {

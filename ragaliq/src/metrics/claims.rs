@@ -18,7 +18,7 @@ use crate::parse::{ParseError, ParseErrorKind, ParsedVerdict};
 use crate::tasks::{
     CheckedVerdict, ExtractClaims, Extracted, MAX_REASKS, VerifyClaim, VerifyClaims,
 };
-use futures_util::{StreamExt, TryStreamExt, stream};
+use futures_util::{StreamExt, stream};
 
 /// How many single-claim re-asks run at once (the judge's own concurrency
 /// limit applies on top).
@@ -236,15 +236,16 @@ async fn verify(
                 })
                 .take(MAX_REASKS)
                 .collect();
-            let answers: Vec<(usize, CheckedVerdict)> = stream::iter(again)
+            let answers = stream::iter(again)
                 .map(|i| async move {
                     alone(ask, &chunk[i], passages, sample, retry)
                         .await
                         .map(|v| (i, v))
                 })
                 .buffer_unordered(REASK_CONCURRENCY)
-                .try_collect()
-                .await?;
+                .collect::<Vec<_>>()
+                .await;
+            let answers: Vec<(usize, CheckedVerdict)> = super::sampling::every(answers)?;
             for (i, v) in answers {
                 got[i] = Some(v);
             }
@@ -264,7 +265,7 @@ async fn verify(
             })
             .collect::<Result<Vec<_>>>()
     });
-    let verdicts: Vec<Vec<CheckedVerdict>> = futures_util::future::try_join_all(batches).await?;
+    let verdicts = super::sampling::every(futures_util::future::join_all(batches).await)?;
     Ok(verdicts.into_iter().flatten().collect())
 }
 

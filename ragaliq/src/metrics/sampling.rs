@@ -15,7 +15,7 @@ use super::Plan;
 use crate::core::Agreement;
 use crate::error::Result;
 use crate::stats;
-use futures_util::future::try_join_all;
+use futures_util::future::join_all;
 use std::future::Future;
 
 /// Every sample's answer, and the score each gives on its own.
@@ -37,12 +37,22 @@ where
     Fut: Future<Output = Result<T>>,
 {
     let first = plan.samples.first();
-    let mut answers: Vec<T> = try_join_all((0..first).map(&ask)).await?;
+    let mut answers: Vec<T> = every(join_all((0..first).map(&ask)).await)?;
     if first == 1 && plan.samples.wants_more(score(&answers[0]), plan.threshold) {
-        answers.extend(try_join_all((1..plan.samples.max()).map(&ask)).await?);
+        answers.extend(every(join_all((1..plan.samples.max()).map(&ask)).await)?);
     }
     let scores = answers.iter().map(&score).collect();
     Ok(Sampled { answers, scores })
+}
+
+/// Every answer, or the first error in order once all have finished.
+///
+/// Questions asked together all run to the end, even when one fails: a
+/// failure does not throw away answers already paid for (they reach the
+/// recording), and in collect mode every question of the round is queued,
+/// not only those before the first.
+pub(super) fn every<T>(results: Vec<Result<T>>) -> Result<Vec<T>> {
+    results.into_iter().collect()
 }
 
 /// One item's vote over the samples.

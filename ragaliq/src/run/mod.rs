@@ -20,11 +20,13 @@
 //! empties it, so an old budget or old report fragments never count again.
 
 mod atomic;
+mod batch;
 pub(crate) mod lock;
 mod slots;
 pub(crate) mod state;
 
 pub(crate) use atomic::{remove_left_behind, write_atomic};
+pub use batch::{BatchFolder, QueuedRequest};
 pub(crate) use slots::{Slot, Slots, key_hash};
 
 use std::io;

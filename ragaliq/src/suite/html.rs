@@ -30,6 +30,7 @@ fn status(t: &TrialResult) -> (&'static str, &'static str, &'static str) {
         Outcome::JudgeError => ("o-judge_error", "!", "judge error"),
         Outcome::ConfigError => ("o-config_error", "⚙", "configuration error"),
         Outcome::RecordingError => ("o-recording_error", "!", "recording error"),
+        Outcome::Queued => ("o-queued", "…", "queued for the batch"),
     }
 }
 
@@ -120,6 +121,14 @@ fn summary(body: &mut String, r: &Report) {
             "o-recording_error",
             s.recording_errors.to_string(),
             "! recording errors",
+        );
+    }
+    if s.queued > 0 {
+        card(
+            body,
+            "o-queued",
+            s.queued.to_string(),
+            "… queued for the batch",
         );
     }
     if s.pending_review > 0 {

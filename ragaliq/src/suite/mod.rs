@@ -555,6 +555,8 @@ impl CaseState {
                     "not evaluated: the cost budget is spent"
                 } else if error.is_recording() {
                     crate::error::NOT_RECORDED
+                } else if error.is_queued() {
+                    "queued for the batch (no score yet: the next round of `cargo ragaliq record --batch` scores it)"
                 } else {
                     "the judge failed (this is not a low score)"
                 };

@@ -140,6 +140,10 @@ pub enum Outcome {
     /// missing or stale; or unreadable): a setup problem, and the judge was
     /// not asked.
     RecordingError,
+    /// No score yet: collect mode (`cargo ragaliq record --batch`) queued
+    /// the trial's questions for a provider's batch API; the next round
+    /// scores it.
+    Queued,
 }
 
 impl Outcome {
@@ -151,6 +155,7 @@ impl Outcome {
             Outcome::JudgeError => "judge error",
             Outcome::ConfigError => "configuration error",
             Outcome::RecordingError => "recording error",
+            Outcome::Queued => "queued",
         }
     }
 }
@@ -239,6 +244,8 @@ impl TrialResult {
                 Outcome::ConfigError
             } else if error.is_recording() {
                 Outcome::RecordingError
+            } else if error.is_queued() {
+                Outcome::Queued
             } else {
                 Outcome::JudgeError
             },
@@ -293,6 +300,9 @@ pub struct Summary {
     /// A recording could not serve the trial (a setup problem).
     #[serde(default)]
     pub recording_errors: usize,
+    /// Trials whose questions collect mode queued for a batch (no score yet).
+    #[serde(default)]
+    pub queued: usize,
     /// Trials whose recording awaits review.
     #[serde(default)]
     pub pending_review: usize,
@@ -407,6 +417,7 @@ impl Report {
             judge_errors: count(Outcome::JudgeError),
             config_errors: count(Outcome::ConfigError),
             recording_errors: count(Outcome::RecordingError),
+            queued: count(Outcome::Queued),
             pending_review: results.iter().filter(|r| r.pending_review).count(),
             pass_rate: if results.is_empty() {
                 0.0
@@ -516,6 +527,9 @@ impl Report {
                 "recording errors",
             ));
         }
+        if s.queued > 0 {
+            parts.push(format!("{} queued for the batch", s.queued));
+        }
         if s.pending_review > 0 {
             parts.push(format!("{} awaiting review", s.pending_review));
         }
@@ -567,6 +581,7 @@ impl Report {
                             (Outcome::Undecided, Some(s)) => format!("{s:.2} ~"),
                             (Outcome::ConfigError, _) => "config ✗".to_owned(),
                             (Outcome::RecordingError, _) => "unrecorded ✗".to_owned(),
+                            (Outcome::Queued, _) => "queued …".to_owned(),
                             _ => "error ✗".to_owned(),
                         },
                     );
@@ -639,6 +654,7 @@ impl Report {
                     (Outcome::JudgeError, _) => "⚠️ judge error",
                     (Outcome::ConfigError, _) => "⚠️ configuration error",
                     (Outcome::RecordingError, _) => "⚠️ recording error",
+                    (Outcome::Queued, _) => "⏳ queued for the batch",
                 }
             );
         }
@@ -694,9 +710,10 @@ impl Report {
                     };
                     let text = r.reasoning.clone();
                     match r.outcome {
-                        Outcome::JudgeError | Outcome::ConfigError | Outcome::RecordingError => {
-                            Status::Error { message, text }
-                        }
+                        Outcome::JudgeError
+                        | Outcome::ConfigError
+                        | Outcome::RecordingError
+                        | Outcome::Queued => Status::Error { message, text },
                         _ => Status::Failure { message, text },
                     }
                 };

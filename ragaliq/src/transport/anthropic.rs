@@ -177,7 +177,7 @@ impl Transport for AnthropicTransport {
 }
 
 /// `{"type": "error", "error": {"type": "…", "message": "…"}}`.
-fn error_message(body: &Value) -> Option<String> {
+pub(super) fn error_message(body: &Value) -> Option<String> {
     let error = body.get("error")?;
     let message = error.get("message").and_then(Value::as_str)?;
     Some(match error.get("type").and_then(Value::as_str) {
@@ -198,7 +198,7 @@ fn tool_text(input: &Value) -> String {
     canonical_json(input)
 }
 
-fn read_reply(reply: &Value, prefilled: bool) -> Result<JudgeResponse, TransportError> {
+pub(super) fn read_reply(reply: &Value, prefilled: bool) -> Result<JudgeResponse, TransportError> {
     let decode = |message: &str| {
         TransportError::new(TransportErrorKind::Decode {
             message: message.to_owned(),

@@ -234,6 +234,54 @@ pub(crate) async fn send(
     Err(TransportError::new(kind).with_retry_after(retry_after))
 }
 
+/// Sends `builder` (a request made with [`client`]): the response on a
+/// success status, else a classified [`TransportError`] with the key
+/// redacted. For the calls around a batch (uploads, polls, downloads),
+/// where no response format is asked for.
+pub(crate) async fn send_request(
+    builder: reqwest::RequestBuilder,
+    url: &str,
+    key: Option<&ApiKey>,
+    error_message: fn(&serde_json::Value) -> Option<String>,
+) -> Result<reqwest::Response, TransportError> {
+    let redact = |s: String| key.map_or_else(|| s.clone(), |k| k.redact(&s));
+    let response = builder.send().await.map_err(|e| classify(e, url, redact))?;
+    let status = response.status();
+    if status.is_success() {
+        return Ok(response);
+    }
+    let retry_after = retry_after(response.headers(), SystemTime::now());
+    let bytes = response.bytes().await.unwrap_or_default();
+    let message = match serde_json::from_slice::<serde_json::Value>(&bytes) {
+        Ok(json) => error_message(&json).unwrap_or_else(|| excerpt(&bytes)),
+        Err(_) => excerpt(&bytes),
+    };
+    Err(TransportError::new(TransportErrorKind::Status {
+        status: status.as_u16(),
+        message: redact(message),
+    })
+    .with_retry_after(retry_after))
+}
+
+/// A success response's body as text (a JSONL file).
+pub(crate) async fn read_text(
+    response: reqwest::Response,
+    key: Option<&ApiKey>,
+) -> Result<String, TransportError> {
+    let redact = |s: String| key.map_or_else(|| s.clone(), |k| k.redact(&s));
+    let bytes = response.bytes().await.map_err(|e| {
+        TransportError::new(TransportErrorKind::Body {
+            message: redact(error_chain(&e)),
+        })
+    })?;
+    String::from_utf8(bytes.to_vec()).map_err(|e| {
+        TransportError::new(TransportErrorKind::Decode {
+            message: format!("not UTF-8 text ({e})"),
+            body: redact(excerpt(&bytes)),
+        })
+    })
+}
+
 /// The parsed JSON of a success response's body.
 pub(crate) async fn read_json(
     response: reqwest::Response,

@@ -7,6 +7,7 @@
 //! budgets, sessions or metrics.
 
 mod anthropic;
+mod batch;
 mod error;
 mod http;
 mod openai;
@@ -15,6 +16,7 @@ mod retry;
 mod tls;
 
 pub use anthropic::{ANTHROPIC_VERSION, AnthropicTransport};
+pub use batch::{BatchApi, BatchKind, BatchLine, BatchProgress, LineResult};
 pub use error::{TransportError, TransportErrorKind};
 pub use http::endpoint_label;
 pub(crate) use http::{is_loopback as is_local, redact_url};

@@ -216,7 +216,7 @@ impl Transport for OpenAiTransport {
 
 /// `{"error": {"message": "…"}}`, or `{"error": "…"}` as some servers send,
 /// or `{"detail": "…"}` (FastAPI servers).
-fn error_message(body: &Value) -> Option<String> {
+pub(super) fn error_message(body: &Value) -> Option<String> {
     if let Some(error) = body.get("error") {
         return error
             .get("message")
@@ -236,7 +236,7 @@ fn stop_reason(finish: Option<&str>) -> StopReason {
     }
 }
 
-fn read_reply(reply: &Value) -> Result<JudgeResponse, TransportError> {
+pub(super) fn read_reply(reply: &Value) -> Result<JudgeResponse, TransportError> {
     let decode = |message: &str| {
         TransportError::new(TransportErrorKind::Decode {
             message: message.to_owned(),
