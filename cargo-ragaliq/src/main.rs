@@ -6,12 +6,14 @@
 //! cargo ragaliq status [PATH]...       pending, stale-looking and unreferenced recordings
 //! cargo ragaliq migrate [PATH]...      convert format-1 recordings to format 2
 //! cargo ragaliq calibrate <DIR>        a judge's agreement with labelled claims
+//! cargo ragaliq record --batch         record through a provider's batch API
 //! ```
 //!
 //! Install with `cargo install --path cargo-ragaliq` (or from crates.io).
 
 #![forbid(unsafe_code)]
 
+mod batch;
 mod calibrate;
 mod files;
 mod recordings;
@@ -58,6 +60,17 @@ enum Command {
     /// 95% interval, macro-F1, per-label precision and recall and the
     /// confusion matrix. Exits with 1 when kappa is below --min-kappa.
     Calibrate(calibrate::Args),
+    /// Record the tests' judge exchanges through the provider's batch API.
+    ///
+    /// Runs the test command (default `cargo test`; give another after
+    /// `--`) in rounds: each round queues the questions no recording
+    /// answers, submits them as batches (OpenAI, Anthropic: half price,
+    /// answers within 24 hours), waits, and keeps the answers; the next
+    /// round writes them as pending recordings and queues the next stage's
+    /// questions. Ends when a round queues nothing; then review with
+    /// `cargo insta review`. State lives in the batch folder: --resume
+    /// continues after a crash, --status shows progress.
+    Record(batch::Args),
 }
 
 fn main() -> ExitCode {
@@ -67,6 +80,7 @@ fn main() -> ExitCode {
         Command::Status(args) => recordings::status(args),
         Command::Migrate(args) => recordings::migrate(args),
         Command::Calibrate(args) => calibrate::run(args),
+        Command::Record(args) => batch::run(args),
     };
     match result {
         Ok(true) => ExitCode::SUCCESS,

@@ -18,6 +18,11 @@
 //! - case generation: one question per sentence of the document, about its
 //!   first two content words, answered by the sentence.
 //!
+//! It also serves the providers' batch APIs (OpenAI's `POST /v1/files` +
+//! `/v1/batches`, Anthropic's `/v1/messages/batches`), answering each line
+//! by the same rule, with faults a batch client must survive
+//! ([`BatchFaults`]).
+//!
 //! It counts requests and prompt characters, tracks the most requests in
 //! flight at once, and can add latency to every answer. To stand in for a
 //! judge that disagrees with itself, it can flip a share of its verdicts
@@ -37,7 +42,10 @@
 
 #![forbid(unsafe_code)]
 
+mod batches;
 mod limits;
+
+pub use batches::BatchFaults;
 
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
@@ -70,6 +78,8 @@ struct Stats {
     seed: AtomicU64,
     /// How often each prompt was asked, so a repeat can answer differently.
     asked: std::sync::Mutex<std::collections::HashMap<u64, u64>>,
+    /// The fake batch APIs' files and batches.
+    batches: std::sync::Mutex<batches::Store>,
 }
 
 /// A running scripted judge. The server stops when this value is dropped.
@@ -154,6 +164,22 @@ impl ScriptedJudge {
         self.stats.served_tokens.load(Ordering::SeqCst)
     }
 
+    /// Injects faults into the batch APIs (see [`BatchFaults`]).
+    pub fn set_batch_faults(&self, faults: BatchFaults) {
+        lock(&self.stats.batches).faults = faults;
+    }
+
+    /// Batches created (both APIs), and the lines submitted in them.
+    pub fn batches(&self) -> (u64, u64) {
+        let store = lock(&self.stats.batches);
+        (store.created, store.lines)
+    }
+
+    /// Polls of a batch's state answered (or failed on purpose).
+    pub fn batch_polls(&self) -> u64 {
+        lock(&self.stats.batches).polls
+    }
+
     /// The base URL to configure a judge with, ending in `/v1`.
     pub fn base_url(&self) -> String {
         format!("http://{}/v1", self.addr)
@@ -179,10 +205,13 @@ async fn handle(
     req: Request<Incoming>,
     stats: Arc<Stats>,
 ) -> Result<Response<Full<Bytes>>, hyper::Error> {
+    let path = req.uri().path().to_owned();
+    if batches::is_batch_path(&path) {
+        return batch_request(req, &path, &stats).await;
+    }
     let number = stats.requests.fetch_add(1, Ordering::SeqCst) + 1;
     let now = stats.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
     stats.max_in_flight.fetch_max(now, Ordering::SeqCst);
-    let path = req.uri().path().to_owned();
     let body = req.into_body().collect().await?.to_bytes();
     // Counted on arrival, as a provider counts; a refusal comes at once.
     let parsed = serde_json::from_slice::<Value>(&body);
@@ -231,6 +260,38 @@ async fn handle(
     }
     Ok(response
         .body(Full::new(Bytes::from(reply.to_string())))
+        .expect("a valid response"))
+}
+
+/// A request to the fake batch APIs. Their lines are answered by the rule
+/// but are not counted as requests: a batch is not a live call.
+async fn batch_request(
+    req: Request<Incoming>,
+    path: &str,
+    stats: &Stats,
+) -> Result<Response<Full<Bytes>>, hyper::Error> {
+    let method = req.method().as_str().to_owned();
+    let header = |name: &str| {
+        req.headers()
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default()
+            .to_owned()
+    };
+    let content_type = header("content-type");
+    let authorized =
+        header("authorization").starts_with("Bearer ") || !header("x-api-key").is_empty();
+    let body = req.into_body().collect().await?.to_bytes();
+    let rule = |path: &str, line: &Value| {
+        let (status, reply) = answer(path, line, stats);
+        (status.as_u16(), reply)
+    };
+    let (status, reply, kind) =
+        lock(&stats.batches).handle(&method, path, &content_type, &body, authorized, &rule);
+    Ok(Response::builder()
+        .status(status)
+        .header("content-type", kind)
+        .body(Full::new(Bytes::from(reply)))
         .expect("a valid response"))
 }
 

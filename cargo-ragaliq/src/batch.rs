@@ -1,0 +1,666 @@
+//! `cargo ragaliq record --batch`: the round driver of a record through a
+//! provider's batch API (see `ragaliq::batch`).
+//!
+//! ```text
+//! round k:  run the tests in collect mode ──► queue (fingerprint → request)
+//!           nothing queued? done: review with `cargo insta review`
+//!           submit the queue (one batch per model, within the provider's
+//!           limits and the budget) ──► poll until ended ──► answers by
+//!           custom_id into the batch folder; failed lines stay queued
+//! round k+1: the answered questions become pending recordings, as a live
+//!           record writes them; the next stage's questions are queued
+//! ```
+//!
+//! Everything the driver knows is in `state.json` in the batch folder,
+//! written after every step, so `--resume` continues after a crash or a
+//! closed laptop without submitting a batch twice (the one window: a crash
+//! between the provider creating a batch and the state file naming it).
+
+use ragaliq::batch::{BatchApi, BatchFolder, BatchLine, BatchProgress, LineResult};
+use ragaliq::{Config, Price};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, SystemTime};
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Record through the provider's batch API (OpenAI, Anthropic): half
+    /// the price, answers within 24 hours. Required: live recording is
+    /// `RAGALIQ_MODE=record cargo test`.
+    #[arg(long)]
+    batch: bool,
+    /// Continue the batch record in progress (after a crash, a closed
+    /// laptop, or a stop while waiting).
+    #[arg(long)]
+    resume: bool,
+    /// Show where the batch record in the folder stands, and exit.
+    #[arg(long)]
+    status: bool,
+    /// The batch folder.
+    #[arg(long, value_name = "DIR", default_value = "target/ragaliq/batch")]
+    dir: PathBuf,
+    /// Seconds between polls of a batch.
+    #[arg(long, value_name = "SECS", default_value_t = 30.0)]
+    poll_secs: f64,
+    /// The most rounds before giving up (each stage of the metrics is one).
+    #[arg(long, value_name = "N", default_value_t = 8)]
+    max_rounds: u32,
+    /// How many times a question whose batch line failed (an error, an
+    /// expired or canceled request, an unreadable answer) is submitted again.
+    #[arg(long, value_name = "N", default_value_t = 2)]
+    retries: u32,
+    /// The test command run each round (default: cargo test).
+    #[arg(last = true, value_name = "COMMAND")]
+    command: Vec<String>,
+}
+
+/// The state file's format.
+const FORMAT: u32 = 1;
+
+/// What the driver knows, kept in `state.json`.
+#[derive(Default, Serialize, Deserialize)]
+struct State {
+    format: u32,
+    provider: String,
+    command: Vec<String>,
+    round: u32,
+    /// Batches submitted whose answers are not read yet.
+    waiting: Vec<Submitted>,
+    /// Failed attempts, by fingerprint.
+    failures: BTreeMap<String, u32>,
+    /// Questions given up on, with the last reason.
+    given_up: BTreeMap<String, String>,
+    rounds: Vec<Round>,
+    batches: u64,
+    submitted: u64,
+    answered: u64,
+    failed_lines: u64,
+    input_tokens: u64,
+    output_tokens: u64,
+    /// Dollars at the batch price (estimated from tokens).
+    spent_usd: f64,
+    finished: bool,
+}
+
+#[derive(Clone, Serialize, Deserialize)]
+struct Submitted {
+    id: String,
+    model: String,
+    custom_ids: Vec<String>,
+    submitted_secs: u64,
+    #[serde(default)]
+    progress: Option<BatchProgress>,
+}
+
+#[derive(Clone, Default, Serialize, Deserialize)]
+struct Round {
+    round: u32,
+    tests_exit: Option<i32>,
+    queued: usize,
+    submitted: usize,
+    answered: usize,
+    failed: usize,
+}
+
+fn now_secs() -> u64 {
+    SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .unwrap_or_default()
+        .as_secs()
+}
+
+impl State {
+    fn read(path: &Path) -> Result<Option<State>, String> {
+        match std::fs::read(path) {
+            Ok(bytes) => {
+                let state: State = serde_json::from_slice(&bytes)
+                    .map_err(|e| format!("{} cannot be read: {e}", path.display()))?;
+                if state.format != FORMAT {
+                    return Err(format!(
+                        "{} is of format {} (this cargo-ragaliq reads {FORMAT})",
+                        path.display(),
+                        state.format
+                    ));
+                }
+                Ok(Some(state))
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(format!("{} cannot be read: {e}", path.display())),
+        }
+    }
+
+    /// Written whole: a temporary file renamed over the old one.
+    fn write(&self, path: &Path) -> Result<(), String> {
+        let bad = |e: std::io::Error| format!("{} cannot be written: {e}", path.display());
+        let tmp = path.with_extension(format!("json.{}.tmp", std::process::id()));
+        let bytes = serde_json::to_vec_pretty(self).expect("state serializes");
+        std::fs::write(&tmp, bytes).map_err(bad)?;
+        std::fs::rename(&tmp, path).map_err(bad)
+    }
+}
+
+/// `Ok(true)` when every question was answered (the last round's tests
+/// fail while their new recordings await review, as insta's do).
+pub fn run(args: Args) -> Result<bool, String> {
+    let folder = BatchFolder::new(&args.dir);
+    let state_file = folder.state_file();
+    if args.status {
+        return status(&folder);
+    }
+    if !args.batch {
+        return Err(
+            "only --batch is built: record live with RAGALIQ_MODE=record cargo test, or through a provider's batch API with cargo ragaliq record --batch".into(),
+        );
+    }
+    let config = Config::load().map_err(|e| e.to_string())?;
+    let api = ragaliq::batch::api_for(&config).map_err(|e| e.to_string())?;
+    let price = config.price().map(Price::batch);
+    if config.max_cost_usd.is_some() && price.is_none() {
+        return Err(format!(
+            "a budget (cost.max_usd) needs a price for model `{}`: add [cost.prices.\"{}\"] to ragaliq.toml",
+            config.model, config.model
+        ));
+    }
+    let mut state = match (State::read(&state_file)?, args.resume) {
+        (Some(state), true) if state.finished => {
+            return Err(format!(
+                "the batch record in {} is finished; start a new one without --resume",
+                args.dir.display()
+            ));
+        }
+        (Some(state), true) => state,
+        (None, true) => {
+            return Err(format!(
+                "no batch record to resume in {}",
+                args.dir.display()
+            ));
+        }
+        (Some(state), false) if !state.finished => {
+            return Err(format!(
+                "a batch record is in progress in {} (round {}, {} batch(es) waiting): continue it with --resume, see it with --status, or remove the folder to start over",
+                args.dir.display(),
+                state.round,
+                state.waiting.len()
+            ));
+        }
+        (_, false) => {
+            if args.dir.exists() {
+                std::fs::remove_dir_all(&args.dir)
+                    .map_err(|e| format!("{} cannot be emptied: {e}", args.dir.display()))?;
+            }
+            std::fs::create_dir_all(&args.dir)
+                .map_err(|e| format!("{} cannot be created: {e}", args.dir.display()))?;
+            let command = if args.command.is_empty() {
+                vec!["cargo".into(), "test".into()]
+            } else {
+                args.command.clone()
+            };
+            State {
+                format: FORMAT,
+                provider: api.provider().into(),
+                command,
+                ..State::default()
+            }
+        }
+    };
+    if state.provider != api.provider() {
+        return Err(format!(
+            "the batch record in {} is for {}, but the configuration's judge is {}",
+            args.dir.display(),
+            state.provider,
+            api.provider()
+        ));
+    }
+    state.write(&state_file)?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start a tokio runtime: {e}"))?;
+    let poll = Duration::from_secs_f64(args.poll_secs.max(0.0));
+    let dir = std::path::absolute(&args.dir).map_err(|e| format!("{}: {e}", args.dir.display()))?;
+    let folder = BatchFolder::new(dir);
+    loop {
+        // Batches submitted (by this run or before a crash) first.
+        while let Some(submitted) = state.waiting.first().cloned() {
+            let progress =
+                runtime.block_on(wait(&api, &submitted, poll, &mut state, &state_file))?;
+            let answered = runtime.block_on(read_answers(
+                &api,
+                &folder,
+                &submitted,
+                &progress,
+                price,
+                args.retries,
+                &mut state,
+            ))?;
+            state.waiting.remove(0);
+            if let Some(round) = state.rounds.last_mut() {
+                round.answered += answered.0;
+                round.failed += answered.1;
+            }
+            state.write(&state_file)?;
+        }
+        if state.round >= args.max_rounds {
+            return Err(format!(
+                "{} rounds ran and questions are still queued: raise --max-rounds, or see --status",
+                state.round
+            ));
+        }
+        state.round += 1;
+        let round = state.round;
+        state.rounds.push(Round {
+            round,
+            ..Round::default()
+        });
+        state.write(&state_file)?;
+        folder.clear_queue().map_err(|e| {
+            format!(
+                "the queue in {} cannot be emptied: {e}",
+                folder.dir().display()
+            )
+        })?;
+        let log = folder.dir().join(format!("round-{round}.log"));
+        let exit = run_tests(&state.command, folder.dir(), &log)?;
+        let queued = folder
+            .queued()
+            .map_err(|e| format!("the queue cannot be read: {e}"))?;
+        let (gave_up, queued): (Vec<_>, Vec<_>) = queued
+            .into_iter()
+            .partition(|(f, _)| state.given_up.contains_key(&f.to_string()));
+        {
+            let r = state.rounds.last_mut().expect("pushed");
+            r.tests_exit = exit;
+            r.queued = queued.len();
+        }
+        let exit_text = exit.map_or_else(
+            || "was stopped by a signal".to_owned(),
+            |c| format!("exited {c}"),
+        );
+        if queued.is_empty() {
+            state.finished = true;
+            state.write(&state_file)?;
+            println!(
+                "round {round}: nothing queued; the tests {exit_text} (log: {})",
+                log.display()
+            );
+            summary(&state);
+            if !gave_up.is_empty() || !state.given_up.is_empty() {
+                println!(
+                    "{} question(s) got no answer after {} attempts:",
+                    state.given_up.len(),
+                    args.retries + 1
+                );
+                for (fp, why) in &state.given_up {
+                    println!("  {}: {why}", &fp[..12]);
+                }
+                return Ok(false);
+            }
+            if exit != Some(0) {
+                // A new recording fails its test until it is accepted, as
+                // insta's snapshots do: the last round fails whenever it
+                // wrote one. What else failed is in its summary lines.
+                println!(
+                    "the last round's tests {exit_text}: a test whose recording awaits review fails until it is accepted; their summary:"
+                );
+                print_summary_lines(&log);
+            }
+            println!(
+                "next: review the pending recordings with `cargo insta review` (or list them with `cargo ragaliq status`), then run the tests as usual"
+            );
+            return Ok(true);
+        }
+        println!(
+            "round {round}: the tests {exit_text} with {} question(s) queued (log: {})",
+            queued.len(),
+            log.display()
+        );
+        // One batch per model, within the provider's limits and the budget.
+        let mut by_model: BTreeMap<String, Vec<BatchLine>> = BTreeMap::new();
+        for (fingerprint, question) in queued {
+            if question.provider != api.provider() {
+                return Err(format!(
+                    "a question was queued for {} but the batch goes to {}: run the record with the judge the tests use",
+                    question.provider,
+                    api.provider()
+                ));
+            }
+            by_model
+                .entry(question.request.model.clone())
+                .or_default()
+                .push(BatchLine {
+                    custom_id: fingerprint.to_string(),
+                    request: question.request,
+                });
+        }
+        let mut room = config.max_cost_usd.map(|max| max - state.spent_usd);
+        for (model, lines) in by_model {
+            let lines = match (room.as_mut(), price) {
+                (Some(room), Some(price)) => {
+                    let mut kept = Vec::new();
+                    for line in lines {
+                        let estimate = estimate(&line, price);
+                        if estimate > *room {
+                            break;
+                        }
+                        *room -= estimate;
+                        kept.push(line);
+                    }
+                    kept
+                }
+                _ => lines,
+            };
+            if lines.is_empty() {
+                state.write(&state_file)?;
+                return Err(format!(
+                    "the budget of ${:.2} (cost.max_usd) allows no more: ${:.4} spent at the batch price; the questions still queued stay in {} (raise the budget and --resume)",
+                    config.max_cost_usd.unwrap_or_default(),
+                    state.spent_usd,
+                    folder.dir().display()
+                ));
+            }
+            for chunk in api.split(lines) {
+                let id = runtime.block_on(api.submit(&chunk)).map_err(|e| {
+                    format!(
+                        "submitting a batch of {} request(s) failed: {e}",
+                        chunk.len()
+                    )
+                })?;
+                println!(
+                    "round {round}: submitted {id} ({} request(s), {model}) to {}",
+                    chunk.len(),
+                    api.provider()
+                );
+                state.batches += 1;
+                state.submitted += chunk.len() as u64;
+                state.rounds.last_mut().expect("pushed").submitted += chunk.len();
+                state.waiting.push(Submitted {
+                    id,
+                    model: model.clone(),
+                    custom_ids: chunk.into_iter().map(|l| l.custom_id).collect(),
+                    submitted_secs: now_secs(),
+                    progress: None,
+                });
+                // Named at once: a crash from here on resumes this batch.
+                state.write(&state_file)?;
+            }
+        }
+    }
+}
+
+/// A request's cost estimate at `price`: prompt characters / 4 in, its
+/// whole reply limit out (the most it can cost).
+fn estimate(line: &BatchLine, price: Price) -> f64 {
+    let r = &line.request;
+    let chars: usize = r.system.len() + r.messages.iter().map(|m| m.content.len()).sum::<usize>();
+    price.cost(&ragaliq::Usage {
+        input_tokens: (chars / 4) as u64,
+        output_tokens: u64::from(r.max_tokens),
+        ..ragaliq::Usage::default()
+    })
+}
+
+/// Polls `submitted` until the provider ends it; a failed poll is tried
+/// again (up to ten in a row).
+async fn wait(
+    api: &BatchApi,
+    submitted: &Submitted,
+    every: Duration,
+    state: &mut State,
+    state_file: &Path,
+) -> Result<BatchProgress, String> {
+    let mut errors = 0;
+    let mut last = String::new();
+    loop {
+        match api.progress(&submitted.id).await {
+            Ok(progress) => {
+                errors = 0;
+                let line = format!(
+                    "{}: {}, {} of {} answered, {} failed",
+                    progress.id,
+                    progress.status,
+                    progress.succeeded,
+                    progress.total,
+                    progress.failed
+                );
+                if line != last {
+                    println!("  {line}");
+                    last = line;
+                }
+                if let Some(w) = state.waiting.iter_mut().find(|w| w.id == submitted.id) {
+                    w.progress = Some(progress.clone());
+                }
+                state.write(state_file)?;
+                if progress.ended {
+                    return Ok(progress);
+                }
+            }
+            Err(e) if e.is_retryable() && errors < 10 => {
+                errors += 1;
+                eprintln!("  {}: polling failed ({e}); trying again", submitted.id);
+            }
+            Err(e) => {
+                return Err(format!(
+                    "polling {} failed: {e}; the state is kept: continue with --resume",
+                    submitted.id
+                ));
+            }
+        }
+        tokio::time::sleep(every).await;
+    }
+}
+
+/// Writes the answers of an ended batch; counts the lines that failed
+/// (they stay queued, and are asked again next round unless given up).
+/// Returns (answered, failed).
+async fn read_answers(
+    api: &BatchApi,
+    folder: &BatchFolder,
+    submitted: &Submitted,
+    progress: &BatchProgress,
+    price: Option<Price>,
+    retries: u32,
+    state: &mut State,
+) -> Result<(usize, usize), String> {
+    let queued = folder
+        .queued()
+        .map_err(|e| format!("the queue cannot be read: {e}"))?;
+    let requests: BTreeMap<String, ragaliq::judge::JudgeRequest> = queued
+        .into_iter()
+        .map(|(f, q)| (f.to_string(), q.request))
+        .filter(|(id, _)| submitted.custom_ids.contains(id))
+        .collect();
+    let mut results = BTreeMap::new();
+    let mut tries = 0;
+    while !requests.is_empty() {
+        match api.results(progress, &requests).await {
+            Ok(r) => {
+                results = r;
+                break;
+            }
+            Err(e) if e.is_retryable() && tries < 10 => {
+                tries += 1;
+                eprintln!(
+                    "  {}: reading the results failed ({e}); trying again",
+                    progress.id
+                );
+                tokio::time::sleep(Duration::from_secs(1)).await;
+            }
+            Err(e) => {
+                return Err(format!(
+                    "reading the results of {} failed: {e}",
+                    progress.id
+                ));
+            }
+        }
+    }
+    let (mut answered, mut failed) = (0, 0);
+    for id in &submitted.custom_ids {
+        let why = match results.remove(id) {
+            Some(LineResult::Answered(response)) => {
+                let fingerprint = id.parse().map_err(|e: String| e)?;
+                folder
+                    .write_answer(&fingerprint, &response)
+                    .map_err(|e| format!("an answer cannot be written: {e}"))?;
+                state.input_tokens += response.input_tokens;
+                state.output_tokens += response.output_tokens;
+                if let Some(price) = price {
+                    state.spent_usd += price.cost(&ragaliq::Usage {
+                        input_tokens: response.input_tokens,
+                        output_tokens: response.output_tokens,
+                        ..ragaliq::Usage::default()
+                    });
+                }
+                answered += 1;
+                continue;
+            }
+            Some(LineResult::Failed(why)) => why,
+            None if requests.contains_key(id) => {
+                format!("no answer in the results (the batch {})", progress.status)
+            }
+            // Answered meanwhile (a resumed record read it already).
+            None => continue,
+        };
+        failed += 1;
+        let n = state.failures.entry(id.clone()).or_default();
+        *n += 1;
+        if *n > retries {
+            state.given_up.insert(id.clone(), why);
+        }
+    }
+    if let Some(message) = &progress.message {
+        eprintln!("  {}: the provider says: {message}", progress.id);
+    }
+    state.answered += answered as u64;
+    state.failed_lines += failed as u64;
+    println!(
+        "  {}: {answered} answer(s) kept, {failed} failed{}",
+        progress.id,
+        if failed > 0 {
+            " (asked again next round)"
+        } else {
+            ""
+        }
+    );
+    Ok((answered, failed))
+}
+
+/// Runs the test command in collect mode; its output goes to `log`.
+fn run_tests(command: &[String], folder: &Path, log: &Path) -> Result<Option<i32>, String> {
+    let (program, args) = command.split_first().ok_or("an empty test command")?;
+    let out = std::fs::File::create(log).map_err(|e| format!("{}: {e}", log.display()))?;
+    let err = out
+        .try_clone()
+        .map_err(|e| format!("{}: {e}", log.display()))?;
+    let mut cmd = Command::new(program);
+    cmd.args(args)
+        .env("RAGALIQ_COLLECT", folder)
+        .stdout(out)
+        .stderr(err);
+    // Collect mode queues what recordings do not answer: auto (or record,
+    // when asked for), never replay, which CI would default to.
+    if std::env::var("RAGALIQ_MODE").as_deref() != Ok("record") {
+        cmd.env("RAGALIQ_MODE", "auto");
+    }
+    // Pending recordings are written even where CI is set, as insta's
+    // `INSTA_UPDATE=new` does, unless the user chose otherwise.
+    if std::env::var_os("INSTA_UPDATE").is_none() {
+        cmd.env("INSTA_UPDATE", "new");
+    }
+    let status = cmd
+        .status()
+        .map_err(|e| format!("the test command `{}` cannot run: {e}", command.join(" ")))?;
+    Ok(status.code())
+}
+
+/// The lines of a test run's log that sum it up: libtest's `test result:`
+/// lines and ragaliq's suite summaries.
+fn print_summary_lines(log: &Path) {
+    if let Ok(text) = std::fs::read_to_string(log) {
+        for line in text.lines().filter(|l| {
+            l.starts_with("test result:") || (l.contains(" trials: ") && l.contains(" passed"))
+        }) {
+            println!("  {line}");
+        }
+    }
+}
+
+fn summary(state: &State) {
+    println!(
+        "batch record: {} round(s), {} batch(es), {} request(s) submitted, {} answered, {} failed line(s); {} tokens in, {} out; ${:.4} at the batch price",
+        state.round,
+        state.batches,
+        state.submitted,
+        state.answered,
+        state.failed_lines,
+        state.input_tokens,
+        state.output_tokens,
+        state.spent_usd
+    );
+}
+
+fn status(folder: &BatchFolder) -> Result<bool, String> {
+    let Some(state) = State::read(&folder.state_file())? else {
+        println!("no batch record in {}", folder.dir().display());
+        return Ok(true);
+    };
+    let queued = folder.queued().map(|q| q.len()).unwrap_or(0);
+    println!(
+        "batch record in {} ({}, `{}`): round {}, {}",
+        folder.dir().display(),
+        state.provider,
+        state.command.join(" "),
+        state.round,
+        if state.finished {
+            "finished".to_owned()
+        } else if state.waiting.is_empty() {
+            format!("{queued} question(s) queued")
+        } else {
+            format!("waiting for {} batch(es)", state.waiting.len())
+        }
+    );
+    for w in &state.waiting {
+        let age = now_secs().saturating_sub(w.submitted_secs);
+        match &w.progress {
+            Some(p) => println!(
+                "  {} ({}, {} request(s)): {}, {} answered, {} failed; submitted {} min ago",
+                w.id,
+                w.model,
+                w.custom_ids.len(),
+                p.status,
+                p.succeeded,
+                p.failed,
+                age / 60
+            ),
+            None => println!(
+                "  {} ({}, {} request(s)): not polled yet; submitted {} min ago",
+                w.id,
+                w.model,
+                w.custom_ids.len(),
+                age / 60
+            ),
+        }
+    }
+    for r in &state.rounds {
+        println!(
+            "  round {}: tests {}, {} queued, {} submitted, {} answered, {} failed",
+            r.round,
+            r.tests_exit.map_or_else(
+                || "running or stopped".to_owned(),
+                |c| format!("exited {c}")
+            ),
+            r.queued,
+            r.submitted,
+            r.answered,
+            r.failed
+        );
+    }
+    println!(
+        "  answers kept: {}; given up: {}",
+        folder.answers(),
+        state.given_up.len()
+    );
+    summary(&state);
+    Ok(true)
+}

@@ -1,0 +1,456 @@
+//! `cargo ragaliq record --batch` end to end, through the fake OpenAI and
+//! Anthropic batch APIs of the scripted judge on 127.0.0.1: a suite is
+//! recorded in rounds, through per-line errors, a `status_code` 0 line, a
+//! batch that expires part way, a failed poll and results out of order;
+//! the recordings equal a live record of the same answers; they replay with
+//! `CI=true` and no judge; a driver killed while waiting resumes without
+//! submitting a batch twice.
+//!
+//! This file is its own test command, too: with `BATCH_TEST_SUITE` set it
+//! runs the suite over that folder, as `cargo test` would run a user's.
+
+use libtest_mimic::{Arguments, Failed, Trial};
+use ragaliq::Metric;
+use ragaliq_scripted::{BatchFaults, ScriptedJudge};
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode, Output, Stdio};
+use std::time::{Duration, Instant};
+
+const SUITE: &str = "BATCH_TEST_SUITE";
+
+fn main() -> ExitCode {
+    if let Ok(dir) = std::env::var(SUITE) {
+        return ragaliq::suite(dir)
+            .metrics([
+                Metric::Faithfulness,
+                Metric::Hallucination,
+                Metric::Relevance,
+            ])
+            .with_args(Arguments::from_iter(["suite", "--test-threads", "2"]))
+            .run();
+    }
+    let args = Arguments::from_args();
+    let trials = vec![
+        Trial::test("a_suite_is_recorded_through_openais_batch_api", || {
+            record_through(Provider::OpenAi)
+        }),
+        Trial::test("a_suite_is_recorded_through_anthropics_batch_api", || {
+            record_through(Provider::Anthropic)
+        }),
+        Trial::test(
+            "a_driver_killed_while_waiting_resumes_without_submitting_twice",
+            crash_and_resume,
+        ),
+        Trial::test(
+            "providers_without_a_batch_api_are_not_offered_it",
+            no_batch_api,
+        ),
+        Trial::test("the_budget_applies_to_what_is_submitted", budget),
+    ];
+    libtest_mimic::run(&args, trials).exit_code()
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Provider {
+    OpenAi,
+    Anthropic,
+}
+
+/// Cases with one, two and three claims, a hallucination the suite must
+/// catch, and an off-topic answer.
+const CASES: &str = r#"
+- id: refund-window
+  query: What is the refund window?
+  context:
+    - Refunds are accepted within 30 days of delivery.
+    - Refund requests need the order number.
+  response: The refund window is 30 days from delivery. Refund requests need the order number.
+- id: refund-gold
+  query: What is the refund window?
+  context:
+    - Refunds are accepted within 30 days of delivery.
+    - Refunds are paid to the original payment method.
+  response: The refund window is 30 days from delivery. Refunds are paid in gold coins.
+  expect:
+    hallucination: fail
+- id: shipping-time
+  query: How long does shipping take?
+  context:
+    - Standard shipping takes 3 to 5 business days.
+    - Express shipping arrives the next business day.
+    - Shipping is free over 50 dollars.
+  response: Standard shipping takes 3 to 5 business days. Express shipping arrives the next business day. Shipping is free over 50 dollars.
+- id: warranty-off-topic
+  query: How long is the warranty?
+  context:
+    - The warranty lasts two years from purchase.
+  response: Our stores open at nine in the morning.
+  expect:
+    relevance: fail
+    faithfulness: fail
+    hallucination: fail
+"#;
+
+/// A scripted judge on its own runtime, for as long as the value lives.
+struct Judge {
+    judge: ScriptedJudge,
+    _runtime: tokio::runtime::Runtime,
+}
+
+fn start_judge() -> Judge {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    let judge = runtime.block_on(ScriptedJudge::start());
+    Judge {
+        judge,
+        _runtime: runtime,
+    }
+}
+
+/// A project folder: the cases and a ragaliq.toml for `provider`.
+fn project(name: &str, provider: Provider, base_url: &str) -> PathBuf {
+    let root = std::env::temp_dir().join(format!("ragaliq-batch-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    std::fs::create_dir_all(root.join("cases")).unwrap();
+    std::fs::write(root.join("cases/support.yaml"), CASES).unwrap();
+    let (provider, key) = match provider {
+        Provider::OpenAi => ("openai", "sk-batch-test-key-0001"),
+        Provider::Anthropic => ("anthropic", "sk-ant-batch-test-key-0001"),
+    };
+    std::fs::write(
+        root.join("ragaliq.toml"),
+        format!(
+            "[judge]\nprovider = \"{provider}\"\nmodel = \"scripted\"\nbase_url = \"{base_url}\"\napi_key_env = \"BATCH_TEST_KEY\"\nstream = false\n"
+        ),
+    )
+    .unwrap();
+    std::fs::write(root.join("key"), key).unwrap();
+    root
+}
+
+/// A command with the environment a developer's shell would give it: no
+/// CI, no insta settings, this project's configuration and key.
+fn command(program: impl AsRef<std::ffi::OsStr>, root: &Path) -> Command {
+    let mut cmd = Command::new(program);
+    for var in [
+        "CI",
+        "TF_BUILD",
+        "INSTA_UPDATE",
+        "INSTA_FORCE_PASS",
+        "INSTA_PENDING_DIR",
+        "INSTA_WORKSPACE_ROOT",
+        "CARGO_MANIFEST_DIR",
+        "RAGALIQ_MODE",
+        "RAGALIQ_COLLECT",
+        "RAGALIQ_RUN_ID",
+        "NEXTEST_RUN_ID",
+        "RAGALIQ_JUDGE",
+        "RAGALIQ_BASE_URL",
+    ] {
+        cmd.env_remove(var);
+    }
+    cmd.current_dir(root)
+        .env("RAGALIQ_CONFIG", root.join("ragaliq.toml"))
+        .env(
+            "BATCH_TEST_KEY",
+            std::fs::read_to_string(root.join("key")).unwrap(),
+        )
+        .env("INSTA_WORKSPACE_ROOT", root);
+    cmd
+}
+
+/// `cargo ragaliq record --batch …` over the project, with this file as
+/// the test command.
+fn driver(root: &Path, extra: &[&str]) -> Command {
+    let mut cmd = command(env!("CARGO_BIN_EXE_cargo-ragaliq"), root);
+    cmd.args(["ragaliq", "record", "--batch", "--poll-secs", "0.05"])
+        .args(extra)
+        .arg("--")
+        .arg(std::env::current_exe().unwrap())
+        .env(SUITE, root.join("cases"));
+    cmd
+}
+
+fn text(output: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
+
+/// The recordings in `dir`: (file name, contents), sorted.
+fn recordings(dir: &Path) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = std::fs::read_dir(dir)
+        .map(|d| {
+            d.filter_map(Result::ok)
+                .map(|e| {
+                    (
+                        e.file_name().to_string_lossy().into_owned(),
+                        std::fs::read_to_string(e.path()).unwrap_or_default(),
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    out.sort();
+    out
+}
+
+fn check(ok: bool, what: impl FnOnce() -> String) -> Result<(), Failed> {
+    if ok { Ok(()) } else { Err(what().into()) }
+}
+
+fn record_through(provider: Provider) -> Result<(), Failed> {
+    let judge = start_judge();
+    let name = match provider {
+        Provider::OpenAi => "openai",
+        Provider::Anthropic => "anthropic",
+    };
+    let root = project(name, provider, &judge.judge.base_url());
+    // Everything a client must survive, in the first round's batch.
+    judge.judge.set_batch_faults(BatchFaults {
+        polls_to_end: 3,
+        line_errors: 1,
+        status_zero: 1,
+        expire_after: Some(3),
+        poll_errors: 1,
+    });
+    let started = Instant::now();
+    let output = driver(&root, &[]).output().unwrap();
+    let log = text(&output);
+    println!("{log}");
+    check(output.status.success(), || {
+        format!("the batch record failed:\n{log}")
+    })?;
+    check(judge.judge.requests() == 0, || {
+        format!(
+            "{} live calls were made: every answer must come from a batch",
+            judge.judge.requests()
+        )
+    })?;
+    let (batches, lines) = judge.judge.batches();
+    println!(
+        "{name}: {batches} batches, {lines} lines, {} polls, {:.1} s",
+        judge.judge.batch_polls(),
+        started.elapsed().as_secs_f64()
+    );
+    check(log.contains("failed (asked again next round)"), || {
+        format!("the faulty lines were not asked again:\n{log}")
+    })?;
+    check(log.contains("polling failed"), || {
+        format!("the failed poll was not survived:\n{log}")
+    })?;
+    // Rounds: extraction, then verification (and relevance), then nothing.
+    check(
+        log.contains("round 3:") && log.contains("nothing queued"),
+        || format!("expected at least three rounds:\n{log}"),
+    )?;
+
+    let snapshots = root.join("cases/snapshots");
+    let batch = recordings(&snapshots);
+    check(
+        batch.len() == 4 && batch.iter().all(|(n, _)| n.ends_with(".snap.new")),
+        || {
+            format!(
+                "expected 4 pending recordings, found {:?}",
+                batch.iter().map(|b| &b.0).collect::<Vec<_>>()
+            )
+        },
+    )?;
+
+    // A live record of the same answers writes the same recordings.
+    std::fs::rename(&snapshots, root.join("batch-snapshots")).unwrap();
+    let live = command(std::env::current_exe().unwrap(), &root)
+        .env(SUITE, root.join("cases"))
+        .env("RAGALIQ_MODE", "record")
+        .env("INSTA_UPDATE", "new")
+        .output()
+        .unwrap();
+    check(judge.judge.requests() > 0, || {
+        "the live record made no call".into()
+    })?;
+    let live_recordings = recordings(&snapshots);
+    check(live_recordings == batch, || {
+        let first = live_recordings
+            .iter()
+            .zip(&batch)
+            .find(|(a, b)| a != b)
+            .map(|(a, b)| format!("--- live {}\n{}\n--- batch {}\n{}", a.0, a.1, b.0, b.1))
+            .unwrap_or_default();
+        format!(
+            "the batch recordings differ from a live record's (live exit {:?})\n{first}",
+            live.status.code()
+        )
+    })?;
+
+    // Accepted (as `cargo insta accept` does) and replayed on CI, with no
+    // judge to reach.
+    std::fs::remove_dir_all(&snapshots).unwrap();
+    std::fs::rename(root.join("batch-snapshots"), &snapshots).unwrap();
+    for (name, _) in &batch {
+        let from = snapshots.join(name);
+        std::fs::rename(&from, from.with_extension("")).unwrap();
+    }
+    let calls_before = judge.judge.requests();
+    drop(judge);
+    let replay = command(std::env::current_exe().unwrap(), &root)
+        .env(SUITE, root.join("cases"))
+        .env("CI", "true")
+        .output()
+        .unwrap();
+    let replay_log = text(&replay);
+    println!("{replay_log}");
+    // The replay scores what the recordings say, with no call: every
+    // trial passes but one, `shipping-time::relevance`, which the scripted
+    // rule scores 0.67 (the answer uses 2 of the query's 3 key terms), a
+    // borderline failure kept on purpose; the live record scored it alike.
+    check(
+        replay_log.contains(
+            "12 trials: 11 passed, 1 failed, 0 judge errors, 0 configuration errors; judge: 0 calls, 0 tokens, 12 answers replayed"
+        ) && replay.status.code() == Some(101),
+        || format!("the replay on CI did not score the recordings (live calls before it: {calls_before}):\n{replay_log}"),
+    )?;
+    let _ = std::fs::remove_dir_all(&root);
+    Ok(())
+}
+
+fn crash_and_resume() -> Result<(), Failed> {
+    let judge = start_judge();
+    let root = project("resume", Provider::OpenAi, &judge.judge.base_url());
+    // A batch that takes many polls: the driver is killed while it waits.
+    judge.judge.set_batch_faults(BatchFaults {
+        polls_to_end: 1_000_000,
+        ..BatchFaults::default()
+    });
+    let mut child = driver(&root, &[])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let state = root.join("target/ragaliq/batch/state.json");
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let polled = std::fs::read_to_string(&state).is_ok_and(|s| s.contains("\"progress\": {"));
+        if polled || Instant::now() > deadline {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.kill().unwrap();
+    let _ = child.wait();
+    check(judge.judge.batches().0 == 1, || {
+        format!(
+            "expected one batch before the kill, found {:?}",
+            judge.judge.batches()
+        )
+    })?;
+
+    // What a person sees, and a second record refused while one is open.
+    let status = command(env!("CARGO_BIN_EXE_cargo-ragaliq"), &root)
+        .args(["ragaliq", "record", "--status"])
+        .output()
+        .unwrap();
+    let status_text = text(&status);
+    println!("{status_text}");
+    check(status_text.contains("waiting for 1 batch(es)"), || {
+        format!("--status does not show the waiting batch:\n{status_text}")
+    })?;
+    let again = driver(&root, &[]).output().unwrap();
+    check(
+        again.status.code() == Some(2) && text(&again).contains("--resume"),
+        || format!("a second record was not refused:\n{}", text(&again)),
+    )?;
+
+    judge.judge.set_batch_faults(BatchFaults {
+        polls_to_end: 2,
+        ..BatchFaults::default()
+    });
+    let resumed = driver(&root, &["--resume"]).output().unwrap();
+    let log = text(&resumed);
+    println!("{log}");
+    check(resumed.status.success(), || {
+        format!("--resume failed:\n{log}")
+    })?;
+    let recorded: u64 = std::fs::read_to_string(&state)
+        .ok()
+        .and_then(|s| serde_json::from_str::<serde_json::Value>(&s).ok())
+        .and_then(|v| v["batches"].as_u64())
+        .unwrap_or(0);
+    check(judge.judge.batches().0 == recorded, || {
+        format!(
+            "the provider saw {} batches, the record submitted {recorded}: one was submitted twice",
+            judge.judge.batches().0
+        )
+    })?;
+    check(
+        recordings(&root.join("cases/snapshots")).len() == 4 && judge.judge.requests() == 0,
+        || "the resumed record did not write every recording through batches".into(),
+    )?;
+    let _ = std::fs::remove_dir_all(&root);
+    Ok(())
+}
+
+fn no_batch_api() -> Result<(), Failed> {
+    let root = project("local", Provider::OpenAi, "http://127.0.0.1:9/v1");
+    std::fs::write(
+        root.join("ragaliq.toml"),
+        "[judge]\nprovider = \"openai-compatible\"\nmodel = \"qwen\"\nbase_url = \"http://127.0.0.1:9/v1\"\n",
+    )
+    .unwrap();
+    let output = driver(&root, &[]).output().unwrap();
+    let log = text(&output);
+    let _ = std::fs::remove_dir_all(&root);
+    check(
+        output.status.code() == Some(2) && log.contains("openai-compatible has no batch API"),
+        || format!("expected a refusal naming the provider:\n{log}"),
+    )
+}
+
+fn budget() -> Result<(), Failed> {
+    let judge = start_judge();
+    let root = project("budget", Provider::OpenAi, &judge.judge.base_url());
+    // $1,000 per million tokens, so $500 at the batch price: a request of
+    // about 300 prompt tokens and a 256-token reply limit is estimated at
+    // about $0.28. A $1 budget submits three of round 1's eight questions,
+    // then stops when the next question's estimate no longer fits.
+    let toml = std::fs::read_to_string(root.join("ragaliq.toml")).unwrap();
+    std::fs::write(
+        root.join("ragaliq.toml"),
+        format!(
+            "{toml}\n[cost]\nmax_usd = 1.0\n[cost.prices.\"scripted\"]\ninput_per_million = 1000.0\noutput_per_million = 1000.0\n"
+        ),
+    )
+    .unwrap();
+    let output = driver(&root, &[]).output().unwrap();
+    let log = text(&output);
+    println!("{log}");
+    let (batches, lines) = judge.judge.batches();
+    let state: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(root.join("target/ragaliq/batch/state.json")).unwrap(),
+    )
+    .unwrap();
+    let spent = state["spent_usd"].as_f64().unwrap_or(f64::NAN);
+    let _ = std::fs::remove_dir_all(&root);
+    check(
+        output.status.code() == Some(2) && log.contains("the budget of $1.00"),
+        || format!("expected the budget to stop the record:\n{log}"),
+    )?;
+    // Estimates take each reply's whole limit, so the first round submits
+    // three and later rounds fit what the estimates left over: never all
+    // twelve questions of the suite.
+    check(
+        log.contains("submitted batch_000002 (3 request(s)") && lines < 12,
+        || {
+            format!(
+                "expected 3 requests in the first batch and fewer than 12 in all, the provider saw {batches} batches with {lines}"
+            )
+        },
+    )?;
+    check(spent > 0.0 && spent <= 1.0, || {
+        format!("spent ${spent} at the batch price, beyond the $1 budget")
+    })
+}
