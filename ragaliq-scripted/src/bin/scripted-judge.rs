@@ -9,7 +9,8 @@ const USAGE: &str = "\
 Usage: scripted-judge [PORT] [--latency-ms N] [--flip SHARE] [--seed N]
 
 A rule-based judge on 127.0.0.1 that speaks OpenAI chat completions and the
-Anthropic Messages API, for ragaliq's tests and recordings.
+Anthropic Messages API, and their batch APIs (OpenAI files + batches,
+Anthropic message batches), for ragaliq's tests and recordings.
 
 Arguments:
   [PORT]             the port to listen on (default 8787)
@@ -78,5 +79,9 @@ async fn main() {
     }
     println!("scripted judge on {}", judge.base_url());
     let _ = tokio::signal::ctrl_c().await;
-    println!("{} requests answered", judge.requests());
+    let (batches, lines) = judge.batches();
+    println!(
+        "{} requests answered; {batches} batches of {lines} lines",
+        judge.requests()
+    );
 }
