@@ -41,16 +41,18 @@ fn key(t: &TrialResult) -> &'static str {
         "o-failed" => "failed",
         "o-undecided" => "undecided",
         "pending" => "pending",
+        "o-queued" => "queued",
         _ => "error",
     }
 }
 
-const KEYS: [(&str, &str); 5] = [
+const KEYS: [(&str, &str); 6] = [
     ("passed", "✓ passed"),
     ("failed", "✗ failed"),
     ("undecided", "? undecided"),
     ("error", "! errors"),
     ("pending", "◌ awaiting review"),
+    ("queued", "… queued"),
 ];
 
 pub(super) fn page(r: &Report) -> String {
@@ -293,7 +295,7 @@ fn grid(body: &mut String, r: &Report, by_case: &BTreeMap<&str, Vec<&TrialResult
         }
         body.push_str("</tr>\n");
     }
-    body.push_str("</table>\n<p class=\"muted\">✓ passed · ✓ caught: a bad answer scored below its threshold, as its case expects · ✗ failed · ? undecided: the judge disagrees with itself or cites evidence in no passage · ! judge or recording error, ⚙ configuration error: no score, not a low one · ◌ the recording awaits review</p>\n");
+    body.push_str("</table>\n<p class=\"muted\">✓ passed · ✓ caught: a bad answer scored below its threshold, as its case expects · ✗ failed · ? undecided: the judge disagrees with itself or cites evidence in no passage · ! judge or recording error, ⚙ configuration error: no score, not a low one · ◌ the recording awaits review · … queued for a batch (<code>cargo ragaliq record --batch</code>): no score yet</p>\n");
 }
 
 /// Where `c`'s evidence is: its passage (0-based) and byte span there.
