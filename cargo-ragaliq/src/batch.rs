@@ -197,6 +197,7 @@ pub fn run(args: Args) -> Result<bool, String> {
             } else {
                 args.command.clone()
             };
+            let command = no_fail_fast(command);
             State {
                 format: FORMAT,
                 provider: api.provider().into(),
@@ -546,6 +547,34 @@ async fn read_answers(
     Ok((answered, failed))
 }
 
+/// `command` with `--no-fail-fast` when it is `cargo test` or `cargo
+/// nextest run` without it: in collect mode every test that asks something
+/// new fails (queued), and both stop at the first failure by default, so
+/// the tests after it would never queue their questions, and a round that
+/// queued nothing would not mean that every test was answered.
+fn no_fail_fast(mut command: Vec<String>) -> Vec<String> {
+    let at = match command
+        .iter()
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .as_slice()
+    {
+        ["cargo", "test", ..] => Some(2),
+        ["cargo", "nextest", "run", ..] => Some(3),
+        _ => None,
+    };
+    let end = command
+        .iter()
+        .position(|a| a == "--")
+        .unwrap_or(command.len());
+    if let Some(at) = at
+        && !command[..end].iter().any(|a| a == "--no-fail-fast")
+    {
+        command.insert(at, "--no-fail-fast".into());
+    }
+    command
+}
+
 /// Runs the test command in collect mode; its output goes to `log`.
 fn run_tests(command: &[String], folder: &Path, log: &Path) -> Result<Option<i32>, String> {
     let (program, args) = command.split_first().ok_or("an empty test command")?;
@@ -574,15 +603,35 @@ fn run_tests(command: &[String], folder: &Path, log: &Path) -> Result<Option<i32
     Ok(status.code())
 }
 
-/// The lines of a test run's log that sum it up: libtest's `test result:`
-/// lines and ragaliq's suite summaries.
+/// The lines of a test run's log that sum it up: nextest's `Summary`
+/// when there is one (each of its processes prints a `test result:` of its
+/// own), else libtest's `test result:` lines and ragaliq's suite summaries;
+/// at most a dozen.
 fn print_summary_lines(log: &Path) {
-    if let Ok(text) = std::fs::read_to_string(log) {
-        for line in text.lines().filter(|l| {
-            l.starts_with("test result:") || (l.contains(" trials: ") && l.contains(" passed"))
-        }) {
-            println!("  {line}");
-        }
+    let Ok(text) = std::fs::read_to_string(log) else {
+        return;
+    };
+    let lines: Vec<&str> = text.lines().map(str::trim).collect();
+    let nextest: Vec<&str> = lines
+        .iter()
+        .copied()
+        .filter(|l| l.starts_with("Summary ["))
+        .collect();
+    let chosen: Vec<&str> = if nextest.is_empty() {
+        lines
+            .into_iter()
+            .filter(|l| {
+                l.starts_with("test result:") || (l.contains(" trials: ") && l.contains(" passed"))
+            })
+            .collect()
+    } else {
+        nextest
+    };
+    for line in chosen.iter().take(12) {
+        println!("  {line}");
+    }
+    if chosen.len() > 12 {
+        println!("  … {} more in the log", chosen.len() - 12);
     }
 }
 
@@ -663,4 +712,37 @@ fn status(folder: &BatchFolder) -> Result<bool, String> {
     );
     summary(&state);
     Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::no_fail_fast;
+
+    fn words(s: &str) -> Vec<String> {
+        s.split(' ').map(str::to_owned).collect()
+    }
+
+    #[test]
+    fn cargo_test_and_nextest_run_every_test_of_a_round() {
+        for (given, run) in [
+            ("cargo test", "cargo test --no-fail-fast"),
+            (
+                "cargo test --test rag -- --test-threads 1",
+                "cargo test --no-fail-fast --test rag -- --test-threads 1",
+            ),
+            (
+                "cargo nextest run --test rag_suite",
+                "cargo nextest run --no-fail-fast --test rag_suite",
+            ),
+            ("cargo test --no-fail-fast", "cargo test --no-fail-fast"),
+            // After `--` it is the test binary's argument, not cargo's.
+            (
+                "cargo test -- --no-fail-fast",
+                "cargo test --no-fail-fast -- --no-fail-fast",
+            ),
+            ("./my-tests --exact a", "./my-tests --exact a"),
+        ] {
+            assert_eq!(no_fail_fast(words(given)), words(run), "{given}");
+        }
+    }
 }
