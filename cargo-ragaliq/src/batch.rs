@@ -305,7 +305,16 @@ pub fn run(args: Args) -> Result<bool, String> {
                 println!(
                     "the last round's tests {exit_text}: a test whose recording awaits review fails until it is accepted; their summary:"
                 );
-                print_summary_lines(&log);
+                if print_summary_lines(&log) == 0 {
+                    // No test ran (a build error, a wrong command): that
+                    // nothing was queued says nothing then.
+                    print_tail(&log, 20);
+                    return Err(format!(
+                        "the test command `{}` ran no test that reports (see {}): the record is not complete",
+                        state.command.join(" "),
+                        log.display()
+                    ));
+                }
             }
             println!(
                 "next: review the pending recordings with `cargo insta review` (or list them with `cargo ragaliq status`), then run the tests as usual"
@@ -607,9 +616,10 @@ fn run_tests(command: &[String], folder: &Path, log: &Path) -> Result<Option<i32
 /// when there is one (each of its processes prints a `test result:` of its
 /// own), else libtest's `test result:` lines and ragaliq's suite summaries;
 /// at most a dozen.
-fn print_summary_lines(log: &Path) {
+/// Returns how many there were.
+fn print_summary_lines(log: &Path) -> usize {
     let Ok(text) = std::fs::read_to_string(log) else {
-        return;
+        return 0;
     };
     let lines: Vec<&str> = text.lines().map(str::trim).collect();
     let nextest: Vec<&str> = lines
@@ -632,6 +642,16 @@ fn print_summary_lines(log: &Path) {
     }
     if chosen.len() > 12 {
         println!("  … {} more in the log", chosen.len() - 12);
+    }
+    chosen.len()
+}
+
+fn print_tail(log: &Path, lines: usize) {
+    if let Ok(text) = std::fs::read_to_string(log) {
+        let all: Vec<&str> = text.lines().collect();
+        for line in &all[all.len().saturating_sub(lines)..] {
+            println!("  | {line}");
+        }
     }
 }
 

@@ -46,6 +46,10 @@ fn main() -> ExitCode {
             no_batch_api,
         ),
         Trial::test("the_budget_applies_to_what_is_submitted", budget),
+        Trial::test(
+            "a_test_command_that_runs_no_test_is_not_a_finished_record",
+            no_test_ran,
+        ),
     ];
     libtest_mimic::run(&args, trials).exit_code()
 }
@@ -453,4 +457,21 @@ fn budget() -> Result<(), Failed> {
     check(spent > 0.0 && spent <= 1.0, || {
         format!("spent ${spent} at the batch price, beyond the $1 budget")
     })
+}
+
+fn no_test_ran() -> Result<(), Failed> {
+    let root = project("broken", Provider::OpenAi, "http://127.0.0.1:9/v1");
+    // A command that fails before any test runs, as a build error does.
+    let mut cmd = command(env!("CARGO_BIN_EXE_cargo-ragaliq"), &root);
+    let output = cmd
+        .args(["ragaliq", "record", "--batch", "--", "sh", "-c"])
+        .arg("echo 'error[E0425]: cannot find value `x` in this scope' >&2; exit 101")
+        .output()
+        .unwrap();
+    let log = text(&output);
+    let _ = std::fs::remove_dir_all(&root);
+    check(
+        output.status.code() == Some(2) && log.contains("ran no test") && log.contains("E0425"),
+        || format!("a round where no test ran was taken for a finished record:\n{log}"),
+    )
 }
