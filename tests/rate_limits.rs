@@ -32,6 +32,11 @@ async fn the_judge_paces_itself_from_the_providers_headers() {
     for r in &results {
         assert!(r.is_ok(), "{:?}", r.as_ref().err());
     }
+    println!(
+        "{} requests, {} answered 429, {wall:?}",
+        server.requests(),
+        server.rejected()
+    );
     // The 13th and 14th wait for the window (about 5 and 10 s) rather than
     // being sent into it: at most one probe is refused.
     assert!(

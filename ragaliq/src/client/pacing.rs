@@ -121,6 +121,13 @@ struct PaceState {
     tokens: Option<Bucket>,
     /// Overload responses seen by the run.
     overloads: u64,
+    /// Requests (and their tokens) let through before the provider's first
+    /// headers told the window: when those headers arrive, the others of
+    /// them still in flight are not counted in the remaining budget they
+    /// report, so the mirror takes them off, instead of overshooting the
+    /// window by up to the in-flight limit.
+    #[serde(default)]
+    unmetered: (f64, f64),
 }
 
 /// What a request may do now.
@@ -161,19 +168,32 @@ impl PaceState {
         if !wait.is_zero() {
             return Admit::Wait(wait);
         }
-        if let Some(b) = &mut self.requests {
-            b.level -= 1.0;
+        match &mut self.requests {
+            Some(b) => b.level -= 1.0,
+            None => self.unmetered.0 += 1.0,
         }
-        if let Some(b) = &mut self.tokens {
-            b.level -= tokens.min(b.capacity);
+        match &mut self.tokens {
+            Some(b) => b.level -= tokens.min(b.capacity),
+            None => self.unmetered.1 += tokens,
         }
         Admit::Go
     }
 
     fn succeeded(&mut self, now: u64, rate: Option<&RateLimits>, max: usize) {
         if let Some(rate) = rate {
-            sync(&mut self.requests, rate.requests.as_ref(), now);
-            sync(&mut self.tokens, rate.tokens.as_ref(), now);
+            // This answer's own request is in what the headers count.
+            let others = (self.unmetered.0 - 1.0).max(0.0);
+            let share = if self.unmetered.0 > 0.0 {
+                self.unmetered.1 * others / self.unmetered.0
+            } else {
+                0.0
+            };
+            if sync(&mut self.requests, rate.requests.as_ref(), now, others) {
+                self.unmetered.0 = 0.0;
+            }
+            if sync(&mut self.tokens, rate.tokens.as_ref(), now, share) {
+                self.unmetered.1 = 0.0;
+            }
         }
         if now >= self.cooldown_until
             && let Some(limit) = self.limit
@@ -195,18 +215,32 @@ impl PaceState {
     }
 }
 
-fn sync(bucket: &mut Option<Bucket>, window: Option<&RateWindow>, now: u64) {
+/// Brings `bucket` in line with what the provider reports; returns whether
+/// this created it (the provider's first word), taking off `in_flight`:
+/// what was let through unmetered and is not in the report yet.
+fn sync(
+    bucket: &mut Option<Bucket>,
+    window: Option<&RateWindow>,
+    now: u64,
+    in_flight: f64,
+) -> bool {
     let Some(w) = window else {
-        return;
+        return false;
     };
     match bucket {
-        Some(b) => b.sync(w, now),
+        Some(b) => {
+            b.sync(w, now);
+            false
+        }
         None => {
             // First word from the provider: a window it reports in full.
             if let (Some(limit), Some(rate)) = (w.limit, w.per_second()) {
                 let mut b = Bucket::full(limit as f64, rate, now);
-                b.level = b.level.min(w.remaining as f64);
+                b.level = b.level.min(w.remaining as f64) - in_flight;
                 *bucket = Some(b);
+                true
+            } else {
+                false
             }
         }
     }
@@ -449,6 +483,38 @@ mod tests {
             8,
         );
         assert_eq!(s.tokens.unwrap().level, 1_000.0);
+    }
+
+    #[test]
+    fn requests_sent_before_the_first_headers_are_taken_off_the_window() {
+        let mut s = PaceState::default();
+        let now = 5_000;
+        // Four requests go out before any header is known.
+        for _ in 0..4 {
+            assert!(matches!(s.admit(now, 100.0, Rates::default()), Admit::Go));
+        }
+        // The first answer says 11 of 12 remain: the three others in flight
+        // are not counted there yet, so 8 remain in truth.
+        s.succeeded(
+            now,
+            Some(&RateLimits {
+                requests: Some(window(12, 11)),
+                tokens: Some(window(40_000, 39_900)),
+            }),
+            8,
+        );
+        assert_eq!(s.requests.unwrap().level, 8.0);
+        assert_eq!(s.tokens.unwrap().level, 39_600.0);
+        // Counted once: later answers only lower the mirror, as before.
+        s.succeeded(
+            now,
+            Some(&RateLimits {
+                requests: Some(window(12, 10)),
+                tokens: None,
+            }),
+            8,
+        );
+        assert_eq!(s.requests.unwrap().level, 8.0);
     }
 
     #[test]
