@@ -131,13 +131,12 @@ impl State {
         }
     }
 
-    /// Written whole: a temporary file renamed over the old one.
-    fn write(&self, path: &Path) -> Result<(), String> {
-        let bad = |e: std::io::Error| format!("{} cannot be written: {e}", path.display());
-        let tmp = path.with_extension(format!("json.{}.tmp", std::process::id()));
+    /// Written whole: a crash leaves the old state or the new.
+    fn write(&self, folder: &BatchFolder) -> Result<(), String> {
         let bytes = serde_json::to_vec_pretty(self).expect("state serializes");
-        std::fs::write(&tmp, bytes).map_err(bad)?;
-        std::fs::rename(&tmp, path).map_err(bad)
+        folder
+            .write_state(&bytes)
+            .map_err(|e| format!("{} cannot be written: {e}", folder.state_file().display()))
     }
 }
 
@@ -214,7 +213,7 @@ pub fn run(args: Args) -> Result<bool, String> {
             api.provider()
         ));
     }
-    state.write(&state_file)?;
+    state.write(&folder)?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -225,8 +224,7 @@ pub fn run(args: Args) -> Result<bool, String> {
     loop {
         // Batches submitted (by this run or before a crash) first.
         while let Some(submitted) = state.waiting.first().cloned() {
-            let progress =
-                runtime.block_on(wait(&api, &submitted, poll, &mut state, &state_file))?;
+            let progress = runtime.block_on(wait(&api, &submitted, poll, &mut state, &folder))?;
             let answered = runtime.block_on(read_answers(
                 &api,
                 &folder,
@@ -241,7 +239,7 @@ pub fn run(args: Args) -> Result<bool, String> {
                 round.answered += answered.0;
                 round.failed += answered.1;
             }
-            state.write(&state_file)?;
+            state.write(&folder)?;
         }
         if state.round >= args.max_rounds {
             return Err(format!(
@@ -255,7 +253,7 @@ pub fn run(args: Args) -> Result<bool, String> {
             round,
             ..Round::default()
         });
-        state.write(&state_file)?;
+        state.write(&folder)?;
         folder.clear_queue().map_err(|e| {
             format!(
                 "the queue in {} cannot be emptied: {e}",
@@ -281,7 +279,7 @@ pub fn run(args: Args) -> Result<bool, String> {
         );
         if queued.is_empty() {
             state.finished = true;
-            state.write(&state_file)?;
+            state.write(&folder)?;
             println!(
                 "round {round}: nothing queued; the tests {exit_text} (log: {})",
                 log.display()
@@ -362,7 +360,7 @@ pub fn run(args: Args) -> Result<bool, String> {
                 _ => lines,
             };
             if lines.is_empty() {
-                state.write(&state_file)?;
+                state.write(&folder)?;
                 return Err(format!(
                     "the budget of ${:.2} (cost.max_usd) allows no more: ${:.4} spent at the batch price; the questions still queued stay in {} (raise the budget and --resume)",
                     config.max_cost_usd.unwrap_or_default(),
@@ -393,20 +391,19 @@ pub fn run(args: Args) -> Result<bool, String> {
                     progress: None,
                 });
                 // Named at once: a crash from here on resumes this batch.
-                state.write(&state_file)?;
+                state.write(&folder)?;
             }
         }
     }
 }
 
-/// A request's cost estimate at `price`: prompt characters / 4 in, its
-/// whole reply limit out (the most it can cost).
+/// A request's cost estimate at `price`: at most what it can cost
+/// ([`JudgeRequest::estimated_tokens`](ragaliq::judge::JudgeRequest::estimated_tokens)).
 fn estimate(line: &BatchLine, price: Price) -> f64 {
-    let r = &line.request;
-    let chars: usize = r.system.len() + r.messages.iter().map(|m| m.content.len()).sum::<usize>();
+    let (input_tokens, output_tokens) = line.request.estimated_tokens();
     price.cost(&ragaliq::Usage {
-        input_tokens: (chars / 4) as u64,
-        output_tokens: u64::from(r.max_tokens),
+        input_tokens,
+        output_tokens,
         ..ragaliq::Usage::default()
     })
 }
@@ -418,7 +415,7 @@ async fn wait(
     submitted: &Submitted,
     every: Duration,
     state: &mut State,
-    state_file: &Path,
+    folder: &BatchFolder,
 ) -> Result<BatchProgress, String> {
     let mut errors = 0;
     let mut last = String::new();
@@ -441,7 +438,7 @@ async fn wait(
                 if let Some(w) = state.waiting.iter_mut().find(|w| w.id == submitted.id) {
                     w.progress = Some(progress.clone());
                 }
-                state.write(state_file)?;
+                state.write(folder)?;
                 if progress.ended {
                     return Ok(progress);
                 }

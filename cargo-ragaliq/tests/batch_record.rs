@@ -121,8 +121,11 @@ fn project(name: &str, provider: Provider, base_url: &str) -> PathBuf {
     std::fs::create_dir_all(root.join("cases")).unwrap();
     std::fs::write(root.join("cases/support.yaml"), CASES).unwrap();
     let (provider, key) = match provider {
-        Provider::OpenAi => ("openai", "sk-batch-test-key-0001"),
-        Provider::Anthropic => ("anthropic", "sk-ant-batch-test-key-0001"),
+        Provider::OpenAi => ("openai", "fake-key-for-the-loopback-batch-test"),
+        Provider::Anthropic => (
+            "anthropic",
+            "fake-anthropic-key-for-the-loopback-batch-test",
+        ),
     };
     std::fs::write(
         root.join("ragaliq.toml"),

@@ -37,7 +37,7 @@ async fn every_question_of_a_stage_is_queued_in_one_round_and_answers_come_from_
             // Nothing listens there: a call would fail the evaluation.
             "RAGALIQ_JUDGE" => Some("openai:gpt-4o-mini".into()),
             "RAGALIQ_BASE_URL" => Some("http://127.0.0.1:9/v1".into()),
-            "OPENAI_API_KEY" => Some("sk-collect-test".into()),
+            "OPENAI_API_KEY" => Some("fake-key-never-sent".into()),
             "RAGALIQ_MODE" => Some("auto".into()),
             "RAGALIQ_VERIFY_BATCH" => Some("1".into()),
             "RAGALIQ_COLLECT" => Some(collect.clone()),

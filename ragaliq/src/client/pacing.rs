@@ -264,18 +264,6 @@ pub(crate) fn is_overload(e: &TransportError) -> bool {
     )
 }
 
-/// The tokens a request counts against a tokens-per-minute limit: its
-/// prompt's characters / 4 and its reply limit.
-pub(crate) fn tokens_of(request: &JudgeRequest) -> f64 {
-    let chars: usize = request.system.len()
-        + request
-            .messages
-            .iter()
-            .map(|m| m.content.len())
-            .sum::<usize>();
-    chars as f64 / 4.0 + f64::from(request.max_tokens)
-}
-
 /// A run's pace for one judge configuration.
 pub(crate) struct Pacer {
     max: usize,
@@ -393,7 +381,10 @@ impl Pacer {
         if let Some(slots) = &self.slots {
             permit._slot = Some(slots.take(|| self.limit()).await?);
         }
-        let tokens = tokens_of(request);
+        // Counted against a tokens-per-minute limit as the provider would
+        // at most: the prompt and the whole reply limit.
+        let (input, output) = request.estimated_tokens();
+        let tokens = (input + output) as f64;
         let rates = self.rates;
         loop {
             let now = now_ms();

@@ -112,6 +112,27 @@ pub struct JudgeRequest {
 }
 
 impl JudgeRequest {
+    /// The tokens this request may cost, estimated before it is sent: its
+    /// prompt's characters / 4 in, and its whole reply limit out (the most
+    /// it can use). Paces and batch budgets count requests this way.
+    ///
+    /// ```
+    /// # use ragaliq::judge::{JudgeRequest, Message, ResponseFormat};
+    /// let request = JudgeRequest {
+    ///     task: "relevance".into(), template_version: "relevance@1".into(), model: "m".into(),
+    ///     system: "Judge.".into(), messages: vec![Message::user("Is it relevant?")],
+    ///     temperature: 0.0, max_tokens: 100, response_format: ResponseFormat::Text,
+    ///     sample: 0, subject: serde_json::Value::Null,
+    /// };
+    /// assert_eq!(request.estimated_tokens(), (5, 100)); // 21 characters / 4
+    /// ```
+    #[must_use]
+    pub fn estimated_tokens(&self) -> (u64, u64) {
+        let chars: usize =
+            self.system.len() + self.messages.iter().map(|m| m.content.len()).sum::<usize>();
+        ((chars / 4) as u64, u64::from(self.max_tokens))
+    }
+
     /// The SHA-256 of a canonical JSON encoding of the provider and every
     /// field that can change the answer: `{"provider":…,"request":{…},"v":2}`
     /// with object keys sorted at every level and no whitespace.

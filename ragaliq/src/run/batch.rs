@@ -64,6 +64,16 @@ impl BatchFolder {
         self.dir.join("state.json")
     }
 
+    /// Replaces the driver's state file with `bytes`, whole (a temporary
+    /// file renamed into place: a crash leaves the old state or the new).
+    ///
+    /// # Errors
+    ///
+    /// The file cannot be written.
+    pub fn write_state(&self, bytes: &[u8]) -> io::Result<()> {
+        write_atomic(&self.state_file(), bytes)
+    }
+
     fn queue_file(&self, fingerprint: &Fingerprint) -> PathBuf {
         self.dir.join("queue").join(format!("{fingerprint}.json"))
     }

@@ -264,7 +264,7 @@ impl BatchApi {
             })
         };
         let client = http::client()?;
-        match self.kind {
+        let created = match self.kind {
             BatchKind::OpenAi => {
                 let mut file = Vec::new();
                 for line in lines {
@@ -291,25 +291,20 @@ impl BatchApi {
                     "completion_window": "24h",
                     "metadata": {"created_by": "ragaliq"},
                 });
-                let created = self.json(client.post(&url).json(&body), &url).await?;
-                created
-                    .get("id")
-                    .and_then(Value::as_str)
-                    .map(str::to_owned)
-                    .ok_or_else(|| missing("batch id", &created))
+                self.json(client.post(&url).json(&body), &url).await?
             }
             BatchKind::Anthropic => {
                 let requests: Vec<Value> = lines.iter().map(|l| self.line(l)).collect();
                 let url = self.url("messages/batches");
                 let body = json!({ "requests": requests });
-                let created = self.json(client.post(&url).json(&body), &url).await?;
-                created
-                    .get("id")
-                    .and_then(Value::as_str)
-                    .map(str::to_owned)
-                    .ok_or_else(|| missing("batch id", &created))
+                self.json(client.post(&url).json(&body), &url).await?
             }
-        }
+        };
+        created
+            .get("id")
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+            .ok_or_else(|| missing("batch id", &created))
     }
 
     /// Where batch `id` stands.

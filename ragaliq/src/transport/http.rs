@@ -199,7 +199,6 @@ pub(crate) async fn send(
     format_requested: bool,
     error_message: fn(&serde_json::Value) -> Option<String>,
 ) -> Result<reqwest::Response, TransportError> {
-    let redact = |s: String| key.map_or_else(|| s.clone(), |k| k.redact(&s));
     let mut builder = client()?
         .post(url)
         .header(reqwest::header::CONTENT_TYPE, "application/json")
@@ -207,6 +206,32 @@ pub(crate) async fn send(
     for (name, value) in headers {
         builder = builder.header(*name, *value);
     }
+    checked(builder, url, key, format_requested, error_message).await
+}
+
+/// Sends `builder` (a request made with [`client`]) where no response
+/// format is asked for (the calls around a batch: uploads, polls,
+/// downloads), with [`send`]'s error classification.
+pub(crate) async fn send_request(
+    builder: reqwest::RequestBuilder,
+    url: &str,
+    key: Option<&ApiKey>,
+    error_message: fn(&serde_json::Value) -> Option<String>,
+) -> Result<reqwest::Response, TransportError> {
+    checked(builder, url, key, false, error_message).await
+}
+
+/// Sends `builder`: the response on a success status, else a classified
+/// [`TransportError`] (a refused response format told apart when one was
+/// asked for) with the key redacted.
+async fn checked(
+    builder: reqwest::RequestBuilder,
+    url: &str,
+    key: Option<&ApiKey>,
+    format_requested: bool,
+    error_message: fn(&serde_json::Value) -> Option<String>,
+) -> Result<reqwest::Response, TransportError> {
+    let redact = |s: String| key.map_or_else(|| s.clone(), |k| k.redact(&s));
     let response = builder.send().await.map_err(|e| classify(e, url, redact))?;
     let status = response.status();
     if status.is_success() {
@@ -234,33 +259,18 @@ pub(crate) async fn send(
     Err(TransportError::new(kind).with_retry_after(retry_after))
 }
 
-/// Sends `builder` (a request made with [`client`]): the response on a
-/// success status, else a classified [`TransportError`] with the key
-/// redacted. For the calls around a batch (uploads, polls, downloads),
-/// where no response format is asked for.
-pub(crate) async fn send_request(
-    builder: reqwest::RequestBuilder,
-    url: &str,
+/// A success response's body, read whole.
+async fn read_bytes(
+    response: reqwest::Response,
     key: Option<&ApiKey>,
-    error_message: fn(&serde_json::Value) -> Option<String>,
-) -> Result<reqwest::Response, TransportError> {
-    let redact = |s: String| key.map_or_else(|| s.clone(), |k| k.redact(&s));
-    let response = builder.send().await.map_err(|e| classify(e, url, redact))?;
-    let status = response.status();
-    if status.is_success() {
-        return Ok(response);
-    }
-    let retry_after = retry_after(response.headers(), SystemTime::now());
-    let bytes = response.bytes().await.unwrap_or_default();
-    let message = match serde_json::from_slice::<serde_json::Value>(&bytes) {
-        Ok(json) => error_message(&json).unwrap_or_else(|| excerpt(&bytes)),
-        Err(_) => excerpt(&bytes),
-    };
-    Err(TransportError::new(TransportErrorKind::Status {
-        status: status.as_u16(),
-        message: redact(message),
+) -> Result<Vec<u8>, TransportError> {
+    // `Vec::from` takes the buffer over without a copy when it is not shared.
+    response.bytes().await.map(Vec::from).map_err(|e| {
+        let message = error_chain(&e);
+        TransportError::new(TransportErrorKind::Body {
+            message: key.map_or_else(|| message.clone(), |k| k.redact(&message)),
+        })
     })
-    .with_retry_after(retry_after))
 }
 
 /// A success response's body as text (a JSONL file).
@@ -268,16 +278,12 @@ pub(crate) async fn read_text(
     response: reqwest::Response,
     key: Option<&ApiKey>,
 ) -> Result<String, TransportError> {
-    let redact = |s: String| key.map_or_else(|| s.clone(), |k| k.redact(&s));
-    let bytes = response.bytes().await.map_err(|e| {
-        TransportError::new(TransportErrorKind::Body {
-            message: redact(error_chain(&e)),
-        })
-    })?;
-    String::from_utf8(bytes.to_vec()).map_err(|e| {
+    let bytes = read_bytes(response, key).await?;
+    String::from_utf8(bytes).map_err(|e| {
+        let body = excerpt(e.as_bytes());
         TransportError::new(TransportErrorKind::Decode {
             message: format!("not UTF-8 text ({e})"),
-            body: redact(excerpt(&bytes)),
+            body: key.map_or_else(|| body.clone(), |k| k.redact(&body)),
         })
     })
 }
@@ -288,11 +294,7 @@ pub(crate) async fn read_json(
     key: Option<&ApiKey>,
 ) -> Result<serde_json::Value, TransportError> {
     let redact = |s: String| key.map_or_else(|| s.clone(), |k| k.redact(&s));
-    let bytes = response.bytes().await.map_err(|e| {
-        TransportError::new(TransportErrorKind::Body {
-            message: redact(error_chain(&e)),
-        })
-    })?;
+    let bytes = read_bytes(response, key).await?;
     serde_json::from_slice(&bytes).map_err(|e| {
         TransportError::new(TransportErrorKind::Decode {
             message: format!("not JSON ({e})"),
