@@ -83,7 +83,7 @@ for server in $servers; do
       echo "real-judge-check: the replay of $server $slice made calls"; failed=1
     fi
     # Trials run concurrently: compare the outcomes, not the order they were printed in.
-    same() { grep -E '^(faithfulness|hallucination|relevance)|^refund-' "$1" | sed -E 's/ (\?|✗)//g; s/ +/ /g' | sort ; }
+    same() { grep -E '^(faithfulness|hallucination|relevance)|^refund-' "$1" | sed -E 's/ (\?|✗)//g; s/ +/ /g; s/ +$//' | sort ; }
     if ! diff <(same "$recorded") <(same "$LAST_LOG") >/dev/null; then
       echo "real-judge-check: the replay of $server $slice does not reproduce the recorded outcomes"
       diff <(same "$recorded") <(same "$LAST_LOG") | head -10
