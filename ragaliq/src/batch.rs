@@ -24,8 +24,8 @@
 //! assert!(refused.to_string().contains("ollama has no batch API"));
 //! ```
 
-pub use crate::run::{BatchFolder, QueuedRequest};
-pub use crate::transport::{BatchApi, BatchKind, BatchLine, BatchProgress, LineResult};
+pub use crate::run::{BatchFolder, DriverLock, Prepared, QueuedRequest};
+pub use crate::transport::{BatchApi, BatchKind, BatchLine, BatchProgress, BatchTag, LineResult};
 
 use crate::config::{Config, Provider};
 
@@ -54,7 +54,8 @@ pub fn api_for(config: &Config) -> Result<BatchApi, NoBatchApi> {
                 .unwrap_or("https://api.openai.com/v1"),
             config.api_key(),
             variable,
-        )),
+        )
+        .with_retry(config.retry.clone())),
         Provider::Anthropic => Ok(BatchApi::anthropic(
             config
                 .base_url
@@ -62,7 +63,8 @@ pub fn api_for(config: &Config) -> Result<BatchApi, NoBatchApi> {
                 .unwrap_or("https://api.anthropic.com/v1"),
             config.api_key(),
             variable,
-        )),
+        )
+        .with_retry(config.retry.clone())),
         other => Err(NoBatchApi {
             provider: other.name(),
         }),

@@ -13,6 +13,7 @@ pub use crate::core::{
     ApiKey, Fingerprint, JsonMode, JudgeRequest, JudgeResponse, Message, RateLimits, RateWindow,
     ResponseFormat, Role, StopReason,
 };
+pub use crate::transport::limits;
 pub use crate::transport::{
     ANTHROPIC_VERSION, AnthropicTransport, BoxFuture, OpenAiTransport, RetryPolicy, Transport,
     endpoint_label, refuses_response_format,

@@ -9,8 +9,8 @@
 //! and, unlike an assistant prefill, works with every current model. A
 //! request that asks for plain JSON without a schema is prefilled with `{`.
 
-use super::http;
 use super::{BoxFuture, Transport};
+use super::{http, limits};
 use crate::core::{
     ApiKey, JudgeRequest, JudgeResponse, ResponseFormat, Role, StopReason, canonical_json,
 };
@@ -149,7 +149,11 @@ impl AnthropicTransport {
             )
             .await
         } else {
-            read_reply(&http::read_json(response, Some(key)).await?, prefilled)
+            read_reply(
+                &http::read_json(response, Some(key)).await?,
+                prefilled,
+                Some(key),
+            )
         };
         reply.map(|r| r.with_rate(rate))
     }
@@ -198,11 +202,15 @@ fn tool_text(input: &Value) -> String {
     canonical_json(input)
 }
 
-pub(super) fn read_reply(reply: &Value, prefilled: bool) -> Result<JudgeResponse, TransportError> {
+pub(super) fn read_reply(
+    reply: &Value,
+    prefilled: bool,
+    key: Option<&ApiKey>,
+) -> Result<JudgeResponse, TransportError> {
     let decode = |message: &str| {
         TransportError::new(TransportErrorKind::Decode {
             message: message.to_owned(),
-            body: reply.to_string().chars().take(300).collect(),
+            body: http::excerpt(reply.to_string().as_bytes(), key),
         })
     };
     let blocks = reply
@@ -246,10 +254,17 @@ async fn read_stream(
         if event.data.trim().is_empty() {
             continue;
         }
+        if text.len() + tool_json.len() > limits::MAX_REPLY_BYTES {
+            return Err(TransportError::new(TransportErrorKind::TooLarge {
+                what: "streamed reply",
+                limit: limits::MAX_REPLY_BYTES,
+                name: "MAX_REPLY_BYTES",
+            }));
+        }
         let data: Value = serde_json::from_str(&event.data).map_err(|e| {
             TransportError::new(TransportErrorKind::Decode {
                 message: format!("a streamed event is not JSON ({e})"),
-                body: event.data.chars().take(300).collect(),
+                body: http::excerpt(event.data.as_bytes(), key),
             })
         })?;
         let kind = event
@@ -385,6 +400,7 @@ mod tests {
                     "usage": {"input_tokens": 9, "output_tokens": 4}, "model": "claude-x",
                     "stop_reason": "tool_use"}),
             false,
+            None,
         )
         .unwrap();
         assert_eq!(r.text, r#"{"reasoning":"r","score":1}"#);
@@ -393,10 +409,11 @@ mod tests {
         let r = read_reply(
             &json!({"content": [{"type": "text", "text": "\"a\":1}"}], "stop_reason": "max_tokens"}),
             true,
+            None,
         )
         .unwrap();
         assert_eq!(r.text, r#"{"a":1}"#);
         assert_eq!(r.stop, StopReason::MaxTokens);
-        assert!(read_reply(&json!({"id": "x"}), false).is_err());
+        assert!(read_reply(&json!({"id": "x"}), false, None).is_err());
     }
 }

@@ -18,12 +18,13 @@
 //! or was canceled) is reported as [`LineResult::Failed`], never as an
 //! answer.
 
-use super::http;
 use super::{AnthropicTransport, OpenAiTransport, TransportError, TransportErrorKind};
+use super::{RetryPolicy, http, limits};
 use crate::core::{ApiKey, JudgeRequest, JudgeResponse, ResponseFormat};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
+use std::time::Duration;
 
 /// Which provider's batch API.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -49,6 +50,63 @@ pub struct BatchApi {
     base_url: String,
     key: Option<ApiKey>,
     key_variable: String,
+    retry: RetryPolicy,
+    timeout: Duration,
+    idle: Duration,
+}
+
+/// What tells a batch apart at its provider, recorded before it is
+/// submitted: if the reply to the create is lost (a reset connection, a
+/// proxy's 5xx, a crash), the batch may exist anyway, and
+/// [`BatchApi::find`] finds it by this instead of submitting (and paying
+/// for) the same questions twice.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BatchTag {
+    /// A name unique to the record, round and requests:
+    /// `ragaliq-<record>-r<round>-<digest of the custom ids>`. OpenAI keeps
+    /// it in the batch's `metadata`.
+    pub tag: String,
+    /// How many requests the batch holds.
+    pub requests: usize,
+    /// When the submission started (seconds since the epoch): a batch
+    /// created earlier is not this one.
+    pub since_secs: u64,
+}
+
+impl BatchTag {
+    /// The tag for `custom_ids` submitted in round `round` of record
+    /// `record`, starting now.
+    ///
+    /// ```
+    /// use ragaliq::batch::BatchTag;
+    /// let a = BatchTag::new("rec1", 2, &["x".into(), "y".into()]);
+    /// let b = BatchTag::new("rec1", 2, &["y".into(), "x".into()]);
+    /// assert_eq!(a.tag, b.tag, "the order of the ids does not matter");
+    /// assert!(a.tag.starts_with("ragaliq-rec1-r2-"));
+    /// assert_eq!(a.requests, 2);
+    /// ```
+    #[must_use]
+    pub fn new(record: &str, round: u32, custom_ids: &[String]) -> BatchTag {
+        use sha2::{Digest, Sha256};
+        let mut ids: Vec<&str> = custom_ids.iter().map(String::as_str).collect();
+        ids.sort_unstable();
+        let digest = Sha256::digest(
+            ids.join(
+                "
+",
+            )
+            .as_bytes(),
+        );
+        let hex: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
+        BatchTag {
+            tag: format!("ragaliq-{record}-r{round}-{hex}"),
+            requests: custom_ids.len(),
+            since_secs: std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap_or_default()
+                .as_secs(),
+        }
+    }
 }
 
 /// One request of a batch: its `custom_id` and the request.
@@ -113,7 +171,30 @@ impl BatchApi {
             base_url: base_url.trim_end_matches('/').to_owned(),
             key,
             key_variable: variable.to_owned(),
+            retry: RetryPolicy::default(),
+            timeout: limits::BATCH_CALL_TIMEOUT,
+            idle: limits::BATCH_IDLE_TIMEOUT,
         }
+    }
+
+    /// How failed calls are tried again (default [`RetryPolicy::default`]).
+    /// A create whose reply was lost is looked for ([`find`](Self::find))
+    /// before it is sent again.
+    #[must_use]
+    pub fn with_retry(mut self, retry: RetryPolicy) -> BatchApi {
+        self.retry = retry;
+        self
+    }
+
+    /// How long one call may take, body included (default
+    /// [`limits::BATCH_CALL_TIMEOUT`]), and how long a result file's
+    /// download may go without a byte (default
+    /// [`limits::BATCH_IDLE_TIMEOUT`]).
+    #[must_use]
+    pub fn with_timeouts(mut self, call: Duration, idle: Duration) -> BatchApi {
+        self.timeout = call;
+        self.idle = idle;
+        self
     }
 
     /// Which API.
@@ -231,75 +312,139 @@ impl BatchApi {
         }
     }
 
+    /// One call built by `build` (again for each attempt), its JSON
+    /// answer read; bounded by the call timeout and retried by the policy.
     async fn json(
         &self,
-        builder: reqwest::RequestBuilder,
+        build: impl Fn(&reqwest::Client) -> reqwest::RequestBuilder,
         url: &str,
     ) -> Result<Value, TransportError> {
         let key = self.key.as_ref();
-        let response =
-            http::send_request(self.authorized(builder)?, url, key, self.error_message()).await?;
-        http::read_json(response, key).await
+        let client = http::client()?;
+        self.retry
+            .run(|| async {
+                let builder = self.authorized(build(client).timeout(self.timeout))?;
+                let response = http::send_request(builder, url, key, self.error_message()).await?;
+                http::read_json(response, key).await
+            })
+            .await
+            .map_err(|e| e.with_endpoint(http::endpoint_label(url)))
     }
 
-    async fn text(&self, url: &str) -> Result<String, TransportError> {
+    /// The JSONL file at `url`, line by line into `each`: never held whole.
+    /// Not retried here (a retry would hand `each` lines twice): the caller
+    /// reads the file again.
+    async fn lines(&self, url: &str, each: impl FnMut(&str)) -> Result<(), TransportError> {
         let key = self.key.as_ref();
+        // The headers within the call timeout; then the body is bounded by
+        // the idle timeout between bytes, not by a total: a large file over
+        // a slow link may take long, but never stalls unnoticed.
         let builder = self.authorized(http::client()?.get(url))?;
-        let response = http::send_request(builder, url, key, self.error_message()).await?;
-        http::read_text(response, key).await
+        let response = tokio::time::timeout(
+            self.timeout,
+            http::send_request(builder, url, key, self.error_message()),
+        )
+        .await
+        .map_err(|_| {
+            TransportError::new(TransportErrorKind::Timeout {
+                after: self.timeout,
+            })
+        })??;
+        http::read_lines(response, key, self.idle, each)
+            .await
+            .map_err(|e| e.with_endpoint(http::endpoint_label(url)))
     }
 
     /// Submits `lines` (one model, within [`split`](Self::split)'s limits)
-    /// as one batch; returns the provider's batch id.
+    /// as one batch tagged `tag`; returns the provider's batch id.
+    ///
+    /// The create is never sent again blindly: when it fails in a way that
+    /// may have created the batch anyway (a timeout, a reset, a 5xx), the
+    /// provider is asked for a batch with this tag first
+    /// ([`find`](Self::find)), and only then asked again.
     ///
     /// # Errors
     ///
-    /// The upload or the creation failed (the error says how; a retryable
-    /// one may be tried again), or a reply lacks its id.
-    pub async fn submit(&self, lines: &[BatchLine]) -> Result<String, TransportError> {
+    /// The upload or the creation failed after the retries (the error says
+    /// how), or a reply lacks its id.
+    pub async fn submit(
+        &self,
+        lines: &[BatchLine],
+        tag: &BatchTag,
+    ) -> Result<String, TransportError> {
+        let key = self.key.as_ref();
         let missing = |what: &str, reply: &Value| {
             TransportError::new(TransportErrorKind::Decode {
                 message: format!("no {what} in the reply"),
-                body: reply.to_string().chars().take(300).collect(),
+                body: http::excerpt(reply.to_string().as_bytes(), key),
             })
         };
-        let client = http::client()?;
-        let created = match self.kind {
+        let (url, body) = match self.kind {
             BatchKind::OpenAi => {
                 let mut file = Vec::new();
                 for line in lines {
                     file.extend(self.line(line).to_string().bytes());
                     file.push(b'\n');
                 }
-                let part = reqwest::multipart::Part::bytes(file)
-                    .file_name("ragaliq-batch.jsonl")
-                    .mime_str("application/jsonl")
-                    .map_err(|e| TransportError::other(e.to_string()))?;
-                let form = reqwest::multipart::Form::new()
-                    .text("purpose", "batch")
-                    .part("file", part);
                 let url = self.url("files");
-                let uploaded = self.json(client.post(&url).multipart(form), &url).await?;
+                // An upload is safe to repeat: an unused file costs nothing.
+                let uploaded = self
+                    .json(
+                        |c| {
+                            let part = reqwest::multipart::Part::bytes(file.clone())
+                                .file_name("ragaliq-batch.jsonl");
+                            let form = reqwest::multipart::Form::new()
+                                .text("purpose", "batch")
+                                .part("file", part);
+                            c.post(&url).multipart(form)
+                        },
+                        &url,
+                    )
+                    .await?;
                 let file_id = uploaded
                     .get("id")
                     .and_then(Value::as_str)
                     .ok_or_else(|| missing("file id", &uploaded))?;
-                let url = self.url("batches");
                 let body = json!({
                     "input_file_id": file_id,
                     "endpoint": "/v1/chat/completions",
                     "completion_window": "24h",
-                    "metadata": {"created_by": "ragaliq"},
+                    "metadata": {"created_by": "ragaliq", "ragaliq_tag": tag.tag},
                 });
-                self.json(client.post(&url).json(&body), &url).await?
+                (self.url("batches"), body)
             }
             BatchKind::Anthropic => {
                 let requests: Vec<Value> = lines.iter().map(|l| self.line(l)).collect();
-                let url = self.url("messages/batches");
-                let body = json!({ "requests": requests });
-                self.json(client.post(&url).json(&body), &url).await?
+                (
+                    self.url("messages/batches"),
+                    json!({ "requests": requests }),
+                )
             }
         };
+        let client = http::client()?;
+        let created = self
+            .retry
+            .run(|| async {
+                let builder =
+                    self.authorized(client.post(&url).timeout(self.timeout).json(&body))?;
+                let sent = async {
+                    let response =
+                        http::send_request(builder, &url, key, self.error_message()).await?;
+                    http::read_json(response, key).await
+                }
+                .await;
+                match sent {
+                    // The batch may exist though its reply was lost: look
+                    // before asking again.
+                    Err(e) if e.is_retryable() => match self.find(tag, &[]).await {
+                        Ok(Some(id)) => Ok(json!({ "id": id })),
+                        _ => Err(e),
+                    },
+                    other => other,
+                }
+            })
+            .await
+            .map_err(|e| e.with_endpoint(http::endpoint_label(&url)))?;
         created
             .get("id")
             .and_then(Value::as_str)
@@ -307,24 +452,90 @@ impl BatchApi {
             .ok_or_else(|| missing("batch id", &created))
     }
 
+    /// The batch the provider already has for `tag`, if any: after a
+    /// create whose reply was lost, or a crash before its id was saved.
+    /// `known` are ids already accounted for (never adopted twice).
+    ///
+    /// OpenAI keeps the tag in the batch's `metadata`, so the match is
+    /// exact. Anthropic's batches carry no metadata: a batch created since
+    /// the tag's time with as many requests is taken when it is the only
+    /// one; several such batches are an error that lists them (a person
+    /// decides). Either way its answers are matched by `custom_id`.
+    ///
+    /// # Errors
+    ///
+    /// The list could not be read, or (Anthropic) several batches match.
+    pub async fn find(
+        &self,
+        tag: &BatchTag,
+        known: &[String],
+    ) -> Result<Option<String>, TransportError> {
+        let fresh = |id: &&str| !known.iter().any(|k| k == id);
+        match self.kind {
+            BatchKind::OpenAi => {
+                let url = with_limit(&self.url("batches"));
+                let list = self.json(|c| c.get(&url), &url).await?;
+                Ok(list
+                    .get("data")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .filter(|b| {
+                        b.pointer("/metadata/ragaliq_tag").and_then(Value::as_str)
+                            == Some(tag.tag.as_str())
+                    })
+                    .filter_map(|b| b.get("id").and_then(Value::as_str))
+                    .find(fresh)
+                    .map(str::to_owned))
+            }
+            BatchKind::Anthropic => {
+                let url = with_limit(&self.url("messages/batches"));
+                let list = self.json(|c| c.get(&url), &url).await?;
+                // Clocks differ: a batch created up to two minutes "before"
+                // the submission started may still be it.
+                let since = tag.since_secs.saturating_sub(120);
+                let matching: Vec<String> = list
+                    .get("data")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .filter(|b| {
+                        let created = b
+                            .get("created_at")
+                            .and_then(Value::as_str)
+                            .and_then(http::rfc3339)
+                            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                            .map(|d| d.as_secs());
+                        created.is_some_and(|c| c >= since)
+                            && anthropic_total(b) == tag.requests as u64
+                    })
+                    .filter_map(|b| b.get("id").and_then(Value::as_str))
+                    .filter(fresh)
+                    .map(str::to_owned)
+                    .collect();
+                match matching.as_slice() {
+                    [] => Ok(None),
+                    [one] => Ok(Some(one.clone())),
+                    many => Err(TransportError::other(format!(
+                        "several batches at the provider could be the one whose creation was not confirmed ({}): Anthropic's batches carry no tag to tell them apart, so none is taken; cancel the ones you do not want, then resume",
+                        many.join(", ")
+                    ))),
+                }
+            }
+        }
+    }
+
     /// Where batch `id` stands.
     ///
     /// # Errors
     ///
-    /// The poll failed (a 500 is retryable: poll again).
+    /// The poll failed after the retries (bounded by the call timeout).
     pub async fn progress(&self, id: &str) -> Result<BatchProgress, TransportError> {
-        let client = http::client()?;
-        let count = |v: &Value, key: &str| {
-            v.get("request_counts")
-                .and_then(|c| c.get(key))
-                .and_then(Value::as_u64)
-                .unwrap_or(0)
-        };
         let text = |v: &Value, key: &str| v.get(key).and_then(Value::as_str).map(str::to_owned);
         match self.kind {
             BatchKind::OpenAi => {
                 let url = self.url(&format!("batches/{id}"));
-                let v = self.json(client.get(&url), &url).await?;
+                let v = self.json(|c| c.get(&url), &url).await?;
                 let status = text(&v, "status").unwrap_or_default();
                 let message = v
                     .pointer("/errors/data")
@@ -356,19 +567,18 @@ impl BatchApi {
             }
             BatchKind::Anthropic => {
                 let url = self.url(&format!("messages/batches/{id}"));
-                let v = self.json(client.get(&url), &url).await?;
+                let v = self.json(|c| c.get(&url), &url).await?;
                 let status = text(&v, "processing_status").unwrap_or_default();
+                // Counts are the server's: summed without overflow.
                 let failed = ["errored", "canceled", "expired"]
                     .iter()
-                    .map(|k| count(&v, k))
-                    .sum();
-                let succeeded = count(&v, "succeeded");
+                    .fold(0u64, |sum, k| sum.saturating_add(count(&v, k)));
                 Ok(BatchProgress {
                     id: id.to_owned(),
                     ended: status == "ended",
                     status,
-                    total: succeeded + failed + count(&v, "processing"),
-                    succeeded,
+                    total: anthropic_total(&v),
+                    succeeded: count(&v, "succeeded"),
                     failed,
                     files: Vec::new(),
                     message: None,
@@ -383,6 +593,10 @@ impl BatchApi {
     /// Requests with no line at all (a batch that expired part way) are
     /// not in the map: the caller counts them as not answered.
     ///
+    /// Result files are read line by line as they arrive (each line at most
+    /// [`limits::MAX_BATCH_LINE_BYTES`]), so a file of any size is read in
+    /// bounded memory beyond the answers kept.
+    ///
     /// # Errors
     ///
     /// A results file cannot be fetched (retryable ones may be tried again).
@@ -392,36 +606,31 @@ impl BatchApi {
         requests: &BTreeMap<String, JudgeRequest>,
     ) -> Result<BTreeMap<String, LineResult>, TransportError> {
         let mut out = BTreeMap::new();
-        let bodies = match self.kind {
-            BatchKind::OpenAi => {
-                let mut all = Vec::new();
-                for file in &progress.files {
-                    all.push(
-                        self.text(&self.url(&format!("files/{file}/content")))
-                            .await?,
-                    );
-                }
-                all
+        let urls: Vec<String> = match self.kind {
+            BatchKind::OpenAi => progress
+                .files
+                .iter()
+                .map(|file| self.url(&format!("files/{file}/content")))
+                .collect(),
+            BatchKind::Anthropic => {
+                vec![self.url(&format!("messages/batches/{}/results", progress.id))]
             }
-            BatchKind::Anthropic => vec![
-                self.text(&self.url(&format!("messages/batches/{}/results", progress.id)))
-                    .await?,
-            ],
         };
-        for body in bodies {
-            for line in body.lines().filter(|l| !l.trim().is_empty()) {
+        let key = self.key.as_ref();
+        for url in urls {
+            self.lines(&url, |line| {
                 let Ok(value) = serde_json::from_str::<Value>(line) else {
-                    continue;
+                    return;
                 };
                 let Some(id) = value.get("custom_id").and_then(Value::as_str) else {
-                    continue;
+                    return;
                 };
                 let Some(request) = requests.get(id) else {
-                    continue;
+                    return;
                 };
                 let result = match self.kind {
-                    BatchKind::OpenAi => openai_line(&value),
-                    BatchKind::Anthropic => anthropic_line(&value, request),
+                    BatchKind::OpenAi => openai_line(&value, key),
+                    BatchKind::Anthropic => anthropic_line(&value, request, key),
                 };
                 // A success wins over a failure for the same id (a request
                 // retried inside the provider may appear in both files).
@@ -431,14 +640,43 @@ impl BatchApi {
                         out.insert(id.to_owned(), result);
                     }
                 }
-            }
+            })
+            .await?;
         }
         Ok(out)
     }
 }
 
+/// A list endpoint's URL asking for its longest page (`limit=100`), with
+/// any query string of the base URL kept.
+fn with_limit(url: &str) -> String {
+    match reqwest::Url::parse(url) {
+        Ok(mut u) => {
+            u.query_pairs_mut().append_pair("limit", "100");
+            u.to_string()
+        }
+        Err(_) => url.to_owned(),
+    }
+}
+
+/// `request_counts.<key>` of a batch object (0 when absent).
+fn count(v: &Value, key: &str) -> u64 {
+    v.get("request_counts")
+        .and_then(|c| c.get(key))
+        .and_then(Value::as_u64)
+        .unwrap_or(0)
+}
+
+/// All the requests an Anthropic batch object counts, summed without
+/// overflow (the numbers are the server's).
+fn anthropic_total(v: &Value) -> u64 {
+    ["processing", "succeeded", "errored", "canceled", "expired"]
+        .iter()
+        .fold(0u64, |sum, k| sum.saturating_add(count(v, k)))
+}
+
 /// One line of an OpenAI output or error file.
-fn openai_line(value: &Value) -> LineResult {
+fn openai_line(value: &Value, key: Option<&ApiKey>) -> LineResult {
     if let Some(error) = value.get("error").filter(|e| !e.is_null()) {
         let message = error
             .get("message")
@@ -460,7 +698,7 @@ fn openai_line(value: &Value) -> LineResult {
         return LineResult::Failed(format!("status code {status}{said}"));
     }
     match body.filter(|b| b.is_object()) {
-        Some(body) => match super::openai::read_reply(body) {
+        Some(body) => match super::openai::read_reply(body, key) {
             Ok(response) => LineResult::Answered(response),
             Err(e) => LineResult::Failed(e.to_string()),
         },
@@ -469,7 +707,7 @@ fn openai_line(value: &Value) -> LineResult {
 }
 
 /// One line of an Anthropic results file.
-fn anthropic_line(value: &Value, request: &JudgeRequest) -> LineResult {
+fn anthropic_line(value: &Value, request: &JudgeRequest, key: Option<&ApiKey>) -> LineResult {
     let result = value.get("result");
     let kind = result
         .and_then(|r| r.get("type"))
@@ -479,7 +717,7 @@ fn anthropic_line(value: &Value, request: &JudgeRequest) -> LineResult {
         "succeeded" => match result.and_then(|r| r.get("message")) {
             Some(message) => {
                 let prefilled = matches!(request.response_format, ResponseFormat::JsonObject);
-                match super::anthropic::read_reply(message, prefilled) {
+                match super::anthropic::read_reply(message, prefilled, key) {
                     Ok(response) => LineResult::Answered(response),
                     Err(e) => LineResult::Failed(e.to_string()),
                 }
@@ -524,7 +762,7 @@ mod tests {
             "model": "gpt-4o-mini", "choices": [{"message": {"content": "{}"}, "finish_reason": "stop"}],
             "usage": {"prompt_tokens": 5, "completion_tokens": 1}}}, "error": null});
         assert_eq!(
-            openai_line(&ok),
+            openai_line(&ok, None),
             LineResult::Answered(
                 JudgeResponse::text("{}")
                     .with_tokens(5, 1)
@@ -554,7 +792,7 @@ mod tests {
             ),
         ];
         for (line, says) in cases {
-            match openai_line(&line) {
+            match openai_line(&line, None) {
                 LineResult::Failed(why) => assert!(why.contains(says), "{why} / {says}"),
                 other => panic!("{line} gave {other:?}"),
             }
@@ -570,7 +808,7 @@ mod tests {
         let ok = json!({"custom_id": "a", "result": {"type": "succeeded", "message": {
             "content": [{"type": "tool_use", "input": {"verdict": "supported"}}],
             "stop_reason": "tool_use", "usage": {"input_tokens": 7, "output_tokens": 2}}}});
-        match anthropic_line(&ok, &request(schema.clone())) {
+        match anthropic_line(&ok, &request(schema.clone()), None) {
             LineResult::Answered(r) => {
                 assert_eq!(r.text, r#"{"verdict":"supported"}"#);
                 assert_eq!((r.input_tokens, r.output_tokens), (7, 2));
@@ -579,7 +817,7 @@ mod tests {
         }
         let prefilled = json!({"custom_id": "a", "result": {"type": "succeeded", "message": {
             "content": [{"type": "text", "text": "\"a\": 1}"}], "stop_reason": "end_turn"}}});
-        match anthropic_line(&prefilled, &request(ResponseFormat::JsonObject)) {
+        match anthropic_line(&prefilled, &request(ResponseFormat::JsonObject), None) {
             LineResult::Answered(r) => assert_eq!(r.text, r#"{"a": 1}"#),
             other => panic!("{other:?}"),
         }
@@ -597,7 +835,7 @@ mod tests {
                 "canceled",
             ),
         ] {
-            match anthropic_line(&line, &request(schema.clone())) {
+            match anthropic_line(&line, &request(schema.clone()), None) {
                 LineResult::Failed(why) => assert!(why.contains(says), "{why}"),
                 other => panic!("{other:?}"),
             }

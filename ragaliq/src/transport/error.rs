@@ -91,6 +91,36 @@ pub enum TransportErrorKind {
         /// The provider.
         provider: String,
     },
+    /// A body (or one line of it) is longer than ragaliq reads: a server
+    /// that sends without end is cut off at a documented limit (see
+    /// [`limits`](crate::judge::limits)) instead of filling memory.
+    TooLarge {
+        /// What was too long (`reply body`, `streamed line`, …).
+        what: &'static str,
+        /// The limit, in bytes.
+        limit: usize,
+        /// The limit's name in [`limits`](crate::judge::limits).
+        name: &'static str,
+    },
+    /// The server redirected the call to another origin (scheme, host or
+    /// port): not followed, so the API key goes only where it was meant to.
+    Redirected {
+        /// The redirect's status (301, 302, 303, 307, 308).
+        status: u16,
+        /// Where it pointed: scheme, host and port.
+        to: String,
+    },
+    /// The run's pace (a provider's `Retry-After` or rate-limit headers)
+    /// asks for a longer wait than the retry budget allows: the call fails
+    /// at once instead of hanging.
+    Paused {
+        /// How long the pace would have the call wait, in whole seconds.
+        wait_secs: u64,
+        /// What asked for the wait (the header and its value).
+        why: String,
+        /// The retry budget it exceeds, in whole seconds.
+        budget_secs: u64,
+    },
     /// Anything else a custom transport reports.
     Other {
         /// The description.
@@ -164,6 +194,9 @@ impl TransportError {
             | TransportErrorKind::Decode { .. }
             | TransportErrorKind::MissingApiKey { .. }
             | TransportErrorKind::MissingBaseUrl { .. }
+            | TransportErrorKind::TooLarge { .. }
+            | TransportErrorKind::Redirected { .. }
+            | TransportErrorKind::Paused { .. }
             | TransportErrorKind::Other { .. } => false,
         }
     }
@@ -232,6 +265,22 @@ impl fmt::Display for TransportError {
             TransportErrorKind::MissingBaseUrl { provider } => write!(
                 f,
                 "no server address for provider {provider}: set judge.base_url in ragaliq.toml, RAGALIQ_BASE_URL, or RAGALIQ_JUDGE=http://host:port/v1 (replayed recordings need none)"
+            )?,
+            TransportErrorKind::TooLarge { what, limit, name } => write!(
+                f,
+                "the judge server's {what}{at} is longer than ragaliq reads ({limit} bytes, ragaliq::judge::limits::{name}): cut off rather than read without end"
+            )?,
+            TransportErrorKind::Redirected { status, to } => write!(
+                f,
+                "the judge server{at} redirected the call (HTTP {status}) to another origin, {to}: not followed, so the API key is sent only{at}; if {to} is the server you mean, set judge.base_url (RAGALIQ_BASE_URL) to it"
+            )?,
+            TransportErrorKind::Paused {
+                wait_secs,
+                why,
+                budget_secs,
+            } => write!(
+                f,
+                "the run's pace would hold this call{at} for {wait_secs} s ({why}), longer than the retry budget of {budget_secs} s (retry.budget_secs, RAGALIQ_RETRY_BUDGET_SECS): it fails now instead of hanging the run",
             )?,
             TransportErrorKind::Other { message } => {
                 f.write_str(message)?;

@@ -182,11 +182,38 @@ pub(crate) fn client() -> Result<&'static reqwest::Client, TransportError> {
             reqwest::Client::builder()
                 .user_agent(concat!("ragaliq/", env!("CARGO_PKG_VERSION")))
                 .connect_timeout(Duration::from_secs(10))
+                .redirect(same_origin_redirects())
                 .build()
                 .map_err(|e| format!("the HTTP client cannot start: {}", error_chain(&e)))
         })
         .as_ref()
         .map_err(|e| TransportError::other(e.clone()))
+}
+
+/// Redirects are followed only within the origin (scheme, host and port)
+/// the call was sent to, at most five times. reqwest's default follows ten
+/// to anywhere and strips only `Authorization` and `Cookie` on the way, so
+/// Anthropic's `x-api-key` would reach another host (or the same host over
+/// plain HTTP). A redirect elsewhere comes back as the 3xx response, which
+/// [`checked`] turns into [`TransportErrorKind::Redirected`].
+fn same_origin_redirects() -> reqwest::redirect::Policy {
+    reqwest::redirect::Policy::custom(|attempt| {
+        let first = attempt.previous().first().map(origin);
+        if first.as_ref() != Some(&origin(attempt.url())) || attempt.previous().len() > 5 {
+            attempt.stop()
+        } else {
+            attempt.follow()
+        }
+    })
+}
+
+/// A URL's origin: scheme, host and port (the scheme's default filled in).
+fn origin(url: &reqwest::Url) -> (String, Option<String>, Option<u16>) {
+    (
+        url.scheme().to_owned(),
+        url.host_str().map(str::to_ascii_lowercase),
+        url.port_or_known_default(),
+    )
 }
 
 /// One POST: the response on a success status; every failure becomes a
@@ -237,13 +264,30 @@ async fn checked(
     if status.is_success() {
         return Ok(response);
     }
+    if status.is_redirection() {
+        // Only a redirect to another origin comes back (see
+        // `same_origin_redirects`): where it points, never its path.
+        let to = response
+            .headers()
+            .get(reqwest::header::LOCATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|l| response.url().join(l).ok())
+            .and_then(|u| endpoint_label(u.as_str()))
+            .unwrap_or_else(|| "an address it did not give".into());
+        return Err(TransportError::new(TransportErrorKind::Redirected {
+            status: status.as_u16(),
+            to,
+        }));
+    }
     let retry_after = retry_after(response.headers(), SystemTime::now());
-    let bytes = response.bytes().await.unwrap_or_default();
+    // The message is in the first bytes; a body without end is not read.
+    let bytes = read_at_most(response, limits::MAX_ERROR_BYTES).await;
     let message = match serde_json::from_slice::<serde_json::Value>(&bytes) {
-        Ok(json) => error_message(&json).unwrap_or_else(|| excerpt(&bytes)),
-        Err(_) => excerpt(&bytes),
+        Ok(json) => error_message(&json)
+            .map(redact)
+            .unwrap_or_else(|| excerpt(&bytes, key)),
+        Err(_) => excerpt(&bytes, key),
     };
-    let message = redact(message);
     let kind =
         if format_requested && super::refusal::refuses_response_format(status.as_u16(), &message) {
             TransportErrorKind::FormatRefused {
@@ -259,33 +303,103 @@ async fn checked(
     Err(TransportError::new(kind).with_retry_after(retry_after))
 }
 
-/// A success response's body, read whole.
-async fn read_bytes(
-    response: reqwest::Response,
-    key: Option<&ApiKey>,
-) -> Result<Vec<u8>, TransportError> {
-    // `Vec::from` takes the buffer over without a copy when it is not shared.
-    response.bytes().await.map(Vec::from).map_err(|e| {
-        let message = error_chain(&e);
-        TransportError::new(TransportErrorKind::Body {
-            message: key.map_or_else(|| message.clone(), |k| k.redact(&message)),
-        })
-    })
+/// The first `cap` bytes of a body (all of it when shorter), whatever
+/// breaks off: for error messages, which never need more.
+async fn read_at_most(mut response: reqwest::Response, cap: usize) -> Vec<u8> {
+    let mut out = Vec::new();
+    while out.len() < cap {
+        match response.chunk().await {
+            Ok(Some(chunk)) => {
+                let room = cap - out.len();
+                out.extend_from_slice(&chunk[..chunk.len().min(room)]);
+            }
+            _ => break,
+        }
+    }
+    out
 }
 
-/// A success response's body as text (a JSONL file).
-pub(crate) async fn read_text(
-    response: reqwest::Response,
+/// A success response's body, read whole up to [`limits::MAX_REPLY_BYTES`]:
+/// a longer one is an error, and the rest is not read.
+async fn read_bytes(
+    mut response: reqwest::Response,
     key: Option<&ApiKey>,
-) -> Result<String, TransportError> {
-    let bytes = read_bytes(response, key).await?;
-    String::from_utf8(bytes).map_err(|e| {
-        let body = excerpt(e.as_bytes());
-        TransportError::new(TransportErrorKind::Decode {
-            message: format!("not UTF-8 text ({e})"),
-            body: key.map_or_else(|| body.clone(), |k| k.redact(&body)),
-        })
-    })
+) -> Result<Vec<u8>, TransportError> {
+    let mut out = Vec::new();
+    loop {
+        let chunk = response.chunk().await.map_err(|e| {
+            let message = error_chain(&e);
+            TransportError::new(TransportErrorKind::Body {
+                message: key.map_or_else(|| message.clone(), |k| k.redact(&message)),
+            })
+        })?;
+        let Some(chunk) = chunk else {
+            return Ok(out);
+        };
+        if out.len() + chunk.len() > limits::MAX_REPLY_BYTES {
+            return Err(TransportError::new(TransportErrorKind::TooLarge {
+                what: "response body",
+                limit: limits::MAX_REPLY_BYTES,
+                name: "MAX_REPLY_BYTES",
+            }));
+        }
+        out.extend_from_slice(&chunk);
+    }
+}
+
+/// Reads a success response's body line by line (a batch's JSONL result
+/// file), handing each line to `each` as it arrives: the file is never held
+/// whole. A line longer than [`limits::MAX_BATCH_LINE_BYTES`], or no byte
+/// for `idle`, is an error.
+pub(crate) async fn read_lines(
+    mut response: reqwest::Response,
+    key: Option<&ApiKey>,
+    idle: Duration,
+    mut each: impl FnMut(&str),
+) -> Result<(), TransportError> {
+    let mut line: Vec<u8> = Vec::new();
+    let mut take = |line: &mut Vec<u8>| {
+        let text = String::from_utf8_lossy(line);
+        let text = text.trim_end_matches(['\n', '\r']);
+        if !text.trim().is_empty() {
+            each(text);
+        }
+        line.clear();
+    };
+    loop {
+        let chunk = match tokio::time::timeout(idle, response.chunk()).await {
+            Err(_) => {
+                return Err(TransportError::new(TransportErrorKind::IdleTimeout {
+                    after: idle,
+                }));
+            }
+            Ok(Err(e)) => {
+                let message = error_chain(&e);
+                return Err(TransportError::new(TransportErrorKind::Body {
+                    message: key.map_or_else(|| message.clone(), |k| k.redact(&message)),
+                }));
+            }
+            Ok(Ok(None)) => {
+                take(&mut line);
+                return Ok(());
+            }
+            Ok(Ok(Some(chunk))) => chunk,
+        };
+        let mut rest: &[u8] = &chunk;
+        while let Some(end) = rest.iter().position(|&b| b == b'\n') {
+            line.extend_from_slice(&rest[..=end]);
+            take(&mut line);
+            rest = &rest[end + 1..];
+        }
+        line.extend_from_slice(rest);
+        if line.len() > limits::MAX_BATCH_LINE_BYTES {
+            return Err(TransportError::new(TransportErrorKind::TooLarge {
+                what: "result file's line",
+                limit: limits::MAX_BATCH_LINE_BYTES,
+                name: "MAX_BATCH_LINE_BYTES",
+            }));
+        }
+    }
 }
 
 /// The parsed JSON of a success response's body.
@@ -293,12 +407,11 @@ pub(crate) async fn read_json(
     response: reqwest::Response,
     key: Option<&ApiKey>,
 ) -> Result<serde_json::Value, TransportError> {
-    let redact = |s: String| key.map_or_else(|| s.clone(), |k| k.redact(&s));
     let bytes = read_bytes(response, key).await?;
     serde_json::from_slice(&bytes).map_err(|e| {
         TransportError::new(TransportErrorKind::Decode {
             message: format!("not JSON ({e})"),
-            body: redact(excerpt(&bytes)),
+            body: excerpt(&bytes, key),
         })
     })
 }
@@ -353,8 +466,14 @@ pub(crate) struct EventStream {
     response: reqwest::Response,
     idle: Duration,
     buffer: Vec<u8>,
+    /// How much of `buffer` is known to hold no line end: each chunk is
+    /// scanned once, not the whole buffer again (a line that never ends
+    /// would make that quadratic).
+    scanned: usize,
     name: Option<String>,
     data: Vec<String>,
+    /// Bytes of `data`: an event of many lines is bounded as a whole.
+    data_bytes: usize,
     done: bool,
 }
 
@@ -364,8 +483,10 @@ impl EventStream {
             response,
             idle,
             buffer: Vec::new(),
+            scanned: 0,
             name: None,
             data: Vec::new(),
+            data_bytes: 0,
             done: false,
         }
     }
@@ -373,13 +494,23 @@ impl EventStream {
     /// The next event, or `None` at the end of the stream.
     pub(crate) async fn next(&mut self) -> Result<Option<Event>, TransportError> {
         loop {
-            while let Some(end) = self.buffer.iter().position(|&b| b == b'\n') {
+            while let Some(at) = self.buffer[self.scanned..].iter().position(|&b| b == b'\n') {
+                let end = self.scanned + at;
                 let line: Vec<u8> = self.buffer.drain(..=end).collect();
+                self.scanned = 0;
                 let line = String::from_utf8_lossy(&line);
                 let line = line.trim_end_matches(['\n', '\r']);
                 if let Some(event) = self.feed(line) {
                     return Ok(Some(event));
                 }
+            }
+            self.scanned = self.buffer.len();
+            if self.buffer.len() > limits::MAX_EVENT_LINE_BYTES {
+                return Err(TransportError::new(TransportErrorKind::TooLarge {
+                    what: "streamed line",
+                    limit: limits::MAX_EVENT_LINE_BYTES,
+                    name: "MAX_EVENT_LINE_BYTES",
+                }));
             }
             if self.done {
                 let rest = std::mem::take(&mut self.buffer);
@@ -414,6 +545,7 @@ impl EventStream {
             if self.data.is_empty() && self.name.is_none() {
                 return None;
             }
+            self.data_bytes = 0;
             return Some(Event {
                 name: self.name.take(),
                 data: std::mem::take(&mut self.data).join("\n"),
@@ -428,7 +560,10 @@ impl EventStream {
         };
         match field {
             "event" => self.name = Some(value.to_owned()),
-            "data" => self.data.push(value.to_owned()),
+            "data" => {
+                self.data_bytes += value.len();
+                self.data.push(value.to_owned());
+            }
             _ => {}
         }
         None
@@ -485,9 +620,15 @@ pub(crate) fn error_chain(e: &(dyn std::error::Error + 'static)) -> String {
     out
 }
 
-/// The start of a body, as text, for error messages. An HTML page is named as one.
-pub(crate) fn excerpt(bytes: &[u8]) -> String {
+/// The start of a body, as text, for error messages, with `key` redacted
+/// *before* it is cut (a key across the cut would otherwise leave its first
+/// characters behind). An HTML page is named as one.
+pub(crate) fn excerpt(bytes: &[u8], key: Option<&ApiKey>) -> String {
     let text = String::from_utf8_lossy(bytes);
+    let text = match key {
+        Some(k) => std::borrow::Cow::Owned(k.redact(&text)),
+        None => text,
+    };
     let text = text.trim();
     if text.is_empty() {
         return "(empty body)".into();
@@ -506,9 +647,7 @@ pub(crate) fn excerpt(bytes: &[u8]) -> String {
     format!("{prefix}{}{ellipsis}", &text[..cut])
 }
 
-/// The longest `Retry-After` honoured; a server asking for more gets this,
-/// and the retry time budget then decides.
-const MAX_RETRY_AFTER: Duration = Duration::from_secs(24 * 3600);
+use super::limits::{self, MAX_RATE_RESET, MAX_RETRY_AFTER};
 
 /// `Retry-After` as a delay: delta-seconds or an HTTP-date (RFC 9110
 /// §10.2.3). A date in the past means "now"; an absurd value (`1e20`, a
@@ -568,10 +707,15 @@ pub(crate) fn rate_limits(headers: &HeaderMap, now: SystemTime) -> RateLimits {
         Some(RateWindow {
             limit: number(limit),
             remaining: number(remaining)?,
-            reset: get(reset).and_then(|v| {
-                go_duration(v)
-                    .or_else(|| rfc3339(v).map(|t| t.duration_since(now).unwrap_or(Duration::ZERO)))
-            }),
+            // A reset beyond a day is taken as a day: a window that "refills
+            // in a year" would otherwise pace the run to a standstill.
+            reset: get(reset)
+                .and_then(|v| {
+                    go_duration(v).or_else(|| {
+                        rfc3339(v).map(|t| t.duration_since(now).unwrap_or(Duration::ZERO))
+                    })
+                })
+                .map(|d| d.min(MAX_RATE_RESET)),
         })
     };
     let openai = |what: &str| {
@@ -619,7 +763,7 @@ fn go_duration(s: &str) -> Option<Duration> {
 }
 
 /// An RFC 3339 time (`2024-10-17T16:21:42Z`, with fractions or an offset).
-fn rfc3339(s: &str) -> Option<SystemTime> {
+pub(crate) fn rfc3339(s: &str) -> Option<SystemTime> {
     let b = s.as_bytes();
     if b.len() < 20 || b[4] != b'-' || b[7] != b'-' || !matches!(b[10], b'T' | b't' | b' ') {
         return None;
@@ -841,11 +985,22 @@ mod tests {
     #[test]
     fn excerpts_name_html_and_cut_long_bodies() {
         assert_eq!(
-            excerpt(b"<!DOCTYPE html><p>Bad Gateway</p>"),
+            excerpt(b"<!DOCTYPE html><p>Bad Gateway</p>", None),
             "HTML page: <!DOCTYPE html><p>Bad Gateway</p>"
         );
-        assert!(excerpt(&[b'x'; 1000]).ends_with('…'));
-        assert_eq!(excerpt(b"  "), "(empty body)");
+        assert!(excerpt(&[b'x'; 1000], None).ends_with('…'));
+        assert_eq!(excerpt(b"  ", None), "(empty body)");
+    }
+
+    #[test]
+    fn a_key_across_the_cut_is_redacted_before_it() {
+        // The key starts 10 bytes before the 300-byte cut: cutting first
+        // would leave its first 10 characters, which redaction then misses.
+        let key = ApiKey::new("fake-key-0123456789abcdef");
+        let body = format!("{}{} and more", "x".repeat(290), key.expose());
+        let shown = excerpt(body.as_bytes(), Some(&key));
+        assert!(!shown.contains("fake-key"), "{shown}");
+        assert!(shown.contains("***"), "{shown}");
     }
 
     #[test]

@@ -10,13 +10,14 @@ mod anthropic;
 mod batch;
 mod error;
 mod http;
+pub mod limits;
 mod openai;
 mod refusal;
 mod retry;
 mod tls;
 
 pub use anthropic::{ANTHROPIC_VERSION, AnthropicTransport};
-pub use batch::{BatchApi, BatchKind, BatchLine, BatchProgress, LineResult};
+pub use batch::{BatchApi, BatchKind, BatchLine, BatchProgress, BatchTag, LineResult};
 pub use error::{TransportError, TransportErrorKind};
 pub use http::endpoint_label;
 pub(crate) use http::{is_loopback as is_local, redact_url};

@@ -9,8 +9,8 @@
 //! stalled one by the idle timeout. Streamed or not, the judge sees the same
 //! reply text, tokens and model, so recordings are identical.
 
-use super::http;
 use super::{BoxFuture, Transport};
+use super::{http, limits};
 use crate::core::{ApiKey, JudgeRequest, JudgeResponse, ResponseFormat, Role, StopReason};
 use crate::transport::{TransportError, TransportErrorKind};
 use serde_json::{Value, json};
@@ -187,7 +187,10 @@ impl OpenAiTransport {
             )
             .await
         } else {
-            read_reply(&http::read_json(response, self.key.as_ref()).await?)
+            read_reply(
+                &http::read_json(response, self.key.as_ref()).await?,
+                self.key.as_ref(),
+            )
         };
         reply.map(|r| r.with_rate(rate))
     }
@@ -236,11 +239,14 @@ fn stop_reason(finish: Option<&str>) -> StopReason {
     }
 }
 
-pub(super) fn read_reply(reply: &Value) -> Result<JudgeResponse, TransportError> {
+pub(super) fn read_reply(
+    reply: &Value,
+    key: Option<&ApiKey>,
+) -> Result<JudgeResponse, TransportError> {
     let decode = |message: &str| {
         TransportError::new(TransportErrorKind::Decode {
             message: message.to_owned(),
-            body: reply.to_string().chars().take(300).collect(),
+            body: http::excerpt(reply.to_string().as_bytes(), key),
         })
     };
     let choice = reply
@@ -275,6 +281,13 @@ async fn read_stream(
     let mut model: Option<String> = None;
     let mut saw_choice = false;
     while let Some(event) = events.next().await? {
+        if text.len() + refusal.len() > limits::MAX_REPLY_BYTES {
+            return Err(TransportError::new(TransportErrorKind::TooLarge {
+                what: "streamed reply",
+                limit: limits::MAX_REPLY_BYTES,
+                name: "MAX_REPLY_BYTES",
+            }));
+        }
         let data = event.data.trim();
         if data == "[DONE]" {
             break;
@@ -285,7 +298,7 @@ async fn read_stream(
         let chunk: Value = serde_json::from_str(data).map_err(|e| {
             TransportError::new(TransportErrorKind::Decode {
                 message: format!("a streamed chunk is not JSON ({e})"),
-                body: data.chars().take(300).collect(),
+                body: http::excerpt(data.as_bytes(), key),
             })
         })?;
         if let Some(message) = error_message(&chunk).filter(|_| chunk.get("error").is_some()) {
@@ -399,21 +412,23 @@ mod tests {
             "model": "gpt-4o-mini-2024-07-18",
             "choices": [{"message": {"role": "assistant", "content": "{}"}, "finish_reason": "stop"}],
             "usage": {"prompt_tokens": 12, "completion_tokens": 3}
-        }))
+        }), None)
         .unwrap();
         assert_eq!((r.input_tokens, r.output_tokens), (12, 3));
         assert_eq!(r.model.as_deref(), Some("gpt-4o-mini-2024-07-18"));
         assert_eq!(r.stop, StopReason::Complete);
         let r = read_reply(
             &json!({"choices": [{"message": {"content": null, "refusal": "I can't help."}}]}),
+            None,
         )
         .unwrap();
         assert_eq!(r.text, "I can't help.");
         let r = read_reply(
             &json!({"choices": [{"message": {"content": "{\"a\": ["}, "finish_reason": "length"}]}),
+            None,
         )
         .unwrap();
         assert_eq!(r.stop, StopReason::MaxTokens);
-        assert!(read_reply(&json!({"choices": []})).is_err());
+        assert!(read_reply(&json!({"choices": []}), None).is_err());
     }
 }

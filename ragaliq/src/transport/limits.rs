@@ -1,0 +1,53 @@
+//! What ragaliq reads from a server at most, and how long it waits for it.
+//!
+//! A judge server is external input: a broken proxy can send an error page
+//! without end, a stream whose line never ends, a batch result file of
+//! gigabytes, or a `Retry-After` of a year. Each read below stops at its
+//! limit with an error that names it
+//! ([`TransportErrorKind::TooLarge`](crate::judge::TransportErrorKind::TooLarge)),
+//! and each wait is bounded, so one bad server cannot fill memory or hold a
+//! run for ever.
+//!
+//! ```
+//! use ragaliq::judge::limits;
+//! // A judge's reply is a few kilobytes; 8 MiB is far beyond any of them.
+//! assert_eq!(limits::MAX_REPLY_BYTES, 8 * 1024 * 1024);
+//! assert!(limits::MAX_ERROR_BYTES < limits::MAX_REPLY_BYTES);
+//! ```
+
+use std::time::Duration;
+
+/// The most bytes of a success response read whole: a judge's reply (its
+/// JSON envelope included), a batch's state, a file upload's answer. A
+/// reply limited to a few thousand tokens is a few kilobytes.
+pub const MAX_REPLY_BYTES: usize = 8 * 1024 * 1024;
+
+/// The most bytes of an error response read: its message is in the first
+/// few hundred; the rest is not read (the connection is dropped).
+pub const MAX_ERROR_BYTES: usize = 64 * 1024;
+
+/// The longest line of a streamed reply (server-sent events). A stream
+/// whose line never ends fails at this length.
+pub const MAX_EVENT_LINE_BYTES: usize = 1024 * 1024;
+
+/// The longest line of a batch's result file. The file itself is read line
+/// by line, so its size is not bounded, only each line's.
+pub const MAX_BATCH_LINE_BYTES: usize = 8 * 1024 * 1024;
+
+/// The longest time a rate-limit header's reset is taken at
+/// (`x-ratelimit-reset-*`, `anthropic-ratelimit-*-reset`): a window that
+/// says it refills in a year is taken to refill in a day.
+pub const MAX_RATE_RESET: Duration = Duration::from_secs(24 * 3600);
+
+/// The longest `Retry-After` (or `retry-after-ms`) taken as given. Any
+/// pause is also bounded by the retry budget: a call that would wait
+/// longer than its budget fails at once, naming the header.
+pub const MAX_RETRY_AFTER: Duration = Duration::from_secs(24 * 3600);
+
+/// How long one call around a batch (an upload, a create, a poll, a list)
+/// may take, body included. Each is retried as a live call is.
+pub const BATCH_CALL_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// How long a batch's result file may go without sending a byte before
+/// its download fails (and is retried).
+pub const BATCH_IDLE_TIMEOUT: Duration = Duration::from_secs(60);
