@@ -89,7 +89,7 @@ impl Client {
         Client {
             transport,
             concurrency: s.concurrency,
-            pacer: Pacer::for_run(&s.run_key, s.concurrency, s.rates),
+            pacer: Pacer::for_run(&s.run_key, s.concurrency, s.rates, s.retry.total_budget),
             serial: AtomicBool::new(false),
             one: Semaphore::new(1),
             timeout: s.timeout,
@@ -233,7 +233,8 @@ impl Client {
                 // flight holds one of its slots), and its pace.
                 let _permit = match self.pacer.enter(request).await {
                     Ok(permit) => permit,
-                    Err(e) => {
+                    Err(pacing::Refused::Paused(e)) => return Err(e),
+                    Err(pacing::Refused::Slots(e)) => {
                         *lock(&refused) = Some(Error::RunState {
                             problem: format!(
                                 "the run's concurrency limit cannot be kept: its slot files cannot be locked ({e})"

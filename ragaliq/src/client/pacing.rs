@@ -29,6 +29,7 @@
 use crate::core::sync::lock;
 use crate::core::{JudgeRequest, RateLimits, RateWindow};
 use crate::run::{self, Slot, Slots};
+use crate::transport::limits::{MAX_RATE_RESET, MAX_RETRY_AFTER};
 use crate::transport::{TransportError, TransportErrorKind};
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
@@ -58,22 +59,27 @@ pub(crate) struct Rates {
 }
 
 /// A window's budget, mirrored: refilled at `per_sec` up to `capacity`.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 struct Bucket {
     capacity: f64,
     level: f64,
     per_sec: f64,
     /// When `level` was last brought up to date (ms since the epoch).
     at: u64,
+    /// Where the window's numbers come from, for a message when its wait
+    /// is too long (`the provider's x-ratelimit-*-tokens headers`).
+    #[serde(default)]
+    source: String,
 }
 
 impl Bucket {
-    fn full(capacity: f64, per_sec: f64, now: u64) -> Bucket {
+    fn full(capacity: f64, per_sec: f64, now: u64, source: &str) -> Bucket {
         Bucket {
             capacity,
             level: capacity,
             per_sec,
             at: now,
+            source: source.to_owned(),
         }
     }
 
@@ -91,7 +97,12 @@ impl Bucket {
         if self.level >= need || self.per_sec <= 0.0 {
             return Duration::ZERO;
         }
-        Duration::from_secs_f64((need - self.level) / self.per_sec)
+        // A window's numbers come from a server: however slow they say it
+        // refills, the wait is a finite duration (never a panic), at most
+        // the longest reset a header is taken at.
+        Duration::try_from_secs_f64((need - self.level) / self.per_sec)
+            .unwrap_or(MAX_RATE_RESET)
+            .min(MAX_RATE_RESET)
     }
 
     /// What the provider says: the window's size and refill rate, and its
@@ -117,6 +128,10 @@ struct PaceState {
     cooldown_until: u64,
     /// No request starts before this time.
     not_before: u64,
+    /// What set `not_before` (`a Retry-After of 30 s`), for the message of
+    /// a call that cannot wait that long.
+    #[serde(default)]
+    pause_why: String,
     requests: Option<Bucket>,
     tokens: Option<Bucket>,
     /// Overload responses seen by the run.
@@ -133,7 +148,8 @@ struct PaceState {
 /// What a request may do now.
 enum Admit {
     Go,
-    Wait(Duration),
+    /// Wait this long, for this reason.
+    Wait(Duration, String),
 }
 
 impl PaceState {
@@ -146,27 +162,35 @@ impl PaceState {
         if self.requests.is_none()
             && let Some(rpm) = rates.rpm
         {
-            self.requests = Some(Bucket::full(rpm, rpm / 60.0, now));
+            self.requests = Some(Bucket::full(rpm, rpm / 60.0, now, "[judge] rpm"));
         }
         if self.tokens.is_none()
             && let Some(tpm) = rates.tpm
         {
-            self.tokens = Some(Bucket::full(tpm, tpm / 60.0, now));
+            self.tokens = Some(Bucket::full(tpm, tpm / 60.0, now, "[judge] tpm"));
         }
         if now < self.not_before {
-            return Admit::Wait(Duration::from_millis(self.not_before - now));
+            return Admit::Wait(
+                Duration::from_millis(self.not_before - now),
+                self.pause_why.clone(),
+            );
         }
-        let mut wait = Duration::ZERO;
-        if let Some(b) = &mut self.requests {
-            b.refill(now);
-            wait = wait.max(b.wait_for(1.0));
+        let mut wait = (Duration::ZERO, String::new());
+        for (bucket, need) in [(&mut self.requests, 1.0), (&mut self.tokens, tokens)] {
+            if let Some(b) = bucket {
+                b.refill(now);
+                let d = b.wait_for(need);
+                if d > wait.0 {
+                    let why = format!(
+                        "{} say the window of {:.0} refills at {:.3e} a second",
+                        b.source, b.capacity, b.per_sec
+                    );
+                    wait = (d, why);
+                }
+            }
         }
-        if let Some(b) = &mut self.tokens {
-            b.refill(now);
-            wait = wait.max(b.wait_for(tokens));
-        }
-        if !wait.is_zero() {
-            return Admit::Wait(wait);
+        if !wait.0.is_zero() {
+            return Admit::Wait(wait.0, wait.1);
         }
         match &mut self.requests {
             Some(b) => b.level -= 1.0,
@@ -188,10 +212,18 @@ impl PaceState {
             } else {
                 0.0
             };
-            if sync(&mut self.requests, rate.requests.as_ref(), now, others) {
+            let requests = "the provider's rate-limit headers for requests";
+            let tokens = "the provider's rate-limit headers for tokens";
+            if sync(
+                &mut self.requests,
+                rate.requests.as_ref(),
+                now,
+                others,
+                requests,
+            ) {
                 self.unmetered.0 = 0.0;
             }
-            if sync(&mut self.tokens, rate.tokens.as_ref(), now, share) {
+            if sync(&mut self.tokens, rate.tokens.as_ref(), now, share, tokens) {
                 self.unmetered.1 = 0.0;
             }
         }
@@ -203,14 +235,18 @@ impl PaceState {
         }
     }
 
-    fn overloaded(&mut self, now: u64, pause: Duration, max: usize) {
+    fn overloaded(&mut self, now: u64, pause: Duration, why: String, max: usize) {
         self.overloads += 1;
-        let pause_ms = pause.as_millis() as u64;
-        self.not_before = self.not_before.max(now + pause_ms);
+        let pause_ms = u64::try_from(pause.min(MAX_RETRY_AFTER).as_millis()).unwrap_or(u64::MAX);
+        let until = now.saturating_add(pause_ms);
+        if until > self.not_before {
+            self.not_before = until;
+            self.pause_why = why;
+        }
         if now >= self.cooldown_until {
             let current = self.limit.unwrap_or(max as f64);
             self.limit = Some((current * CUT).max(1.0));
-            self.cooldown_until = now + (COOLDOWN.as_millis() as u64).max(pause_ms);
+            self.cooldown_until = now.saturating_add((COOLDOWN.as_millis() as u64).max(pause_ms));
         }
     }
 }
@@ -223,6 +259,7 @@ fn sync(
     window: Option<&RateWindow>,
     now: u64,
     in_flight: f64,
+    source: &str,
 ) -> bool {
     let Some(w) = window else {
         return false;
@@ -230,12 +267,15 @@ fn sync(
     match bucket {
         Some(b) => {
             b.sync(w, now);
+            if !b.source.starts_with("the provider") {
+                b.source = source.to_owned();
+            }
             false
         }
         None => {
             // First word from the provider: a window it reports in full.
             if let (Some(limit), Some(rate)) = (w.limit, w.per_second()) {
-                let mut b = Bucket::full(limit as f64, rate, now);
+                let mut b = Bucket::full(limit as f64, rate, now, source);
                 b.level = b.level.min(w.remaining as f64) - in_flight;
                 *bucket = Some(b);
                 true
@@ -268,6 +308,9 @@ pub(crate) fn is_overload(e: &TransportError) -> bool {
 pub(crate) struct Pacer {
     max: usize,
     rates: Rates,
+    /// The longest single wait a call accepts (the retry budget): a pause
+    /// longer than it fails the call, naming its cause.
+    longest_wait: Duration,
     shared: Option<PathBuf>,
     local: Mutex<PaceState>,
     warned: AtomicBool,
@@ -292,19 +335,26 @@ impl Drop for Permit<'_> {
 impl Pacer {
     /// The pace of the current run for the configuration `key`: kept in
     /// the run's folder when the run spans processes.
-    pub(crate) fn for_run(key: &str, max: usize, rates: Rates) -> Pacer {
+    pub(crate) fn for_run(key: &str, max: usize, rates: Rates, longest_wait: Duration) -> Pacer {
         let spans = run::current().spans_processes();
         let shared = spans
             .then(|| run::run_dir().ok())
             .flatten()
             .map(|d| d.join("pace").join(format!("{}.json", run::key_hash(key))));
-        Pacer::new(max, rates, shared, Slots::for_run(key, max))
+        Pacer::new(max, rates, shared, Slots::for_run(key, max), longest_wait)
     }
 
-    fn new(max: usize, rates: Rates, shared: Option<PathBuf>, slots: Option<Slots>) -> Pacer {
+    fn new(
+        max: usize,
+        rates: Rates,
+        shared: Option<PathBuf>,
+        slots: Option<Slots>,
+        longest_wait: Duration,
+    ) -> Pacer {
         Pacer {
             max: max.max(1),
             rates,
+            longest_wait,
             shared,
             local: Mutex::new(PaceState::default()),
             warned: AtomicBool::new(false),
@@ -355,8 +405,10 @@ impl Pacer {
     }
 
     /// Waits for a place in flight under the run's limit, then until the
-    /// pace lets `request` start.
-    pub(crate) async fn enter(&self, request: &JudgeRequest) -> std::io::Result<Permit<'_>> {
+    /// pace lets `request` start. A single pause longer than the retry
+    /// budget (a `Retry-After` of a day, a window that refills at a
+    /// trickle) is not waited out: the call fails at once, naming it.
+    pub(crate) async fn enter(&self, request: &JudgeRequest) -> Result<Permit<'_>, Refused> {
         // In this process: under the current limit.
         loop {
             let limit = self.limit();
@@ -379,7 +431,7 @@ impl Pacer {
         };
         // In the run: one of its first `limit` slots.
         if let Some(slots) = &self.slots {
-            permit._slot = Some(slots.take(|| self.limit()).await?);
+            permit._slot = Some(slots.take(|| self.limit()).await.map_err(Refused::Slots)?);
         }
         // Counted against a tokens-per-minute limit as the provider would
         // at most: the prompt and the whole reply limit.
@@ -390,7 +442,16 @@ impl Pacer {
             let now = now_ms();
             match self.update(move |s| s.admit(now, tokens, rates)).await {
                 Admit::Go => return Ok(permit),
-                Admit::Wait(d) => tokio::time::sleep(d.min(MAX_NAP)).await,
+                Admit::Wait(d, why) if d > self.longest_wait => {
+                    return Err(Refused::Paused(TransportError::new(
+                        TransportErrorKind::Paused {
+                            wait_secs: d.as_secs(),
+                            why,
+                            budget_secs: self.longest_wait.as_secs(),
+                        },
+                    )));
+                }
+                Admit::Wait(d, _) => tokio::time::sleep(d.min(MAX_NAP)).await,
             }
         }
     }
@@ -409,9 +470,30 @@ impl Pacer {
             return;
         }
         let pause = e.retry_after.unwrap_or(DEFAULT_PAUSE);
+        let status = match &e.kind {
+            TransportErrorKind::Status { status, .. } => *status,
+            _ => 0,
+        };
+        let why = match e.retry_after {
+            Some(after) => format!(
+                "an HTTP {status} whose Retry-After (or retry-after-ms) header asks for {:.0} s",
+                after.as_secs_f64()
+            ),
+            None => format!("an HTTP {status} with no Retry-After"),
+        };
         let (now, max) = (now_ms(), self.max);
-        self.update(move |s| s.overloaded(now, pause, max)).await;
+        self.update(move |s| s.overloaded(now, pause, why, max))
+            .await;
     }
+}
+
+/// Why a call may not start.
+#[derive(Debug)]
+pub(crate) enum Refused {
+    /// The run's slot files cannot be locked.
+    Slots(std::io::Error),
+    /// The pace asks for a longer wait than the retry budget.
+    Paused(TransportError),
 }
 
 #[cfg(test)]
@@ -439,7 +521,7 @@ mod tests {
         }
         // The burst is spent: the next waits a second (60 a minute).
         match s.admit(t0, 10.0, rates) {
-            Admit::Wait(d) => assert_eq!(d, Duration::from_secs(1)),
+            Admit::Wait(d, _) => assert_eq!(d, Duration::from_secs(1)),
             Admit::Go => panic!("over the limit"),
         }
         assert!(matches!(s.admit(t0 + 1000, 10.0, rates), Admit::Go));
@@ -457,11 +539,11 @@ mod tests {
             }),
             8,
         );
-        let b = s.tokens.unwrap();
+        let b = s.tokens.clone().unwrap();
         assert_eq!((b.capacity, b.level), (40_000.0, 1_000.0));
         // A request of 2,000 tokens waits for 1,000 more: 1.5 s at 40,000 a minute.
         match s.admit(now, 2_000.0, Rates::default()) {
-            Admit::Wait(d) => assert_eq!(d, Duration::from_millis(1500)),
+            Admit::Wait(d, _) => assert_eq!(d, Duration::from_millis(1500)),
             Admit::Go => panic!("not enough tokens"),
         }
         // The provider reporting more than the mirror holds does not raise it.
@@ -473,7 +555,7 @@ mod tests {
             }),
             8,
         );
-        assert_eq!(s.tokens.unwrap().level, 1_000.0);
+        assert_eq!(s.tokens.as_ref().unwrap().level, 1_000.0);
     }
 
     #[test]
@@ -494,8 +576,8 @@ mod tests {
             }),
             8,
         );
-        assert_eq!(s.requests.unwrap().level, 8.0);
-        assert_eq!(s.tokens.unwrap().level, 39_600.0);
+        assert_eq!(s.requests.as_ref().unwrap().level, 8.0);
+        assert_eq!(s.tokens.as_ref().unwrap().level, 39_600.0);
         // Counted once: later answers only lower the mirror, as before.
         s.succeeded(
             now,
@@ -505,18 +587,18 @@ mod tests {
             }),
             8,
         );
-        assert_eq!(s.requests.unwrap().level, 8.0);
+        assert_eq!(s.requests.as_ref().unwrap().level, 8.0);
     }
 
     #[test]
     fn overloads_cut_once_per_episode_then_successes_grow_it_back() {
         let mut s = PaceState::default();
         let t = 1_000_000;
-        s.overloaded(t, Duration::from_secs(2), 10);
+        s.overloaded(t, Duration::from_secs(2), String::new(), 10);
         assert_eq!(s.limit(10), 8);
         assert_eq!(s.not_before, t + 2000, "everyone waits out Retry-After");
         // Within the cooldown: no second cut, no growth.
-        s.overloaded(t + 100, Duration::from_secs(1), 10);
+        s.overloaded(t + 100, Duration::from_secs(1), String::new(), 10);
         assert_eq!(s.limit(10), 8);
         s.succeeded(t + 200, None, 10);
         assert_eq!(s.limit(10), 8);
@@ -533,7 +615,7 @@ mod tests {
         // Never below one, never above the configured limit.
         let mut low = PaceState::default();
         for k in 0..40 {
-            low.overloaded(k * 20_000, Duration::ZERO, 3);
+            low.overloaded(k * 20_000, Duration::ZERO, String::new(), 3);
         }
         assert_eq!(low.limit(3), 1);
         for _ in 0..1000 {
@@ -544,7 +626,7 @@ mod tests {
 
     #[tokio::test]
     async fn the_in_flight_limit_is_held_in_the_process() {
-        let pacer = Pacer::new(2, Rates::default(), None, None);
+        let pacer = Pacer::new(2, Rates::default(), None, None, Duration::from_secs(120));
         let request = crate::core::test_request("x", crate::core::ResponseFormat::Text);
         let a = pacer.enter(&request).await.unwrap();
         let _b = pacer.enter(&request).await.unwrap();
@@ -553,5 +635,86 @@ mod tests {
         drop(a);
         let c = tokio::time::timeout(Duration::from_secs(2), pacer.enter(&request)).await;
         assert!(c.is_ok(), "a freed place is taken");
+    }
+    #[test]
+    fn absurd_windows_and_pauses_give_bounded_waits_not_panics() {
+        let now = 1_000_000;
+        for reset in [
+            Duration::MAX,
+            Duration::from_secs(u64::MAX / 2),
+            MAX_RATE_RESET,
+        ] {
+            // A window of 10 tokens, all used, refilled over `reset`: the
+            // wait for 10 is `reset` itself, which for `Duration::MAX` is
+            // 2^64 s as a float, past what a `Duration` holds (before the
+            // caps, `Duration::from_secs_f64` panicked there).
+            let mut s = PaceState::default();
+            s.succeeded(
+                now,
+                Some(&RateLimits {
+                    requests: None,
+                    tokens: Some(RateWindow {
+                        limit: Some(10),
+                        remaining: 0,
+                        reset: Some(reset),
+                    }),
+                }),
+                8,
+            );
+            match s.admit(now, 50.0, Rates::default()) {
+                Admit::Wait(d, why) => {
+                    assert!(d <= MAX_RATE_RESET, "{d:?}");
+                    assert!(why.contains("rate-limit headers for tokens"), "{why}");
+                }
+                Admit::Go => panic!("the window is empty"),
+            }
+        }
+        // A Retry-After of a year is a day at most, and says what it was.
+        let mut p = PaceState::default();
+        p.overloaded(
+            now,
+            Duration::from_secs(365 * 86_400),
+            "a Retry-After".into(),
+            4,
+        );
+        match p.admit(now, 1.0, Rates::default()) {
+            Admit::Wait(d, why) => {
+                assert_eq!(d, MAX_RETRY_AFTER);
+                assert_eq!(why, "a Retry-After");
+            }
+            Admit::Go => panic!("paused"),
+        }
+        // Saturating, at the end of time.
+        p.overloaded(u64::MAX - 5, Duration::from_secs(60), "x".into(), 4);
+        assert_eq!(p.not_before, u64::MAX);
+    }
+
+    #[tokio::test]
+    async fn a_pause_longer_than_the_retry_budget_fails_the_call_at_once() {
+        let pacer = Pacer::new(2, Rates::default(), None, None, Duration::from_secs(120));
+        let mut e = TransportError::status(429, "slow down");
+        e.retry_after = Some(Duration::from_secs(86_400));
+        pacer.failed(&e).await;
+        let request = crate::core::test_request("x", crate::core::ResponseFormat::Text);
+        let started = std::time::Instant::now();
+        let refused = tokio::time::timeout(Duration::from_secs(5), pacer.enter(&request))
+            .await
+            .expect("never hangs");
+        match refused {
+            Err(Refused::Paused(e)) => {
+                let message = e.to_string();
+                assert!(message.contains("Retry-After"), "{message}");
+                assert!(message.contains("86400 s"), "{message}");
+                assert!(message.contains("retry budget of 120 s"), "{message}");
+            }
+            _ => panic!("the call must fail, not wait a day"),
+        }
+        assert!(started.elapsed() < Duration::from_secs(2));
+        // A pause within the budget is waited out.
+        let short = Pacer::new(2, Rates::default(), None, None, Duration::from_secs(120));
+        let mut e = TransportError::status(429, "slow down");
+        e.retry_after = Some(Duration::from_millis(300));
+        short.failed(&e).await;
+        assert!(short.enter(&request).await.is_ok());
     }
 }

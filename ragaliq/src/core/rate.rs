@@ -41,12 +41,18 @@ impl RateWindow {
     /// (`limit - remaining`) over the time to reset, or `limit` per minute
     /// when the reset time says nothing (a full window, or none given).
     #[must_use]
+    ///
+    /// The rate is bounded both ways, whatever the headers say: at most the
+    /// whole window a second, at least the whole window a day (a reset of a
+    /// year is read as a day), so a wait computed from it is always finite.
     pub fn per_second(&self) -> Option<f64> {
+        const DAY: f64 = 24.0 * 3600.0;
         let limit = self.limit? as f64;
         let used = (limit - self.remaining as f64).max(0.0);
         match self.reset {
             Some(reset) if used >= 1.0 && reset.as_secs_f64() > 0.0 => {
-                Some((used / reset.as_secs_f64()).min(limit))
+                let reset = reset.as_secs_f64().min(DAY);
+                Some((used / reset).clamp(limit / DAY, limit))
             }
             _ => Some(limit / 60.0),
         }
@@ -78,6 +84,9 @@ mod tests {
         assert_eq!(w(60, Some(0)).per_second(), Some(1.0));
         // An absurdly short reset does not claim more than the whole window a second.
         assert_eq!(w(0, Some(1)).per_second(), Some(60.0));
+        // An absurdly long one is read as a day: never a rate of ~0.
+        let slow = w(59, Some(u64::MAX)).per_second().unwrap();
+        assert!((slow - 60.0 / 86_400.0).abs() < 1e-12, "{slow}");
         let unknown = RateWindow {
             limit: None,
             remaining: 3,
