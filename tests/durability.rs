@@ -144,6 +144,24 @@ async fn a_half_written_pending_recording_is_set_aside_and_rewritten() {
     assert_eq!(judge.usage().replayed, 2);
     let rewritten = Recording::read(&pending).unwrap().unwrap();
     assert_eq!(rewritten.exchanges.len(), 3);
+    // The unreadable file was paid-for work: moved aside, never overwritten.
+    let aside: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.to_string_lossy().contains("case.snap.new.unreadable-"))
+        .collect();
+    assert_eq!(
+        aside.len(),
+        1,
+        "the unreadable pending file was not kept aside"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&aside[0]).unwrap(),
+        text[..text.len() / 2],
+        "kept as it was"
+    );
+    std::fs::remove_file(&aside[0]).unwrap();
 
     // An unreadable *accepted* recording stays an error: a person reviewed it.
     std::fs::write(

@@ -45,7 +45,9 @@ pub(super) fn page(r: &CalibrationReport) -> String {
             j.verdicts.macro_f1,
             j.usage.calls,
             j.usage.replayed,
-            j.usage.total_tokens() + j.usage.replayed_tokens,
+            j.usage
+                .total_tokens()
+                .saturating_add(j.usage.replayed_tokens),
             j.cost_usd
                 .map_or_else(|| "unknown".to_owned(), |c| format!("${c:.4}")),
             j.seconds
@@ -98,7 +100,7 @@ fn heat_map(body: &mut String, stats: &AgreementStats, caption: &str) {
     }
     body.push_str("<th class=\"num\">recall</th></tr>\n");
     for (row, l) in stats.confusion.iter().zip(&stats.per_label) {
-        let total: u64 = row.iter().sum();
+        let total: u64 = row.iter().fold(0u64, |sum, n| sum.saturating_add(*n));
         let _ = write!(body, "<tr><th>{}</th>", escape(&l.label));
         for (c, &n) in row.iter().enumerate() {
             let share = if total == 0 {

@@ -250,7 +250,9 @@ impl CalibrationReport {
                 j.not_judged.len(),
                 j.usage.calls,
                 j.usage.replayed,
-                j.usage.total_tokens() + j.usage.replayed_tokens,
+                j.usage
+                    .total_tokens()
+                    .saturating_add(j.usage.replayed_tokens),
                 cost_text(j.cost_usd),
                 j.seconds
             );
@@ -469,7 +471,9 @@ impl fmt::Display for CalibrationReport {
                 j.not_judged.len(),
                 j.usage.calls,
                 j.usage.replayed,
-                j.usage.total_tokens() + j.usage.replayed_tokens,
+                j.usage
+                    .total_tokens()
+                    .saturating_add(j.usage.replayed_tokens),
                 cost_text(j.cost_usd),
                 j.seconds
             )?;
@@ -535,7 +539,9 @@ impl fmt::Display for CalibrationReport {
                     kappa_text(&j.collapsed),
                     j.usage.calls,
                     j.usage.replayed,
-                    j.usage.total_tokens() + j.usage.replayed_tokens,
+                    j.usage
+                        .total_tokens()
+                        .saturating_add(j.usage.replayed_tokens),
                     cost_text(j.cost_usd),
                     j.seconds
                 )?;
@@ -545,5 +551,47 @@ impl fmt::Display for CalibrationReport {
             writeln!(f, "\nFAILED: {failure}")?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Token counts come from servers: a judge that reports `u64::MAX`
+    /// must not overflow the sums of the table, the page or the Markdown.
+    #[test]
+    fn server_given_token_counts_never_overflow_the_report() {
+        let stats =
+            crate::stats::agreement(&["supported", "not_supported"], &[(0, 0), (1, 1)], 0, 1);
+        let judge = JudgeResult {
+            name: "huge".into(),
+            judge: "openai `m`".into(),
+            samples: "1".into(),
+            judged: 2,
+            undecided: 0,
+            ungrounded: 0,
+            verdicts: stats.clone(),
+            collapsed: stats,
+            areas: Vec::new(),
+            usage: Usage {
+                calls: 1,
+                input_tokens: u64::MAX,
+                output_tokens: u64::MAX,
+                replayed_tokens: u64::MAX,
+                ..Usage::default()
+            },
+            cost_usd: None,
+            seconds: 1.0,
+            pending: Vec::new(),
+            not_judged: Vec::new(),
+            disagreements: Vec::new(),
+            undecided_claims: Vec::new(),
+        };
+        let report = CalibrationReport::new(&[], None, vec![judge]);
+        let text = report.to_string();
+        assert!(text.contains(&u64::MAX.to_string()), "{text}");
+        assert!(report.to_markdown().contains(&u64::MAX.to_string()));
+        assert!(report.to_html().contains(&u64::MAX.to_string()));
     }
 }

@@ -195,7 +195,7 @@ impl Recorder {
             Mode::Live => (None, Vec::new(), None),
             // Every writer renames a whole file into place, so a read
             // needs no lock: it sees one version or the next.
-            _ => match read_base(&location.snapshot, mode) {
+            _ => match read_base(&location.snapshot, mode, false) {
                 Ok(Some((path, recording))) => (Some(path), recording.exchanges, None),
                 Ok(None) => (None, Vec::new(), None),
                 Err(e) => (None, Vec::new(), Some(e)),
@@ -428,7 +428,7 @@ impl Recorder {
             path: snapshot.clone(),
             problem: e.to_string(),
         })?;
-        let (base, existed) = match read_base(snapshot, self.mode)? {
+        let (base, existed) = match read_base(snapshot, self.mode, true)? {
             Some((_, recording)) => (recording, true),
             None => (Recording::default(), snapshot.exists()),
         };
@@ -610,28 +610,78 @@ pub fn migrate(path: &Path) -> Result<bool, RecordingError> {
 /// The recording file to build on: the accepted `.snap` in replay mode,
 /// else the pending `.snap.new` when there is one.
 ///
-/// A pending file that cannot be read is pending work that was lost (a
+/// A pending file that cannot be read (a hand edit with a YAML typo, a
 /// writer stopped mid-write by an older ragaliq or by insta, a disk that
-/// filled up): it is reported once and the accepted `.snap` is used, so the
-/// missing exchanges are asked again and the pending file is written anew.
-/// An accepted `.snap` that cannot be read stays an error: it is what a
-/// person reviewed.
-fn read_base(snapshot: &Path, mode: Mode) -> Result<Option<(PathBuf, Recording)>, RecordingError> {
+/// filled up) holds answers that were paid for: it is reported once, and
+/// the accepted `.snap` is used, so the missing exchanges are asked again.
+/// When `set_aside` (the caller holds the recording's lock and is about to
+/// write the pending file anew), the unreadable file is first renamed to
+/// `<name>.snap.new.unreadable-<unix time>` beside it, so the new write
+/// never overwrites it, and the warning says where it went. An accepted
+/// `.snap` that cannot be read stays an error: it is what a person
+/// reviewed.
+fn read_base(
+    snapshot: &Path,
+    mode: Mode,
+    set_aside: bool,
+) -> Result<Option<(PathBuf, Recording)>, RecordingError> {
     if mode != Mode::Replay {
         let pending = snapfile::pending_path(snapshot);
         match snapfile::load(&pending) {
             Ok(Some(recording)) => return Ok(Some((pending, recording))),
             Ok(None) => {}
-            Err(e) => warn_lost_pending(&e, snapshot),
+            Err(e) => {
+                let moved = if set_aside {
+                    Some(move_aside(&pending).map_err(|problem| RecordingError::Corrupt {
+                        path: pending.clone(),
+                        problem: format!(
+                            "it cannot be read ({e}) nor moved aside ({problem}); nothing was overwritten: fix or move it yourself"
+                        ),
+                    })?)
+                } else {
+                    None
+                };
+                warn_lost_pending(&e, snapshot, moved.as_deref());
+            }
         }
     }
     Ok(snapfile::load(snapshot)?.map(|r| (snapshot.to_path_buf(), r)))
 }
 
-/// Says once per file and process that an unreadable pending recording is set aside.
-fn warn_lost_pending(error: &RecordingError, snapshot: &Path) {
+/// Renames an unreadable pending recording to
+/// `<name>.unreadable-<unix time>` (a counter added if that is taken);
+/// returns where it went.
+fn move_aside(pending: &Path) -> Result<PathBuf, String> {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let name = pending
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    for n in 0..100 {
+        let suffix = if n == 0 {
+            format!("{secs}")
+        } else {
+            format!("{secs}-{n}")
+        };
+        let aside = pending.with_file_name(format!("{name}.unreadable-{suffix}"));
+        if aside.exists() {
+            continue;
+        }
+        return std::fs::rename(pending, &aside)
+            .map(|()| aside)
+            .map_err(|e| e.to_string());
+    }
+    Err("no free name beside it".into())
+}
+
+/// Says once per file and process that an unreadable pending recording is
+/// set aside, and where it went when it was moved.
+fn warn_lost_pending(error: &RecordingError, snapshot: &Path, moved: Option<&Path>) {
     static WARNED: std::sync::OnceLock<Mutex<BTreeSet<String>>> = std::sync::OnceLock::new();
-    let first = lock(WARNED.get_or_init(Mutex::default)).insert(error.to_string());
+    let key = format!("{error}{moved:?}");
+    let first = lock(WARNED.get_or_init(Mutex::default)).insert(key);
     if first {
         let instead = if snapshot.exists() {
             format!(
@@ -641,9 +691,14 @@ fn warn_lost_pending(error: &RecordingError, snapshot: &Path) {
         } else {
             "there is no accepted recording, so its exchanges are asked again".to_owned()
         };
-        eprintln!(
-            "warning: {error}\n  it is set aside as lost pending work (a writer was probably stopped mid-write): {instead}, and the pending file is written anew"
-        );
+        let kept = match moved {
+            Some(path) => format!(
+                "; it was moved to {} (its answers were paid for: copy them back if you need them), and the pending file is written anew",
+                path.display()
+            ),
+            None => ", and it is moved aside before the pending file is written anew".to_owned(),
+        };
+        eprintln!("warning: {error}\n  it is set aside as lost pending work: {instead}{kept}");
     }
 }
 

@@ -2,7 +2,9 @@
 //!
 //! The bytes go to a temporary file beside the target, which is then renamed
 //! over it: a reader sees the old file or the new one, never half of one,
-//! however the writer dies. A writer holds a lock on its temporary file
+//! however the writer dies. The file's data reaches the disk before the
+//! rename, and the folder's entry after it (`fsync` of both), so a power
+//! loss cannot leave a renamed but empty recording or ledger either. A writer holds a lock on its temporary file
 //! while it writes, so a temporary file left by a writer that was killed
 //! (unlocked, and older than a few seconds) is recognised and removed by the
 //! next write of the same target, instead of staying in the source tree.
@@ -32,12 +34,17 @@ pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
         std::process::id(),
         SEQ.fetch_add(1, Ordering::Relaxed)
     ));
-    let written = (|| {
+    let written = (|| -> io::Result<()> {
         let mut file = OpenOptions::new().write(true).create_new(true).open(&tmp)?;
         // Held until the rename: an unlocked temporary file is an orphan.
         let _ = file.try_lock();
         file.write_all(bytes)?;
-        std::fs::rename(&tmp, path)
+        // The data on disk before the name points at it.
+        file.sync_all()?;
+        syncs::count();
+        std::fs::rename(&tmp, path)?;
+        sync_dir(dir);
+        Ok(())
     })();
     if written.is_err() {
         let _ = std::fs::remove_file(&tmp);
@@ -45,6 +52,29 @@ pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     written?;
     remove_left_behind(path);
     Ok(())
+}
+
+/// Makes a folder's entries durable (the rename above). Best effort: some
+/// platforms and file systems cannot open or sync a folder, and the write
+/// itself has succeeded by then.
+fn sync_dir(dir: &Path) {
+    if let Ok(d) = File::open(dir)
+        && d.sync_all().is_ok()
+    {
+        syncs::count();
+    }
+}
+
+/// How many syncs this thread made, for the tests that check each write
+/// makes them (a power loss cannot be simulated in a test).
+mod syncs {
+    #[cfg(test)]
+    thread_local!(pub(super) static COUNT: std::cell::Cell<u32> = const { std::cell::Cell::new(0) });
+
+    pub(super) fn count() {
+        #[cfg(test)]
+        COUNT.with(|c| c.set(c.get() + 1));
+    }
 }
 
 fn file_name(path: &Path) -> String {
@@ -121,6 +151,20 @@ mod tests {
         );
         assert!(other.exists(), "another target's files are not touched");
         drop(held);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn the_file_and_its_folder_are_synced_around_the_rename() {
+        let dir = std::env::temp_dir().join(format!("ragaliq-atomic-sync-{}", std::process::id()));
+        let target = dir.join("ledger.json");
+        let before = syncs::COUNT.with(std::cell::Cell::get);
+        write_atomic(&target, b"{}").unwrap();
+        let made = syncs::COUNT.with(std::cell::Cell::get) - before;
+        // The file always; the folder where the platform can (Linux can).
+        assert!(made >= 1, "the file's data was not synced");
+        #[cfg(target_os = "linux")]
+        assert_eq!(made, 2, "the folder's entry was not synced");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

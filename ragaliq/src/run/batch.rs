@@ -6,12 +6,18 @@
 //! <folder>/queue/<fingerprint>.json     a question, queued by a test process
 //! <folder>/answers/<fingerprint>.json   its answer, written by the driver
 //! <folder>/state.json                   the driver's rounds and batches
+//! <folder>/.ragaliq-batch                marks the folder as ragaliq's
+//! <folder>/driver.lock                   held by the one driver at work
 //! ```
 //!
 //! A question is named by its fingerprint, so the processes of a round that
 //! ask the same question queue it once, and a batch's results are matched to
 //! questions by that name (the batch line's `custom_id`), never by order.
 //! Every file is written whole (a temporary file renamed into place).
+//!
+//! A new record only ever removes what is recognisably its own in a folder
+//! ([`BatchFolder::prepare`]): never a folder with anything else in it, and
+//! never the answers, which were paid for.
 //!
 //! The folder is not a run's folder (`target/ragaliq/runs/<id>/`): a batch
 //! may take the provider's whole 24 h window, and a run folder no process
@@ -22,6 +28,32 @@ use crate::core::{Fingerprint, JudgeRequest, JudgeResponse};
 use serde::{Deserialize, Serialize};
 use std::io;
 use std::path::{Path, PathBuf};
+
+/// The file that marks a folder as a batch folder ragaliq made.
+pub const MARKER: &str = ".ragaliq-batch";
+
+/// The lock file the driver holds for as long as it works on the folder.
+pub const DRIVER_LOCK: &str = "driver.lock";
+
+/// What [`BatchFolder::prepare`] did to a folder for a new record.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[must_use]
+pub struct Prepared {
+    /// Answers of an earlier record kept (they answer the same questions
+    /// again at no cost).
+    pub kept_answers: usize,
+    /// Whether the folder was made now.
+    pub created: bool,
+}
+
+/// Held while one driver works on a batch folder (see
+/// [`BatchFolder::lock_driver`]); the operating system releases it when
+/// the process dies.
+#[derive(Debug)]
+#[must_use = "the folder is locked only while the guard lives"]
+pub struct DriverLock {
+    _file: std::fs::File,
+}
 
 /// A question queued for a provider's batch API: the request as the judge
 /// would have sent it, and the provider it was meant for.
@@ -62,6 +94,173 @@ impl BatchFolder {
     #[must_use]
     pub fn state_file(&self) -> PathBuf {
         self.dir.join("state.json")
+    }
+
+    /// Makes the folder ready for a new record, removing only what is
+    /// recognisably a batch folder's own.
+    ///
+    /// - A folder that does not exist is made, with its marker.
+    /// - A folder that holds anything but the marker, `state.json`,
+    ///   `queue/`, `answers/`, `driver.lock`, `round-N.log` and ragaliq's
+    ///   temporary files (a typo such as `--dir .` or `--dir tests`) is
+    ///   refused, and nothing in it is touched.
+    /// - Otherwise the queue, the old state and the round logs go; the
+    ///   answers stay (paid for, they answer the same questions again for
+    ///   nothing; remove them yourself to ask anew).
+    ///
+    /// The caller holds the folder's [driver lock](Self::lock_driver) and
+    /// has made sure no record is in progress there.
+    ///
+    /// # Errors
+    ///
+    /// The folder is not a batch folder (the message lists what it holds),
+    /// or cannot be read or written.
+    pub fn prepare(&self) -> Result<Prepared, String> {
+        let shown = self.dir.display();
+        let mut prepared = Prepared::default();
+        match std::fs::symlink_metadata(&self.dir) {
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                std::fs::create_dir_all(&self.dir)
+                    .map_err(|e| format!("{shown} cannot be created: {e}"))?;
+                prepared.created = true;
+            }
+            Err(e) => return Err(format!("{shown} cannot be read: {e}")),
+            Ok(m) if !m.is_dir() => {
+                return Err(format!(
+                    "{shown} is not a folder: nothing was changed; choose a folder of its own for the record (--dir)"
+                ));
+            }
+            Ok(_) => self.check_own()?,
+        }
+        self.clear_queue()
+            .map_err(|e| format!("the queue in {shown} cannot be emptied: {e}"))?;
+        for entry in std::fs::read_dir(&self.dir)
+            .map_err(|e| format!("{shown} cannot be read: {e}"))?
+            .flatten()
+        {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if name == "state.json" || is_round_log(&name) {
+                std::fs::remove_file(entry.path())
+                    .map_err(|e| format!("{} cannot be removed: {e}", entry.path().display()))?;
+            }
+        }
+        write_atomic(
+            &self.dir.join(MARKER),
+            b"a batch folder of cargo ragaliq record --batch\n",
+        )
+        .map_err(|e| format!("{shown} cannot be written: {e}"))?;
+        prepared.kept_answers = self.answers();
+        Ok(prepared)
+    }
+
+    /// Whether the folder is one a batch record wrote: its marker, or (from
+    /// before the marker) its state file.
+    #[must_use]
+    pub fn is_batch_folder(&self) -> bool {
+        self.dir.join(MARKER).is_file() || self.state_file().is_file()
+    }
+
+    /// Whether the folder (when it exists) holds only what a batch folder
+    /// holds; the error names what else it holds.
+    ///
+    /// # Errors
+    ///
+    /// It holds something else, or cannot be read.
+    pub fn check_own(&self) -> Result<(), String> {
+        if !self.dir.exists() {
+            return Ok(());
+        }
+        let strangers = self.strangers()?;
+        if strangers.is_empty() {
+            return Ok(());
+        }
+        Err(format!(
+            "{} is not a ragaliq batch folder: it holds {}; nothing in it was removed. Choose a folder of its own for the record (--dir; the default is target/ragaliq/batch)",
+            self.dir.display(),
+            list(&strangers)
+        ))
+    }
+
+    /// The folder's entries that a batch folder does not hold.
+    fn strangers(&self) -> Result<Vec<String>, String> {
+        let shown = self.dir.display();
+        let mut out = Vec::new();
+        for entry in std::fs::read_dir(&self.dir)
+            .map_err(|e| format!("{shown} cannot be read: {e}"))?
+            .flatten()
+        {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
+            let ours = match name.as_str() {
+                MARKER | "state.json" | DRIVER_LOCK => !is_dir,
+                "queue" | "answers" => is_dir,
+                n => !is_dir && (is_round_log(n) || n.ends_with(".ragaliq-tmp")),
+            };
+            if !ours {
+                out.push(if is_dir { format!("{name}/") } else { name });
+            }
+        }
+        out.sort();
+        Ok(out)
+    }
+
+    /// Takes the folder's driver lock, or says who holds it: two drivers
+    /// on one folder would poll and write the same answers, clear each
+    /// other's queue and submit the same questions twice. The lock file
+    /// names its holder (process id and start time).
+    ///
+    /// # Errors
+    ///
+    /// Another driver holds it (the message names it), or the lock file
+    /// cannot be used.
+    pub fn lock_driver(&self) -> Result<DriverLock, String> {
+        let path = self.dir.join(DRIVER_LOCK);
+        let mut file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .read(true)
+            .write(true)
+            .open(&path)
+            .map_err(|e| format!("{} cannot be opened: {e}", path.display()))?;
+        match file.try_lock() {
+            Ok(()) => {
+                use std::io::{Seek, Write};
+                let since = std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(0, |d| d.as_secs());
+                let _ = file.set_len(0);
+                let _ = file.seek(io::SeekFrom::Start(0));
+                let _ = writeln!(file, "pid {} since {since}", std::process::id());
+                Ok(DriverLock { _file: file })
+            }
+            Err(std::fs::TryLockError::WouldBlock) => {
+                let holder = std::fs::read_to_string(&path).unwrap_or_default();
+                let holder = holder.trim();
+                let who = match holder
+                    .strip_prefix("pid ")
+                    .and_then(|r| r.split_once(" since "))
+                    .and_then(|(pid, t)| Some((pid, t.parse::<u64>().ok()?)))
+                {
+                    Some((pid, since)) => {
+                        let now = std::time::SystemTime::now()
+                            .duration_since(std::time::UNIX_EPOCH)
+                            .map_or(0, |d| d.as_secs());
+                        format!(
+                            "process {pid}, at work for {} min",
+                            now.saturating_sub(since) / 60
+                        )
+                    }
+                    None => "another process".to_owned(),
+                };
+                Err(format!(
+                    "another `cargo ragaliq record --batch` is at work on {} ({who}): two drivers on one folder would submit the same questions twice; wait for it, or stop it and run --resume",
+                    self.dir.display()
+                ))
+            }
+            Err(std::fs::TryLockError::Error(e)) => {
+                Err(format!("{} cannot be locked: {e}", path.display()))
+            }
+        }
     }
 
     /// Replaces the driver's state file with `bytes`, whole (a temporary
@@ -172,16 +371,31 @@ impl BatchFolder {
         write_atomic(&self.answer_file(fingerprint), &bytes)
     }
 
-    /// Empties the queue (a round starts from what its tests ask).
+    /// Empties the queue (a round starts from what its tests ask): the
+    /// queued questions and ragaliq's temporary files, nothing else.
     ///
     /// # Errors
     ///
-    /// The queue folder exists but cannot be removed.
+    /// The queue folder exists but cannot be read, or a file cannot be
+    /// removed.
     pub fn clear_queue(&self) -> io::Result<()> {
-        match std::fs::remove_dir_all(self.dir.join("queue")) {
-            Err(e) if e.kind() != io::ErrorKind::NotFound => Err(e),
-            _ => Ok(()),
+        let dir = self.dir.join("queue");
+        let entries = match std::fs::read_dir(&dir) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+            Err(e) => return Err(e),
+        };
+        for entry in entries {
+            let entry = entry?;
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let queued = name
+                .strip_suffix(".json")
+                .is_some_and(|f| f.parse::<Fingerprint>().is_ok());
+            if queued || name.ends_with(".ragaliq-tmp") {
+                std::fs::remove_file(entry.path())?;
+            }
         }
+        Ok(())
     }
 
     /// How many answers the folder holds.
@@ -195,6 +409,22 @@ impl BatchFolder {
             })
             .unwrap_or(0)
     }
+}
+
+/// `round-N.log`.
+fn is_round_log(name: &str) -> bool {
+    name.strip_prefix("round-")
+        .and_then(|r| r.strip_suffix(".log"))
+        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// At most five names, then how many more.
+fn list(names: &[String]) -> String {
+    let mut out: Vec<String> = names.iter().take(5).map(|n| format!("`{n}`")).collect();
+    if names.len() > 5 {
+        out.push(format!("{} more", names.len() - 5));
+    }
+    out.join(", ")
 }
 
 #[cfg(test)]
@@ -252,5 +482,80 @@ mod tests {
         folder.clear_queue().unwrap();
         assert!(folder.queued().unwrap().is_empty());
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    fn temp(name: &str) -> PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("ragaliq-prepare-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        dir
+    }
+
+    #[test]
+    fn a_folder_with_anything_else_in_it_is_never_emptied() {
+        let dir = temp("project");
+        std::fs::create_dir_all(dir.join("src")).unwrap();
+        std::fs::write(dir.join("Cargo.toml"), "[package]").unwrap();
+        std::fs::write(dir.join("src/lib.rs"), "").unwrap();
+        std::fs::create_dir_all(dir.join("answers")).unwrap();
+        let refused = BatchFolder::new(&dir).prepare().unwrap_err();
+        assert!(
+            refused.contains("is not a ragaliq batch folder"),
+            "{refused}"
+        );
+        assert!(
+            refused.contains("`Cargo.toml`") && refused.contains("`src/`"),
+            "{refused}"
+        );
+        assert!(dir.join("Cargo.toml").is_file() && dir.join("src/lib.rs").is_file());
+        assert!(!dir.join(MARKER).exists(), "nothing written either");
+        // A file where the folder should be.
+        let file = dir.join("Cargo.toml");
+        assert!(
+            BatchFolder::new(&file)
+                .prepare()
+                .unwrap_err()
+                .contains("is not a folder")
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn answers_paid_for_stay_when_a_new_record_starts() {
+        let dir = temp("answers");
+        let folder = BatchFolder::new(&dir);
+        let q = question("a");
+        let fp = q.request.fingerprint("openai");
+        folder
+            .write_answer(&fp, &JudgeResponse::text("{}"))
+            .unwrap();
+        folder
+            .queue(&question("b").request.fingerprint("openai"), &question("b"))
+            .unwrap();
+        std::fs::write(dir.join("round-1.log"), "log").unwrap();
+        // No state.json (lost), no marker (an older ragaliq): still ours.
+        let prepared = folder.prepare().unwrap();
+        assert_eq!(prepared.kept_answers, 1);
+        assert_eq!(folder.answer(&fp).unwrap(), Some(JudgeResponse::text("{}")));
+        assert!(folder.queued().unwrap().is_empty());
+        assert!(!dir.join("round-1.log").exists());
+        assert!(dir.join(MARKER).is_file());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn one_driver_at_a_time_and_the_second_is_told_who() {
+        let dir = temp("lock");
+        std::fs::create_dir_all(&dir).unwrap();
+        let folder = BatchFolder::new(&dir);
+        let held = folder.lock_driver().unwrap();
+        let refused = folder.lock_driver().unwrap_err();
+        assert!(
+            refused.contains(&format!("process {}", std::process::id())),
+            "{refused}"
+        );
+        drop(held);
+        assert!(folder.lock_driver().is_ok());
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

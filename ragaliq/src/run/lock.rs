@@ -3,7 +3,11 @@
 //! A lock guards a *resource* (a recording, the run's ledger, a report
 //! folder) and lives in one lock folder shared by every process of the
 //! user, whatever built them: `RAGALIQ_LOCK_DIR` when set, else
-//! `ragaliq-locks-<user>` in the system's temporary folder. Its file is named
+//! `ragaliq-locks-<uid>` in the system's temporary folder (on Unix; the
+//! user's name elsewhere). That default folder is made readable and
+//! writable by its owner only, and one that is not the user's own (made
+//! first by someone else in a shared `/tmp`, a symbolic link, or writable
+//! by others) is refused rather than used. Its file is named
 //! by the resource's canonical path, so `tests/snapshots/x.snap`,
 //! `./tests/snapshots/x.snap` and the absolute path take the same lock, and
 //! an installed `cargo ragaliq` locks what the tests lock.
@@ -127,7 +131,11 @@ fn warn_single_writer(lock_file: &Path, e: &io::Error) {
 
 fn open(path: &Path) -> io::Result<File> {
     if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)?;
+        if std::env::var_os("RAGALIQ_LOCK_DIR").is_some_and(|d| !d.is_empty()) {
+            std::fs::create_dir_all(dir)?;
+        } else {
+            own_folder(dir)?;
+        }
     }
     OpenOptions::new()
         .create(true)
@@ -137,19 +145,106 @@ fn open(path: &Path) -> io::Result<File> {
         .open(path)
 }
 
-/// Where lock files live: `RAGALIQ_LOCK_DIR`, else `ragaliq-locks-<user>` in
-/// the temporary folder (per user, so two users of one machine do not share
-/// a folder only one of them may write).
+/// Where lock files live: `RAGALIQ_LOCK_DIR`, else `ragaliq-locks-<uid>`
+/// in the temporary folder (per user, so two users of one machine do not
+/// share a folder only one of them may write; by user id on Unix, which a
+/// variable cannot fake).
 pub(crate) fn lock_dir() -> PathBuf {
     if let Some(dir) = std::env::var_os("RAGALIQ_LOCK_DIR").filter(|d| !d.is_empty()) {
         return PathBuf::from(dir);
     }
-    let user = ["USER", "USERNAME", "LOGNAME"]
+    std::env::temp_dir().join(format!("ragaliq-locks-{}", user_tag()))
+}
+
+/// The user, for the lock folder's name: the user id on Unix, the user's
+/// name elsewhere.
+fn user_tag() -> String {
+    #[cfg(unix)]
+    if let Some(uid) = own_uid() {
+        return uid.to_string();
+    }
+    ["USER", "USERNAME", "LOGNAME"]
         .iter()
         .find_map(|v| std::env::var(v).ok().filter(|u| !u.is_empty()))
         .map(|u| super::safe_name(&u))
-        .unwrap_or_else(|| "default".into());
-    std::env::temp_dir().join(format!("ragaliq-locks-{user}"))
+        .unwrap_or_else(|| "default".into())
+}
+
+/// This process's user id: the owner of a file it creates (the standard
+/// library has no `getuid`, and this crate uses no `unsafe`).
+#[cfg(unix)]
+fn own_uid() -> Option<u32> {
+    use std::os::unix::fs::MetadataExt;
+    static UID: OnceLock<Option<u32>> = OnceLock::new();
+    *UID.get_or_init(|| {
+        let probe = std::env::temp_dir().join(format!(
+            ".ragaliq-uid-{}-{:?}",
+            std::process::id(),
+            std::thread::current().id()
+        ));
+        let file = OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&probe)
+            .ok()?;
+        let uid = file.metadata().ok().map(|m| m.uid());
+        drop(file);
+        let _ = std::fs::remove_file(&probe);
+        uid
+    })
+}
+
+/// Makes the default lock folder, or checks the one found: a folder (not
+/// a link) of this user's, that nobody else may write. A lock folder
+/// someone else controls could hold their files under our locks' names.
+fn own_folder(dir: &Path) -> io::Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::{DirBuilderExt, MetadataExt};
+        match std::fs::DirBuilder::new().mode(0o700).create(dir) {
+            Ok(()) => {}
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                std::fs::DirBuilder::new()
+                    .recursive(true)
+                    .mode(0o700)
+                    .create(dir)?;
+            }
+            Err(e) => return Err(e),
+        }
+        let meta = std::fs::symlink_metadata(dir)?;
+        let refuse = |why: String| {
+            io::Error::new(
+                io::ErrorKind::PermissionDenied,
+                format!(
+                    "the lock folder {} {why}: ragaliq does not use it (remove it, or set RAGALIQ_LOCK_DIR to a folder of your own)",
+                    dir.display()
+                ),
+            )
+        };
+        if !meta.is_dir() {
+            return Err(refuse("is not a folder (a symbolic link?)".into()));
+        }
+        if let Some(uid) = own_uid()
+            && meta.uid() != uid
+        {
+            return Err(refuse(format!(
+                "belongs to another user (uid {}, you are {uid})",
+                meta.uid()
+            )));
+        }
+        if meta.mode() & 0o022 != 0 {
+            return Err(refuse(format!(
+                "can be written by others (mode {:o})",
+                meta.mode() & 0o777
+            )));
+        }
+        Ok(())
+    }
+    #[cfg(not(unix))]
+    {
+        std::fs::create_dir_all(dir)
+    }
 }
 
 /// The lock file of `resource`: named by its canonical path (the path of its
@@ -206,6 +301,35 @@ mod tests {
         ));
         drop(guard);
         assert!(file.try_lock().is_ok());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_lock_folder_that_is_not_the_users_own_is_refused() {
+        use std::os::unix::fs::PermissionsExt;
+        let base = std::env::temp_dir().join(format!("ragaliq-lockdir-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&base);
+        // Made now: the owner's alone.
+        let mine = base.join("mine");
+        own_folder(&mine).unwrap();
+        let mode = std::fs::metadata(&mine).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o700);
+        // A folder anyone may write, as someone could leave in /tmp.
+        let open = base.join("open");
+        std::fs::create_dir_all(&open).unwrap();
+        std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o777)).unwrap();
+        let refused = own_folder(&open).unwrap_err().to_string();
+        assert!(refused.contains("can be written by others"), "{refused}");
+        // A link to somewhere else.
+        let link = base.join("link");
+        std::os::unix::fs::symlink(&mine, &link).unwrap();
+        let refused = own_folder(&link).unwrap_err().to_string();
+        assert!(refused.contains("is not a folder"), "{refused}");
+        // Another user's (root owns /): not ours unless we are root.
+        if own_uid() != Some(0) {
+            assert!(own_folder(Path::new("/")).is_err());
+        }
+        std::fs::remove_dir_all(&base).unwrap();
     }
 
     #[test]

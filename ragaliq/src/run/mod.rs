@@ -26,7 +26,7 @@ mod slots;
 pub(crate) mod state;
 
 pub(crate) use atomic::{remove_left_behind, write_atomic};
-pub use batch::{BatchFolder, QueuedRequest};
+pub use batch::{BatchFolder, DriverLock, Prepared, QueuedRequest};
 pub(crate) use slots::{Slot, Slots, key_hash};
 
 use std::io;
@@ -183,41 +183,76 @@ pub fn run_dir() -> io::Result<&'static Path> {
     let dir = DIR.get_or_init(|| {
         let runs = state_dir().join("runs");
         let dir = runs.join(current().file_name());
-        join(&dir, IDLE, SystemTime::now()).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let member =
+            join(&dir, IDLE, SystemTime::now()).map_err(|e| format!("{}: {e}", dir.display()))?;
+        // Held for the process's life: a later process that finds the
+        // folder idle sees this one is still of the run.
+        let _ = MEMBER.set(member);
         prune(&runs, &dir, Duration::from_secs(7 * 24 * 3600));
         Ok(dir)
     });
     dir.as_deref().map_err(|e| io::Error::other(e.clone()))
 }
 
+/// This process's membership of its run (see [`join`]).
+static MEMBER: OnceLock<std::fs::File> = OnceLock::new();
+
+/// The file every live process of a run holds a shared lock on.
+const MEMBERS: &str = "members.lock";
+
 /// Joins the run whose folder is `dir` at `now`: under the folder's lock,
-/// empties it when the last process joined more than `idle` ago, then notes
-/// this process's arrival (the `joined` file's time).
-fn join(dir: &Path, idle: Duration, now: SystemTime) -> io::Result<()> {
+/// empties it when the last process joined more than `idle` ago and no
+/// process of it is still alive, then notes this process's arrival (the
+/// `joined` file's time). Returns the membership: a shared lock on the
+/// folder's `members.lock` for as long as the file is kept, which tells a
+/// later joiner that a process of the run (one that may hold its slots or
+/// be about to write its ledger) is still at work.
+fn join(dir: &Path, idle: Duration, now: SystemTime) -> io::Result<std::fs::File> {
     std::fs::create_dir_all(dir)?;
     let _guard = lock::exclusive(dir).map_err(|e| io::Error::other(e.to_string()))?;
+    let members = std::fs::File::options()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(dir.join(MEMBERS))?;
+    let alive = matches!(members.try_lock(), Err(std::fs::TryLockError::WouldBlock));
     let joined = dir.join("joined");
     let last = std::fs::metadata(&joined).and_then(|m| m.modified()).ok();
     if let Some(last) = last
         && now.duration_since(last).is_ok_and(|gap| gap > idle)
     {
-        eprintln!(
-            "ragaliq: run `{}` was last joined {} h ago: an earlier run reused the id, so its spending and report fragments are cleared and this run starts afresh",
-            current().id,
-            now.duration_since(last).unwrap_or_default().as_secs() / 3600
-        );
-        for entry in std::fs::read_dir(dir)?.flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                std::fs::remove_dir_all(&path)?;
-            } else {
-                std::fs::remove_file(&path)?;
+        let hours = now.duration_since(last).unwrap_or_default().as_secs() / 3600;
+        if alive {
+            eprintln!(
+                "ragaliq: run `{}` was last joined {hours} h ago, but a process of it is still alive: its folder is kept as it is",
+                current().id
+            );
+        } else {
+            eprintln!(
+                "ragaliq: run `{}` was last joined {hours} h ago: an earlier run reused the id, so its spending and report fragments are cleared and this run starts afresh",
+                current().id
+            );
+            for entry in std::fs::read_dir(dir)?.flatten() {
+                let path = entry.path();
+                if path.file_name().is_some_and(|n| n == MEMBERS) {
+                    continue;
+                }
+                if path.is_dir() {
+                    std::fs::remove_dir_all(&path)?;
+                } else {
+                    std::fs::remove_file(&path)?;
+                }
             }
         }
     }
+    if !alive {
+        members.unlock()?;
+    }
+    members.lock_shared()?;
     write_atomic(&joined, b"")?;
     let file = std::fs::File::options().write(true).open(&joined)?;
-    file.set_modified(now)
+    file.set_modified(now)?;
+    Ok(members)
 }
 
 fn prune(runs: &Path, keep: &Path, age: Duration) {
@@ -283,15 +318,38 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("ragaliq-run-join-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         let t0 = SystemTime::now() - Duration::from_secs(100 * 3600);
-        join(&dir, IDLE, t0).unwrap();
+        // Each membership is dropped, as its process would end.
+        drop(join(&dir, IDLE, t0).unwrap());
         std::fs::write(dir.join("budget.json"), "{\"usd\": 4.2}").unwrap();
         // Another process of the same run, an hour later: the state stays.
-        join(&dir, IDLE, t0 + Duration::from_secs(3600)).unwrap();
+        drop(join(&dir, IDLE, t0 + Duration::from_secs(3600)).unwrap());
         assert!(dir.join("budget.json").exists());
         // Two days later the id is used again: an earlier run's state goes.
-        join(&dir, IDLE, t0 + Duration::from_secs(49 * 3600)).unwrap();
+        drop(join(&dir, IDLE, t0 + Duration::from_secs(49 * 3600)).unwrap());
         assert!(!dir.join("budget.json").exists());
         assert!(dir.join("joined").exists());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn an_idle_run_folder_whose_process_is_alive_is_kept() {
+        let dir = std::env::temp_dir().join(format!("ragaliq-run-alive-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let t0 = SystemTime::now() - Duration::from_secs(100 * 3600);
+        // A process that joined long ago and is still at work (holding
+        // slots, say): its membership is kept.
+        let alive = join(&dir, IDLE, t0).unwrap();
+        std::fs::create_dir_all(dir.join("slots")).unwrap();
+        std::fs::write(dir.join("slots/slot-0.lock"), "").unwrap();
+        drop(join(&dir, IDLE, t0 + Duration::from_secs(49 * 3600)).unwrap());
+        assert!(
+            dir.join("slots/slot-0.lock").exists(),
+            "a live process's run folder was emptied"
+        );
+        // Once it is gone, an idle folder starts afresh.
+        drop(alive);
+        drop(join(&dir, IDLE, t0 + Duration::from_secs(98 * 3600)).unwrap());
+        assert!(!dir.join("slots").exists());
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
