@@ -13,10 +13,13 @@
 //!
 //! Everything the driver knows is in `state.json` in the batch folder,
 //! written after every step, so `--resume` continues after a crash or a
-//! closed laptop without submitting a batch twice (the one window: a crash
-//! between the provider creating a batch and the state file naming it).
+//! closed laptop without submitting a batch twice: the intent to submit
+//! (with the batch's tag) is written before the create, and a resume (or a
+//! create whose reply was lost) looks for a batch with that tag at the
+//! provider before it submits again. One driver works on a folder at a
+//! time (its `driver.lock`).
 
-use ragaliq::batch::{BatchApi, BatchFolder, BatchLine, BatchProgress, LineResult};
+use ragaliq::batch::{BatchApi, BatchFolder, BatchLine, BatchProgress, BatchTag, LineResult};
 use ragaliq::{Config, Price};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -41,7 +44,7 @@ pub struct Args {
     /// The batch folder.
     #[arg(long, value_name = "DIR", default_value = "target/ragaliq/batch")]
     dir: PathBuf,
-    /// Seconds between polls of a batch.
+    /// Seconds between polls of a batch (0 to 3600).
     #[arg(long, value_name = "SECS", default_value_t = 30.0)]
     poll_secs: f64,
     /// The most rounds before giving up (each stage of the metrics is one).
@@ -65,9 +68,16 @@ struct State {
     format: u32,
     provider: String,
     command: Vec<String>,
+    /// Names this record in its batches' tags.
+    #[serde(default)]
+    record: String,
     round: u32,
     /// Batches submitted whose answers are not read yet.
     waiting: Vec<Submitted>,
+    /// A batch about to be submitted: written before the create, so a
+    /// crash (or a lost reply) leaves what to look for at the provider.
+    #[serde(default)]
+    intent: Option<Intent>,
     /// Failed attempts, by fingerprint.
     failures: BTreeMap<String, u32>,
     /// Questions given up on, with the last reason.
@@ -82,6 +92,13 @@ struct State {
     /// Dollars at the batch price (estimated from tokens).
     spent_usd: f64,
     finished: bool,
+}
+
+#[derive(Clone, Serialize, Deserialize)]
+struct Intent {
+    tag: BatchTag,
+    model: String,
+    custom_ids: Vec<String>,
 }
 
 #[derive(Clone, Serialize, Deserialize)]
@@ -148,6 +165,12 @@ pub fn run(args: Args) -> Result<bool, String> {
     if args.status {
         return status(&folder);
     }
+    if !(args.poll_secs.is_finite() && (0.0..=3600.0).contains(&args.poll_secs)) {
+        return Err(format!(
+            "--poll-secs {}: expected a number of seconds from 0 to 3600",
+            args.poll_secs
+        ));
+    }
     if !args.batch {
         return Err(
             "only --batch is built: record live with RAGALIQ_MODE=record cargo test, or through a provider's batch API with cargo ragaliq record --batch".into(),
@@ -162,6 +185,13 @@ pub fn run(args: Args) -> Result<bool, String> {
             config.model, config.model
         ));
     }
+    // Nothing is written into a folder that holds anything else (a typo
+    // such as `--dir .`), not even the lock.
+    folder.check_own()?;
+    std::fs::create_dir_all(&args.dir)
+        .map_err(|e| format!("{} cannot be created: {e}", args.dir.display()))?;
+    // Held until the driver ends: a second one is refused, naming this one.
+    let _lock = folder.lock_driver()?;
     let mut state = match (State::read(&state_file)?, args.resume) {
         (Some(state), true) if state.finished => {
             return Err(format!(
@@ -185,12 +215,14 @@ pub fn run(args: Args) -> Result<bool, String> {
             ));
         }
         (_, false) => {
-            if args.dir.exists() {
-                std::fs::remove_dir_all(&args.dir)
-                    .map_err(|e| format!("{} cannot be emptied: {e}", args.dir.display()))?;
+            let prepared = folder.prepare()?;
+            if prepared.kept_answers > 0 {
+                println!(
+                    "kept {} answer(s) of an earlier record in {} (paid for: the questions they answer are not asked again; remove them yourself to ask anew)",
+                    prepared.kept_answers,
+                    folder.dir().join("answers").display()
+                );
             }
-            std::fs::create_dir_all(&args.dir)
-                .map_err(|e| format!("{} cannot be created: {e}", args.dir.display()))?;
             let command = if args.command.is_empty() {
                 vec!["cargo".into(), "test".into()]
             } else {
@@ -201,6 +233,7 @@ pub fn run(args: Args) -> Result<bool, String> {
                 format: FORMAT,
                 provider: api.provider().into(),
                 command,
+                record: record_id(),
                 ..State::default()
             }
         }
@@ -218,9 +251,17 @@ pub fn run(args: Args) -> Result<bool, String> {
         .enable_all()
         .build()
         .map_err(|e| format!("cannot start a tokio runtime: {e}"))?;
-    let poll = Duration::from_secs_f64(args.poll_secs.max(0.0));
+    let poll = Duration::from_secs_f64(args.poll_secs);
     let dir = std::path::absolute(&args.dir).map_err(|e| format!("{}: {e}", args.dir.display()))?;
     let folder = BatchFolder::new(dir);
+    if state.record.is_empty() {
+        state.record = record_id();
+    }
+    // A submission a crash interrupted: adopt the batch if the provider
+    // made it, else submit it now.
+    if let Some(intent) = state.intent.clone() {
+        runtime.block_on(finish_intent(&api, &folder, &intent, &mut state))?;
+    }
     loop {
         // Batches submitted (by this run or before a crash) first.
         while let Some(submitted) = state.waiting.first().cloned() {
@@ -292,7 +333,7 @@ pub fn run(args: Args) -> Result<bool, String> {
                     args.retries + 1
                 );
                 for (fp, why) in &state.given_up {
-                    println!("  {}: {why}", &fp[..12]);
+                    println!("  {}: {why}", short(fp));
                 }
                 return Ok(false);
             }
@@ -369,32 +410,128 @@ pub fn run(args: Args) -> Result<bool, String> {
                 ));
             }
             for chunk in api.split(lines) {
-                let id = runtime.block_on(api.submit(&chunk)).map_err(|e| {
-                    format!(
-                        "submitting a batch of {} request(s) failed: {e}",
-                        chunk.len()
-                    )
-                })?;
+                let custom_ids: Vec<String> = chunk.iter().map(|l| l.custom_id.clone()).collect();
+                let intent = Intent {
+                    tag: BatchTag::new(&state.record, round, &custom_ids),
+                    model: model.clone(),
+                    custom_ids,
+                };
+                // Written before the create: a crash or a lost reply from
+                // here on is looked up by the tag, not submitted again.
+                state.intent = Some(intent.clone());
+                state.write(&folder)?;
+                let id = runtime
+                    .block_on(api.submit(&chunk, &intent.tag))
+                    .map_err(|e| {
+                        format!(
+                            "submitting a batch of {} request(s) failed: {e}; the state is kept: --resume looks for it at the provider before submitting again",
+                            chunk.len()
+                        )
+                    })?;
+                // A test's way to stop the driver between the provider
+                // making the batch and the state naming it, as a crash would.
+                if std::env::var_os("RAGALIQ_TEST_STOP_AFTER_CREATE").is_some() {
+                    std::process::exit(9);
+                }
                 println!(
                     "round {round}: submitted {id} ({} request(s), {model}) to {}",
                     chunk.len(),
                     api.provider()
                 );
-                state.batches += 1;
-                state.submitted += chunk.len() as u64;
-                state.rounds.last_mut().expect("pushed").submitted += chunk.len();
-                state.waiting.push(Submitted {
-                    id,
-                    model: model.clone(),
-                    custom_ids: chunk.into_iter().map(|l| l.custom_id).collect(),
-                    submitted_secs: now_secs(),
-                    progress: None,
-                });
+                submitted(&mut state, id, intent);
                 // Named at once: a crash from here on resumes this batch.
                 state.write(&folder)?;
             }
         }
     }
+}
+
+/// The first 12 characters of a fingerprint as the state file has it (a
+/// hand-edited one may be shorter, or not ASCII).
+fn short(fp: &str) -> &str {
+    fp.char_indices().nth(12).map_or(fp, |(at, _)| &fp[..at])
+}
+
+/// A name for a new record, for its batches' tags: the time and the
+/// process, enough to tell one record from another.
+fn record_id() -> String {
+    format!("{:x}{:x}", now_secs(), std::process::id())
+}
+
+/// Books the batch `id` made for `intent` as waiting.
+fn submitted(state: &mut State, id: String, intent: Intent) {
+    let n = intent.custom_ids.len();
+    state.batches = state.batches.saturating_add(1);
+    state.submitted = state.submitted.saturating_add(n as u64);
+    if let Some(round) = state.rounds.last_mut() {
+        round.submitted += n;
+    }
+    state.waiting.push(Submitted {
+        id,
+        model: intent.model,
+        custom_ids: intent.custom_ids,
+        submitted_secs: now_secs(),
+        progress: None,
+    });
+    state.intent = None;
+}
+
+/// After a crash between writing the intent and the batch's id: the batch
+/// the provider already has for the intent's tag, or a new submission of
+/// the questions still queued.
+async fn finish_intent(
+    api: &BatchApi,
+    folder: &BatchFolder,
+    intent: &Intent,
+    state: &mut State,
+) -> Result<(), String> {
+    let known: Vec<String> = state.waiting.iter().map(|w| w.id.clone()).collect();
+    let found = api.find(&intent.tag, &known).await.map_err(|e| {
+        format!(
+            "looking for the batch whose creation was not confirmed failed: {e}; the state is kept: try --resume again"
+        )
+    })?;
+    if let Some(id) = found {
+        println!(
+            "adopted {id}: the provider made it before the record stopped ({} request(s), tag {})",
+            intent.custom_ids.len(),
+            intent.tag.tag
+        );
+        submitted(state, id, intent.clone());
+        return state.write(folder);
+    }
+    let queued = folder
+        .queued()
+        .map_err(|e| format!("the queue cannot be read: {e}"))?;
+    let lines: Vec<BatchLine> = queued
+        .into_iter()
+        .filter(|(f, _)| intent.custom_ids.contains(&f.to_string()))
+        .map(|(f, q)| BatchLine {
+            custom_id: f.to_string(),
+            request: q.request,
+        })
+        .collect();
+    if lines.is_empty() {
+        state.intent = None;
+        return state.write(folder);
+    }
+    let id = api.submit(&lines, &intent.tag).await.map_err(|e| {
+        format!(
+            "submitting a batch of {} request(s) failed: {e}",
+            lines.len()
+        )
+    })?;
+    println!(
+        "round {}: submitted {id} ({} request(s), {}) to {}, which the provider did not have",
+        state.round,
+        lines.len(),
+        intent.model,
+        api.provider()
+    );
+    let mut intent = intent.clone();
+    intent.custom_ids = lines.into_iter().map(|l| l.custom_id).collect();
+    submitted(state, id, intent);
+    state.write(folder)
 }
 
 /// A request's cost estimate at `price`: at most what it can cost
@@ -503,6 +640,20 @@ async fn read_answers(
         }
     }
     let (mut answered, mut failed) = (0, 0);
+    // What an answer cost goes into the state with the batch (written once
+    // its answers are all kept): an answer written before a crash, whose
+    // batch is still waiting, was never counted, and is counted now.
+    let count = |state: &mut State, response: &ragaliq::judge::JudgeResponse| {
+        state.input_tokens = state.input_tokens.saturating_add(response.input_tokens);
+        state.output_tokens = state.output_tokens.saturating_add(response.output_tokens);
+        if let Some(price) = price {
+            state.spent_usd += price.cost(&ragaliq::Usage {
+                input_tokens: response.input_tokens,
+                output_tokens: response.output_tokens,
+                ..ragaliq::Usage::default()
+            });
+        }
+    };
     for id in &submitted.custom_ids {
         let why = match results.remove(id) {
             Some(LineResult::Answered(response)) => {
@@ -510,15 +661,7 @@ async fn read_answers(
                 folder
                     .write_answer(&fingerprint, &response)
                     .map_err(|e| format!("an answer cannot be written: {e}"))?;
-                state.input_tokens += response.input_tokens;
-                state.output_tokens += response.output_tokens;
-                if let Some(price) = price {
-                    state.spent_usd += price.cost(&ragaliq::Usage {
-                        input_tokens: response.input_tokens,
-                        output_tokens: response.output_tokens,
-                        ..ragaliq::Usage::default()
-                    });
-                }
+                count(state, &response);
                 answered += 1;
                 continue;
             }
@@ -526,8 +669,16 @@ async fn read_answers(
             None if requests.contains_key(id) => {
                 format!("no answer in the results (the batch {})", progress.status)
             }
-            // Answered meanwhile (a resumed record read it already).
-            None => continue,
+            // Kept before the record stopped: counted now.
+            None => {
+                if let Ok(fingerprint) = id.parse()
+                    && let Ok(Some(response)) = folder.answer(&fingerprint)
+                {
+                    count(state, &response);
+                    answered += 1;
+                }
+                continue;
+            }
         };
         failed += 1;
         let n = state.failures.entry(id.clone()).or_default();
@@ -539,8 +690,13 @@ async fn read_answers(
     if let Some(message) = &progress.message {
         eprintln!("  {}: the provider says: {message}", progress.id);
     }
-    state.answered += answered as u64;
-    state.failed_lines += failed as u64;
+    // A test's way to stop the driver between writing the answers and the
+    // state, as a crash would (see cargo-ragaliq/tests/batch_record.rs).
+    if std::env::var_os("RAGALIQ_TEST_STOP_AFTER_ANSWERS").is_some() {
+        std::process::exit(9);
+    }
+    state.answered = state.answered.saturating_add(answered as u64);
+    state.failed_lines = state.failed_lines.saturating_add(failed as u64);
     println!(
         "  {}: {answered} answer(s) kept, {failed} failed{}",
         progress.id,
@@ -686,6 +842,13 @@ fn status(folder: &BatchFolder) -> Result<bool, String> {
             format!("waiting for {} batch(es)", state.waiting.len())
         }
     );
+    if let Some(intent) = &state.intent {
+        println!(
+            "  a batch of {} request(s) was being submitted (tag {}): --resume looks for it at the provider before submitting it",
+            intent.custom_ids.len(),
+            intent.tag.tag
+        );
+    }
     for w in &state.waiting {
         let age = now_secs().saturating_sub(w.submitted_secs);
         match &w.progress {
@@ -733,7 +896,16 @@ fn status(folder: &BatchFolder) -> Result<bool, String> {
 
 #[cfg(test)]
 mod tests {
-    use super::no_fail_fast;
+    use super::{no_fail_fast, short};
+
+    #[test]
+    fn fingerprints_of_any_length_are_shown_short_without_panicking() {
+        let full = "0123456789abcdef0123";
+        assert_eq!(short(full), "0123456789ab");
+        assert_eq!(short("abc"), "abc");
+        assert_eq!(short("ééééééééééééééé"), "éééééééééééé");
+        assert_eq!(short(""), "");
+    }
 
     fn words(s: &str) -> Vec<String> {
         s.split(' ').map(str::to_owned).collect()

@@ -50,6 +50,33 @@ fn main() -> ExitCode {
             "a_test_command_that_runs_no_test_is_not_a_finished_record",
             no_test_ran,
         ),
+        Trial::test(
+            "a_folder_that_is_not_a_batch_folder_is_never_emptied",
+            not_a_batch_folder,
+        ),
+        Trial::test(
+            "answers_paid_for_without_a_state_file_are_kept",
+            answers_without_state,
+        ),
+        Trial::test(
+            "a_second_driver_on_one_folder_is_refused_naming_the_first",
+            second_driver,
+        ),
+        Trial::test("a_lost_create_reply_is_adopted_openai", || {
+            lost_create(Provider::OpenAi)
+        }),
+        Trial::test("a_lost_create_reply_is_adopted_anthropic", || {
+            lost_create(Provider::Anthropic)
+        }),
+        Trial::test(
+            "a_crash_after_the_create_resumes_by_the_tag_not_submitting_again",
+            crash_after_create,
+        ),
+        Trial::test(
+            "a_crash_after_the_answers_counts_their_cost_on_resume",
+            crash_after_answers,
+        ),
+        Trial::test("absurd_poll_intervals_are_refused", absurd_poll),
     ];
     libtest_mimic::run(&args, trials).exit_code()
 }
@@ -225,6 +252,7 @@ fn record_through(provider: Provider) -> Result<(), Failed> {
         status_zero: 1,
         expire_after: Some(3),
         poll_errors: 1,
+        lost_creates: 0,
     });
     let started = Instant::now();
     let output = driver(&root, &[]).output().unwrap();
@@ -248,9 +276,8 @@ fn record_through(provider: Provider) -> Result<(), Failed> {
     check(log.contains("failed (asked again next round)"), || {
         format!("the faulty lines were not asked again:\n{log}")
     })?;
-    check(log.contains("polling failed"), || {
-        format!("the failed poll was not survived:\n{log}")
-    })?;
+    // The failed poll is retried inside the poll call (the retry policy),
+    // so the record goes on: it succeeded above.
     // Rounds: extraction, then verification (and relevance), then nothing.
     check(
         log.contains("round 3:") && log.contains("nothing queued"),
@@ -477,4 +504,284 @@ fn no_test_ran() -> Result<(), Failed> {
         output.status.code() == Some(2) && log.contains("ran no test") && log.contains("E0425"),
         || format!("a round where no test ran was taken for a finished record:\n{log}"),
     )
+}
+
+/// `--dir` naming a folder of something else (a typo: `.`, `cases`, a
+/// folder of files): refused before anything is written, nothing removed.
+fn not_a_batch_folder() -> Result<(), Failed> {
+    let root = project("not-a-batch", Provider::OpenAi, "http://127.0.0.1:9/v1");
+    std::fs::create_dir_all(root.join("notes")).unwrap();
+    std::fs::write(root.join("notes/todo.txt"), "mine").unwrap();
+    let before = tree(&root);
+    for dir in [".", "cases", "notes"] {
+        let output = driver(&root, &["--dir", dir]).output().unwrap();
+        let log = text(&output);
+        println!("--dir {dir}: {log}");
+        check(
+            output.status.code() == Some(2) && log.contains("is not a ragaliq batch folder"),
+            || format!("--dir {dir} was not refused:\n{log}"),
+        )?;
+    }
+    let after = tree(&root);
+    let _ = std::fs::remove_dir_all(&root);
+    check(before == after, || {
+        format!("files changed:\nbefore {before:?}\nafter {after:?}")
+    })
+}
+
+/// Every file under `root`, with its contents.
+fn tree(root: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                out.push((path.clone(), std::fs::read(&path).unwrap_or_default()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// A batch folder whose `state.json` was lost while paid answers remain:
+/// a new record keeps them, and says so.
+fn answers_without_state() -> Result<(), Failed> {
+    let judge = start_judge();
+    let root = project("kept-answers", Provider::OpenAi, &judge.judge.base_url());
+    let answers = root.join("target/ragaliq/batch/answers");
+    std::fs::create_dir_all(&answers).unwrap();
+    let paid = answers.join(format!("{}.json", "ab".repeat(32)));
+    std::fs::write(
+        &paid,
+        r#"{"text": "{}", "input_tokens": 1, "output_tokens": 1}"#,
+    )
+    .unwrap();
+    let output = driver(&root, &[]).output().unwrap();
+    let log = text(&output);
+    println!("{log}");
+    let kept = paid.is_file();
+    let _ = std::fs::remove_dir_all(&root);
+    check(output.status.success(), || {
+        format!("the record failed:\n{log}")
+    })?;
+    check(
+        kept && log.contains("kept 1 answer(s) of an earlier record"),
+        || format!("the paid answer was not kept (still there: {kept}):\n{log}"),
+    )
+}
+
+/// Polls `state` until it shows a polled batch (or a minute passes).
+fn wait_for_poll(state: &Path) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while Instant::now() < deadline {
+        if std::fs::read_to_string(state).is_ok_and(|s| s.contains("\"progress\": {")) {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn second_driver() -> Result<(), Failed> {
+    let judge = start_judge();
+    let root = project("two-drivers", Provider::OpenAi, &judge.judge.base_url());
+    judge.judge.set_batch_faults(BatchFaults {
+        polls_to_end: 1_000_000,
+        ..BatchFaults::default()
+    });
+    let mut first = driver(&root, &[])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_for_poll(&root.join("target/ragaliq/batch/state.json"));
+    let second = driver(&root, &["--resume"]).output().unwrap();
+    let log = text(&second);
+    println!("{log}");
+    let pid = first.id();
+    let _ = first.kill();
+    let _ = first.wait();
+    let batches = judge.judge.batches().0;
+    let _ = std::fs::remove_dir_all(&root);
+    check(
+        second.status.code() == Some(2)
+            && log.contains("is at work on")
+            && log.contains(&format!("process {pid}")),
+        || format!("the second driver was not refused naming the first ({pid}):\n{log}"),
+    )?;
+    check(batches == 1, || {
+        format!("{batches} batches were submitted: the second driver submitted again")
+    })
+}
+
+/// The provider makes the batch but its reply is lost (a proxy's 502):
+/// the driver finds the batch by its tag instead of paying twice.
+fn lost_create(provider: Provider) -> Result<(), Failed> {
+    let judge = start_judge();
+    let name = match provider {
+        Provider::OpenAi => "lost-openai",
+        Provider::Anthropic => "lost-anthropic",
+    };
+    let root = project(name, provider, &judge.judge.base_url());
+    judge.judge.set_batch_faults(BatchFaults {
+        lost_creates: 2,
+        ..BatchFaults::default()
+    });
+    let output = driver(&root, &[]).output().unwrap();
+    let log = text(&output);
+    println!("{log}");
+    let state = read_state(&root);
+    let (batches, lines) = judge.judge.batches();
+    let _ = std::fs::remove_dir_all(&root);
+    check(output.status.success(), || {
+        format!("the record failed:\n{log}")
+    })?;
+    check(state["batches"].as_u64() == Some(batches), || {
+        format!(
+            "the provider made {batches} batches ({lines} lines), the record knows {}: a lost reply was paid twice",
+            state["batches"]
+        )
+    })?;
+    check(state["submitted"].as_u64() == Some(lines), || {
+        format!(
+            "{lines} lines at the provider, {} submitted",
+            state["submitted"]
+        )
+    })
+}
+
+fn read_state(root: &Path) -> serde_json::Value {
+    std::fs::read_to_string(root.join("target/ragaliq/batch/state.json"))
+        .ok()
+        .and_then(|s| serde_json::from_str(&s).ok())
+        .unwrap_or_default()
+}
+
+/// The driver stops between the provider making a batch and the state
+/// naming it: `--resume` adopts that batch by its tag.
+fn crash_after_create() -> Result<(), Failed> {
+    let judge = start_judge();
+    let root = project("crash-create", Provider::OpenAi, &judge.judge.base_url());
+    let crashed = driver(&root, &[])
+        .env("RAGALIQ_TEST_STOP_AFTER_CREATE", "1")
+        .output()
+        .unwrap();
+    check(crashed.status.code() == Some(9), || {
+        format!(
+            "the driver did not stop after the create:\n{}",
+            text(&crashed)
+        )
+    })?;
+    let status = command(env!("CARGO_BIN_EXE_cargo-ragaliq"), &root)
+        .args(["ragaliq", "record", "--status"])
+        .output()
+        .unwrap();
+    let status_text = text(&status);
+    println!("{status_text}");
+    let resumed = driver(&root, &["--resume"]).output().unwrap();
+    let log = text(&resumed);
+    println!("{log}");
+    let state = read_state(&root);
+    let (batches, _) = judge.judge.batches();
+    let _ = std::fs::remove_dir_all(&root);
+    check(status_text.contains("was being submitted"), || {
+        format!("--status does not show the interrupted submission:\n{status_text}")
+    })?;
+    check(
+        resumed.status.success() && log.contains("adopted batch_"),
+        || format!("--resume did not adopt the batch:\n{log}"),
+    )?;
+    check(state["batches"].as_u64() == Some(batches), || {
+        format!(
+            "the provider made {batches} batches, the record knows {}",
+            state["batches"]
+        )
+    })
+}
+
+/// The driver stops after writing a batch's answers but before the state
+/// counts them: `--resume` counts their tokens and dollars all the same.
+fn crash_after_answers() -> Result<(), Failed> {
+    let judge = start_judge();
+    let root = project("crash-answers", Provider::OpenAi, &judge.judge.base_url());
+    let toml = std::fs::read_to_string(root.join("ragaliq.toml")).unwrap();
+    std::fs::write(
+        root.join("ragaliq.toml"),
+        format!(
+            "{toml}\n[cost.prices.\"scripted\"]\ninput_per_million = 1000.0\noutput_per_million = 1000.0\n"
+        ),
+    )
+    .unwrap();
+    let crashed = driver(&root, &[])
+        .env("RAGALIQ_TEST_STOP_AFTER_ANSWERS", "1")
+        .output()
+        .unwrap();
+    check(crashed.status.code() == Some(9), || {
+        format!(
+            "the driver did not stop after the answers:\n{}",
+            text(&crashed)
+        )
+    })?;
+    let resumed = driver(&root, &["--resume"]).output().unwrap();
+    let log = text(&resumed);
+    println!("{log}");
+    let state = read_state(&root);
+    // What every kept answer says it cost.
+    let (mut input, mut output) = (0u64, 0u64);
+    for entry in std::fs::read_dir(root.join("target/ragaliq/batch/answers"))
+        .unwrap()
+        .flatten()
+    {
+        let answer: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(entry.path()).unwrap()).unwrap();
+        input += answer["input_tokens"].as_u64().unwrap_or(0);
+        output += answer["output_tokens"].as_u64().unwrap_or(0);
+    }
+    let _ = std::fs::remove_dir_all(&root);
+    check(resumed.status.success(), || {
+        format!("--resume failed:\n{log}")
+    })?;
+    check(
+        state["input_tokens"].as_u64() == Some(input)
+            && state["output_tokens"].as_u64() == Some(output)
+            && input > 0,
+        || {
+            format!(
+                "the state counts {} in, {} out; the answers cost {input} in, {output} out",
+                state["input_tokens"], state["output_tokens"]
+            )
+        },
+    )?;
+    let expected = (input + output) as f64 * 500.0 / 1e6;
+    let spent = state["spent_usd"].as_f64().unwrap_or(0.0);
+    check((spent - expected).abs() < 1e-9, || {
+        format!("spent ${spent}, the answers cost ${expected} at the batch price")
+    })
+}
+
+fn absurd_poll() -> Result<(), Failed> {
+    let root = project("poll", Provider::OpenAi, "http://127.0.0.1:9/v1");
+    let mut results = Vec::new();
+    for bad in ["inf", "NaN", "-1", "1e300"] {
+        let output = command(env!("CARGO_BIN_EXE_cargo-ragaliq"), &root)
+            .args([
+                "ragaliq",
+                "record",
+                "--batch",
+                &format!("--poll-secs={bad}"),
+            ])
+            .output()
+            .unwrap();
+        results.push((bad, output.status.code(), text(&output)));
+    }
+    let _ = std::fs::remove_dir_all(&root);
+    for (bad, code, log) in results {
+        check(code == Some(2) && log.contains("--poll-secs"), || {
+            format!("--poll-secs {bad} was not refused ({code:?}):\n{log}")
+        })?;
+    }
+    Ok(())
 }

@@ -10,7 +10,11 @@
 //!   per-line errors (OpenAI: a line with status 500 in the error file;
 //!   Anthropic: `errored`), OpenAI lines with `status_code` 0 and an empty
 //!   body, a batch that expires part way (the lines after the first few
-//!   come back `batch_expired` / `expired`), and polls answered 500.
+//!   come back `batch_expired` / `expired`), polls answered 500, and
+//!   creates whose reply is lost (the batch is created, the client gets a
+//!   502, as from a proxy that dropped the answer).
+//! - Batches can be listed (`GET /v1/batches`, `GET /v1/messages/batches`),
+//!   newest first, with OpenAI's `metadata` and each batch's `created_at`.
 
 use serde_json::{Value, json};
 use std::collections::HashMap;
@@ -28,6 +32,9 @@ pub struct BatchFaults {
     pub expire_after: Option<usize>,
     /// The next this many polls are answered 500.
     pub poll_errors: u64,
+    /// The next this many creates make the batch but answer 502, as a
+    /// proxy that lost the provider's reply does.
+    pub lost_creates: u64,
 }
 
 #[derive(Default)]
@@ -44,6 +51,10 @@ pub(crate) struct Store {
 
 struct Batch {
     anthropic: bool,
+    /// OpenAI's `metadata`, as given.
+    metadata: Value,
+    /// Seconds since the epoch.
+    created_at: u64,
     /// (custom_id, request body)
     lines: Vec<(String, Value)>,
     polls: u32,
@@ -106,9 +117,17 @@ impl Store {
                 Some(bytes) => (200, bytes.clone(), "application/jsonl"),
                 None => error(404, &format!("no file {id}")),
             },
-            ("POST", [_, "batches"]) => self.create_openai(body),
+            ("POST", [_, "batches"]) => {
+                let created = self.create_openai(body);
+                self.lose(created)
+            }
+            ("GET", [_, "batches"]) => self.list(false),
+            ("GET", [_, "messages", "batches"]) => self.list(true),
             ("GET", [_, "batches", id]) => self.poll(id, false, answer),
-            ("POST", [_, "messages", "batches"]) => self.create_anthropic(body),
+            ("POST", [_, "messages", "batches"]) => {
+                let created = self.create_anthropic(body);
+                self.lose(created)
+            }
             ("GET", [_, "messages", "batches", id]) => self.poll(id, true, answer),
             ("GET", [_, "messages", "batches", id, "results"]) => {
                 match self.batches.get(*id).and_then(|b| b.ended.as_ref()) {
@@ -122,6 +141,52 @@ impl Store {
             }
             _ => error(404, &format!("no route {method} {path}")),
         }
+    }
+
+    /// A create's reply, or a 502 in its place when a lost reply is due
+    /// (the batch exists all the same).
+    fn lose(&mut self, created: Reply) -> Reply {
+        if created.0 == 200 && self.faults.lost_creates > 0 {
+            self.faults.lost_creates -= 1;
+            return (
+                502,
+                b"<html><body>502 Bad Gateway</body></html>".to_vec(),
+                "text/html",
+            );
+        }
+        created
+    }
+
+    /// Every batch, newest first, as the providers list them.
+    fn list(&self, anthropic: bool) -> Reply {
+        let mut all: Vec<(&String, &Batch)> = self
+            .batches
+            .iter()
+            .filter(|(_, b)| b.anthropic == anthropic)
+            .collect();
+        all.sort_by(|a, b| b.1.created_at.cmp(&a.1.created_at).then(b.0.cmp(a.0)));
+        let data: Vec<Value> = all
+            .into_iter()
+            .map(|(id, b)| {
+                let total = b.lines.len();
+                if anthropic {
+                    json!({"id": id, "type": "message_batch", "created_at": rfc3339(b.created_at),
+                           "processing_status": if b.ended.is_some() { "ended" } else { "in_progress" },
+                           "request_counts": {"processing": if b.ended.is_some() { 0 } else { total },
+                                              "succeeded": b.ended.as_ref().map_or(0, |e| e.succeeded),
+                                              "errored": b.ended.as_ref().map_or(0, |e| e.failed),
+                                              "canceled": 0, "expired": 0}})
+                } else {
+                    json!({"id": id, "object": "batch", "created_at": b.created_at, "metadata": b.metadata,
+                           "status": if b.ended.is_some() { "completed" } else { "in_progress" },
+                           "request_counts": {"total": total, "completed": 0, "failed": 0}})
+                }
+            })
+            .collect();
+        json_reply(
+            200,
+            json!({"object": "list", "data": data, "has_more": false}),
+        )
     }
 
     /// `multipart/form-data` with a `purpose` field and a `file` part. A
@@ -213,6 +278,8 @@ impl Store {
             id.clone(),
             Batch {
                 anthropic: false,
+                metadata: request["metadata"].clone(),
+                created_at: now_secs(),
                 lines,
                 polls: 0,
                 ended: None,
@@ -255,6 +322,8 @@ impl Store {
             id.clone(),
             Batch {
                 anthropic: true,
+                metadata: Value::Null,
+                created_at: now_secs(),
                 lines,
                 polls: 0,
                 ended: None,
@@ -432,5 +501,43 @@ fn finish(
             succeeded,
             failed,
         }
+    }
+}
+
+fn now_secs() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+/// Seconds since the epoch as RFC 3339 (`2024-09-24T18:37:24Z`), as
+/// Anthropic writes `created_at` (Howard Hinnant's civil-from-days).
+fn rfc3339(secs: u64) -> String {
+    let days = (secs / 86_400) as i64;
+    let rest = secs % 86_400;
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        rest / 3600,
+        rest % 3600 / 60,
+        rest % 60
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn rfc3339_dates() {
+        assert_eq!(super::rfc3339(0), "1970-01-01T00:00:00Z");
+        assert_eq!(super::rfc3339(951_868_800), "2000-03-01T00:00:00Z");
+        assert_eq!(super::rfc3339(1_700_000_000), "2023-11-14T22:13:20Z");
     }
 }
