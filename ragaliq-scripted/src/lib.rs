@@ -16,7 +16,15 @@
 //! - passage relevance: a passage is relevant when it shares a content word
 //!   with the query;
 //! - case generation: one question per sentence of the document, about its
-//!   first two content words, answered by the sentence.
+//!   first two content words, answered by the sentence;
+//! - yes/no questions, answered in one word (with OpenAI's `logprobs` when
+//!   the request asks for them): a claim is supported with P(yes) 0.92
+//!   when the rule above says `supported`, 0.35 `partially_supported`,
+//!   0.05 otherwise; contradicted with P(yes) 0.9 when the rule says
+//!   `contradicted`, else 0.1; a response answers the question with
+//!   P(yes) its share of the query's content words (kept within 0.01 and
+//!   0.99); a passage helps answer it with P(yes) 0.9 when it shares a
+//!   content word with the query, else 0.1.
 //!
 //! It also serves the providers' batch APIs (OpenAI's `POST /v1/files` +
 //! `/v1/batches`, Anthropic's `/v1/messages/batches`), answering each line
@@ -315,6 +323,9 @@ fn answer(path: &str, request: &Value, stats: &Stats) -> (StatusCode, Value) {
     stats
         .prompt_chars
         .fetch_add(prompt.chars().count() as u64, Ordering::SeqCst);
+    if let Some(p_yes) = word_rule(&user) {
+        return word_answer(anthropic, request, p_yes, &prompt, stats);
+    }
     let Some(mut reply) = rule(&user) else {
         return (
             StatusCode::BAD_REQUEST,
@@ -360,6 +371,123 @@ fn answer(path: &str, request: &Value, stats: &Stats) -> (StatusCode, Value) {
         })
     };
     (StatusCode::OK, body)
+}
+
+/// A one-word answer with P(yes) `p_yes` (flipped like a verdict when the
+/// judge flips): `Yes` or `No`, and the token probabilities when asked for.
+fn word_answer(
+    anthropic: bool,
+    request: &Value,
+    p_yes: f64,
+    prompt: &str,
+    stats: &Stats,
+) -> (StatusCode, Value) {
+    let mut p = p_yes;
+    let share = f64::from_bits(stats.flip_bits.load(Ordering::SeqCst));
+    if share > 0.0 {
+        let key = hash(0, prompt);
+        let occurrence = {
+            let mut asked = lock(&stats.asked);
+            let n = asked.entry(key).or_insert(0);
+            *n += 1;
+            *n
+        };
+        if unit(stats.seed.load(Ordering::SeqCst) ^ key, occurrence, 0) < share {
+            p = 1.0 - p;
+        }
+    }
+    let word = if p >= 0.5 { "Yes" } else { "No" };
+    let input_tokens = (prompt.len() / 4) as u64;
+    let model = request["model"].as_str().unwrap_or("scripted").to_owned();
+    if anthropic {
+        return (
+            StatusCode::OK,
+            json!({
+                "id": "msg_scripted", "type": "message", "role": "assistant", "model": model,
+                "content": [{"type": "text", "text": word}],
+                "stop_reason": "end_turn",
+                "usage": {"input_tokens": input_tokens, "output_tokens": 1}
+            }),
+        );
+    }
+    let mut choice = json!({"index": 0, "finish_reason": "stop",
+                            "message": {"role": "assistant", "content": word}});
+    if request["logprobs"] == true {
+        let (yes, no) = (
+            p.clamp(1e-6, 1.0 - 1e-6).ln(),
+            (1.0 - p).clamp(1e-6, 1.0 - 1e-6).ln(),
+        );
+        let top = if yes >= no {
+            json!([{"token": "Yes", "logprob": yes}, {"token": "No", "logprob": no}])
+        } else {
+            json!([{"token": "No", "logprob": no}, {"token": "Yes", "logprob": yes}])
+        };
+        choice["logprobs"] = json!({"content": [{"token": word,
+            "logprob": if word == "Yes" { yes } else { no }, "top_logprobs": top}]});
+    }
+    (
+        StatusCode::OK,
+        json!({
+            "id": "chatcmpl-scripted", "object": "chat.completion", "model": model,
+            "choices": [choice],
+            "usage": {"prompt_tokens": input_tokens, "completion_tokens": 1, "total_tokens": input_tokens + 1}
+        }),
+    )
+}
+
+/// P(yes) for one of ragaliq's yes/no questions, by the rules in the crate
+/// docs; `None` for any other prompt.
+pub fn word_rule(user: &str) -> Option<f64> {
+    let question = user.trim_end().lines().last()?.to_owned();
+    let passages = || document_passages(&section(user, "document").unwrap_or_default());
+    if question.contains("supported by the document") {
+        let claim = section(user, "claim")?;
+        return Some(match verify(&claim, &passages()).0 {
+            "supported" => 0.92,
+            "partially_supported" => 0.35,
+            _ => 0.05,
+        });
+    }
+    if question.contains("contradict the claim") {
+        let claim = section(user, "claim")?;
+        return Some(if verify(&claim, &passages()).0 == "contradicted" {
+            0.9
+        } else {
+            0.1
+        });
+    }
+    if question.contains("Does the response answer the question") {
+        let q = words(&section(user, "question")?);
+        let r = words(&section(user, "response")?);
+        let share = if q.is_empty() {
+            0.0
+        } else {
+            q.intersection(&r).count() as f64 / q.len() as f64
+        };
+        return Some(share.clamp(0.01, 0.99));
+    }
+    if question.contains("helps answer the question") {
+        let q = words(&section(user, "question")?);
+        let relevant = passages().iter().any(|p| !q.is_disjoint(&words(p)));
+        return Some(if relevant { 0.9 } else { 0.1 });
+    }
+    None
+}
+
+/// The passages of a `<document>`: one per line, `[n] ` numbered when
+/// there are several.
+fn document_passages(document: &str) -> Vec<String> {
+    document
+        .lines()
+        .map(|l| {
+            let l = l.trim();
+            match l.strip_prefix('[').and_then(|r| r.split_once("] ")) {
+                Some((n, rest)) if n.bytes().all(|b| b.is_ascii_digit()) => rest.to_owned(),
+                _ => l.to_owned(),
+            }
+        })
+        .filter(|l| !l.is_empty())
+        .collect()
 }
 
 fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {

@@ -35,7 +35,7 @@
 /// #     }
 /// # }
 /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
-/// # let judge = Judge::builder(Canned).build().unwrap();
+/// # let judge = Judge::builder(Canned).with_strategy(ragaliq::Strategy::Json).build().unwrap();
 /// let case = RagCase::new("How long do refunds take?")
 ///     .context(["Refunds take 30 days."])
 ///     .response("Refunds take 30 days.");
@@ -70,7 +70,7 @@ macro_rules! assert_faithful {
 /// #     }
 /// # }
 /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
-/// # let judge = Judge::builder(Canned).build().unwrap();
+/// # let judge = Judge::builder(Canned).with_strategy(ragaliq::Strategy::Json).build().unwrap();
 /// let case = RagCase::new("How long do refunds take?")
 ///     .context(["Refunds take 30 days."])
 ///     .response("Refunds take 30 days.");
@@ -101,7 +101,7 @@ macro_rules! assert_no_hallucination {
 /// #     }
 /// # }
 /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
-/// # let judge = Judge::builder(Canned).build().unwrap();
+/// # let judge = Judge::builder(Canned).with_strategy(ragaliq::Strategy::Json).build().unwrap();
 /// let case = RagCase::new("How long?").response("30 days.");
 /// let eval = assert_relevant!(judge, case, threshold = 0.8);
 /// assert_eq!(eval.score, 0.9);
@@ -131,7 +131,7 @@ macro_rules! assert_relevant {
 /// #     }
 /// # }
 /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
-/// # let judge = Judge::builder(Canned).build().unwrap();
+/// # let judge = Judge::builder(Canned).with_strategy(ragaliq::Strategy::Json).build().unwrap();
 /// let case = RagCase::new("How long?").context(["Refunds: 30 days.", "Stores open at nine."]);
 /// let eval = assert_context_precision!(judge, case);
 /// assert_eq!(eval.score, 1.0); // the relevant passage is ranked first
@@ -161,7 +161,7 @@ macro_rules! assert_context_precision {
 /// #     }
 /// # }
 /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
-/// # let judge = Judge::builder(Canned).build().unwrap();
+/// # let judge = Judge::builder(Canned).with_strategy(ragaliq::Strategy::Json).build().unwrap();
 /// let case = RagCase::new("How long?")
 ///     .context(["Refunds are accepted within 30 days."])
 ///     .expected_facts(["The refund window is 30 days."]);
@@ -199,7 +199,7 @@ macro_rules! assert_context_recall {
 /// #     }
 /// # }
 /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
-/// # let judge = Judge::builder(Canned).build().unwrap();
+/// # let judge = Judge::builder(Canned).with_strategy(ragaliq::Strategy::Json).build().unwrap();
 /// let case = RagCase::new("How are refunds paid?")
 ///     .context(["Refunds go to the original card."])
 ///     .response("Refunds are paid in gold.");

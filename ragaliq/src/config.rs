@@ -32,7 +32,12 @@
 //! | `retry.budget_secs` | `RAGALIQ_RETRY_BUDGET_SECS` | 0 to 86,400 | 120 |
 //! | `thresholds.<metric>` | `RAGALIQ_THRESHOLD_<METRIC>` | 0 to 1 | faithfulness, relevance, context precision and recall 0.7; hallucination 0.8 |
 //! | `scoring.weights` | `RAGALIQ_WEIGHTS` | `ratio`, `weighted`, `strict`, or four numbers | `ratio` |
-//! | `judge.verify_batch` | `RAGALIQ_VERIFY_BATCH` | 1 to 64 | 4 (claims per verification call; 1 asks each claim alone) |
+//! | `judge.strategy` | `RAGALIQ_STRATEGY` | `probability`, `word`, `json` | `probability`: short yes/no questions read from token probabilities (see [`Strategy`](crate::Strategy)) |
+//! | `judge.claim_threshold` | `RAGALIQ_CLAIM_THRESHOLD` | 0 to 1 | 0.5: P(supported) at or above which a claim is supported (`cargo ragaliq calibrate --fit` fits it) |
+//! | `judge.passage_threshold` | `RAGALIQ_PASSAGE_THRESHOLD` | 0 to 1 | 0.5: P(relevant) at or above which a passage counts as relevant (context precision) |
+//! | `judge.contradiction` | `RAGALIQ_CONTRADICTION` | `true`, `false` | `true`: an unsupported claim is asked whether the passages contradict it |
+//! | `judge.chunk_chars` | `RAGALIQ_CHUNK_CHARS` | 0 to 1,000,000 | 0 (never): passages longer than this are asked about in chunks, and the best chunk counts |
+//! | `judge.verify_batch` | `RAGALIQ_VERIFY_BATCH` | 1 to 64 | 4 (claims per verification call with `strategy = "json"`; 1 asks each claim alone) |
 //! | `scoring.confidence_floor` | `RAGALIQ_CONFIDENCE_FLOOR` | 0 to 1 | 0.8 |
 //! | `scoring.evidence` | `RAGALIQ_EVIDENCE` | `checked`, `off` | `checked`: a verdict's quote must be in a passage |
 //! | `scoring.samples` | `RAGALIQ_SAMPLES` | 1 to 25, or `"auto"` | 1 |
@@ -43,6 +48,10 @@
 //! | — | `RAGALIQ_REPORT_DIR` | a folder for suite reports | none |
 //! | — | `RAGALIQ_COLLECT` | a batch folder (set by `cargo ragaliq record --batch`) | none: unrecorded questions are asked |
 //!
+//! A `[fitted]` table (`set`, `date`, the kappas) says where the thresholds
+//! in the file were fitted; `cargo ragaliq calibrate --fit` writes it, and
+//! ragaliq reads nothing else from it.
+//!
 //! `RAGALIQ_CONFIG` names another file to read instead of `ragaliq.toml`.
 //! API keys are read only from the variable `api_key_env` names, never from
 //! the file.
@@ -50,8 +59,8 @@
 pub use crate::core::Mode;
 
 use crate::core::{
-    ApiKey, ConfigError, DEFAULT_AGREEMENT, JsonMode, Metric, Price, Samples, VerdictWeights,
-    price_for,
+    ApiKey, ConfigError, DEFAULT_AGREEMENT, JsonMode, Metric, Price, Samples, Strategy,
+    VerdictWeights, price_for,
 };
 use crate::transport::{RetryPolicy, redact_url};
 use serde::Deserialize;
@@ -168,6 +177,17 @@ pub struct Config {
     pub sized_max_tokens: bool,
     /// Claims asked about in one verification call.
     pub verify_batch: usize,
+    /// How verdicts and scores are asked for.
+    pub strategy: Strategy,
+    /// P(supported) at or above which a claim is supported.
+    pub claim_threshold: f64,
+    /// P(relevant) at or above which a passage is relevant.
+    pub passage_threshold: f64,
+    /// Whether an unsupported claim is asked whether it is contradicted.
+    pub contradiction: bool,
+    /// Passages longer than this (characters) are asked about in chunks; 0
+    /// never chunks.
+    pub chunk_chars: usize,
     /// Whether a verdict's evidence must be found in the passages.
     pub evidence_checked: bool,
     /// How many times each question is asked.
@@ -221,6 +241,11 @@ impl std::fmt::Debug for Config {
             .field("stream", &self.stream)
             .field("sized_max_tokens", &self.sized_max_tokens)
             .field("verify_batch", &self.verify_batch)
+            .field("strategy", &self.strategy)
+            .field("claim_threshold", &self.claim_threshold)
+            .field("passage_threshold", &self.passage_threshold)
+            .field("contradiction", &self.contradiction)
+            .field("chunk_chars", &self.chunk_chars)
             .field("evidence_checked", &self.evidence_checked)
             .field("samples", &self.samples)
             .field("agreement", &self.agreement)
@@ -554,6 +579,60 @@ impl Config {
                 "a whole number of claims from 1 to 64",
             )?
             .map_or(crate::core::DEFAULT_VERIFY_BATCH, |n| n as usize);
+        let strategy = r
+            .pick(
+                "RAGALIQ_STRATEGY",
+                "judge.strategy",
+                judge.strategy,
+                text,
+                |s| Strategy::from_name(s).is_some(),
+                Strategy::NAMES,
+            )?
+            .map_or(Strategy::default(), |s| {
+                Strategy::from_name(&s).expect("checked")
+            });
+        let probability = |var: &'static str, key: &'static str, value: Option<f64>| {
+            r.pick(
+                var,
+                key,
+                value,
+                float,
+                |t| (0.0..=1.0).contains(t),
+                "a probability from 0 to 1",
+            )
+        };
+        let claim_threshold = probability(
+            "RAGALIQ_CLAIM_THRESHOLD",
+            "judge.claim_threshold",
+            judge.claim_threshold,
+        )?
+        .unwrap_or(crate::core::DEFAULT_PROBABILITY_THRESHOLD);
+        let passage_threshold = probability(
+            "RAGALIQ_PASSAGE_THRESHOLD",
+            "judge.passage_threshold",
+            judge.passage_threshold,
+        )?
+        .unwrap_or(crate::core::DEFAULT_PROBABILITY_THRESHOLD);
+        let contradiction = r
+            .pick(
+                "RAGALIQ_CONTRADICTION",
+                "judge.contradiction",
+                judge.contradiction,
+                boolean,
+                |_| true,
+                "true or false",
+            )?
+            .unwrap_or(true);
+        let chunk_chars = r
+            .pick(
+                "RAGALIQ_CHUNK_CHARS",
+                "judge.chunk_chars",
+                judge.chunk_chars,
+                int,
+                |n| (0..=1_000_000).contains(n),
+                "a whole number of characters from 0 (never) to 1000000",
+            )?
+            .map_or(0, |n| n as usize);
 
         let defaults = RetryPolicy::default();
         let max_retries = r
@@ -752,6 +831,11 @@ impl Config {
             stream,
             sized_max_tokens,
             verify_batch,
+            strategy,
+            claim_threshold,
+            passage_threshold,
+            contradiction,
+            chunk_chars,
             evidence_checked,
             samples,
             agreement,
@@ -892,6 +976,10 @@ struct RawFile {
     scoring: Option<RawScoring>,
     prompts: Option<RawPrompts>,
     cost: Option<RawCost>,
+    /// Where fitted thresholds came from (written by `calibrate --fit`);
+    /// informational only.
+    #[allow(dead_code)]
+    fitted: Option<toml::Table>,
 }
 
 #[derive(Default, Deserialize)]
@@ -919,6 +1007,11 @@ struct RawJudge {
     stream: Option<bool>,
     sized_max_tokens: Option<bool>,
     verify_batch: Option<i64>,
+    strategy: Option<String>,
+    claim_threshold: Option<f64>,
+    passage_threshold: Option<f64>,
+    contradiction: Option<bool>,
+    chunk_chars: Option<i64>,
 }
 
 #[derive(Default, Deserialize)]

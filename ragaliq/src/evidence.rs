@@ -154,6 +154,79 @@ pub fn same_claim(a: &str, b: &str) -> bool {
         && b.iter().all(|w| a.iter().any(|v| same(v, w)))
 }
 
+/// The sentence of the passages closest to `claim`: the one that shares
+/// most of the claim's content words (numbers included; ties go to the
+/// earlier passage, then the shorter sentence). `None` when no sentence
+/// shares a single content word with it: no passage speaks to the claim.
+///
+/// ragaliq shows this sentence, and says that it found it, beside a claim
+/// the judge found unsupported when the judge was asked a yes/no question
+/// and quoted nothing: a reviewer sees the passage the claim is about
+/// without the judge being asked for a quote (asking for one alongside the
+/// verdict made small judges' verdicts worse).
+///
+/// ```
+/// use ragaliq::evidence::closest_sentence;
+/// let passages = [
+///     "Shipping takes five days. Refunds are paid to the original card.".to_owned(),
+/// ];
+/// let found = closest_sentence("Refunds are paid in gold coins.", &passages).unwrap();
+/// assert_eq!(&passages[0][found.span], "Refunds are paid to the original card.");
+/// assert_eq!(closest_sentence("Parking is free.", &passages), None);
+/// ```
+#[must_use]
+pub fn closest_sentence(claim: &str, passages: &[String]) -> Option<Found> {
+    let wanted = content_words(claim);
+    if wanted.is_empty() {
+        return None;
+    }
+    let mut best: Option<(usize, Found)> = None;
+    for (i, passage) in passages.iter().enumerate() {
+        for span in sentences(passage) {
+            let have = words(&passage[span.clone()]);
+            let shared = wanted
+                .iter()
+                .filter(|w| have.iter().any(|h| same(&h.text, w)))
+                .count();
+            if shared > best.as_ref().map_or(0, |(s, _)| *s) {
+                best = Some((shared, Found { passage: i, span }));
+            }
+        }
+    }
+    best.map(|(_, found)| found)
+}
+
+/// The sentences of `text`, as byte spans without their surrounding space:
+/// ended by `.`, `!`, `?` or `;` before a space (or the end), or by a line
+/// break.
+fn sentences(text: &str) -> Vec<Range<usize>> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let bytes = text.as_bytes();
+    for (i, c) in text.char_indices() {
+        let next_is_space = bytes
+            .get(i + c.len_utf8())
+            .is_none_or(|b| b.is_ascii_whitespace());
+        let ends = matches!(c, '.' | '!' | '?' | ';') && next_is_space || c == '\n';
+        if ends {
+            let end = if c == '\n' { i } else { i + c.len_utf8() };
+            push_trimmed(text, start..end, &mut out);
+            start = i + c.len_utf8();
+        }
+    }
+    push_trimmed(text, start..text.len(), &mut out);
+    out
+}
+
+fn push_trimmed(text: &str, span: Range<usize>, out: &mut Vec<Range<usize>>) {
+    let piece = &text[span.clone()];
+    let lead = piece.len() - piece.trim_start().len();
+    let trail = piece.len() - piece.trim_end().len();
+    if piece.trim().chars().any(char::is_alphanumeric) {
+        out.push(span.start + lead..span.end - trail);
+    }
+}
+
 /// Small words that carry no content of their own.
 const SMALL: [&str; 48] = [
     "a", "an", "the", "and", "or", "but", "of", "to", "in", "on", "at", "by", "for", "with",

@@ -88,12 +88,14 @@
 //!     fn complete<'a>(&'a self, req: &'a JudgeRequest)
 //!         -> BoxFuture<'a, Result<JudgeResponse, TransportError>>
 //!     {
+//!         let question = &req.messages[0].content;
 //!         let reply = match req.task.as_str() {
 //!             "extract_claims" => r#"{"claims": ["Items can be returned within 30 days.",
 //!                                                "Returns are free."]}"#,
-//!             _ => r#"{"verdicts": [
-//!                 {"claim": 1, "verdict": "supported", "evidence": "within 30 days", "confidence": 0.95},
-//!                 {"claim": 2, "verdict": "no_evidence", "evidence": "", "confidence": 0.9}]}"#,
+//!             // One short question per claim, answered in one word (a real
+//!             // server also returns the word's probability).
+//!             "claim_supported" if question.contains("30 days.</claim>") => "yes",
+//!             _ => "no",
 //!         };
 //!         Box::pin(async move { Ok(JudgeResponse::text(reply)) })
 //!     }
@@ -110,10 +112,12 @@
 //! assert!(!eval.passed); // below the default threshold of 0.7
 //! assert_eq!(eval.claims[1].verdict, Verdict::NoEvidence);
 //!
-//! // Hallucination reuses the same two answers: no new call.
+//! // Hallucination reuses the same answers: no new call. Four in all:
+//! // the extraction, a question per claim, and whether the unsupported
+//! // claim is contradicted.
 //! let h = judge.hallucination(&case).await.unwrap();
 //! assert_eq!(h.usage.calls, 0);
-//! assert_eq!(judge.usage().calls, 2);
+//! assert_eq!(judge.usage().calls, 4);
 //! # });
 //! ```
 //!
@@ -160,7 +164,7 @@ mod transport;
 
 pub use crate::core::{
     AUTO_BAND, Agreement, BUILTIN_PRICES, CaseError, ClaimVerdict, ConfigError, DEFAULT_AGREEMENT,
-    Evaluation, Metric, PassageVerdict, Price, RagCase, Samples, Spread, Usage, Verdict,
+    Evaluation, Metric, PassageVerdict, Price, RagCase, Samples, Spread, Strategy, Usage, Verdict,
     VerdictWeights,
 };
 pub use calibration::calibration;

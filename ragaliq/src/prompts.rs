@@ -5,6 +5,12 @@
 //! A template file starts with a header (`version: N`, then a line `---`);
 //! the rest is the text, with `{{name}}` placeholders. The version is part of
 //! every request, so editing a prompt changes every fingerprint that used it.
+//!
+//! Two kinds of task: those answered in JSON (their system prompt is
+//! `system.txt`), and short yes/no questions answered in one word (their
+//! system prompt is `system_word.txt`), read from the judge's token
+//! probabilities where its server returns them
+//! ([`Task::answers_in_a_word`]).
 
 use crate::core::ConfigError;
 use std::path::Path;
@@ -25,18 +31,50 @@ pub enum Task {
     PassageRelevance,
     /// Write questions and grounded answers from a document (case generation).
     GenerateCases,
+    /// Is one claim supported by the passages? One word: yes or no.
+    ClaimSupported,
+    /// Do the passages contradict one claim? One word: yes or no.
+    ClaimContradicted,
+    /// Does the response answer the query? One word: yes or no.
+    AnswersQuery,
+    /// Does one passage help answer the query? One word: yes or no.
+    PassageRelevant,
 }
 
 impl Task {
     /// Every task.
-    pub const ALL: [Task; 6] = [
+    pub const ALL: [Task; 10] = [
         Task::ExtractClaims,
         Task::VerifyClaims,
         Task::VerifyClaim,
         Task::Relevance,
         Task::PassageRelevance,
         Task::GenerateCases,
+        Task::ClaimSupported,
+        Task::ClaimContradicted,
+        Task::AnswersQuery,
+        Task::PassageRelevant,
     ];
+
+    /// Whether the task is a yes/no question answered in one word, read
+    /// from the judge's token probabilities where the server returns them
+    /// (its system prompt is `system_word.txt`, its reply plain text).
+    ///
+    /// ```
+    /// use ragaliq::prompts::Task;
+    /// assert!(Task::ClaimSupported.answers_in_a_word());
+    /// assert!(!Task::VerifyClaims.answers_in_a_word());
+    /// ```
+    #[must_use]
+    pub fn answers_in_a_word(self) -> bool {
+        matches!(
+            self,
+            Task::ClaimSupported
+                | Task::ClaimContradicted
+                | Task::AnswersQuery
+                | Task::PassageRelevant
+        )
+    }
 
     /// The task's label, also its template's file stem.
     #[must_use]
@@ -48,6 +86,10 @@ impl Task {
             Task::Relevance => "relevance",
             Task::PassageRelevance => "passage_relevance",
             Task::GenerateCases => "generate_cases",
+            Task::ClaimSupported => "claim_supported",
+            Task::ClaimContradicted => "claim_contradicted",
+            Task::AnswersQuery => "answers_query",
+            Task::PassageRelevant => "passage_relevant",
         }
     }
 
@@ -85,7 +127,12 @@ impl Task {
             Task::VerifyClaim => &["evidence", "verdict", "confidence"],
             Task::Relevance => &["reasoning", "score"],
             Task::PassageRelevance => &["passage", "reason", "relevant"],
-            Task::ExtractClaims | Task::GenerateCases => &[],
+            Task::ExtractClaims
+            | Task::GenerateCases
+            | Task::ClaimSupported
+            | Task::ClaimContradicted
+            | Task::AnswersQuery
+            | Task::PassageRelevant => &[],
         }
     }
 
@@ -172,6 +219,12 @@ impl Task {
                     n,
                 ),
             )]),
+            // Asked for plain text (no JSON grammar: under one, token
+            // probabilities saturate); the schema says what the word is.
+            Task::ClaimSupported
+            | Task::ClaimContradicted
+            | Task::AnswersQuery
+            | Task::PassageRelevant => json!({"type": "string", "enum": ["yes", "no"]}),
         }
     }
 
@@ -185,6 +238,11 @@ impl Task {
     /// ```
     #[must_use]
     pub fn reply_tokens(self, shape: &Shape) -> u32 {
+        if self.answers_in_a_word() {
+            // The word, and room for a quote or a space the tokenizer
+            // puts before it; the probabilities are read at the word.
+            return WORD_TOKENS;
+        }
         let n = shape.items.max(1);
         let tokens = match self {
             // Claims restate the response, with pronouns resolved.
@@ -194,6 +252,10 @@ impl Task {
             Task::Relevance => 224,
             Task::PassageRelevance => 64 + 80 * n,
             Task::GenerateCases => 64 + 220 * n,
+            Task::ClaimSupported
+            | Task::ClaimContradicted
+            | Task::AnswersQuery
+            | Task::PassageRelevant => 0,
         };
         u32::try_from(tokens.max(256)).unwrap_or(u32::MAX)
     }
@@ -206,11 +268,19 @@ impl Task {
             Task::Relevance => include_str!("../prompts/relevance.txt"),
             Task::PassageRelevance => include_str!("../prompts/passage_relevance.txt"),
             Task::GenerateCases => include_str!("../prompts/generate_cases.txt"),
+            Task::ClaimSupported => include_str!("../prompts/claim_supported.txt"),
+            Task::ClaimContradicted => include_str!("../prompts/claim_contradicted.txt"),
+            Task::AnswersQuery => include_str!("../prompts/answers_query.txt"),
+            Task::PassageRelevant => include_str!("../prompts/passage_relevant.txt"),
         }
     }
 }
 
 const SYSTEM: &str = include_str!("../prompts/system.txt");
+const SYSTEM_WORD: &str = include_str!("../prompts/system_word.txt");
+
+/// The reply limit of a one-word answer.
+pub const WORD_TOKENS: u32 = 3;
 
 /// Longest claim the extraction schema allows, in characters.
 pub const CLAIM_CHARS: usize = 400;
@@ -275,6 +345,10 @@ impl Shape {
             Task::PassageRelevance => count("passage", "passages"),
             Task::GenerateCases => count("case", "cases"),
             Task::Relevance => "one score".into(),
+            Task::ClaimSupported
+            | Task::ClaimContradicted
+            | Task::AnswersQuery
+            | Task::PassageRelevant => "one word".into(),
         }
     }
 }
@@ -349,7 +423,8 @@ impl Template {
 #[derive(Clone, Debug)]
 pub struct Templates {
     system: Arc<Template>,
-    tasks: Arc<[Template; 6]>,
+    system_word: Arc<Template>,
+    tasks: Arc<[Template; 10]>,
 }
 
 impl Templates {
@@ -361,6 +436,7 @@ impl Templates {
         };
         Templates {
             system: Arc::new(parse(SYSTEM, "system.txt")),
+            system_word: Arc::new(parse(SYSTEM_WORD, "system_word.txt")),
             tasks: Arc::new(Task::ALL.map(|t| parse(t.builtin(), t.name()))),
         }
     }
@@ -394,20 +470,33 @@ impl Templates {
         };
         let builtin = Templates::builtin();
         let system = load("system", &builtin.system)?;
+        let system_word = load("system_word", &builtin.system_word)?;
         let mut tasks = (*builtin.tasks).clone();
         for (task, slot) in Task::ALL.iter().zip(tasks.iter_mut()) {
             *slot = load(task.name(), slot)?;
         }
         Ok(Templates {
             system: Arc::new(system),
+            system_word: Arc::new(system_word),
             tasks: Arc::new(tasks),
         })
     }
 
-    /// The system prompt.
+    /// The system prompt of the tasks answered in JSON.
     #[must_use]
     pub fn system(&self) -> &Template {
         &self.system
+    }
+
+    /// The system prompt `task` is asked with: `system_word.txt` for a
+    /// question answered in one word, `system.txt` otherwise.
+    #[must_use]
+    pub fn system_for(&self, task: Task) -> &Template {
+        if task.answers_in_a_word() {
+            &self.system_word
+        } else {
+            &self.system
+        }
     }
 
     /// The template for `task`.
@@ -425,14 +514,20 @@ impl Templates {
         self.template(task).fields.as_deref()
     }
 
-    /// The version label requests carry: `<task>@<version>+system@<version>`.
+    /// The version label requests carry: `<task>@<version>+system@<version>`
+    /// (`+system_word@<version>` for a question answered in one word).
     #[must_use]
     pub fn version_label(&self, task: Task) -> String {
+        let system = if task.answers_in_a_word() {
+            "system_word"
+        } else {
+            "system"
+        };
         format!(
-            "{}@{}+system@{}",
+            "{}@{}+{system}@{}",
             task.name(),
             self.template(task).version,
-            self.system.version
+            self.system_for(task).version
         )
     }
 
@@ -542,10 +637,18 @@ mod tests {
         for task in Task::ALL {
             let body = &t.template(task).body;
             assert!(body.contains("{{"), "{task:?} has no placeholder");
-            assert!(
-                body.contains("Reply:"),
-                "{task:?} does not show the reply format"
-            );
+            if task.answers_in_a_word() {
+                // No reply example: the question ends in the word asked for.
+                assert!(
+                    body.trim_end().ends_with(r#"Answer "yes" or "no"."#),
+                    "{task:?} does not end in its question"
+                );
+            } else {
+                assert!(
+                    body.contains("Reply:"),
+                    "{task:?} does not show the reply format"
+                );
+            }
         }
     }
 

@@ -153,12 +153,20 @@ impl Session {
         ask: &A,
         sample: u32,
     ) -> Result<A::Answer> {
-        let question = self
+        let mut question = self
             .asking
             .question(ask, self.client.formats.current(), sample);
+        if self.client.probabilities_refused.load(Ordering::SeqCst) {
+            question.request.top_logprobs = 0;
+        }
         let (reply, fingerprint) = self.exchange(question, tally).await?;
+        if reply.logprobs.is_none() && self.asking.probabilities && A::TASK.answers_in_a_word() {
+            // Said once, in the judge's description; the recording's check
+            // says how each answer was read.
+            self.client.no_probabilities.store(true, Ordering::SeqCst);
+        }
         let answer = ask
-            .read(&reply.text)
+            .read_response(&reply)
             .map_err(|source| Error::JudgeResponse {
                 task: A::TASK.name(),
                 source,
@@ -206,7 +214,11 @@ impl Session {
                 return Ok((response, fingerprint));
             }
             let charge = |spent: Usage| self.charge(tally, spent);
-            match self.client.answer(fingerprint, request, &charge).await {
+            match self
+                .client
+                .answer(fingerprint, request, question.word, &charge)
+                .await
+            {
                 Ok((response, made_call)) => {
                     lock(&self.served).insert(fingerprint);
                     if !made_call {
@@ -242,6 +254,18 @@ impl Session {
                         None => return Err(Error::Transport(e)),
                     }
                 }
+                Err(CallError::Failed(Error::Transport(e)))
+                    if question.request.top_logprobs > 0
+                        && crate::client::refuses_probabilities(&e) =>
+                {
+                    // Asked once more without them, and never again: the
+                    // answer is then read from the word written.
+                    self.client
+                        .probabilities_refused
+                        .store(true, Ordering::SeqCst);
+                    self.client.no_probabilities.store(true, Ordering::SeqCst);
+                    question.request.top_logprobs = 0;
+                }
                 Err(CallError::Failed(e)) => {
                     if e.is_budget() {
                         self.usage.skip();
@@ -274,6 +298,16 @@ impl Session {
         let current = JsonMode::of(&request.response_format);
         if let Some(mode) = recorder.negotiated(requested).filter(|m| *m != current) {
             let alt = question.in_mode(mode).fingerprint(provider);
+            if let Some(found) = recorder.lookup_only(&alt, trial) {
+                return Ok(Some((found, alt)));
+            }
+        }
+        // Recorded where the server refused token probabilities: the same
+        // question without them.
+        if request.top_logprobs > 0 {
+            let mut plain = request.clone();
+            plain.top_logprobs = 0;
+            let alt = plain.fingerprint(provider);
             if let Some(found) = recorder.lookup_only(&alt, trial) {
                 return Ok(Some((found, alt)));
             }

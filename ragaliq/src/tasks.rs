@@ -8,11 +8,11 @@
 //! back, never reply text. Nothing here knows a metric, a recording or a
 //! client.
 
-use crate::core::{Check, CheckOutcome, JsonMode, JudgeRequest, Message, Verdict};
+use crate::core::{Check, CheckOutcome, JsonMode, JudgeRequest, JudgeResponse, Message, Verdict};
 use crate::evidence::{self, Found, Grounding};
 use crate::parse::{
     self, Batch, GeneratedCase, ParseError, ParseErrorKind, ParsedRelevance, ParsedVerdict,
-    ScoredReply,
+    ScoredReply, YesNo,
 };
 use crate::prompts::{SchemaDialect, Shape, Task, Templates, escape, numbered};
 use serde_json::json;
@@ -22,12 +22,19 @@ use serde_json::json;
 /// without end.
 pub const MAX_REASKS: usize = 8;
 
+/// How many likeliest alternatives a yes/no question asks for at each
+/// token (OpenAI allows up to 20; ten hold every spelling of yes and no).
+pub const TOP_LOGPROBS: u8 = 10;
+
 /// How a session's requests are written: the model, its sampling and reply
 /// limits, the templates, and the schema keywords the server accepts.
 #[derive(Clone, Debug)]
 pub(crate) struct Asking {
     pub model: String,
     pub temperature: f64,
+    /// Whether yes/no questions ask for token probabilities (not of a
+    /// provider that has none, Anthropic; nor under `verification = "word"`).
+    pub probabilities: bool,
     /// The configured ceiling of every reply's token limit.
     pub max_tokens: u32,
     /// Whether each task's limit is sized from its input, under the ceiling.
@@ -46,7 +53,11 @@ impl Asking {
         let vars = ask.vars();
         let vars: Vec<(&str, &str)> = vars.iter().map(|(k, v)| (*k, v.as_str())).collect();
         let schema = task.schema_in_order(&shape, self.dialect, self.templates.fields(task));
-        let (max_tokens, sized_for) = if self.sized_max_tokens {
+        let word = task.answers_in_a_word();
+        let (max_tokens, sized_for) = if word {
+            // One word, whatever the ceiling: the answer is read there.
+            (crate::prompts::WORD_TOKENS, shape.describe(task))
+        } else if self.sized_max_tokens {
             let limit = task.reply_tokens(&shape).min(self.max_tokens);
             (limit, shape.describe(task))
         } else {
@@ -57,15 +68,27 @@ impl Asking {
                 task: task.name().to_owned(),
                 template_version: self.templates.version_label(task),
                 model: self.model.clone(),
-                system: self.templates.system().body.clone(),
+                system: self.templates.system_for(task).body.clone(),
                 messages: vec![Message::user(self.templates.render(task, &vars))],
                 temperature: self.temperature,
                 max_tokens,
-                response_format: mode.format(task.name(), &schema),
+                // Plain text: under a JSON grammar the word's probability
+                // saturates, and the reply is one word anyway.
+                response_format: if word {
+                    crate::core::ResponseFormat::Text
+                } else {
+                    mode.format(task.name(), &schema)
+                },
                 sample,
+                top_logprobs: if word && self.probabilities {
+                    TOP_LOGPROBS
+                } else {
+                    0
+                },
                 subject: ask.subject(),
             },
             task: task.name(),
+            word,
             schema,
             sized_for,
         }
@@ -78,6 +101,9 @@ pub(crate) struct Question {
     pub request: JudgeRequest,
     /// The task's label.
     pub task: &'static str,
+    /// A yes/no question answered in one word: plain text whatever the
+    /// JSON mode, and a reply at its token limit is whole.
+    pub word: bool,
     schema: serde_json::Value,
     /// What the reply limit was sized for ("3 claims"); empty when the
     /// configured ceiling was the limit.
@@ -85,8 +111,12 @@ pub(crate) struct Question {
 }
 
 impl Question {
-    /// The request, with its reply shaped as `mode` asks.
+    /// The request, with its reply shaped as `mode` asks (a one-word
+    /// question stays plain text).
     pub(crate) fn in_mode(&self, mode: JsonMode) -> JudgeRequest {
+        if self.word {
+            return self.request.clone();
+        }
         JudgeRequest {
             response_format: mode.format(self.task, &self.schema),
             ..self.request.clone()
@@ -109,6 +139,11 @@ pub(crate) trait Ask: Sync {
     fn shape(&self) -> Shape;
     /// Reads the judge's reply.
     fn read(&self, reply: &str) -> Result<Self::Answer, ParseError>;
+    /// Reads the judge's whole response (its token probabilities too, for
+    /// a yes/no question); the reply text by default.
+    fn read_response(&self, response: &JudgeResponse) -> Result<Self::Answer, ParseError> {
+        self.read(&response.text)
+    }
     /// What was made of the answer's items, for the recording (none by default).
     fn checks(&self, _answer: &Self::Answer) -> Vec<Check> {
         Vec::new()
@@ -131,6 +166,12 @@ pub(crate) struct CheckedVerdict {
     /// A verdict that needs evidence (supported, partially supported,
     /// contradicted) whose quote is in no passage, or that quotes none.
     pub ungrounded: bool,
+    /// P(supported), for a verdict read from a yes/no question's token
+    /// probabilities.
+    pub probability: Option<f64>,
+    /// The evidence is the passage sentence closest to the claim, found by
+    /// ragaliq (the judge was asked a yes/no question, not for a quote).
+    pub located: bool,
 }
 
 impl CheckedVerdict {
@@ -140,6 +181,8 @@ impl CheckedVerdict {
                 verdict,
                 found: None,
                 ungrounded: false,
+                probability: None,
+                located: false,
             };
         }
         match evidence::locate(&verdict.evidence, passages) {
@@ -147,11 +190,15 @@ impl CheckedVerdict {
                 verdict,
                 found: Some(found),
                 ungrounded: false,
+                probability: None,
+                located: false,
             },
             Grounding::Ungrounded | Grounding::NoQuote => CheckedVerdict {
                 verdict,
                 found: None,
                 ungrounded: true,
+                probability: None,
+                located: false,
             },
         }
     }
@@ -502,5 +549,191 @@ impl Ask for GenerateCases<'_> {
 
     fn read(&self, reply: &str) -> Result<Vec<GeneratedCase>, ParseError> {
         parse::generated_cases(reply)
+    }
+}
+
+/// The passages of a one-word question: one per line, numbered `[1]`,
+/// `[2]` when there are several, escaped.
+fn document(passages: &[String]) -> String {
+    if passages.len() == 1 {
+        return escape(passages[0].trim());
+    }
+    passages
+        .iter()
+        .enumerate()
+        .map(|(i, p)| format!("[{}] {}", i + 1, escape(p.trim())))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// What a yes/no answer's check says in the recording.
+fn read_check(answer: &YesNo) -> Vec<Check> {
+    vec![Check {
+        item: 1,
+        outcome: CheckOutcome::Read(answer.read.clone()),
+    }]
+}
+
+/// Is one claim supported by the passages (or a chunk of them)? Passages
+/// first, the claim last, so a server's prompt cache reuses the passages
+/// across the claims of a case.
+pub(crate) struct ClaimSupported<'a> {
+    pub claim: &'a str,
+    pub passages: &'a [String],
+}
+
+impl Ask for ClaimSupported<'_> {
+    type Answer = YesNo;
+    const TASK: Task = Task::ClaimSupported;
+
+    fn vars(&self) -> Vec<(&'static str, String)> {
+        vec![
+            ("passages", document(self.passages)),
+            ("claim", escape(self.claim.trim())),
+        ]
+    }
+
+    fn subject(&self) -> serde_json::Value {
+        json!({"claim": self.claim, "passages": self.passages})
+    }
+
+    fn shape(&self) -> Shape {
+        Shape::items(1)
+    }
+
+    fn read(&self, reply: &str) -> Result<YesNo, ParseError> {
+        parse::yes_no(reply, None)
+    }
+
+    fn read_response(&self, response: &JudgeResponse) -> Result<YesNo, ParseError> {
+        parse::yes_no(&response.text, response.logprobs.as_deref())
+    }
+
+    fn checks(&self, answer: &YesNo) -> Vec<Check> {
+        read_check(answer)
+    }
+}
+
+/// Do the passages contradict one claim? Asked only of claims found
+/// unsupported, to tell a contradiction from no evidence.
+pub(crate) struct ClaimContradicted<'a> {
+    pub claim: &'a str,
+    pub passages: &'a [String],
+}
+
+impl Ask for ClaimContradicted<'_> {
+    type Answer = YesNo;
+    const TASK: Task = Task::ClaimContradicted;
+
+    fn vars(&self) -> Vec<(&'static str, String)> {
+        vec![
+            ("passages", document(self.passages)),
+            ("claim", escape(self.claim.trim())),
+        ]
+    }
+
+    fn subject(&self) -> serde_json::Value {
+        json!({"claim": self.claim, "passages": self.passages})
+    }
+
+    fn shape(&self) -> Shape {
+        Shape::items(1)
+    }
+
+    fn read(&self, reply: &str) -> Result<YesNo, ParseError> {
+        parse::yes_no(reply, None)
+    }
+
+    fn read_response(&self, response: &JudgeResponse) -> Result<YesNo, ParseError> {
+        parse::yes_no(&response.text, response.logprobs.as_deref())
+    }
+
+    fn checks(&self, answer: &YesNo) -> Vec<Check> {
+        read_check(answer)
+    }
+}
+
+/// Does the response answer the query? P(yes) is the relevance score.
+pub(crate) struct AnswersQuery<'a> {
+    pub query: &'a str,
+    pub response: &'a str,
+}
+
+impl Ask for AnswersQuery<'_> {
+    type Answer = YesNo;
+    const TASK: Task = Task::AnswersQuery;
+
+    fn vars(&self) -> Vec<(&'static str, String)> {
+        vec![
+            ("query", escape(self.query.trim())),
+            ("response", escape(self.response.trim())),
+        ]
+    }
+
+    fn subject(&self) -> serde_json::Value {
+        json!({"query": self.query, "response": self.response})
+    }
+
+    fn shape(&self) -> Shape {
+        Shape::items(1)
+    }
+
+    fn read(&self, reply: &str) -> Result<YesNo, ParseError> {
+        parse::yes_no(reply, None)
+    }
+
+    fn read_response(&self, response: &JudgeResponse) -> Result<YesNo, ParseError> {
+        parse::yes_no(&response.text, response.logprobs.as_deref())
+    }
+
+    fn checks(&self, answer: &YesNo) -> Vec<Check> {
+        read_check(answer)
+    }
+}
+
+/// Does one passage help answer the query (the expected answer, when
+/// given, shows what a good answer needs)?
+pub(crate) struct PassageRelevant<'a> {
+    pub query: &'a str,
+    pub expected: Option<&'a str>,
+    pub passage: &'a str,
+}
+
+impl Ask for PassageRelevant<'_> {
+    type Answer = YesNo;
+    const TASK: Task = Task::PassageRelevant;
+
+    fn vars(&self) -> Vec<(&'static str, String)> {
+        let expected = self
+            .expected
+            .filter(|a| !a.trim().is_empty())
+            .map_or_else(String::new, |a| {
+                format!("\n<expected>{}</expected>\n", escape(a.trim()))
+            });
+        vec![
+            ("query", escape(self.query.trim())),
+            ("expected", expected),
+            ("passage", escape(self.passage.trim())),
+        ]
+    }
+
+    fn subject(&self) -> serde_json::Value {
+        json!({"query": self.query, "expected": self.expected, "passages": [self.passage]})
+    }
+
+    fn shape(&self) -> Shape {
+        Shape::items(1)
+    }
+
+    fn read(&self, reply: &str) -> Result<YesNo, ParseError> {
+        parse::yes_no(reply, None)
+    }
+
+    fn read_response(&self, response: &JudgeResponse) -> Result<YesNo, ParseError> {
+        parse::yes_no(&response.text, response.logprobs.as_deref())
+    }
+
+    fn checks(&self, answer: &YesNo) -> Vec<Check> {
+        read_check(answer)
     }
 }

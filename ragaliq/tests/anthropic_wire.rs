@@ -3,6 +3,7 @@
 mod common;
 
 use common::{fast_retries, refund_case, within};
+use ragaliq::Strategy;
 use ragaliq::judge::{ANTHROPIC_VERSION, AnthropicTransport, ApiKey, Judge};
 use ragaliq::{Error, TransportErrorKind, Verdict};
 use serde_json::{Value, json};
@@ -15,6 +16,7 @@ fn judge(server: &MockServer, retries: u32) -> Judge {
     let t = AnthropicTransport::new(&format!("{}/v1", server.uri()))
         .with_api_key(Some(ApiKey::new(KEY)), "ANTHROPIC_API_KEY");
     Judge::builder(t)
+        .with_strategy(Strategy::Json)
         .with_model("claude-test")
         .with_retry(fast_retries(retries))
         .build()
@@ -156,7 +158,10 @@ async fn missing_key_names_the_variable() {
     let server = MockServer::start().await;
     let t = AnthropicTransport::new(&format!("{}/v1", server.uri()))
         .with_api_key(None, "MY_ANTHROPIC_KEY");
-    let keyless = Judge::builder(t).build().unwrap();
+    let keyless = Judge::builder(t)
+        .with_strategy(Strategy::Json)
+        .build()
+        .unwrap();
     let err = within(keyless.relevance(&refund_case())).await.unwrap_err();
     assert!(err.to_string().contains("set MY_ANTHROPIC_KEY"), "{err}");
 }

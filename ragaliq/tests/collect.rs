@@ -5,7 +5,7 @@
 //! one; the judge's server is never called.
 
 use ragaliq::batch::BatchFolder;
-use ragaliq::judge::JudgeResponse;
+use ragaliq::judge::{JudgeResponse, TokenLogprob, TopLogprob};
 use ragaliq::{Config, Error, Judge, RagCase};
 use std::path::Path;
 
@@ -19,8 +19,33 @@ fn answer_queue(folder: &BatchFolder) -> Vec<String> {
             .iter()
             .map(|m| m.content.as_str())
             .collect();
-        let reply = ragaliq_scripted::rule(&user).expect("a task the rule knows");
-        let answer = JudgeResponse::text(reply.to_string()).with_tokens(100, 10);
+        // A yes/no question is answered as OpenAI answers it: the word,
+        // and its token probabilities.
+        let answer = match ragaliq_scripted::word_rule(&user) {
+            Some(p) => {
+                let word = if p >= 0.5 { "Yes" } else { "No" };
+                let top = vec![
+                    TopLogprob {
+                        token: "Yes".into(),
+                        logprob: p.ln(),
+                    },
+                    TopLogprob {
+                        token: "No".into(),
+                        logprob: (1.0 - p).ln(),
+                    },
+                ];
+                JudgeResponse::text(word).with_logprobs(vec![TokenLogprob {
+                    token: word.into(),
+                    logprob: if p >= 0.5 { p.ln() } else { (1.0 - p).ln() },
+                    top,
+                }])
+            }
+            None => {
+                let reply = ragaliq_scripted::rule(&user).expect("a task the rule knows");
+                JudgeResponse::text(reply.to_string())
+            }
+        }
+        .with_tokens(100, 10);
         folder.write_answer(&fingerprint, &answer).unwrap();
         tasks.push(question.request.task);
     }
@@ -62,16 +87,22 @@ async fn every_question_of_a_stage_is_queued_in_one_round_and_answers_come_from_
     assert!(e.to_string().contains("extract_claims: queued"), "{e}");
     assert_eq!(answer_queue(&folder), ["extract_claims"]);
 
-    // Round 2: the three claims are asked alone (verify_batch = 1), and all
+    // Round 2: each claim is asked alone whether it is supported, and all
     // three are queued, not only the first.
     let e = judge.faithfulness(&case).await.unwrap_err();
     assert!(e.is_queued(), "{e}");
     assert_eq!(
         answer_queue(&folder),
-        ["verify_claim", "verify_claim", "verify_claim"]
+        ["claim_supported", "claim_supported", "claim_supported"]
     );
 
-    // Round 3: every answer is in the folder; the evaluation is scored as
+    // Round 3: the claim the passages do not support ("a receipt") is
+    // asked whether they contradict it.
+    let e = judge.faithfulness(&case).await.unwrap_err();
+    assert!(e.is_queued(), "{e}");
+    assert_eq!(answer_queue(&folder), ["claim_contradicted"]);
+
+    // Round 4: every answer is in the folder; the evaluation is scored as
     // a live one would be, at the batch price.
     let eval = judge.faithfulness(&case).await.unwrap();
     assert!(folder.queued().unwrap().is_empty());
@@ -80,8 +111,8 @@ async fn every_question_of_a_stage_is_queued_in_one_round_and_answers_come_from_
     let batch_price = 100.0 * 0.075 / 1e6 + 10.0 * 0.30 / 1e6;
     let cost = judge.cost().expect("gpt-4o-mini has a price");
     assert!(
-        (cost - 4.0 * batch_price).abs() < 1e-12,
-        "4 answers at half of gpt-4o-mini's price, not {cost}"
+        (cost - 5.0 * batch_price).abs() < 1e-12,
+        "5 answers at half of gpt-4o-mini's price, not {cost}"
     );
     let _ = std::fs::remove_dir_all(&dir);
 }

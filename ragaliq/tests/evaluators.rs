@@ -5,6 +5,7 @@
 mod common;
 
 use common::{fast_retries, openai_reply, refund_case, within};
+use ragaliq::Strategy;
 use ragaliq::judge::{Judge, OpenAiTransport};
 use ragaliq::{Error, EvalOptions, Metric, RagCase, Verdict, VerdictWeights};
 use ragaliq_scripted::ScriptedJudge;
@@ -75,6 +76,7 @@ async fn canned_with(
 /// batches below are asked as one call whatever the default batch size.
 fn wm_judge(server: &MockServer) -> Judge {
     Judge::builder(OpenAiTransport::new(&format!("{}/v1", server.uri())))
+        .with_strategy(Strategy::Json)
         .with_retry(fast_retries(0))
         .with_verify_batch(8)
         .build()
@@ -356,6 +358,7 @@ async fn ungrounded_evidence_is_asked_again_then_undecided_never_a_pass() {
     )
     .await;
     let unchecked = Judge::builder(OpenAiTransport::new(&format!("{}/v1", server.uri())))
+        .with_strategy(Strategy::Json)
         .with_retry(fast_retries(0))
         .with_evidence_checked(false)
         .build()
@@ -456,22 +459,35 @@ async fn an_unknown_label_is_an_error_carrying_the_reply_not_a_guess() {
 }
 
 #[tokio::test]
-async fn faithfulness_and_hallucination_cost_two_calls_in_total() {
+async fn faithfulness_and_hallucination_share_every_call() {
     let server = ScriptedJudge::start().await;
     let judge = scripted(&server, 8);
     let case = refund_case();
     let (f, h) =
         within(async { tokio::join!(judge.faithfulness(&case), judge.hallucination(&case)) }).await;
     let (f, h) = (f.unwrap(), h.unwrap());
-    assert_eq!(server.requests(), 2);
-    assert_eq!(f.usage.calls + h.usage.calls, 2);
-    assert_eq!(judge.usage().calls, 2);
+    // One extraction, one question per claim (2), and one whether the
+    // unsupported claim is contradicted: four calls, shared by the two
+    // metrics (each is paid once, whichever asked first).
+    assert_eq!(server.requests(), 4);
+    assert_eq!(f.usage.calls + h.usage.calls, 4);
+    assert_eq!(judge.usage().calls, 4);
     // The scripted rule supports the first sentence and finds no evidence for the second.
     assert_eq!((f.score, h.score), (0.5, 0.5));
     assert_eq!(h.failed_claims().map(|(n, _)| n).collect::<Vec<_>>(), [2]);
     // Relevance adds exactly one more.
     within(judge.relevance(&case)).await.unwrap();
-    assert_eq!(server.requests(), 3);
+    assert_eq!(server.requests(), 5);
+    // With the JSON prompts, the claims go in one batch: two calls.
+    let json_server = ScriptedJudge::start().await;
+    let json = Judge::builder(OpenAiTransport::new(&json_server.base_url()))
+        .with_strategy(Strategy::Json)
+        .build()
+        .unwrap();
+    let (f, h) =
+        within(async { tokio::join!(json.faithfulness(&case), json.hallucination(&case)) }).await;
+    assert_eq!((f.unwrap().score, h.unwrap().score), (0.5, 0.5));
+    assert_eq!(json_server.requests(), 2);
 }
 
 #[tokio::test]

@@ -7,6 +7,7 @@
 mod common;
 
 use common::{fast_retries, read_request};
+use ragaliq::Strategy;
 use ragaliq::judge::{Judge, OpenAiTransport};
 use ragaliq::{Error, RagCase, TransportError, TransportErrorKind};
 use ragaliq_scripted::ScriptedJudge;
@@ -72,6 +73,7 @@ fn case() -> RagCase {
 
 async fn relevance_against(url: &str, retries: u32) -> (TransportError, Duration) {
     let judge = Judge::builder(OpenAiTransport::new(url))
+        .with_strategy(Strategy::Json)
         .with_timeout(Duration::from_millis(300))
         // One attempt's bound is the timeout plus half a second per token
         // of the reply's limit: 0.3 s + 0.5 s.
@@ -178,6 +180,7 @@ async fn two_hundred_evaluations_against_a_server_failing_one_in_five() {
     server.set_fail_every(5);
     server.set_latency(Duration::from_millis(5));
     let judge = Judge::builder(OpenAiTransport::new(&server.base_url()))
+        .with_strategy(Strategy::Json)
         .with_concurrency(8)
         .with_retry(fast_retries(0))
         .build()
@@ -222,6 +225,7 @@ async fn two_hundred_evaluations_against_a_server_failing_one_in_five() {
     // the order, so 3 retries would lose one of the 200 in about a quarter
     // of runs (0.2^4 × 200 ≈ 0.3); 8 retries make that about 1 in 10,000.
     let retrying = Judge::builder(OpenAiTransport::new(&server.base_url()))
+        .with_strategy(Strategy::Json)
         .with_concurrency(8)
         .with_retry(fast_retries(8))
         .build()

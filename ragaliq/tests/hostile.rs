@@ -12,6 +12,7 @@
 mod common;
 
 use common::{fast_retries, within};
+use ragaliq::Strategy;
 use ragaliq::batch::{BatchApi, BatchProgress, BatchTag};
 use ragaliq::judge::{
     AnthropicTransport, ApiKey, JudgeRequest, OpenAiTransport, RetryPolicy, limits,
@@ -123,6 +124,7 @@ fn case() -> RagCase {
 
 fn judge(transport: impl ragaliq::judge::Transport, retry: RetryPolicy) -> Judge {
     Judge::builder(transport)
+        .with_strategy(Strategy::Json)
         .with_retry(retry)
         .with_timeout(Duration::from_secs(10))
         .build()

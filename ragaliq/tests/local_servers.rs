@@ -10,6 +10,7 @@
 mod common;
 
 use common::{fast_retries, openai_reply, read_request, within};
+use ragaliq::Strategy;
 use ragaliq::judge::{AnthropicTransport, ApiKey, JsonMode, Judge, OpenAiTransport, RetryPolicy};
 use ragaliq::{Config, Error, Metric, RagCase, TransportErrorKind};
 use serde_json::{Value, json};
@@ -58,6 +59,7 @@ async fn refusing_json_schema() -> (MockServer, Arc<Mutex<Vec<Value>>>) {
 async fn a_refused_json_schema_steps_down_once_and_is_not_retried() {
     let (server, formats) = refusing_json_schema().await;
     let judge = Judge::builder(OpenAiTransport::new(&format!("{}/v1", server.uri())))
+        .with_strategy(Strategy::Json)
         .with_retry(fast_retries(4))
         .build()
         .unwrap();
@@ -101,6 +103,7 @@ async fn a_recording_made_after_a_refusal_replays_as_it_was_asked() {
     let at = || Location::at(dir.join("negotiated.snap"), "negotiated", "record");
     let recorder = Arc::new(Recorder::new(at(), Mode::Record));
     let judge = Judge::builder(OpenAiTransport::new(&format!("{}/v1", server.uri())))
+        .with_strategy(Strategy::Json)
         .build()
         .unwrap()
         .with_recorder(recorder.clone());
@@ -115,6 +118,7 @@ async fn a_recording_made_after_a_refusal_replays_as_it_was_asked() {
     std::fs::rename(&written, dir.join("negotiated.snap")).unwrap();
     // A fresh process (a fresh client) configured for json_schema replays it.
     let replay = Judge::builder(OpenAiTransport::new("http://127.0.0.1:9/v1"))
+        .with_strategy(Strategy::Json)
         .build()
         .unwrap()
         .with_recorder(Arc::new(Recorder::new(at(), Mode::Replay)));
@@ -125,6 +129,7 @@ async fn a_recording_made_after_a_refusal_replays_as_it_was_asked() {
     );
     // Configured for json_object, the same recording is stale, and says why.
     let other = Judge::builder(OpenAiTransport::new("http://127.0.0.1:9/v1"))
+        .with_strategy(Strategy::Json)
         .with_json_mode(JsonMode::Object)
         .build()
         .unwrap()
@@ -162,6 +167,7 @@ async fn a_reply_cut_off_by_its_token_limit_is_a_truncation_that_names_the_limit
         .mount(&server)
         .await;
     let judge = Judge::builder(OpenAiTransport::new(&format!("{}/v1", server.uri())))
+        .with_strategy(Strategy::Json)
         .with_retry(RetryPolicy::none())
         .build()
         .unwrap();
@@ -201,6 +207,7 @@ async fn anthropic_max_tokens_is_a_truncation_too() {
         AnthropicTransport::new(&format!("{}/v1", server.uri()))
             .with_api_key(Some(ApiKey::new("test-key-1")), "ANTHROPIC_API_KEY"),
     )
+    .with_strategy(Strategy::Json)
     .with_sized_max_tokens(false)
     .with_max_tokens(256)
     .with_retry(RetryPolicy::none())
@@ -250,6 +257,7 @@ async fn a_streamed_reply_is_the_same_reply() {
         .await;
     let streamed =
         Judge::builder(OpenAiTransport::new(&format!("{}/v1", server.uri())).with_streaming(true))
+            .with_strategy(Strategy::Json)
             .build()
             .unwrap();
     let eval = within(streamed.relevance(&case())).await.unwrap();
@@ -310,6 +318,7 @@ async fn a_streamed_anthropic_tool_reply_is_the_same_reply() {
             .with_api_key(Some(ApiKey::new("test-key-1")), "ANTHROPIC_API_KEY")
             .with_streaming(true),
     )
+    .with_strategy(Strategy::Json)
     .build()
     .unwrap();
     let eval = within(judge.relevance(&case())).await.unwrap();
@@ -368,6 +377,7 @@ async fn a_stream_that_stalls_fails_on_the_idle_timeout_and_closes_the_connectio
             .with_streaming(true)
             .with_idle_timeout(Duration::from_millis(400)),
     )
+    .with_strategy(Strategy::Json)
     .with_timeout(Duration::from_secs(20))
     .with_retry(RetryPolicy::none())
     .build()
@@ -421,6 +431,7 @@ async fn a_call_that_times_out_closes_its_connection() {
         let _ = closed.send(started.elapsed());
     });
     let judge = Judge::builder(OpenAiTransport::new(&url).with_streaming(true))
+        .with_strategy(Strategy::Json)
         .with_timeout(Duration::from_millis(500))
         .with_max_tokens(1)
         .with_retry(RetryPolicy::none())
@@ -448,6 +459,7 @@ async fn absurd_retry_after_values_neither_panic_nor_wait() {
             .mount(&server)
             .await;
         let judge = Judge::builder(OpenAiTransport::new(&format!("{}/v1", server.uri())))
+            .with_strategy(Strategy::Json)
             .with_retry(fast_retries(3).with_total_budget(Duration::from_secs(10)))
             .build()
             .unwrap();
@@ -480,7 +492,7 @@ async fn ragaliq_judge_beats_the_file_and_the_calls_go_there() {
             .await;
     }
     let toml = format!(
-        "[judge]\nprovider = \"openai-compatible\"\nmodel = \"scripted\"\nbase_url = \"{}/v1\"\n",
+        "[judge]\nprovider = \"openai-compatible\"\nmodel = \"scripted\"\nbase_url = \"{}/v1\"\nstrategy = \"json\"\n",
         file_server.uri()
     );
     let env_url = format!("{}/v1", env_server.uri());
@@ -532,6 +544,7 @@ async fn a_stream_stopped_for_another_request_is_not_a_reply() {
         .await;
     let judge =
         Judge::builder(OpenAiTransport::new(&format!("{}/v1", server.uri())).with_streaming(true))
+            .with_strategy(Strategy::Json)
             .with_retry(fast_retries(1))
             .build()
             .unwrap();

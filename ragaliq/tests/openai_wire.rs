@@ -4,6 +4,7 @@
 mod common;
 
 use common::{fast_retries, openai_reply, within};
+use ragaliq::Strategy;
 use ragaliq::judge::{ApiKey, JsonMode, Judge, OpenAiTransport, RetryPolicy};
 use ragaliq::{Error, RagCase, TransportErrorKind};
 use serde_json::{Value, json};
@@ -17,6 +18,7 @@ fn judge(server: &MockServer, retry: RetryPolicy) -> Judge {
     let transport = OpenAiTransport::new(&format!("{}/v1", server.uri()))
         .with_api_key(Some(ApiKey::new(KEY)), "OPENAI_API_KEY");
     Judge::builder(transport)
+        .with_strategy(Strategy::Json)
         .with_model("gpt-test")
         .with_retry(retry)
         .with_timeout(Duration::from_secs(5))
@@ -104,6 +106,7 @@ async fn json_object_mode_for_servers_without_schemas() {
     let transport =
         OpenAiTransport::new(&format!("{}/v1", server.uri())).with_provider_name("ollama");
     let judge = Judge::builder(transport)
+        .with_strategy(Strategy::Json)
         .with_json_mode(JsonMode::Object)
         .build()
         .unwrap();
@@ -276,6 +279,7 @@ async fn per_call_timeout_is_retried_then_reported() {
         .await;
     let transport = OpenAiTransport::new(&format!("{}/v1", server.uri()));
     let judge = Judge::builder(transport)
+        .with_strategy(Strategy::Json)
         .with_timeout(Duration::from_millis(200))
         // The bound: 0.2 s plus half a second per token of the reply's limit.
         .with_max_tokens(1)
@@ -319,7 +323,10 @@ async fn missing_key_is_named_without_a_request() {
     let server = MockServer::start().await;
     let transport =
         OpenAiTransport::new(&format!("{}/v1", server.uri())).with_api_key(None, "OPENAI_API_KEY");
-    let missing_key = Judge::builder(transport).build().unwrap();
+    let missing_key = Judge::builder(transport)
+        .with_strategy(Strategy::Json)
+        .build()
+        .unwrap();
     let err = within(missing_key.relevance(&case())).await.unwrap_err();
     assert!(err.to_string().contains("set OPENAI_API_KEY"), "{err}");
     assert!(server.received_requests().await.unwrap().is_empty());
@@ -388,6 +395,7 @@ async fn a_local_server_that_is_down_fails_at_once_and_says_so() {
         .port();
     let transport = OpenAiTransport::new(&format!("http://127.0.0.1:{port}/v1"));
     let judge = Judge::builder(transport)
+        .with_strategy(Strategy::Json)
         .with_retry(fast_retries(2))
         .build()
         .unwrap();
@@ -430,7 +438,7 @@ async fn a_token_in_the_base_url_reaches_the_server_and_no_message() {
     let base = |uri: &str| format!("{uri}/v1?key={TOKEN}");
     let config_for = |url: String| {
         let toml = format!(
-            "[judge]\nprovider = \"openai-compatible\"\nmodel = \"m\"\nbase_url = \"{url}\"\n[retry]\nmax_retries = 0\n"
+            "[judge]\nprovider = \"openai-compatible\"\nmodel = \"m\"\nbase_url = \"{url}\"\nstrategy = \"json\"\n[retry]\nmax_retries = 0\n"
         );
         Config::from_sources(
             Some((&toml, Path::new("ragaliq.toml"))),

@@ -7,6 +7,7 @@
 mod common;
 
 use common::within;
+use ragaliq::Strategy;
 use ragaliq::judge::{BoxFuture, Judge, JudgeRequest, JudgeResponse, Transport};
 use ragaliq::{EvalOptions, Metric, Mode, RagCase, Samples, TransportError, Verdict};
 use std::sync::Arc;
@@ -58,6 +59,7 @@ fn judge(verdicts: Vec<[&'static str; 2]>, scores: Vec<f64>) -> (Judge, Arc<Atom
         scores,
         calls: calls.clone(),
     })
+    .with_strategy(Strategy::Json)
     .with_temperature(0.7)
     .build()
     .unwrap();

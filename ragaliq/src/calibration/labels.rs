@@ -1,13 +1,24 @@
-//! Loading labelled claims: YAML, JSON, JSONL and CSV, every error with its
+//! Loading labelled items: YAML, JSON, JSONL and CSV, every error with its
 //! file and line, as for suite case files.
 //!
-//! An item is one claim — `id`, `area`, `passages` (a list), `claim`,
-//! `label` (`supported`, `partially_supported`, `no_evidence` or
-//! `contradicted`) and an optional `note` on why the label holds — or a
-//! group of claims about the same passages: `area`, `passages` and
-//! `claims`, a list of `id`, `claim`, `label` and `note`. In CSV, one claim
-//! per row with the columns `id`, `area`, `passages` (a JSON array or
-//! `|`-separated), `claim`, `label` and `note`.
+//! Three kinds of item, one kind per folder:
+//!
+//! - **A claim** — `id`, `area`, `passages` (a list), `claim`, `label`
+//!   (`supported`, `partially_supported`, `no_evidence`, `contradicted`,
+//!   or `not_supported` when the person said only that: such a claim
+//!   counts in the supported / not figures only) and an optional `note` on
+//!   why the label holds — or a group of claims about the same passages:
+//!   `area`, `passages` and `claims`, a list of `id`, `claim`, `label` and
+//!   `note`. In CSV, one claim per row with the columns `id`, `area`,
+//!   `passages` (a JSON array or `|`-separated), `claim`, `label` and
+//!   `note`.
+//! - **An answer** (answer relevance) — `id`, `area`, `query`, `response`,
+//!   `label` (`relevant`: it answers the question, true or not;
+//!   `partial`: it answers part of it; `irrelevant`) and `note`. Partial
+//!   counts as not relevant in the agreement figures.
+//! - **A passage** (context precision) — `id`, `area`, `query`, `passage`,
+//!   `label` (`relevant`: it helps answer the question; `not_relevant`),
+//!   and `note`.
 
 use crate::core::Verdict;
 use crate::data_files::LoadError;
@@ -16,20 +27,96 @@ use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-/// A claim with the verdict a person gave it.
+/// What a labelled item is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ItemKind {
+    /// A claim checked against passages.
+    Claim,
+    /// A response to a query (answer relevance).
+    Answer,
+    /// A passage retrieved for a query (context precision).
+    Passage,
+}
+
+impl ItemKind {
+    /// `claims`, `answers`, `passages`: what a report counts.
+    #[must_use]
+    pub fn plural(self) -> &'static str {
+        match self {
+            ItemKind::Claim => "claims",
+            ItemKind::Answer => "answers",
+            ItemKind::Passage => "passages",
+        }
+    }
+}
+
+/// A person's label of an item.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Label {
+    /// A claim's verdict.
+    Verdict(Verdict),
+    /// A claim the person called not supported, without saying how.
+    NotSupported,
+    /// An answer that answers the question, or a passage that helps to.
+    Relevant,
+    /// An answer that answers part of the question.
+    Partial,
+    /// An answer that does not answer the question.
+    Irrelevant,
+    /// A passage that does not help answer the question.
+    NotRelevant,
+}
+
+impl Label {
+    /// The label as written in the files.
+    #[must_use]
+    pub fn label(self) -> &'static str {
+        match self {
+            Label::Verdict(v) => v.label(),
+            Label::NotSupported => "not_supported",
+            Label::Relevant => "relevant",
+            Label::Partial => "partial",
+            Label::Irrelevant => "irrelevant",
+            Label::NotRelevant => "not_relevant",
+        }
+    }
+
+    /// Supported, or relevant: the positive side of the two-way figures.
+    #[must_use]
+    pub fn positive(self) -> bool {
+        matches!(self, Label::Verdict(Verdict::Supported) | Label::Relevant)
+    }
+
+    /// The person's verdict, for a claim labelled with one of the four.
+    #[must_use]
+    pub fn verdict(self) -> Option<Verdict> {
+        match self {
+            Label::Verdict(v) => Some(v),
+            _ => None,
+        }
+    }
+}
+
+/// An item with the label a person gave it: a claim (or, in the relevance
+/// sets, an answer or a passage; see the module).
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
 pub struct LabelledClaim {
     /// Unique across the folder.
     pub id: String,
+    /// What the item is.
+    pub kind: ItemKind,
     /// The subject area, for the per-area breakdown.
     pub area: String,
-    /// What the claim is checked against.
+    /// The question, for an answer or a passage.
+    pub query: Option<String>,
+    /// What a claim is checked against; for a passage, the passage.
     pub passages: Vec<String>,
-    /// The claim.
+    /// The claim; for an answer, the response; for a passage, the passage.
     pub claim: String,
-    /// The person's verdict.
-    pub label: Verdict,
+    /// The person's label.
+    pub label: Label,
     /// Why the label holds, for the reviewer of a disagreement.
     pub note: Option<String>,
     /// The file it came from.
@@ -49,6 +136,9 @@ struct Item {
     label: Option<String>,
     note: Option<String>,
     claims: Option<Vec<GroupClaim>>,
+    query: Option<String>,
+    response: Option<String>,
+    passage: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -78,6 +168,7 @@ pub fn load_dir(dir: &Path) -> Result<Vec<LabelledClaim>, LoadError> {
     })?;
     files.sort();
     let mut all: Vec<LabelledClaim> = Vec::new();
+    let mut kind: Option<(ItemKind, PathBuf, usize)> = None;
     let mut seen: BTreeMap<String, (PathBuf, usize)> = BTreeMap::new();
     for file in files {
         for claim in load_file(&file)? {
@@ -94,6 +185,24 @@ pub fn load_dir(dir: &Path) -> Result<Vec<LabelledClaim>, LoadError> {
                 });
             }
             seen.insert(claim.id.clone(), (claim.file.clone(), claim.line));
+            match &kind {
+                None => kind = Some((claim.kind, claim.file.clone(), claim.line)),
+                Some((k, first_file, first_line)) if *k != claim.kind => {
+                    return Err(LoadError {
+                        file: claim.file.clone(),
+                        line: Some(claim.line),
+                        column: None,
+                        message: format!(
+                            "`{}` is one of the labelled {}, but the folder's first item is one of the labelled {}: one kind per folder",
+                            claim.id,
+                            claim.kind.plural(),
+                            k.plural()
+                        ),
+                        also: Some((first_file.clone(), *first_line)),
+                    });
+                }
+                Some(_) => {}
+            }
             all.push(claim);
         }
     }
@@ -161,6 +270,9 @@ fn to_claims(
         message,
         also: None,
     };
+    if item.response.is_some() || item.passage.is_some() {
+        return to_relevance(item, line, file, out);
+    }
     let area = item
         .area
         .map(|a| a.trim().to_owned())
@@ -250,10 +362,12 @@ fn to_claims(
             ));
         }
         let label = parse_label(&c.label)
-            .ok_or_else(|| err(at, format!("claim `{id}`: label `{}` is not a verdict; expected supported, partially_supported, no_evidence or contradicted", c.label.trim())))?;
+            .ok_or_else(|| err(at, format!("claim `{id}`: label `{}` is not a verdict; expected supported, partially_supported, no_evidence, contradicted (or not_supported)", c.label.trim())))?;
         out.push(LabelledClaim {
             id,
+            kind: ItemKind::Claim,
             area: area.clone(),
+            query: None,
             passages: passages.clone(),
             claim: c.claim.trim().to_owned(),
             label,
@@ -268,9 +382,13 @@ fn to_claims(
     Ok(())
 }
 
-/// A person's label: the four verdicts spelled exactly (a judge's reply is
-/// read leniently; a label is data the team controls).
-fn parse_label(label: &str) -> Option<Verdict> {
+/// A person's label of a claim: the four verdicts spelled exactly (a
+/// judge's reply is read leniently; a label is data the team controls), or
+/// `not_supported`.
+fn parse_label(label: &str) -> Option<Label> {
+    if label.trim() == "not_supported" {
+        return Some(Label::NotSupported);
+    }
     [
         Verdict::Supported,
         Verdict::PartiallySupported,
@@ -279,6 +397,122 @@ fn parse_label(label: &str) -> Option<Verdict> {
     ]
     .into_iter()
     .find(|v| v.label() == label.trim())
+    .map(Label::Verdict)
+}
+
+/// An answer (`query`, `response`) or a passage (`query`, `passage`).
+fn to_relevance(
+    item: Item,
+    line: usize,
+    file: &Path,
+    out: &mut Vec<LabelledClaim>,
+) -> Result<(), LoadError> {
+    let err = |message: String| LoadError {
+        file: file.to_owned(),
+        line: Some(line),
+        column: None,
+        message,
+        also: None,
+    };
+    let (kind, text, labels): (ItemKind, _, &[(&str, Label)]) = match (item.response, item.passage)
+    {
+        (Some(r), None) => (
+            ItemKind::Answer,
+            r,
+            &[
+                ("relevant", Label::Relevant),
+                ("partial", Label::Partial),
+                ("irrelevant", Label::Irrelevant),
+            ],
+        ),
+        (None, Some(p)) => (
+            ItemKind::Passage,
+            p,
+            &[
+                ("relevant", Label::Relevant),
+                ("not_relevant", Label::NotRelevant),
+            ],
+        ),
+        _ => {
+            return Err(err(
+                "an item holds a `response` (an answer) or a `passage`, not both".into(),
+            ));
+        }
+    };
+    if item.claim.is_some() || item.claims.is_some() || !item.passages.is_empty() {
+        return Err(err(format!(
+            "an {} item holds `id`, `area`, `query`, `{}`, `label` and `note`, not claims or a passages list",
+            if kind == ItemKind::Answer {
+                "answer"
+            } else {
+                "passage"
+            },
+            if kind == ItemKind::Answer {
+                "response"
+            } else {
+                "passage"
+            }
+        )));
+    }
+    let id = item.id.unwrap_or_default().trim().to_owned();
+    if id.is_empty()
+        || !id
+            .chars()
+            .all(|ch| ch.is_ascii_alphanumeric() || matches!(ch, '_' | '-' | '.'))
+    {
+        return Err(err(format!(
+            "id `{id}` must be non-empty and made of letters, digits, `_`, `-` and `.`"
+        )));
+    }
+    let query = item
+        .query
+        .map(|q| q.trim().to_owned())
+        .filter(|q| !q.is_empty())
+        .ok_or_else(|| err(format!("`{id}`: missing `query`")))?;
+    let area = item
+        .area
+        .map(|a| a.trim().to_owned())
+        .filter(|a| !a.is_empty())
+        .ok_or_else(|| err(format!("`{id}`: missing `area`")))?;
+    if text.trim().is_empty() {
+        return Err(err(format!("`{id}`: the text is empty")));
+    }
+    let written = item.label.unwrap_or_default();
+    let label = labels
+        .iter()
+        .find(|(name, _)| *name == written.trim())
+        .map(|(_, l)| *l)
+        .ok_or_else(|| {
+            err(format!(
+                "`{id}`: label `{}` is not one of {}",
+                written.trim(),
+                labels
+                    .iter()
+                    .map(|(n, _)| *n)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))
+        })?;
+    out.push(LabelledClaim {
+        id,
+        kind,
+        area,
+        query: Some(query),
+        passages: if kind == ItemKind::Passage {
+            vec![text.trim().to_owned()]
+        } else {
+            Vec::new()
+        },
+        claim: text.trim().to_owned(),
+        label,
+        note: item
+            .note
+            .map(|n| n.trim().to_owned())
+            .filter(|n| !n.is_empty()),
+        file: file.to_owned(),
+        line,
+    });
+    Ok(())
 }
 
 /// The line where `id` first appears at or after `from` (a group's claims
@@ -334,6 +568,9 @@ fn csv_items(text: &str) -> Located<Vec<(Item, usize)>> {
                 label: cell("label"),
                 note: cell("note"),
                 claims: None,
+                query: None,
+                response: None,
+                passage: None,
             },
             line,
         ));
@@ -364,7 +601,7 @@ mod tests {
   {"id": "r2", "claim": "Refunds take 60 days.", "label": "contradicted"}]}]"#;
         let jsonl = "{\"id\": \"r1\", \"area\": \"refunds\", \"passages\": [\"Refunds take 30 days.\"], \"claim\": \"Refunds take 30 days.\", \"label\": \"supported\", \"note\": \"said word for word\"}\n{\"id\": \"r2\", \"area\": \"refunds\", \"passages\": [\"Refunds take 30 days.\"], \"claim\": \"Refunds take 60 days.\", \"label\": \"contradicted\"}\n";
         let csv = "id,area,passages,claim,label,note\nr1,refunds,Refunds take 30 days.,Refunds take 30 days.,supported,said word for word\nr2,refunds,Refunds take 30 days.,Refunds take 60 days.,contradicted,\n";
-        let strip = |v: Vec<LabelledClaim>| -> Vec<(String, Verdict, Option<String>, Vec<String>)> {
+        let strip = |v: Vec<LabelledClaim>| -> Vec<(String, Label, Option<String>, Vec<String>)> {
             v.into_iter()
                 .map(|c| (c.id, c.label, c.note, c.passages))
                 .collect()
@@ -392,7 +629,7 @@ mod tests {
                 .rsplit_once("b.yaml")
                 .unwrap()
                 .1,
-            ":1: claim `x`: label `supportd` is not a verdict; expected supported, partially_supported, no_evidence or contradicted"
+            ":1: claim `x`: label `supportd` is not a verdict; expected supported, partially_supported, no_evidence, contradicted (or not_supported)"
         );
         let no_passages =
             "{\"id\": \"x\", \"area\": \"a\", \"claim\": \"c\", \"label\": \"supported\"}\n";
@@ -424,5 +661,29 @@ mod tests {
         // Labels are data: a judge's lenient spellings are not accepted.
         let lenient = "- id: x\n  area: a\n  passages: [p]\n  claim: c\n  label: Supported\n";
         assert!(load("g.yaml", lenient).is_err());
+    }
+
+    #[test]
+    fn answers_passages_and_two_way_claims() {
+        let answers = "{\"id\": \"a1\", \"area\": \"x\", \"query\": \"q?\", \"response\": \"r\", \"label\": \"partial\"}\n";
+        let a = load("a.jsonl", answers).unwrap();
+        assert_eq!((a[0].kind, a[0].label), (ItemKind::Answer, Label::Partial));
+        assert!(!a[0].label.positive(), "partial counts as not relevant");
+        let passages = "{\"id\": \"p1\", \"area\": \"x\", \"query\": \"q?\", \"passage\": \"text\", \"label\": \"relevant\"}\n";
+        let p = load("p.jsonl", passages).unwrap();
+        assert_eq!((p[0].kind, p[0].passages.len()), (ItemKind::Passage, 1));
+        let bad = "{\"id\": \"p1\", \"area\": \"x\", \"query\": \"q?\", \"passage\": \"t\", \"label\": \"partial\"}\n";
+        assert!(
+            load("b.jsonl", bad)
+                .unwrap_err()
+                .message
+                .contains("not one of relevant, not_relevant")
+        );
+        let two_way = "- id: b1\n  area: a\n  passages: [p]\n  claim: c\n  label: not_supported\n";
+        let c = load("c.yaml", two_way).unwrap();
+        assert_eq!(
+            (c[0].label, c[0].label.verdict()),
+            (Label::NotSupported, None)
+        );
     }
 }

@@ -1,5 +1,6 @@
 //! How far a judge agrees with people: labelled claims verified through the
-//! judge, and the agreement reported.
+//! judge (or labelled answers and passages judged for relevance), and the
+//! agreement reported.
 //!
 //! A folder of labelled claims (see [`load_dir`] for the formats) is
 //! verified in batches through the normal judge path — the same prompt,
@@ -41,6 +42,19 @@
 //!
 //! `cargo ragaliq calibrate <DIR>` runs the same from the command line.
 //!
+//! A folder of answers (`query`, `response`, `label: relevant | partial |
+//! irrelevant`) calibrates answer relevance: the judge's verdict is its
+//! score against its relevance threshold. A folder of passages (`query`,
+//! `passage`, `label: relevant | not_relevant`) calibrates the passage
+//! verdicts of context precision. Their figures are two-way (relevant or
+//! not; a partial answer is not relevant).
+//!
+//! [`Calibration::with_fit`] also finds, per judge, the threshold on the
+//! judge's probability (P(supported) for claims, the relevance score for
+//! answers, P(relevant) for passages) that agrees best with the labels:
+//! `cargo ragaliq calibrate --fit` writes it into the judge's file, to be
+//! checked on the other half of the set.
+//!
 //! Recordings: one per judge and labelled file, beside the file at
 //! `snapshots/<judge>/<file name>.snap`, reviewed with `cargo insta review`
 //! and replayed with `CI=true`, like `#[rag_test]`'s. So a folder and any
@@ -65,13 +79,13 @@ mod report;
 pub use crate::stats::{
     AgreementStats, DEFAULT_RESAMPLES, LabelStats, agreement, agreement_grouped,
 };
-pub use labels::{LabelledClaim, load_dir, load_file};
-pub use report::{AreaAgreement, CalibrationReport, Disagreement, JudgeResult, NotJudged};
+pub use labels::{ItemKind, Label, LabelledClaim, load_dir, load_file};
+pub use report::{AreaAgreement, CalibrationReport, Disagreement, Fit, JudgeResult, NotJudged};
 
 use crate::config::Config;
-use crate::core::Usage;
 use crate::core::Verdict;
 use crate::core::{ConfigError, Mode};
+use crate::core::{Metric, Usage};
 use crate::data_files::LoadError;
 use crate::judge::Judge;
 use crate::record::{Location, Recorder, Site, assert_snapshot};
@@ -109,6 +123,7 @@ pub fn calibration(dir: impl AsRef<Path>) -> Calibration {
         snapshot_dir: None,
         record_command: None,
         root: None,
+        fit: false,
     }
 }
 
@@ -128,6 +143,7 @@ pub struct Calibration {
     snapshot_dir: Option<PathBuf>,
     record_command: Option<String>,
     root: Option<PathBuf>,
+    fit: bool,
 }
 
 /// Why a calibration could not run (a low agreement is not an error: see
@@ -166,6 +182,13 @@ impl Calibration {
     /// `floor` (or undefined).
     pub fn with_min_kappa(mut self, floor: f64) -> Self {
         self.min_kappa = Some(floor);
+        self
+    }
+
+    /// Also fits, per judge, the threshold on its probability that agrees
+    /// best with the labels ([`JudgeResult::fit`]).
+    pub fn with_fit(mut self, fit: bool) -> Self {
+        self.fit = fit;
         self
     }
 
@@ -288,7 +311,9 @@ impl Calibration {
         };
         let mut results = Vec::new();
         for (name, judge) in judges {
-            results.push(calibrate_one(&setup, &name, &judge, &claims, self.resamples).await);
+            results.push(
+                calibrate_one(&setup, &name, &judge, &claims, self.resamples, self.fit).await,
+            );
         }
         Ok(CalibrationReport::new(&claims, self.min_kappa, results))
     }
@@ -359,8 +384,8 @@ struct Setup<'a> {
     record_command: String,
 }
 
-/// Claims of one file about the same passages: verified together, and one
-/// group in the bootstrap.
+/// Items of one file about the same passages (claims) or the same question
+/// (answers, passages): asked together, and one group in the bootstrap.
 struct Group {
     file: PathBuf,
     members: Vec<usize>,
@@ -370,7 +395,14 @@ struct Group {
 fn groups(claims: &[LabelledClaim]) -> Vec<Group> {
     let mut groups: Vec<Group> = Vec::new();
     for (i, c) in claims.iter().enumerate() {
-        let same = |g: &&mut Group| g.file == c.file && claims[g.members[0]].passages == c.passages;
+        let same = |g: &&mut Group| {
+            let first = &claims[g.members[0]];
+            g.file == c.file
+                && match c.kind {
+                    ItemKind::Claim => first.passages == c.passages,
+                    ItemKind::Answer | ItemKind::Passage => first.query == c.query,
+                }
+        };
         match groups.iter_mut().find(same) {
             Some(group) => group.members.push(i),
             None => groups.push(Group {
@@ -382,13 +414,21 @@ fn groups(claims: &[LabelledClaim]) -> Vec<Group> {
     groups
 }
 
-/// A group's claims, their outcomes (or the group's error) and its usage.
+/// A group's items, their outcomes (or the group's error) and its usage.
 type GroupResult = (Vec<usize>, Result<Vec<Outcome>, String>, Usage);
 
-/// One claim's outcome: the voted verdict, or why there is none.
+/// One item's outcome: the judge's decided label, or why there is none.
 enum Outcome {
     Judged {
-        verdict: Verdict,
+        /// The judge's label: a verdict, or `relevant` / `not_relevant`.
+        label: &'static str,
+        /// Supported (or relevant) by the judge.
+        positive: bool,
+        /// For claims, the verdict.
+        verdict: Option<Verdict>,
+        /// What the judge's verdict was read from: P(supported), the
+        /// relevance score, P(relevant).
+        probability: Option<f64>,
         agreement: Option<String>,
         undecided: bool,
         ungrounded: bool,
@@ -399,14 +439,102 @@ enum Outcome {
     NotJudged(String),
 }
 
+/// The two labels of the two-way figures, per kind.
+fn two_way(kind: ItemKind) -> [&'static str; 2] {
+    match kind {
+        ItemKind::Claim => ["supported", "not_supported"],
+        ItemKind::Answer | ItemKind::Passage => ["relevant", "not_relevant"],
+    }
+}
+
+/// One group asked of `judge`.
+async fn judge_group(
+    judge: &Judge,
+    claims: &[LabelledClaim],
+    group: &Group,
+) -> Result<(Vec<Outcome>, Usage), String> {
+    let first = &claims[group.members[0]];
+    match first.kind {
+        ItemKind::Claim => {
+            let texts: Vec<String> = group
+                .members
+                .iter()
+                .map(|&i| claims[i].claim.clone())
+                .collect();
+            let (voted, usage) = judge
+                .verify_labelled(&texts, &first.passages)
+                .await
+                .map_err(|e| e.to_string())?;
+            let outcomes = voted
+                .into_iter()
+                .map(|v| Outcome::Judged {
+                    label: v.verdict.verdict.label(),
+                    positive: v.verdict.verdict == Verdict::Supported,
+                    verdict: Some(v.verdict.verdict),
+                    probability: v.probability,
+                    agreement: v.agreement.map(|a| a.to_string()),
+                    undecided: v.undecided,
+                    ungrounded: v.ungrounded,
+                    evidence: v.verdict.evidence,
+                    evidence_in: v.found.map(|f| f.passage + 1),
+                })
+                .collect();
+            Ok((outcomes, usage))
+        }
+        ItemKind::Answer | ItemKind::Passage => {
+            let query = first.query.clone().unwrap_or_default();
+            let mut outcomes = Vec::new();
+            let mut usage = Usage::default();
+            for &i in &group.members {
+                let item = &claims[i];
+                let outcome = if item.kind == ItemKind::Answer {
+                    judge.relevance_labelled(&query, &item.claim).await
+                } else {
+                    judge.passage_labelled(&query, &item.claim).await
+                };
+                let eval = match outcome {
+                    Ok(eval) => eval,
+                    Err(e) => {
+                        outcomes.push(Outcome::NotJudged(e.to_string()));
+                        continue;
+                    }
+                };
+                usage += eval.usage;
+                let (positive, probability, evidence) = match eval.passages.first() {
+                    Some(p) => (p.relevant, p.probability, p.reason.clone()),
+                    None => (eval.passed, Some(eval.score), eval.reasoning.clone()),
+                };
+                outcomes.push(Outcome::Judged {
+                    label: if positive { "relevant" } else { "not_relevant" },
+                    positive,
+                    verdict: None,
+                    probability,
+                    agreement: eval
+                        .passages
+                        .first()
+                        .and_then(|p| p.agreement)
+                        .map(|a| a.to_string()),
+                    undecided: eval.undecided,
+                    ungrounded: false,
+                    evidence,
+                    evidence_in: None,
+                });
+            }
+            Ok((outcomes, usage))
+        }
+    }
+}
+
 async fn calibrate_one(
     setup: &Setup<'_>,
     name: &str,
     judge: &Judge,
     claims: &[LabelledClaim],
     resamples: usize,
+    fit: bool,
 ) -> JudgeResult {
     let started = Instant::now();
+    let kind = claims.first().map_or(ItemKind::Claim, |c| c.kind);
     let mut recorders: BTreeMap<PathBuf, Arc<Recorder>> = BTreeMap::new();
     for c in claims {
         recorders.entry(c.file.clone()).or_insert_with(|| {
@@ -422,7 +550,7 @@ async fn calibrate_one(
     }
     let samples = judge.samples();
     let work = groups(claims);
-    // Each claim's group, for the bootstrap.
+    // Each item's group, for the bootstrap.
     let mut group_of = vec![0; claims.len()];
     for (g, group) in work.iter().enumerate() {
         for &i in &group.members {
@@ -433,28 +561,9 @@ async fn calibrate_one(
         .map(|group| {
             let judge = judge.with_recorder(recorders[&group.file].clone());
             async move {
-                let texts: Vec<String> = group
-                    .members
-                    .iter()
-                    .map(|&i| claims[i].claim.clone())
-                    .collect();
-                let passages = &claims[group.members[0]].passages;
-                match judge.verify_labelled(&texts, passages).await {
-                    Ok((voted, usage)) => {
-                        let outcomes = voted
-                            .into_iter()
-                            .map(|v| Outcome::Judged {
-                                verdict: v.verdict.verdict,
-                                agreement: v.agreement.map(|a| a.to_string()),
-                                undecided: v.undecided,
-                                ungrounded: v.ungrounded,
-                                evidence: v.verdict.evidence,
-                                evidence_in: v.found.map(|f| f.passage + 1),
-                            })
-                            .collect();
-                        (group.members, Ok(outcomes), usage)
-                    }
-                    Err(e) => (group.members, Err(e.to_string()), Usage::default()),
+                match judge_group(&judge, claims, &group).await {
+                    Ok((outcomes, usage)) => (group.members, Ok(outcomes), usage),
+                    Err(e) => (group.members, Err(e), Usage::default()),
                 }
             }
         })
@@ -469,6 +578,9 @@ async fn calibrate_one(
         match result {
             Ok(list) => {
                 for (i, o) in members.into_iter().zip(list) {
+                    if matches!(o, Outcome::NotJudged(_)) {
+                        failed_files.insert(claims[i].file.clone());
+                    }
                     outcomes[i] = Some(o);
                 }
             }
@@ -498,10 +610,11 @@ async fn calibrate_one(
     }
     let four: Vec<&str> = FOUR.iter().map(|v| v.label()).collect();
     let index = |v: Verdict| FOUR.iter().position(|f| *f == v).unwrap_or(0);
-    let collapse = |v: Verdict| usize::from(v != Verdict::Supported);
     let mut pairs = Vec::new();
-    let mut collapsed = Vec::new();
     let mut groups_of_pairs = Vec::new();
+    let mut collapsed = Vec::new();
+    let mut groups_of_collapsed = Vec::new();
+    let mut scored: Vec<(bool, f64)> = Vec::new();
     let mut not_judged = Vec::new();
     let mut disagreements = Vec::new();
     let mut undecided_claims = Vec::new();
@@ -509,7 +622,10 @@ async fn calibrate_one(
     for ((i, c), outcome) in claims.iter().enumerate().zip(outcomes) {
         match outcome {
             Some(Outcome::Judged {
+                label,
+                positive,
                 verdict,
+                probability,
                 agreement,
                 undecided,
                 ungrounded,
@@ -529,12 +645,13 @@ async fn calibrate_one(
                     area: c.area.clone(),
                     claim: c.claim.clone(),
                     label: c.label.label().to_owned(),
-                    verdict: verdict.label().to_owned(),
+                    verdict: label.to_owned(),
                     agreement,
                     undecided,
                     ungrounded,
                     evidence,
                     evidence_in,
+                    probability,
                     passages: c.passages.clone(),
                     note: c.note.clone(),
                     place: format!("{}:{}", c.file.display(), c.line),
@@ -546,11 +663,22 @@ async fn calibrate_one(
                     undecided_claims.push(row);
                     continue;
                 }
-                pairs.push((index(c.label), index(verdict)));
-                collapsed.push((collapse(c.label), collapse(verdict)));
-                groups_of_pairs.push(group_of[i]);
+                if let Some(p) = probability {
+                    scored.push((c.label.positive(), p));
+                }
+                collapsed.push((usize::from(!c.label.positive()), usize::from(!positive)));
+                groups_of_collapsed.push(group_of[i]);
+                // The four verdicts, where the person gave one.
+                let agrees = match (c.label.verdict(), verdict) {
+                    (Some(person), Some(judge)) => {
+                        pairs.push((index(person), index(judge)));
+                        groups_of_pairs.push(group_of[i]);
+                        person == judge
+                    }
+                    _ => c.label.positive() == positive,
+                };
                 area.claims += 1;
-                if verdict == c.label {
+                if agrees {
                     area.agreeing += 1;
                 } else {
                     disagreements.push(row);
@@ -564,25 +692,37 @@ async fn calibrate_one(
             None => not_judged.push(NotJudged {
                 id: c.id.clone(),
                 place: format!("{}:{}", c.file.display(), c.line),
-                error: "no verdict was returned for this claim".into(),
+                error: "no verdict was returned for this item".into(),
             }),
         }
     }
+    let two = two_way(kind);
+    let collapsed_stats = agreement_grouped(
+        &two,
+        &collapsed,
+        &groups_of_collapsed,
+        resamples,
+        DEFAULT_SEED,
+    );
+    let verdicts = if kind == ItemKind::Claim {
+        agreement_grouped(&four, &pairs, &groups_of_pairs, resamples, DEFAULT_SEED)
+    } else {
+        collapsed_stats.clone()
+    };
+    let current = match kind {
+        ItemKind::Claim => judge.claim_threshold(),
+        ItemKind::Answer => judge.default_threshold(Metric::Relevance),
+        ItemKind::Passage => judge.passage_threshold(),
+    };
     JudgeResult {
         name: name.to_owned(),
         judge: judge.describe(),
         samples: samples.to_string(),
-        judged: pairs.len(),
+        judged: collapsed.len(),
         undecided: undecided_claims.len(),
         ungrounded: undecided_claims.iter().filter(|d| d.ungrounded).count(),
-        verdicts: agreement_grouped(&four, &pairs, &groups_of_pairs, resamples, DEFAULT_SEED),
-        collapsed: agreement_grouped(
-            &["supported", "not_supported"],
-            &collapsed,
-            &groups_of_pairs,
-            resamples,
-            DEFAULT_SEED,
-        ),
+        verdicts,
+        collapsed: collapsed_stats,
         areas: areas.into_values().collect(),
         cost_usd: judge.price().map(|p| p.cost(&usage)),
         usage,
@@ -591,7 +731,59 @@ async fn calibrate_one(
         not_judged,
         disagreements,
         undecided_claims,
+        fit: fit.then(|| fit_threshold(kind, &scored, current)).flatten(),
     }
+}
+
+/// The threshold on the judge's probability that agrees best with the
+/// labels (two-way kappa over the decided items that have one), and the
+/// kappa at `current`. Candidates are the midpoints between neighbouring
+/// probabilities (and 0 and 1); of equally good ones, the nearest to
+/// `current`. `None` without probabilities (the word strategy) or without
+/// both labels.
+fn fit_threshold(kind: ItemKind, scored: &[(bool, f64)], current: f64) -> Option<Fit> {
+    let has = |side: bool| scored.iter().any(|(p, _)| *p == side);
+    if !has(true) || !has(false) {
+        return None;
+    }
+    let mut values: Vec<f64> = scored.iter().map(|(_, p)| *p).collect();
+    values.sort_by(f64::total_cmp);
+    values.dedup();
+    if values.len() < 2 {
+        return None;
+    }
+    let kappa_at = |t: f64| {
+        let pairs: Vec<(usize, usize)> = scored
+            .iter()
+            .map(|(person, p)| (usize::from(!*person), usize::from(*p < t)))
+            .collect();
+        crate::stats::agreement(&["yes", "no"], &pairs, 0, 0).kappa
+    };
+    let mut candidates = vec![0.0, 1.0];
+    candidates.extend(values.windows(2).map(|w| (w[0] + w[1]) / 2.0));
+    let mut best: Option<(f64, f64)> = None;
+    for t in candidates {
+        let Some(k) = kappa_at(t) else { continue };
+        let better = match best {
+            None => true,
+            Some((bt, bk)) => {
+                k > bk + 1e-12
+                    || ((k - bk).abs() <= 1e-12 && (t - current).abs() < (bt - current).abs())
+            }
+        };
+        if better {
+            best = Some((t, k));
+        }
+    }
+    let (threshold, kappa) = best?;
+    Some(Fit {
+        kind,
+        threshold: (threshold * 1000.0).round() / 1000.0,
+        kappa,
+        items: scored.len(),
+        current,
+        kappa_at_current: kappa_at(current),
+    })
 }
 
 /// Hands one recording to insta, as a suite trial does; the pending file

@@ -1,6 +1,6 @@
 //! The agreement report: a console table, Markdown and JSON.
 
-use super::LabelledClaim;
+use super::{ItemKind, LabelledClaim};
 use crate::core::Usage;
 use crate::stats::AgreementStats;
 use serde::Serialize;
@@ -21,7 +21,9 @@ const CONSOLE_DISAGREEMENTS: usize = 10;
 pub struct CalibrationReport {
     /// Format of this report's JSON.
     pub format: u32,
-    /// Labelled claims in the set.
+    /// What the items are: claims, answers or passages.
+    pub kind: ItemKind,
+    /// Labelled items in the set.
     pub claims: usize,
     /// Claims per person's label.
     pub labels: BTreeMap<String, usize>,
@@ -73,6 +75,42 @@ pub struct JudgeResult {
     pub disagreements: Vec<Disagreement>,
     /// The undecided claims, with the verdict the judge leaned to.
     pub undecided_claims: Vec<Disagreement>,
+    /// The threshold that agrees best with the labels, when asked for
+    /// ([`Calibration::with_fit`](super::Calibration::with_fit)) and the
+    /// judge's verdicts come with probabilities.
+    pub fit: Option<Fit>,
+}
+
+/// A threshold fitted to the labels: on P(supported) for claims, on the
+/// relevance score for answers, on P(relevant) for passages.
+#[derive(Clone, Debug, Serialize)]
+#[non_exhaustive]
+pub struct Fit {
+    /// What was fitted.
+    pub kind: ItemKind,
+    /// The threshold (rounded to three decimals).
+    pub threshold: f64,
+    /// The two-way kappa at it, on this set.
+    pub kappa: f64,
+    /// Decided items with a probability, which the fit used.
+    pub items: usize,
+    /// The judge's threshold now.
+    pub current: f64,
+    /// The two-way kappa at the current threshold, on the same items.
+    pub kappa_at_current: Option<f64>,
+}
+
+impl Fit {
+    /// The judge-file key the threshold belongs to: `judge.claim_threshold`,
+    /// `thresholds.relevance` or `judge.passage_threshold`.
+    #[must_use]
+    pub fn key(&self) -> (&'static str, &'static str) {
+        match self.kind {
+            ItemKind::Claim => ("judge", "claim_threshold"),
+            ItemKind::Answer => ("thresholds", "relevance"),
+            ItemKind::Passage => ("judge", "passage_threshold"),
+        }
+    }
 }
 
 /// Agreement within one subject area.
@@ -132,6 +170,9 @@ pub struct Disagreement {
     pub note: Option<String>,
     /// `file:line`.
     pub place: String,
+    /// What the judge's verdict was read from (P(supported), the relevance
+    /// score, P(relevant)), when it came with one.
+    pub probability: Option<f64>,
 }
 
 impl CalibrationReport {
@@ -148,6 +189,7 @@ impl CalibrationReport {
         }
         CalibrationReport {
             format: FORMAT,
+            kind: claims.first().map_or(ItemKind::Claim, |c| c.kind),
             claims: claims.len(),
             labels,
             areas,
@@ -336,8 +378,9 @@ impl CalibrationReport {
 
     fn set_line(&self) -> String {
         format!(
-            "{} labelled claims over {} areas ({})",
+            "{} labelled {} over {} areas ({})",
             self.claims,
+            self.kind.plural(),
             self.areas.len(),
             self.labels
                 .iter()
@@ -346,6 +389,37 @@ impl CalibrationReport {
                 .join(", ")
         )
     }
+}
+
+impl CalibrationReport {
+    /// The names of the headline figures: the four verdicts and
+    /// supported / not for claims; relevant / not for answers and passages
+    /// (both figures are the same there).
+    fn headline(&self) -> (&'static str, &'static str) {
+        match self.kind {
+            ItemKind::Claim => ("four verdicts:", "supported / not:"),
+            ItemKind::Answer | ItemKind::Passage => ("relevant / not:", "relevant / not:"),
+        }
+    }
+}
+
+/// "fitted: P(supported) >= 0.340 gives kappa 0.563 (now 0.50: 0.431) over 176 claims".
+pub(super) fn fit_line(fit: &Fit) -> String {
+    let what = match fit.kind {
+        ItemKind::Claim => "P(supported)",
+        ItemKind::Answer => "the relevance score",
+        ItemKind::Passage => "P(relevant)",
+    };
+    format!(
+        "fitted: {what} >= {:.3} gives kappa {:.3} (at the current {:.2}: {}) over {} {}",
+        fit.threshold,
+        fit.kappa,
+        fit.current,
+        fit.kappa_at_current
+            .map_or_else(|| "undefined".to_owned(), |k| format!("{k:.3}")),
+        fit.items,
+        fit.kind.plural()
+    )
 }
 
 /// Why a claim is undecided, in a few words.
@@ -424,18 +498,25 @@ impl fmt::Display for CalibrationReport {
             )?;
             writeln!(
                 f,
-                "  four verdicts:           accuracy {:.3}  kappa {}  macro-F1 {:.3}",
+                "  {:<24} accuracy {:.3}  kappa {}  macro-F1 {:.3}",
+                self.headline().0,
                 j.verdicts.accuracy,
                 kappa_text(&j.verdicts),
                 j.verdicts.macro_f1
             )?;
-            writeln!(
-                f,
-                "  supported / not:         accuracy {:.3}  kappa {}  macro-F1 {:.3}",
-                j.collapsed.accuracy,
-                kappa_text(&j.collapsed),
-                j.collapsed.macro_f1
-            )?;
+            if self.kind == ItemKind::Claim {
+                writeln!(
+                    f,
+                    "  {:<24} accuracy {:.3}  kappa {}  macro-F1 {:.3}",
+                    self.headline().1,
+                    j.collapsed.accuracy,
+                    kappa_text(&j.collapsed),
+                    j.collapsed.macro_f1
+                )?;
+            }
+            if let Some(fit) = &j.fit {
+                writeln!(f, "  {}", fit_line(fit))?;
+            }
             writeln!(f)?;
             let width = j
                 .verdicts
@@ -587,6 +668,7 @@ mod tests {
             not_judged: Vec::new(),
             disagreements: Vec::new(),
             undecided_claims: Vec::new(),
+            fit: None,
         };
         let report = CalibrationReport::new(&[], None, vec![judge]);
         let text = report.to_string();

@@ -21,6 +21,7 @@ mod pacing;
 
 pub(crate) use budget::Budget;
 pub use negotiation::Refusal;
+pub(crate) use negotiation::refuses_probabilities;
 pub(crate) use pacing::Rates;
 
 use crate::core::sync::lock;
@@ -57,6 +58,12 @@ pub(crate) struct Client {
     /// Collect mode: unrecorded questions are answered from (or queued
     /// in) this batch folder instead of being asked.
     collect: Option<BatchFolder>,
+    /// Set once a server answered a request for token probabilities
+    /// without them: yes/no answers are read from the word written.
+    pub(crate) no_probabilities: AtomicBool,
+    /// Set once a server refused a request for token probabilities (a
+    /// 4xx naming them): they are not asked for again.
+    pub(crate) probabilities_refused: AtomicBool,
 }
 
 /// A live call that did not give a usable answer.
@@ -101,6 +108,8 @@ impl Client {
             budget: s.budget.map(Arc::new),
             formats: Negotiation::new(s.json_mode, s.json_mode),
             collect: s.collect.map(BatchFolder::new),
+            no_probabilities: AtomicBool::new(false),
+            probabilities_refused: AtomicBool::new(false),
         }
     }
 
@@ -122,11 +131,13 @@ impl Client {
     /// The answer to `request`: the memo's when the same request was
     /// answered live before in this process (concurrent identical requests
     /// wait for one call), else a live call. `charge` is told what a live
-    /// call cost; the flag says whether this request made it.
+    /// call cost; the flag says whether this request made it. `word`: the
+    /// reply is one word, whole when it stops at its token limit.
     pub(crate) async fn answer(
         self: &Arc<Self>,
         fingerprint: Fingerprint,
         request: &JudgeRequest,
+        word: bool,
         charge: &(dyn Fn(Usage) + Send + Sync),
     ) -> Result<(JudgeResponse, bool), CallError> {
         let cell = lock(&self.memo).entry(fingerprint).or_default().clone();
@@ -147,7 +158,7 @@ impl Client {
                 };
                 *lock(&self.usage) += spent;
                 charge(spent);
-                if response.stop == StopReason::MaxTokens {
+                if response.stop == StopReason::MaxTokens && !word {
                     *lock(&truncated) = Some(response);
                     // Not memoized: a cut-off reply is an error, and a later
                     // request (with a larger limit) must ask again.

@@ -82,6 +82,20 @@ impl Negotiation {
     }
 }
 
+/// Whether a failed call says the server does not do token probabilities:
+/// a 400 or 422 whose message names them (as OpenAI's reasoning models and
+/// some gateways answer a request with `logprobs`).
+pub(crate) fn refuses_probabilities(e: &crate::transport::TransportError) -> bool {
+    use crate::transport::TransportErrorKind;
+    match &e.kind {
+        TransportErrorKind::Status {
+            status: 400 | 422,
+            message,
+        } => message.to_ascii_lowercase().contains("logprob"),
+        _ => false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -33,6 +33,9 @@ pub enum CheckOutcome {
     Unreadable(String),
     /// The item was set aside (an extracted claim not in the response).
     Dropped(String),
+    /// How a one-word answer was read: P(yes) and the alternatives it came
+    /// from, or the word written.
+    Read(String),
 }
 
 impl fmt::Display for CheckOutcome {
@@ -47,6 +50,7 @@ impl fmt::Display for CheckOutcome {
             CheckOutcome::NoQuote => f.write_str("no quote: the verdict cites no evidence"),
             CheckOutcome::Unreadable(why) => write!(f, "unreadable: {why}"),
             CheckOutcome::Dropped(why) => write!(f, "dropped: {why}"),
+            CheckOutcome::Read(how) => write!(f, "read: {how}"),
         }
     }
 }

@@ -186,6 +186,15 @@ pub struct ClaimVerdict {
     /// it decides nothing, and the claim is undecided.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub ungrounded: bool,
+    /// P(supported), when the verdict was read from the judge's token
+    /// probabilities ([`Strategy::Probability`](crate::Strategy)).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub probability: Option<f64>,
+    /// The evidence is the passage sentence closest to the claim, found by
+    /// ragaliq, not a quote the judge gave (it was asked a yes/no
+    /// question); empty evidence then means no passage speaks to the claim.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub located: bool,
 }
 
 /// One retrieved passage and whether the judge found it relevant.
@@ -195,8 +204,12 @@ pub struct PassageVerdict {
     pub rank: usize,
     /// Whether it helps answer the query.
     pub relevant: bool,
-    /// The judge's short reason.
+    /// The judge's short reason (with short questions: how its answer was
+    /// read).
     pub reason: String,
+    /// P(relevant), when read from the judge's token probabilities.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub probability: Option<f64>,
     /// With several samples: how many agreed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agreement: Option<Agreement>,
@@ -463,6 +476,8 @@ mod tests {
                     undecided: false,
                     evidence_in: Some(1),
                     ungrounded: false,
+                    probability: None,
+                    located: false,
                 },
                 ClaimVerdict {
                     claim: "Shipping is free.".into(),
@@ -474,6 +489,8 @@ mod tests {
                     undecided: false,
                     evidence_in: None,
                     ungrounded: false,
+                    probability: None,
+                    located: false,
                 },
             ],
             passages: vec![],

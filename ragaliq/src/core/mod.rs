@@ -12,11 +12,13 @@ mod config_error;
 mod evaluation;
 mod json_mode;
 mod key;
+mod logprobs;
 mod mode;
 mod price;
 mod rate;
 mod request;
 mod samples;
+mod strategy;
 pub(crate) mod sync;
 mod verdict;
 
@@ -26,6 +28,7 @@ pub use config_error::ConfigError;
 pub use evaluation::{ClaimVerdict, Evaluation, Metric, PassageVerdict, Usage};
 pub use json_mode::JsonMode;
 pub use key::ApiKey;
+pub use logprobs::{TokenLogprob, TopLogprob};
 pub use mode::Mode;
 pub(crate) use price::price_for;
 pub use price::{BUILTIN_PRICES, Price};
@@ -36,6 +39,10 @@ pub(crate) use request::test_request;
 pub use request::{
     Fingerprint, JudgeRequest, JudgeResponse, Message, ResponseFormat, Role, StopReason,
 };
-pub use samples::{AUTO_BAND, Agreement, DEFAULT_AGREEMENT, DEFAULT_VERIFY_BATCH, Samples, Spread};
+pub use samples::{
+    AUTO_BAND, Agreement, DEFAULT_AGREEMENT, DEFAULT_PROBABILITY_THRESHOLD, DEFAULT_VERIFY_BATCH,
+    Samples, Spread,
+};
+pub use strategy::Strategy;
 pub(crate) use verdict::clamp_score;
 pub use verdict::{Verdict, VerdictWeights};

@@ -1,6 +1,7 @@
 //! The one provider-agnostic request the judge sends, the response it gets
 //! back, and the [`Fingerprint`] that identifies an exchange.
 
+use super::logprobs::TokenLogprob;
 use super::rate::RateLimits;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -104,6 +105,11 @@ pub struct JudgeRequest {
     pub response_format: ResponseFormat,
     /// Which sample this is when the same question is asked several times.
     pub sample: u32,
+    /// How many likeliest alternatives to return with each token of the
+    /// reply (OpenAI's `top_logprobs`, with `logprobs: true`); 0 asks for
+    /// no token probabilities. A yes/no question is read from them.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub top_logprobs: u8,
     /// What was asked, in a form a reviewer can read (the claims, the
     /// question, the passages), for recordings and messages. Not part of the
     /// fingerprint: it is derived from the messages.
@@ -122,7 +128,7 @@ impl JudgeRequest {
     ///     task: "relevance".into(), template_version: "relevance@1".into(), model: "m".into(),
     ///     system: "Judge.".into(), messages: vec![Message::user("Is it relevant?")],
     ///     temperature: 0.0, max_tokens: 100, response_format: ResponseFormat::Text,
-    ///     sample: 0, subject: serde_json::Value::Null,
+    ///     sample: 0, top_logprobs: 0, subject: serde_json::Value::Null,
     /// };
     /// assert_eq!(request.estimated_tokens(), (5, 100)); // 21 characters / 4
     /// ```
@@ -136,6 +142,8 @@ impl JudgeRequest {
     /// The SHA-256 of a canonical JSON encoding of the provider and every
     /// field that can change the answer: `{"provider":…,"request":{…},"v":2}`
     /// with object keys sorted at every level and no whitespace.
+    /// `top_logprobs` is part of it only when set, so requests without it
+    /// keep the fingerprints they always had.
     ///
     /// The encoding is written straight into the hash, in an order this
     /// function fixes itself, so the value is the same across runs,
@@ -154,6 +162,7 @@ impl JudgeRequest {
     ///     max_tokens: 512,
     ///     response_format: ResponseFormat::JsonObject,
     ///     sample: 0,
+    ///     top_logprobs: 0,
     ///     subject: serde_json::Value::Null,
     /// };
     /// let a = req.fingerprint("openai");
@@ -214,6 +223,10 @@ impl JudgeRequest {
         w.number(self.temperature);
         w.raw(",\"template_version\":");
         w.string(&self.template_version);
+        if self.top_logprobs > 0 {
+            w.raw(",\"top_logprobs\":");
+            w.raw(&self.top_logprobs.to_string());
+        }
         w.raw("},\"v\":2}");
         Fingerprint(w.hash.finalize().into())
     }
@@ -226,6 +239,10 @@ impl JudgeRequest {
             ResponseFormat::JsonSchema { .. } => "json_schema",
         }
     }
+}
+
+fn is_zero(n: &u8) -> bool {
+    *n == 0
 }
 
 /// Canonical JSON written straight into a SHA-256: no intermediate value.
@@ -342,6 +359,7 @@ pub(crate) fn test_request(model: &str, format: ResponseFormat) -> JudgeRequest 
         max_tokens: 100,
         response_format: format,
         sample: 0,
+        top_logprobs: 0,
         subject: serde_json::json!({"query": "How long?"}),
     }
 }
@@ -359,7 +377,7 @@ pub enum StopReason {
 }
 
 /// What the judge answered.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct JudgeResponse {
     /// The reply text (for forced tool use, the tool input as JSON).
@@ -379,6 +397,10 @@ pub struct JudgeResponse {
     /// run's next requests. Never recorded.
     #[serde(skip)]
     pub rate: Option<RateLimits>,
+    /// Token probabilities, when the request asked for them
+    /// ([`JudgeRequest::top_logprobs`]) and the server returned them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub logprobs: Option<Vec<TokenLogprob>>,
 }
 
 impl JudgeResponse {
@@ -392,6 +414,7 @@ impl JudgeResponse {
             model: None,
             stop: StopReason::Complete,
             rate: None,
+            logprobs: None,
         }
     }
 
@@ -420,6 +443,21 @@ impl JudgeResponse {
     #[must_use]
     pub fn with_stop(mut self, stop: StopReason) -> Self {
         self.stop = stop;
+        self
+    }
+
+    /// Sets the token probabilities the server returned.
+    ///
+    /// ```
+    /// use ragaliq::judge::{JudgeResponse, TokenLogprob};
+    /// let r = JudgeResponse::text("Yes").with_logprobs(vec![TokenLogprob {
+    ///     token: "Yes".into(), logprob: -0.05, top: vec![],
+    /// }]);
+    /// assert_eq!(r.logprobs.unwrap()[0].token, "Yes");
+    /// ```
+    #[must_use]
+    pub fn with_logprobs(mut self, logprobs: Vec<TokenLogprob>) -> Self {
+        self.logprobs = Some(logprobs);
         self
     }
 
@@ -492,6 +530,7 @@ mod tests {
                 schema: serde_json::json!({"b": 1, "a": [2, {"d": 3, "c": "é\n"}]}),
             },
             sample: 0,
+            top_logprobs: 0,
             subject: serde_json::json!({"ignored": true}),
         }
     }
@@ -509,14 +548,18 @@ mod tests {
             ResponseFormat::JsonObject => serde_json::json!({"type": "json_object"}),
             ResponseFormat::Text => serde_json::json!({"type": "text"}),
         };
+        let mut request = serde_json::json!({
+            "task": r.task, "template_version": r.template_version, "model": r.model,
+            "system": r.system, "messages": r.messages, "temperature": r.temperature,
+            "max_tokens": r.max_tokens, "response_format": format, "sample": r.sample,
+        });
+        if r.top_logprobs > 0 {
+            request["top_logprobs"] = serde_json::json!(r.top_logprobs);
+        }
         canonical_json(&serde_json::json!({
             "v": 2,
             "provider": provider,
-            "request": {
-                "task": r.task, "template_version": r.template_version, "model": r.model,
-                "system": r.system, "messages": r.messages, "temperature": r.temperature,
-                "max_tokens": r.max_tokens, "response_format": format, "sample": r.sample,
-            }
+            "request": request,
         }))
     }
 
@@ -530,6 +573,10 @@ mod tests {
         r2.temperature = 0.7;
         let expected: [u8; 32] = Sha256::digest(reference_encoding(&r2, "p").as_bytes()).into();
         assert_eq!(r2.fingerprint("p"), Fingerprint(expected));
+        let mut r3 = req();
+        r3.top_logprobs = 10;
+        let expected: [u8; 32] = Sha256::digest(reference_encoding(&r3, "p").as_bytes()).into();
+        assert_eq!(r3.fingerprint("p"), Fingerprint(expected));
     }
 
     #[test]
@@ -564,6 +611,7 @@ mod tests {
                 }
             }),
             Box::new(|r| r.sample = 1),
+            Box::new(|r| r.top_logprobs = 5),
         ];
         for change in variants {
             let mut r = req();

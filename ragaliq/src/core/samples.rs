@@ -40,6 +40,10 @@ pub enum Samples {
 /// [`Samples::Auto`] to ask again.
 pub const AUTO_BAND: f64 = 0.25;
 
+/// The P(yes) at or above which a one-word answer counts as yes when no
+/// threshold was fitted for the judge.
+pub const DEFAULT_PROBABILITY_THRESHOLD: f64 = 0.5;
+
 /// Claims asked about in one verification call, unless configured
 /// (`judge.verify_batch`): chosen by measured agreement with people (see
 /// BENCHMARKS.md, "Verification strategies").

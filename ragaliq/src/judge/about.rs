@@ -2,8 +2,9 @@
 //! spent, and the one line that says all that.
 
 use super::{JsonMode, Judge, Refusal};
-use crate::core::{Metric, Price, Samples, Usage};
+use crate::core::{Metric, Price, Samples, Strategy, Usage};
 use crate::record::Recorder;
+use std::sync::atomic::Ordering;
 
 impl Judge {
     /// The recorder this judge serves exchanges through, if any.
@@ -96,6 +97,19 @@ impl Judge {
         self.scoring.threshold(metric)
     }
 
+    /// How verdicts and scores are asked for.
+    #[must_use]
+    pub fn strategy(&self) -> Strategy {
+        self.scoring.verification.strategy
+    }
+
+    /// P(supported) at or above which a claim is supported (short
+    /// questions).
+    #[must_use]
+    pub fn claim_threshold(&self) -> f64 {
+        self.scoring.verification.claim_threshold
+    }
+
     /// How many times each question is asked by default.
     #[must_use]
     pub fn samples(&self) -> Samples {
@@ -119,6 +133,21 @@ impl Judge {
             self.model(),
             self.json_mode()
         );
+        let client = self.session.client();
+        match self.strategy() {
+            Strategy::Json => out.push_str("; JSON prompts"),
+            Strategy::Word => out.push_str("; yes/no questions read from the word written"),
+            Strategy::Probability if self.provider() == "anthropic" => out.push_str(
+                "; yes/no questions read from the word written (anthropic returns no token probabilities)",
+            ),
+            Strategy::Probability if client.no_probabilities.load(Ordering::SeqCst) => out.push_str(
+                "; yes/no questions: the server returned no token probabilities, so the word written is read",
+            ),
+            Strategy::Probability => out.push_str(&format!(
+                "; yes/no questions read from token probabilities, claims supported at P >= {:.2}",
+                self.claim_threshold()
+            )),
+        }
         let samples = self.samples();
         if samples.max() > 1 {
             out.push_str(&format!("; samples {samples}"));

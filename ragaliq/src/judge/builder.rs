@@ -3,7 +3,7 @@
 use super::Judge;
 use crate::client::{self, Budget, Client, Rates};
 use crate::config::{Config, Provider};
-use crate::core::{ConfigError, JsonMode, Metric, Price, Samples, VerdictWeights};
+use crate::core::{ConfigError, JsonMode, Metric, Price, Samples, Strategy, VerdictWeights};
 use crate::metrics::{Scoring, Verification};
 use crate::prompts::{SchemaDialect, Templates};
 use crate::session::Session;
@@ -101,8 +101,13 @@ impl JudgeBuilder {
                 samples: config.samples,
                 agreement: config.agreement,
                 verification: Verification {
+                    strategy: config.strategy,
                     batch: config.verify_batch,
                     evidence_checked: config.evidence_checked,
+                    claim_threshold: config.claim_threshold,
+                    passage_threshold: config.passage_threshold,
+                    contradiction: config.contradiction,
+                    chunk_chars: config.chunk_chars,
                 },
             },
             // Every answer collect mode gets comes from a batch, which
@@ -284,6 +289,62 @@ impl JudgeBuilder {
         self
     }
 
+    /// How verdicts and scores are asked for (default
+    /// [`Strategy::Probability`]).
+    ///
+    /// ```
+    /// # use ragaliq::judge::{BoxFuture, Judge, JudgeRequest, JudgeResponse, Transport};
+    /// # use ragaliq::TransportError;
+    /// # struct Canned;
+    /// # impl Transport for Canned {
+    /// #     fn provider(&self) -> &str { "canned" }
+    /// #     fn complete<'a>(&'a self, _: &'a JudgeRequest) -> BoxFuture<'a, Result<JudgeResponse, TransportError>> {
+    /// #         Box::pin(async { Ok(JudgeResponse::text("{}")) })
+    /// #     }
+    /// # }
+    /// use ragaliq::Strategy;
+    /// let judge = Judge::builder(Canned)
+    ///     .with_strategy(Strategy::Word)
+    ///     .with_claim_threshold(0.4)
+    ///     .build()
+    ///     .unwrap();
+    /// assert_eq!(judge.strategy(), Strategy::Word);
+    /// assert!(Judge::builder(Canned).with_claim_threshold(1.5).build().is_err());
+    /// ```
+    pub fn with_strategy(mut self, strategy: Strategy) -> Self {
+        self.scoring.verification.strategy = strategy;
+        self
+    }
+
+    /// P(supported) at or above which a claim is supported (default 0.5;
+    /// fit it with `cargo ragaliq calibrate --fit`).
+    pub fn with_claim_threshold(mut self, p: f64) -> Self {
+        self.scoring.verification.claim_threshold = p;
+        self
+    }
+
+    /// P(relevant) at or above which a passage is relevant (default 0.5).
+    pub fn with_passage_threshold(mut self, p: f64) -> Self {
+        self.scoring.verification.passage_threshold = p;
+        self
+    }
+
+    /// Whether an unsupported claim is asked whether the passages
+    /// contradict it (default true; false calls every unsupported claim
+    /// `no_evidence`, one call fewer each).
+    pub fn with_contradiction(mut self, ask: bool) -> Self {
+        self.scoring.verification.contradiction = ask;
+        self
+    }
+
+    /// Passages longer than `chars` characters are asked about in chunks
+    /// (whole passages, or sentences of a long one), and the chunk that
+    /// supports a claim best decides it (default 0: never).
+    pub fn with_chunk_chars(mut self, chars: usize) -> Self {
+        self.scoring.verification.chunk_chars = chars;
+        self
+    }
+
     /// The model's price, for cost estimates and the budget.
     pub fn with_price(mut self, price: Price) -> Self {
         self.price = Some(price);
@@ -428,6 +489,11 @@ impl JudgeBuilder {
             self.transport.endpoint().unwrap_or_default(),
             self.model
         );
+        // Anthropic returns no token probabilities: its yes/no answers are
+        // read from the word, and asking for more would only change the
+        // fingerprints.
+        let probabilities = self.scoring.verification.strategy == Strategy::Probability
+            && self.transport.provider() != "anthropic";
         let client = Client::new(
             self.transport,
             client::Settings {
@@ -442,9 +508,19 @@ impl JudgeBuilder {
                 collect: self.collect,
             },
         );
+        let v = self.scoring.verification;
+        for (name, p) in [
+            ("claim_threshold", v.claim_threshold),
+            ("passage_threshold", v.passage_threshold),
+        ] {
+            if !(0.0..=1.0).contains(&p) {
+                return Err(invalid(name, p.to_string(), "a probability from 0 to 1"));
+            }
+        }
         let asking = Asking {
             model: self.model,
             temperature: self.temperature,
+            probabilities,
             max_tokens: self.max_tokens,
             sized_max_tokens: self.sized_max_tokens,
             templates: self.templates.unwrap_or_default(),

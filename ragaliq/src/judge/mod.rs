@@ -11,7 +11,7 @@ mod builder;
 pub use crate::client::Refusal;
 pub use crate::core::{
     ApiKey, Fingerprint, JsonMode, JudgeRequest, JudgeResponse, Message, RateLimits, RateWindow,
-    ResponseFormat, Role, StopReason,
+    ResponseFormat, Role, StopReason, TokenLogprob, TopLogprob,
 };
 pub use crate::transport::limits;
 pub use crate::transport::{
@@ -22,7 +22,7 @@ pub use builder::JudgeBuilder;
 
 use crate::client;
 use crate::config::Config;
-use crate::core::{ConfigError, Evaluation, Metric, RagCase, Usage};
+use crate::core::{ConfigError, Evaluation, Metric, RagCase, Samples, Usage};
 use crate::error::Result;
 use crate::metrics::{self, EvalOptions, Scoring, Voted};
 use crate::record::Recorder;
@@ -158,7 +158,7 @@ impl Judge {
     /// #     }
     /// # }
     /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
-    /// # let judge = Judge::builder(Canned).build().unwrap();
+    /// # let judge = Judge::builder(Canned).with_strategy(ragaliq::Strategy::Json).build().unwrap();
     /// # let case = RagCase::new("How long do refunds take?")
     /// #     .context(["Refunds take 30 days."])
     /// #     .response("Refunds take 30 days. Refunds are free.");
@@ -187,6 +187,33 @@ impl Judge {
         passages: &[String],
     ) -> Result<(Vec<Voted>, Usage)> {
         metrics::verify_labelled(&self.session, &self.scoring, claims, passages).await
+    }
+
+    /// A labelled answer's relevance (for calibration), every sample asked.
+    pub(crate) async fn relevance_labelled(
+        &self,
+        query: &str,
+        response: &str,
+    ) -> Result<Evaluation> {
+        let case = RagCase::new(query).response(response);
+        let options = EvalOptions::default().with_samples(Samples::Fixed(self.samples().max()));
+        self.evaluate_with(Metric::Relevance, &case, &options).await
+    }
+
+    /// A labelled passage's relevance (for calibration): context precision
+    /// over that one passage, every sample asked.
+    pub(crate) async fn passage_labelled(&self, query: &str, passage: &str) -> Result<Evaluation> {
+        let case = RagCase::new(query).context([passage]);
+        let options = EvalOptions::default().with_samples(Samples::Fixed(self.samples().max()));
+        self.evaluate_with(Metric::ContextPrecision, &case, &options)
+            .await
+    }
+
+    /// P(relevant) at or above which a passage is relevant (short
+    /// questions).
+    #[must_use]
+    pub fn passage_threshold(&self) -> f64 {
+        self.scoring.verification.passage_threshold
     }
 
     /// Asks one task outside any metric (case generation); its usage counts

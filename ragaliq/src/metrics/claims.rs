@@ -8,15 +8,24 @@
 //! quote is in no passage is asked again alone, once, told that its quote
 //! was not found; a verdict still ungrounded then decides nothing: the
 //! claim is undecided, never a pass.
+//!
+//! With short questions ([`Strategy::Probability`] or [`Strategy::Word`]),
+//! each claim is asked alone whether the passages support it (per chunk
+//! of a long context: the best chunk counts); P(supported) at or above the
+//! threshold makes it supported. An unsupported claim is asked whether the
+//! passages contradict it (when configured), and is shown beside the
+//! passage sentence closest to it, found by ragaliq: the judge is never
+//! asked for a quote, which made small judges' verdicts worse.
 
 use super::sampling::{sample, vote_items};
 use super::{Asker, Plan};
-use crate::core::{Agreement, Verdict};
+use crate::core::{Agreement, Strategy, Verdict};
 use crate::error::{Error, Result};
 use crate::evidence::Found;
 use crate::parse::{ParseError, ParseErrorKind, ParsedVerdict};
 use crate::tasks::{
-    CheckedVerdict, ExtractClaims, Extracted, MAX_REASKS, VerifyClaim, VerifyClaims,
+    CheckedVerdict, ClaimContradicted, ClaimSupported, ExtractClaims, Extracted, MAX_REASKS,
+    VerifyClaim, VerifyClaims,
 };
 use futures_util::{StreamExt, stream};
 
@@ -24,13 +33,26 @@ use futures_util::{StreamExt, stream};
 /// limit applies on top).
 const REASK_CONCURRENCY: usize = 4;
 
-/// How claims are verified: claims per call, and whether evidence is checked.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// How claims (and passages) are asked about and read.
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct Verification {
-    /// Claims asked about in one call (1: each claim alone).
+    /// Short yes/no questions, or the JSON prompts.
+    pub strategy: Strategy,
+    /// JSON prompts: claims asked about in one call (1: each claim alone).
     pub batch: usize,
-    /// Whether a verdict's evidence must be found in the passages.
+    /// JSON prompts: whether a verdict's evidence must be found in the
+    /// passages.
     pub evidence_checked: bool,
+    /// Yes/no questions: P(supported) at or above which a claim is supported.
+    pub claim_threshold: f64,
+    /// Yes/no questions: P(relevant) at or above which a passage is relevant.
+    pub passage_threshold: f64,
+    /// Yes/no questions: whether an unsupported claim is asked whether it
+    /// is contradicted.
+    pub contradiction: bool,
+    /// Yes/no questions: passages longer than this are asked about in
+    /// chunks (0: never).
+    pub chunk_chars: usize,
 }
 
 /// The claims of `text` that come from it (see
@@ -90,6 +112,11 @@ pub(crate) struct Voted {
     /// The verdict needs evidence and its quote was in no passage, even
     /// asked again alone (evidence checked): it decides nothing.
     pub ungrounded: bool,
+    /// P(supported) read from the judge's token probabilities (the mean
+    /// over the agreeing samples).
+    pub probability: Option<f64>,
+    /// The evidence was found by ragaliq (the closest passage sentence).
+    pub located: bool,
 }
 
 /// How bad a verdict is for the answer: ties go to the worse one.
@@ -155,6 +182,8 @@ pub(super) async fn verify_voted(
                 .filter_map(|v| v.verdict.confidence)
                 .collect();
             let ungrounded = vote.winner.is_none();
+            let probabilities: Vec<f64> =
+                vote.agreeing.iter().filter_map(|v| v.probability).collect();
             Voted {
                 verdict: ParsedVerdict {
                     verdict: vote.winner.unwrap_or(first.verdict.verdict),
@@ -175,6 +204,9 @@ pub(super) async fn verify_voted(
                 agreement: vote.agreement,
                 undecided: vote.undecided || ungrounded,
                 ungrounded,
+                probability: (!probabilities.is_empty())
+                    .then(|| probabilities.iter().sum::<f64>() / probabilities.len() as f64),
+                located: first.located,
             }
         })
         .collect();
@@ -206,8 +238,20 @@ async fn verify(
                 },
                 found: None,
                 ungrounded: false,
+                probability: None,
+                located: false,
             })
             .collect());
+    }
+    if how.strategy != Strategy::Json {
+        // Each claim alone, in order: a server's prompt cache keeps the
+        // passages between one claim's question and the next's.
+        let asked = stream::iter(claims)
+            .map(|claim| probe(ask, how, claim, passages, sample))
+            .buffered(REASK_CONCURRENCY)
+            .collect::<Vec<_>>()
+            .await;
+        return super::sampling::every(asked);
     }
     let batches = claims.chunks(how.batch.max(1)).map(|chunk| async move {
         let mut got: Vec<Option<CheckedVerdict>> = if chunk.len() == 1 {
@@ -287,4 +331,176 @@ async fn alone(
         sample,
     )
     .await
+}
+
+/// One claim asked with short questions (see the module): supported, and
+/// when not, contradicted; its evidence the closest passage sentence.
+async fn probe(
+    ask: &Asker<'_>,
+    how: Verification,
+    claim: &str,
+    passages: &[String],
+    sample: u32,
+) -> Result<CheckedVerdict> {
+    let chunks = chunks(passages, how.chunk_chars);
+    let mut supported: Option<(f64, bool)> = None;
+    for chunk in &chunks {
+        let read = ask
+            .ask(
+                &ClaimSupported {
+                    claim,
+                    passages: chunk,
+                },
+                sample,
+            )
+            .await?;
+        if supported.is_none_or(|(p, _)| read.p_yes > p) {
+            supported = Some((read.p_yes, read.from_probabilities));
+        }
+    }
+    let (p, from_probabilities) = supported.unwrap_or((0.0, false));
+    let verdict = if p >= how.claim_threshold {
+        (Verdict::Supported, from_probabilities.then_some(p))
+    } else if how.contradiction {
+        let mut contradicted: Option<(f64, bool)> = None;
+        for chunk in &chunks {
+            let read = ask
+                .ask(
+                    &ClaimContradicted {
+                        claim,
+                        passages: chunk,
+                    },
+                    sample,
+                )
+                .await?;
+            if contradicted.is_none_or(|(q, _)| read.p_yes > q) {
+                contradicted = Some((read.p_yes, read.from_probabilities));
+            }
+        }
+        match contradicted {
+            Some((q, from)) if q >= 0.5 => (Verdict::Contradicted, from.then_some(q)),
+            _ => (Verdict::NoEvidence, from_probabilities.then_some(1.0 - p)),
+        }
+    } else {
+        (Verdict::NoEvidence, from_probabilities.then_some(1.0 - p))
+    };
+    let found = crate::evidence::closest_sentence(claim, passages);
+    let evidence = found
+        .as_ref()
+        .map(|f| passages[f.passage][f.span.clone()].to_owned())
+        .unwrap_or_default();
+    Ok(CheckedVerdict {
+        verdict: ParsedVerdict {
+            verdict: verdict.0,
+            evidence,
+            confidence: verdict.1,
+        },
+        found,
+        ungrounded: false,
+        probability: from_probabilities.then_some(p),
+        located: true,
+    })
+}
+
+/// The passages in chunks of at most `chars` characters (0: one chunk of
+/// all): whole passages together while they fit, and a passage longer than
+/// `chars` alone, cut into groups of its sentences.
+fn chunks(passages: &[String], chars: usize) -> Vec<Vec<String>> {
+    let total: usize = passages.iter().map(|p| p.chars().count()).sum();
+    if chars == 0 || total <= chars {
+        return vec![passages.to_vec()];
+    }
+    let mut out: Vec<Vec<String>> = Vec::new();
+    let mut current: Vec<String> = Vec::new();
+    let mut size = 0;
+    for passage in passages {
+        let n = passage.chars().count();
+        if n > chars || size + n > chars {
+            if !current.is_empty() {
+                out.push(std::mem::take(&mut current));
+            }
+            size = 0;
+        }
+        if n > chars {
+            let mut part = String::new();
+            for sentence in sentences(passage) {
+                if !part.is_empty() && part.chars().count() + sentence.chars().count() > chars {
+                    out.push(vec![std::mem::take(&mut part)]);
+                }
+                if !part.is_empty() {
+                    part.push(' ');
+                }
+                part.push_str(sentence);
+            }
+            if !part.is_empty() {
+                out.push(vec![part]);
+            }
+            continue;
+        }
+        current.push(passage.clone());
+        size += n;
+    }
+    if !current.is_empty() {
+        out.push(current);
+    }
+    out
+}
+
+/// A passage's sentences (ended by `.`, `!` or `?` before a space, or a
+/// line break), trimmed.
+fn sentences(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let bytes = text.as_bytes();
+    for (i, c) in text.char_indices() {
+        let end = i + c.len_utf8();
+        let boundary = c == '\n'
+            || (matches!(c, '.' | '!' | '?') && bytes.get(end).is_none_or(u8::is_ascii_whitespace));
+        if boundary {
+            let s = text[start..end].trim();
+            if !s.is_empty() {
+                out.push(s);
+            }
+            start = end;
+        }
+    }
+    let s = text[start..].trim();
+    if !s.is_empty() {
+        out.push(s);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::chunks;
+
+    #[test]
+    fn long_contexts_are_cut_into_chunks_of_whole_passages_or_sentences() {
+        let p = |s: &str| s.to_owned();
+        let short = vec![p("aaaa."), p("bbbb."), p("cccc.")];
+        assert_eq!(chunks(&short, 0), vec![short.clone()], "0: never");
+        assert_eq!(chunks(&short, 100), vec![short.clone()], "all fit");
+        assert_eq!(
+            chunks(&short, 10),
+            vec![vec![p("aaaa."), p("bbbb.")], vec![p("cccc.")]]
+        );
+        // A passage longer than a chunk alone, by its sentences.
+        let long = vec![p("One two. Three four. Five six."), p("x.")];
+        assert_eq!(
+            chunks(&long, 20),
+            vec![
+                vec![p("One two. Three four.")],
+                vec![p("Five six.")],
+                vec![p("x.")]
+            ]
+        );
+        // Every character of every passage is in some chunk.
+        let total: usize = chunks(&long, 5)
+            .iter()
+            .flatten()
+            .map(|c| c.chars().filter(|c| !c.is_whitespace()).count())
+            .sum();
+        assert_eq!(total, "Onetwo.Threefour.Fivesix.x.".len());
+    }
 }

@@ -5,14 +5,20 @@ use super::claims::Verification;
 use super::faithfulness::details;
 use super::sampling::{sample, vote_items};
 use super::{Asker, Plan, Scored, claims, plural};
+use crate::core::Strategy;
 use crate::core::{Metric, PassageVerdict, RagCase, Verdict, VerdictWeights};
 use crate::error::{Error, Result};
 use crate::parse::{ParseError, ParseErrorKind, ParsedRelevance, ParsedVerdict};
-use crate::tasks::{MAX_REASKS, PassageRelevance};
+use crate::tasks::{MAX_REASKS, PassageRelevance, PassageRelevant};
 
 /// Average precision over the ranked passages: the mean, over relevant
 /// passages, of the precision at each one's rank. 0 when none is relevant.
-pub(super) async fn precision(ask: &Asker<'_>, case: &RagCase, plan: &Plan) -> Result<Scored> {
+pub(super) async fn precision(
+    ask: &Asker<'_>,
+    how: Verification,
+    case: &RagCase,
+    plan: &Plan,
+) -> Result<Scored> {
     if case.context.is_empty() {
         return Err(Error::MissingInput {
             metric: Metric::ContextPrecision,
@@ -20,7 +26,13 @@ pub(super) async fn precision(ask: &Asker<'_>, case: &RagCase, plan: &Plan) -> R
         });
     }
     let ap = |set: &Vec<ParsedRelevance>| average_precision(set.iter().map(|v| v.relevant));
-    let judged = |s| judge_passages(ask, case, s);
+    let judged = |s| async move {
+        if how.strategy == Strategy::Json {
+            judge_passages(ask, case, s).await
+        } else {
+            ask_each_passage(ask, how, case, s).await
+        }
+    };
     let sampled = sample(plan, judged, ap).await?;
     // A tie counts the passage as not relevant: never in the retriever's favour.
     let passages: Vec<PassageVerdict> = vote_items(
@@ -36,6 +48,10 @@ pub(super) async fn precision(ask: &Asker<'_>, case: &RagCase, plan: &Plan) -> R
         rank: i + 1,
         relevant: vote.winner,
         reason: vote.agreeing[0].reason.clone(),
+        probability: {
+            let ps: Vec<f64> = vote.agreeing.iter().filter_map(|v| v.probability).collect();
+            (!ps.is_empty()).then(|| ps.iter().sum::<f64>() / ps.len() as f64)
+        },
         agreement: vote.agreement,
         undecided: vote.undecided,
     })
@@ -54,6 +70,36 @@ pub(super) async fn precision(ask: &Asker<'_>, case: &RagCase, plan: &Plan) -> R
         sample_scores: sampled.scores,
         ..Scored::default()
     })
+}
+
+/// Every passage's relevance from sample `sample`, one short question each:
+/// relevant when P(yes) that it helps answer the question reaches the
+/// passage threshold. Asked in rank order.
+async fn ask_each_passage(
+    ask: &Asker<'_>,
+    how: Verification,
+    case: &RagCase,
+    sample: u32,
+) -> Result<Vec<ParsedRelevance>> {
+    let mut out = Vec::with_capacity(case.context.len());
+    for passage in &case.context {
+        let read = ask
+            .ask(
+                &PassageRelevant {
+                    query: &case.query,
+                    expected: case.expected_answer.as_deref(),
+                    passage,
+                },
+                sample,
+            )
+            .await?;
+        out.push(ParsedRelevance {
+            relevant: read.p_yes >= how.passage_threshold,
+            reason: read.read,
+            probability: read.from_probabilities.then_some(read.p_yes),
+        });
+    }
+    Ok(out)
 }
 
 /// Every passage's relevance from sample `sample`: one call for all of them;

@@ -127,6 +127,8 @@ pub(super) fn details(
             undecided: v.undecided,
             evidence_in: v.found.map(|f| f.passage + 1),
             ungrounded: v.ungrounded,
+            probability: v.probability,
+            located: v.located,
         })
         .collect()
 }

@@ -101,8 +101,13 @@ impl Default for Scoring {
             samples: Samples::default(),
             agreement: crate::core::DEFAULT_AGREEMENT,
             verification: Verification {
+                strategy: crate::core::Strategy::default(),
                 batch: crate::core::DEFAULT_VERIFY_BATCH,
                 evidence_checked: true,
+                claim_threshold: crate::core::DEFAULT_PROBABILITY_THRESHOLD,
+                passage_threshold: crate::core::DEFAULT_PROBABILITY_THRESHOLD,
+                contradiction: true,
+                chunk_chars: 0,
             },
         }
     }
@@ -233,8 +238,8 @@ pub(crate) async fn evaluate(
             let floor = options.confidence_floor.unwrap_or(scoring.confidence_floor);
             faithfulness::hallucination(&ask, how, case, floor, &plan).await?
         }
-        Metric::Relevance => relevance::relevance(&ask, case, &plan).await?,
-        Metric::ContextPrecision => context::precision(&ask, case, &plan).await?,
+        Metric::Relevance => relevance::relevance(&ask, how, case, &plan).await?,
+        Metric::ContextPrecision => context::precision(&ask, how, case, &plan).await?,
         Metric::ContextRecall => context::recall(&ask, how, case, &plan).await?,
     };
     // A split vote's score is the median sample's: the decided verdicts'

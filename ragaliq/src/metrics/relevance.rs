@@ -1,20 +1,66 @@
-//! Answer relevance: one call (per sample), a score with reasoning.
+//! Answer relevance: one call (per sample). With short questions, the
+//! score is P(yes) that the response answers the question (from token
+//! probabilities; 1 or 0 from the word written); with the JSON prompt, the
+//! score the judge writes, with its reasoning.
 
+use super::claims::Verification;
 use super::sampling::sample;
 use super::{Asker, Plan, Scored};
-use crate::core::RagCase;
+use crate::core::{RagCase, Strategy};
 use crate::error::Result;
-use crate::parse::ScoredReply;
+use crate::parse::{ScoredReply, YesNo};
 use crate::stats;
-use crate::tasks::Relevance;
+use crate::tasks::{AnswersQuery, Relevance};
 
-pub(super) async fn relevance(ask: &Asker<'_>, case: &RagCase, plan: &Plan) -> Result<Scored> {
+pub(super) async fn relevance(
+    ask: &Asker<'_>,
+    how: Verification,
+    case: &RagCase,
+    plan: &Plan,
+) -> Result<Scored> {
     let response = case.response_text();
     if response.trim().is_empty() {
         // An empty answer answers nothing; no judge is needed to say so.
         return Ok(Scored {
             score: 0.0,
             reasoning: "The response is empty, so it does not answer the query.".into(),
+            ..Scored::default()
+        });
+    }
+    if how.strategy != Strategy::Json {
+        let question = AnswersQuery {
+            query: &case.query,
+            response,
+        };
+        let sampled = sample(plan, |s| ask.ask(&question, s), |r: &YesNo| r.p_yes).await?;
+        let scores = sampled.scores;
+        let median = stats::median(&scores);
+        let read = sampled
+            .answers
+            .iter()
+            .find(|r| r.p_yes == median)
+            .unwrap_or(&sampled.answers[0]);
+        let reasoning = if read.from_probabilities {
+            format!(
+                "P(yes) {:.2} that the response answers the question ({}).",
+                read.p_yes, read.read
+            )
+        } else {
+            format!(
+                "The judge answered {} to whether the response answers the question ({}).",
+                if read.p_yes >= 0.5 { "yes" } else { "no" },
+                read.read
+            )
+        };
+        let undecided = scores.len() > 1 && {
+            let sides: Vec<bool> = scores.iter().map(|s| *s >= plan.threshold).collect();
+            !stats::vote(&sides, i32::from).1.reaches(plan.agreement)
+        };
+        return Ok(Scored {
+            score: median,
+            reasoning,
+            undecided,
+            sample_scores: scores,
             ..Scored::default()
         });
     }

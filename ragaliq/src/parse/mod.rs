@@ -51,11 +51,13 @@
 //! ```
 
 mod json;
+mod word;
 
 use crate::core::Verdict;
 pub(crate) use json::canonical;
 use json::{Found, J};
 use std::fmt;
+pub use word::{YesNo, yes_no};
 
 /// A judge reply that could not be read, with the reply itself.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
@@ -163,13 +165,19 @@ pub enum ParseErrorKind {
         /// The most re-asked ([`MAX_REASKS`](crate::MAX_REASKS)).
         limit: usize,
     },
+    /// A yes/no question answered with neither word, and no token
+    /// probabilities that rank yes against no.
+    NotYesNo {
+        /// The first word of the reply.
+        word: String,
+    },
 }
 
 impl ParseErrorKind {
     /// A short stable name (`empty`, `refusal`, `no_json`, `truncated`,
     /// `ambiguous`, `wrong_shape`, `unknown_label`, `count_mismatch`,
     /// `bad_index`, `invalid_score`, `score_out_of_range`, `placeholder`,
-    /// `unmatched`).
+    /// `unmatched`, `not_yes_no`).
     #[must_use]
     pub fn name(&self) -> &'static str {
         match self {
@@ -186,6 +194,7 @@ impl ParseErrorKind {
             ParseErrorKind::ScoreOutOfRange { .. } => "score_out_of_range",
             ParseErrorKind::Placeholder { .. } => "placeholder",
             ParseErrorKind::Unmatched { .. } => "unmatched",
+            ParseErrorKind::NotYesNo { .. } => "not_yes_no",
         }
     }
 }
@@ -223,6 +232,10 @@ impl fmt::Display for ParseErrorKind {
                 f,
                 "the batch left {unmatched} claims without a verdict; ragaliq re-asks at most {limit} claims one by one, so the batch is refused"
             ),
+            ParseErrorKind::NotYesNo { word } => write!(
+                f,
+                "a yes/no question answered `{word}`, and no token probabilities rank yes against no"
+            ),
         }
     }
 }
@@ -254,6 +267,8 @@ pub struct ParsedRelevance {
     pub relevant: bool,
     /// The judge's reason; may be empty.
     pub reason: String,
+    /// P(relevant), when read from a yes/no answer's token probabilities.
+    pub probability: Option<f64>,
 }
 
 type Obj = [(String, J)];
@@ -669,6 +684,7 @@ fn read_relevance(o: &Obj, raw: &str) -> Result<ParsedRelevance, ParseError> {
     Ok(ParsedRelevance {
         relevant,
         reason: text_field(o, "reason", raw)?,
+        probability: None,
     })
 }
 

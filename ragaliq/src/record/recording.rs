@@ -32,10 +32,29 @@
 //! file reads top to bottom and is the same however the calls interleaved.
 //! A JSON reply that can be written back byte for byte is shown as
 //! structured `answer`; anything else is kept verbatim as `reply`. Either
-//! way replay hands the parsers exactly what the judge sent.
+//! way replay hands the parsers exactly what the judge sent. A reply read
+//! from token probabilities keeps them beside it, each token with its
+//! likeliest alternatives (full precision, so replay reads the same
+//! probability), and its `checked` entry says what ragaliq read:
+//!
+//! ```yaml
+//! - task: claim_supported
+//!   asked: {passages: [P1], claim: The refund window is 30 days.}
+//!   reply: "Yes"
+//!   probabilities:
+//!   - token: "Yes"
+//!     logprob: -0.02
+//!     top: {"Yes": -0.02, "No": -4.1, "yes": -5.3}
+//!   checked:
+//!   - item: 1
+//!     probability: "P(yes) 0.983 from the first token's 10 likeliest (yes 0.985, no 0.017)"
+//! ```
 
 use super::ordered::Ordered;
-use crate::core::{Check, CheckOutcome, JsonMode, JudgeRequest, JudgeResponse, ResponseFormat};
+use crate::core::{
+    Check, CheckOutcome, JsonMode, JudgeRequest, JudgeResponse, ResponseFormat, TokenLogprob,
+    TopLogprob,
+};
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::ser::{SerializeMap, Serializer};
 use serde::{Deserialize, Serialize};
@@ -62,6 +81,10 @@ pub struct Exchange {
     pub asked: Ordered,
     /// The judge's reply, exactly as sent.
     pub reply: String,
+    /// The token probabilities the server returned with the reply, when
+    /// they were asked for (an alternative's text appears once: repeats are
+    /// merged, their probabilities added).
+    pub probabilities: Option<Vec<TokenLogprob>>,
     /// The provider asked.
     pub provider: String,
     /// The model asked.
@@ -102,10 +125,46 @@ pub struct Settings {
     /// The sample index, when the question was asked several times.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub sample: u32,
+    /// Token probabilities asked for: this many alternatives per token.
+    #[serde(default, skip_serializing_if = "is_zero_u8")]
+    pub top_logprobs: u8,
 }
 
 fn is_zero(n: &u32) -> bool {
     *n == 0
+}
+
+fn is_zero_u8(n: &u8) -> bool {
+    *n == 0
+}
+
+/// Token probabilities with each position's alternatives merged by text
+/// (log-sum-exp), so the recording's map of them loses nothing.
+fn merged(tokens: &[TokenLogprob]) -> Vec<TokenLogprob> {
+    tokens
+        .iter()
+        .map(|t| {
+            let mut top: Vec<TopLogprob> = Vec::new();
+            for alt in &t.top {
+                match top.iter_mut().find(|a| a.token == alt.token) {
+                    Some(a) => {
+                        let (hi, lo) = if a.logprob >= alt.logprob {
+                            (a.logprob, alt.logprob)
+                        } else {
+                            (alt.logprob, a.logprob)
+                        };
+                        a.logprob = hi + (lo - hi).exp().ln_1p();
+                    }
+                    None => top.push(alt.clone()),
+                }
+            }
+            TokenLogprob {
+                token: t.token.clone(),
+                logprob: t.logprob,
+                top,
+            }
+        })
+        .collect()
 }
 
 /// Token counts of one exchange.
@@ -131,6 +190,7 @@ impl Exchange {
             task: request.task.clone(),
             asked: asked_from(&request.subject),
             reply: response.text.clone(),
+            probabilities: response.logprobs.as_deref().map(merged),
             provider: provider.to_owned(),
             model: request.model.clone(),
             served_by: response.model.clone(),
@@ -142,6 +202,7 @@ impl Exchange {
                 temperature: request.temperature,
                 max_tokens: request.max_tokens,
                 sample: request.sample,
+                top_logprobs: request.top_logprobs,
             }),
             tokens: Tokens {
                 input: response.input_tokens,
@@ -164,6 +225,9 @@ impl Exchange {
             .with_tokens(self.tokens.input, self.tokens.output);
         if let Some(m) = &self.served_by {
             r = r.with_model(m.clone());
+        }
+        if let Some(p) = &self.probabilities {
+            r = r.with_logprobs(p.clone());
         }
         r
     }
@@ -379,6 +443,7 @@ pub(crate) fn parse_v1(text: &str) -> Result<Recording, String> {
                 },
                 task: e.task,
                 asked: asked_from(&e.asked),
+                probabilities: None,
                 provider: e.provider,
                 model: e.model,
                 served_by: e.served_by,
@@ -432,6 +497,8 @@ struct FileExchange {
     answer_json: Layout,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     reply: Option<ReplyText>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    probabilities: Option<Vec<FileToken>>,
     provider: String,
     model: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -466,6 +533,9 @@ struct FileCheck {
     unreadable: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     dropped: Option<String>,
+    /// How a one-word answer was read (P(yes), or the word).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    read: Option<String>,
 }
 
 const UNGROUNDED: &str = "the quote is in no passage";
@@ -482,6 +552,7 @@ impl FileCheck {
             no_quote: None,
             unreadable: None,
             dropped: None,
+            read: None,
         };
         match &check.outcome {
             CheckOutcome::Found { passage, quote } => {
@@ -497,12 +568,19 @@ impl FileCheck {
             CheckOutcome::NoQuote => f.no_quote = Some(NO_QUOTE.into()),
             CheckOutcome::Unreadable(why) => f.unreadable = Some(why.clone()),
             CheckOutcome::Dropped(why) => f.dropped = Some(why.clone()),
+            CheckOutcome::Read(how) => f.read = Some(how.clone()),
         }
         f
     }
 
     fn read(self, passage_ids: &[String], n: usize) -> Result<Check, String> {
         let bad = || format!("exchange {n}: check of item {} is not readable", self.item);
+        if let Some(how) = self.read {
+            return Ok(Check {
+                item: self.item,
+                outcome: CheckOutcome::Read(how),
+            });
+        }
         let outcome = match (
             self.found_in,
             self.quote,
@@ -534,6 +612,58 @@ impl FileCheck {
             item: self.item,
             outcome,
         })
+    }
+}
+
+/// One token's probabilities as written: the token, its log-probability,
+/// and its alternatives as a map from text to log-probability, likeliest
+/// first.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileToken {
+    token: String,
+    logprob: f64,
+    #[serde(default, skip_serializing_if = "TopMap::is_empty")]
+    top: TopMap,
+}
+
+/// Alternatives written as a map (`Yes: -0.02`), in their order.
+#[derive(Default)]
+struct TopMap(Vec<TopLogprob>);
+
+impl TopMap {
+    fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl Serialize for TopMap {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(Some(self.0.len()))?;
+        for t in &self.0 {
+            map.serialize_entry(&t.token, &t.logprob)?;
+        }
+        map.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for TopMap {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = TopMap;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a map of alternative tokens to log-probabilities")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<TopMap, A::Error> {
+                let mut out = Vec::new();
+                while let Some((token, logprob)) = map.next_entry::<String, f64>()? {
+                    out.push(TopLogprob { token, logprob });
+                }
+                Ok(TopMap(out))
+            }
+        }
+        d.deserialize_map(V)
     }
 }
 
@@ -681,6 +811,16 @@ impl FileForm {
                 answer,
                 answer_json,
                 reply,
+                probabilities: e.probabilities.as_ref().map(|tokens| {
+                    tokens
+                        .iter()
+                        .map(|t| FileToken {
+                            token: t.token.clone(),
+                            logprob: t.logprob,
+                            top: TopMap(t.top.clone()),
+                        })
+                        .collect()
+                }),
                 provider: e.provider.clone(),
                 model: e.model.clone(),
                 served_by: e.served_by.clone(),
@@ -746,6 +886,16 @@ impl FileForm {
                 task: e.task,
                 asked,
                 reply,
+                probabilities: e.probabilities.map(|tokens| {
+                    tokens
+                        .into_iter()
+                        .map(|t| TokenLogprob {
+                            token: t.token,
+                            logprob: t.logprob,
+                            top: t.top.0,
+                        })
+                        .collect()
+                }),
                 provider: e.provider,
                 model: e.model,
                 served_by: e.served_by,

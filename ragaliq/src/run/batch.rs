@@ -445,6 +445,7 @@ mod tests {
                 max_tokens: 10,
                 response_format: ResponseFormat::JsonObject,
                 sample: 0,
+                top_logprobs: 0,
                 subject: serde_json::Value::Null,
             },
         }

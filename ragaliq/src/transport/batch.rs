@@ -752,6 +752,7 @@ mod tests {
             max_tokens: 10,
             response_format: format,
             sample: 0,
+            top_logprobs: 0,
             subject: Value::Null,
         }
     }

@@ -60,9 +60,8 @@ pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 ///         Box::pin(async move {
 ///             let text = match request.task.as_str() {
 ///                 "extract_claims" => r#"{"claims": ["Refunds take 30 days."]}"#,
-///                 // One claim is asked about alone; its evidence must be
-///                 // words of a passage.
-///                 "verify_claim" => r#"{"evidence": "processed within 30 days", "verdict": "supported"}"#,
+///                 // Each claim is asked about alone, answered in one word.
+///                 "claim_supported" => "yes",
 ///                 other => return Err(TransportError::other(format!("no answer for {other}"))),
 ///             };
 ///             Ok(JudgeResponse::text(text))

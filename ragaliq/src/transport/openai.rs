@@ -11,7 +11,9 @@
 
 use super::{BoxFuture, Transport};
 use super::{http, limits};
-use crate::core::{ApiKey, JudgeRequest, JudgeResponse, ResponseFormat, Role, StopReason};
+use crate::core::{
+    ApiKey, JudgeRequest, JudgeResponse, ResponseFormat, Role, StopReason, TokenLogprob, TopLogprob,
+};
 use crate::transport::{TransportError, TransportErrorKind};
 use serde_json::{Value, json};
 use std::time::Duration;
@@ -142,6 +144,10 @@ impl OpenAiTransport {
         if let Some(format) = format {
             body["response_format"] = format;
         }
+        if request.top_logprobs > 0 {
+            body["logprobs"] = json!(true);
+            body["top_logprobs"] = json!(request.top_logprobs);
+        }
         if self.stream {
             body["stream"] = json!(true);
             body["stream_options"] = json!({"include_usage": true});
@@ -265,7 +271,51 @@ pub(super) fn read_reply(
         },
     };
     let stop = stop_reason(choice.get("finish_reason").and_then(Value::as_str));
-    Ok(http::judge_response(text, reply, "prompt_tokens", "completion_tokens").with_stop(stop))
+    let response =
+        http::judge_response(text, reply, "prompt_tokens", "completion_tokens").with_stop(stop);
+    Ok(match token_logprobs(choice) {
+        Some(logprobs) => response.with_logprobs(logprobs),
+        None => response,
+    })
+}
+
+/// `choices[i].logprobs.content`: each token written, its log-probability
+/// and its alternatives, as OpenAI, llama.cpp and vLLM return them. `None`
+/// when the choice carries none (not asked for, or not supported). A token
+/// whose numbers are not finite is left out (never read as certain).
+fn token_logprobs(choice: &Value) -> Option<Vec<TokenLogprob>> {
+    let content = choice.pointer("/logprobs/content")?.as_array()?;
+    let entry = |v: &Value| -> Option<(String, f64)> {
+        let token = v.get("token")?.as_str()?.to_owned();
+        let logprob = v
+            .get("logprob")?
+            .as_f64()
+            .filter(|l| l.is_finite() && *l <= 0.0)?;
+        Some((token, logprob))
+    };
+    Some(
+        content
+            .iter()
+            .filter_map(|t| {
+                let (token, logprob) = entry(t)?;
+                let top = t
+                    .get("top_logprobs")
+                    .and_then(Value::as_array)
+                    .map(|alts| {
+                        alts.iter()
+                            .filter_map(entry)
+                            .map(|(token, logprob)| TopLogprob { token, logprob })
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                Some(TokenLogprob {
+                    token,
+                    logprob,
+                    top,
+                })
+            })
+            .collect(),
+    )
 }
 
 /// Assembles a streamed reply: the content deltas in order, the finish
@@ -280,6 +330,7 @@ async fn read_stream(
     let mut usage = (0, 0);
     let mut model: Option<String> = None;
     let mut saw_choice = false;
+    let mut logprobs: Option<Vec<TokenLogprob>> = None;
     while let Some(event) = events.next().await? {
         if text.len() + refusal.len() > limits::MAX_REPLY_BYTES {
             return Err(TransportError::new(TransportErrorKind::TooLarge {
@@ -328,6 +379,9 @@ async fn read_stream(
             if let Some(f) = choice.get("finish_reason").and_then(Value::as_str) {
                 finish = Some(f.to_owned());
             }
+            if let Some(tokens) = token_logprobs(choice) {
+                logprobs.get_or_insert_with(Vec::new).extend(tokens);
+            }
         }
     }
     if !saw_choice {
@@ -354,6 +408,9 @@ async fn read_stream(
         .with_stop(stop_reason(finish.as_deref()));
     if let Some(model) = model {
         response = response.with_model(model);
+    }
+    if let Some(logprobs) = logprobs {
+        response = response.with_logprobs(logprobs);
     }
     Ok(response)
 }
@@ -404,6 +461,45 @@ mod tests {
         assert!(b.get("max_tokens").is_none());
         assert_eq!(b["stream"], true);
         assert_eq!(b["stream_options"]["include_usage"], true);
+    }
+
+    #[test]
+    fn token_probabilities_are_asked_for_and_read() {
+        let t = OpenAiTransport::new("http://x/v1");
+        let mut r = req(ResponseFormat::Text);
+        assert!(
+            t.body(&r).get("logprobs").is_none(),
+            "not asked unless wanted"
+        );
+        r.top_logprobs = 10;
+        let b = t.body(&r);
+        assert_eq!(
+            (b["logprobs"].clone(), b["top_logprobs"].clone()),
+            (json!(true), json!(10))
+        );
+        // As llama.cpp's server answers (with ids and bytes OpenAI also sends).
+        let read = read_reply(
+            &json!({"choices": [{"finish_reason": "length", "message": {"content": "Yes"},
+                "logprobs": {"content": [{"id": 9454, "token": "Yes", "bytes": [89, 101, 115], "logprob": -0.98,
+                    "top_logprobs": [{"id": 9454, "token": "Yes", "logprob": -0.98},
+                                     {"id": 9693, "token": "yes", "logprob": -1.34},
+                                     {"id": 2753, "token": "No", "logprob": -2.08},
+                                     {"token": "bad", "logprob": "NaN"}]}]}}]}),
+            None,
+        )
+        .unwrap();
+        let lp = read.logprobs.unwrap();
+        assert_eq!(lp.len(), 1);
+        assert_eq!(lp[0].token, "Yes");
+        assert_eq!(lp[0].top.len(), 3, "an unreadable alternative is left out");
+        assert_eq!(lp[0].top[2].token, "No");
+        // None given: none read (llama-cpp-python sends `logprobs: null`).
+        let none = read_reply(
+            &json!({"choices": [{"message": {"content": "yes"}, "logprobs": null}]}),
+            None,
+        )
+        .unwrap();
+        assert_eq!(none.logprobs, None);
     }
 
     #[test]
