@@ -76,13 +76,22 @@ async fn the_labelled_set_is_balanced_and_replays_with_no_call() {
                     .sum::<usize>()
         );
     }
-    // Five samples ask every call five times, plus the claims a flip left
-    // without a quote, asked again alone.
+    // Each claim is asked once per sample whether it is supported, and an
+    // unsupported one once more whether it is contradicted: one sample asks
+    // between one and two questions per claim, five samples five times that.
     let (one, five) = (
         report.judges[0].usage.replayed,
         report.judges[2].usage.replayed,
     );
-    assert!(five >= 5 * one && five < 6 * one, "{one} calls vs {five}");
+    let claims = report.claims as u64;
+    assert!(
+        (claims..=2 * claims).contains(&one),
+        "{one} calls for {claims} claims"
+    );
+    assert!(
+        (5 * claims..=10 * claims).contains(&five),
+        "{five} calls for {claims} claims in five samples"
+    );
     assert_eq!(report.judges[2].samples, "5");
     // The report renders in every form.
     let console = report.to_string();
@@ -216,7 +225,13 @@ async fn markup_in_labelled_claims_stays_text_on_the_page() {
     .unwrap();
     let report = ragaliq::calibration(&dir)
         .with_mode(Mode::Live)
-        .with_judge("quoting", Judge::builder(Quoting).build().unwrap())
+        .with_judge(
+            "quoting",
+            Judge::builder(Quoting)
+                .with_strategy(ragaliq::Strategy::Json)
+                .build()
+                .unwrap(),
+        )
         .run()
         .await
         .unwrap();

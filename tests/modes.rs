@@ -137,8 +137,8 @@ async fn modes_end_to_end() {
 
     // A changed prompt makes the recording stale, named as such.
     let prompts = temp_dir("prompts");
-    // The case makes one claim: it is asked about alone (`verify_claim`).
-    let builtin = include_str!("../prompts/verify_claim.txt");
+    // The case makes one claim, supported: one `claim_supported` question.
+    let builtin = include_str!("../prompts/claim_supported.txt");
     let version = builtin
         .lines()
         .next()
@@ -146,7 +146,7 @@ async fn modes_end_to_end() {
         .expect("a template starts with its version")
         .trim();
     std::fs::write(
-        prompts.join("verify_claim.txt"),
+        prompts.join("claim_supported.txt"),
         builtin.replacen(
             &format!("version: {version}"),
             &format!("version: {version}.1"),
@@ -169,7 +169,7 @@ async fn modes_end_to_end() {
     );
     assert!(
         run.output.contains(&format!(
-            "changed since it was recorded: prompt template verify_claim@{version}+system@1 → verify_claim@{version}.1+system@1"
+            "changed since it was recorded: prompt template claim_supported@{version}+system_word@1 → claim_supported@{version}.1+system_word@1"
         )),
         "{}",
         run.output
@@ -179,7 +179,8 @@ async fn modes_end_to_end() {
     // record asks everything afresh and rewrites the recording: a hand-edited
     // answer is replaced by the judge's own.
     let accepted = std::fs::read_to_string(&snap).unwrap();
-    let edited = accepted.replacen("verdict: supported", "verdict: contradicted", 1);
+    // Make "no" the likelier answer to "is the claim supported?".
+    let edited = accepted.replacen("\"No\": -2.525728644308256", "\"No\": -0.001", 1);
     assert_ne!(edited, accepted);
     std::fs::write(&snap, &edited).unwrap();
     assert!(
@@ -190,7 +191,7 @@ async fn modes_end_to_end() {
     assert!(run.passed, "{}", run.output);
     assert_eq!(server.requests(), 4);
     let rewritten = std::fs::read_to_string(&snap).unwrap();
-    assert!(!rewritten.contains("verdict: contradicted"), "{rewritten}");
+    assert!(!rewritten.contains("\"No\": -0.001"), "{rewritten}");
     assert!(run_child("replay", &url, &dir, &[]).passed);
 
     // live calls the judge and writes nothing.

@@ -59,9 +59,12 @@ async fn every_metric_from_a_configured_judge() {
     );
     assert_eq!(precision.score, 1.0, "{precision}");
     assert_eq!(recall.score, 1.0, "{recall}");
-    // 2 (claims + verdicts, shared by hallucination) + relevance + precision + recall.
-    assert_eq!(server.requests(), 5);
-    assert_eq!(judge.usage().calls, 5);
+    // The extraction, a question per claim (2) and whether the unsupported
+    // one is contradicted (all shared by hallucination), relevance (1),
+    // a question per passage (2); recall's one fact is the response's first
+    // claim, whose question was asked already.
+    assert_eq!(server.requests(), 7);
+    assert_eq!(judge.usage().calls, 7);
     assert!(judge.usage().input_tokens > 0);
 
     let review = faithfulness.to_string();

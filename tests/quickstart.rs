@@ -40,7 +40,7 @@ async fn quickstart_replays_offline() {
     );
     assert!(!verdict("irrelevant", Metric::Relevance));
     let usage = judge.usage();
-    assert_eq!((usage.calls, usage.replayed), (0, 9));
+    assert_eq!((usage.calls, usage.replayed), (0, 11));
 
     let snapshot = quickstart::location().snapshot;
     let site = Site {

@@ -52,7 +52,8 @@ async fn irrelevant_answer_is_caught(judge: Judge) {
         .context(refund_context())
         .response("The weather in Lisbon is sunny today.");
     let relevance = judge.relevance(&case).await.expect("the judge answers");
-    assert_eq!(relevance.score, 0.0);
+    // P(yes) that it answers the question: the scripted judge's floor.
+    assert!(relevance.score < 0.02, "{relevance}");
     assert!(!relevance.passed);
 }
 

@@ -190,12 +190,12 @@ async fn one_concurrency_limit_for_every_test_of_a_process() {
 async fn one_budget_for_every_process_of_a_run() {
     let server = ScriptedJudge::start().await;
     let dir = temp_dir("budget");
-    // Each call costs a little over $1 (about 250 to 300 prompt tokens at
-    // $4,000 per million); the run may spend $10.
+    // Each call costs a little over $1 (about 100 prompt tokens of a short
+    // relevance question at $10,000 per million); the run may spend $10.
     let config = config(
         &dir,
         &server,
-        "concurrency = 1\n[cost]\nmax_usd = 10.0\n[cost.prices.\"scripted\"]\ninput_per_million = 4000.0\noutput_per_million = 0.0\n",
+        "concurrency = 1\n[cost]\nmax_usd = 10.0\n[cost.prices.\"scripted\"]\ninput_per_million = 10000.0\noutput_per_million = 0.0\n",
     );
     let run = format!("budget-{}", std::process::id());
     const PROCESSES: usize = 4;

@@ -317,7 +317,8 @@ async fn a_regression_against_the_baseline_fails_the_run() {
     let server = ScriptedJudge::start().await;
     let dir = temp_dir("baseline");
     write(&dir, "cases.yaml", GOOD);
-    // First run, against the scripted judge: relevance 1.0. Its report is the baseline.
+    // First run, against the scripted judge: relevance 0.99 (P(yes) that the
+    // answer answers, at the scripted judge's ceiling). Its report is the baseline.
     let first = tokio::task::spawn_blocking({
         let (dir, judge) = (dir.clone(), judge(&server));
         move || relevance_run(dir, judge, None)
@@ -326,13 +327,14 @@ async fn a_regression_against_the_baseline_fails_the_run() {
     .unwrap();
     assert_eq!(
         (first.regressions, first.report.results[0].score),
-        (0, Some(1.0))
+        (0, Some(0.99))
     );
     // Beside the case folder, not in it: every .json file in it is a case file.
     let baseline = dir.with_extension("baseline.json");
     std::fs::write(&baseline, serde_json::to_string(&first.report).unwrap()).unwrap();
     // Second run, with a judge that scores lower.
     let lower = Judge::builder(Canned(r#"{"reasoning": "Partly.", "score": 0.5}"#))
+        .with_strategy(ragaliq::Strategy::Json)
         .build()
         .unwrap();
     let second = tokio::task::spawn_blocking(move || relevance_run(dir, lower, Some(baseline)))
@@ -347,13 +349,13 @@ async fn a_regression_against_the_baseline_fails_the_run() {
     let change = &second.report.changes[0];
     assert_eq!(
         (change.baseline, change.current, change.regression),
-        (1.0, 0.5, true)
+        (0.99, 0.5, true)
     );
     assert!(
         second
             .report
             .console_table()
-            .contains("REGRESSED ok::relevance: 1.00 → 0.50 (-0.50)")
+            .contains("REGRESSED ok::relevance: 0.99 → 0.50 (-0.49)")
     );
 }
 

@@ -47,7 +47,12 @@ fn child(dir: &Path, reports: &Path, trial: &str) -> ExitCode {
     let args = libtest_mimic::Arguments::from_iter(["suite", trial, "--exact", "--quiet"]);
     ragaliq::suite(dir)
         .metrics([Metric::Relevance])
-        .judge(Judge::builder(Relevant).build().unwrap())
+        .judge(
+            Judge::builder(Relevant)
+                .with_strategy(ragaliq::Strategy::Json)
+                .build()
+                .unwrap(),
+        )
         .mode(Mode::Live)
         .report_dir(reports)
         .with_args(args)

@@ -78,6 +78,10 @@ struct State {
     /// crash (or a lost reply) leaves what to look for at the provider.
     #[serde(default)]
     intent: Option<Intent>,
+    /// Every batch this record submitted (or adopted): never taken for
+    /// another one when a lost reply is looked for.
+    #[serde(default)]
+    batch_ids: Vec<String>,
     /// Failed attempts, by fingerprint.
     failures: BTreeMap<String, u32>,
     /// Questions given up on, with the last reason.
@@ -421,7 +425,7 @@ pub fn run(args: Args) -> Result<bool, String> {
                 state.intent = Some(intent.clone());
                 state.write(&folder)?;
                 let id = runtime
-                    .block_on(api.submit(&chunk, &intent.tag))
+                    .block_on(api.submit(&chunk, &intent.tag, &state.batch_ids))
                     .map_err(|e| {
                         format!(
                             "submitting a batch of {} request(s) failed: {e}; the state is kept: --resume looks for it at the provider before submitting again",
@@ -466,6 +470,7 @@ fn submitted(state: &mut State, id: String, intent: Intent) {
     if let Some(round) = state.rounds.last_mut() {
         round.submitted += n;
     }
+    state.batch_ids.push(id.clone());
     state.waiting.push(Submitted {
         id,
         model: intent.model,
@@ -485,7 +490,8 @@ async fn finish_intent(
     intent: &Intent,
     state: &mut State,
 ) -> Result<(), String> {
-    let known: Vec<String> = state.waiting.iter().map(|w| w.id.clone()).collect();
+    let mut known = state.batch_ids.clone();
+    known.extend(state.waiting.iter().map(|w| w.id.clone()));
     let found = api.find(&intent.tag, &known).await.map_err(|e| {
         format!(
             "looking for the batch whose creation was not confirmed failed: {e}; the state is kept: try --resume again"
@@ -515,7 +521,7 @@ async fn finish_intent(
         state.intent = None;
         return state.write(folder);
     }
-    let id = api.submit(&lines, &intent.tag).await.map_err(|e| {
+    let id = api.submit(&lines, &intent.tag, &known).await.map_err(|e| {
         format!(
             "submitting a batch of {} request(s) failed: {e}",
             lines.len()

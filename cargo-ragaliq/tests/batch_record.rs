@@ -103,6 +103,7 @@ const CASES: &str = r#"
     - Refunds are paid to the original payment method.
   response: The refund window is 30 days from delivery. Refunds are paid in gold coins.
   expect:
+    faithfulness: fail
     hallucination: fail
 - id: shipping-time
   query: How long does shipping take?
@@ -338,15 +339,28 @@ fn record_through(provider: Provider) -> Result<(), Failed> {
         .unwrap();
     let replay_log = text(&replay);
     println!("{replay_log}");
-    // The replay scores what the recordings say, with no call: every
-    // trial passes but one, `shipping-time::relevance`, which the scripted
-    // rule scores 0.67 (the answer uses 2 of the query's 3 key terms), a
-    // borderline failure kept on purpose; the live record scored it alike.
+    // The replay scores what the recordings say, with no call. Through
+    // OpenAI every trial passes but one, `shipping-time::relevance`: the
+    // scripted judge gives P(yes) 0.67 that the answer answers (it uses 2 of
+    // the query's 3 key terms), under the 0.7 threshold, a borderline
+    // failure kept on purpose; the live record scored it alike. Anthropic
+    // returns no token probabilities: its answer is the word, yes, so 1.0.
+    let expected = match provider {
+        Provider::OpenAi => {
+            "12 trials: 11 passed, 1 failed, 0 judge errors, 0 configuration errors; judge: 0 calls, 0 tokens, 18 answers replayed"
+        }
+        Provider::Anthropic => {
+            "12 trials: 12 passed, 0 failed, 0 judge errors, 0 configuration errors; judge: 0 calls, 0 tokens, 18 answers replayed"
+        }
+    };
+    let exit = if provider == Provider::OpenAi { 101 } else { 0 };
     check(
-        replay_log.contains(
-            "12 trials: 11 passed, 1 failed, 0 judge errors, 0 configuration errors; judge: 0 calls, 0 tokens, 12 answers replayed"
-        ) && replay.status.code() == Some(101),
-        || format!("the replay on CI did not score the recordings (live calls before it: {calls_before}):\n{replay_log}"),
+        replay_log.contains(expected) && replay.status.code() == Some(exit),
+        || {
+            format!(
+                "the replay on CI did not score the recordings (live calls before it: {calls_before}):\n{replay_log}"
+            )
+        },
     )?;
     let _ = std::fs::remove_dir_all(&root);
     Ok(())
@@ -447,10 +461,11 @@ fn no_batch_api() -> Result<(), Failed> {
 fn budget() -> Result<(), Failed> {
     let judge = start_judge();
     let root = project("budget", Provider::OpenAi, &judge.judge.base_url());
-    // $1,000 per million tokens, so $500 at the batch price: a request of
-    // about 300 prompt tokens and a 256-token reply limit is estimated at
-    // about $0.28. A $1 budget submits three of round 1's eight questions,
-    // then stops when the next question's estimate no longer fits.
+    // $1,000 per million tokens, so $500 at the batch price: an extraction
+    // (about 300 prompt tokens and a 256-token reply limit) is estimated at
+    // about $0.28, a yes/no question (about 100 prompt tokens, a 3-token
+    // reply) at about $0.05. A $1 budget submits five of round 1's eight
+    // questions, then stops when the next question's estimate no longer fits.
     let toml = std::fs::read_to_string(root.join("ragaliq.toml")).unwrap();
     std::fs::write(
         root.join("ragaliq.toml"),
@@ -474,13 +489,13 @@ fn budget() -> Result<(), Failed> {
         || format!("expected the budget to stop the record:\n{log}"),
     )?;
     // Estimates take each reply's whole limit, so the first round submits
-    // three and later rounds fit what the estimates left over: never all
-    // twelve questions of the suite.
+    // five and later rounds fit what the estimates left over: never all
+    // eighteen questions of the suite.
     check(
-        log.contains("submitted batch_000002 (3 request(s)") && lines < 12,
+        log.contains("submitted batch_000002 (5 request(s)") && lines < 18,
         || {
             format!(
-                "expected 3 requests in the first batch and fewer than 12 in all, the provider saw {batches} batches with {lines}"
+                "expected 5 requests in the first batch and fewer than 18 in all, the provider saw {batches} batches with {lines}"
             )
         },
     )?;

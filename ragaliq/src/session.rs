@@ -187,7 +187,13 @@ impl Session {
         tally: &Tally,
     ) -> Result<(JudgeResponse, Fingerprint)> {
         let provider = self.client.transport.provider();
-        let requested = self.client.formats.configured();
+        // A one-word question is asked as plain text by design, not
+        // because a server refused JSON: nothing was negotiated.
+        let requested = if question.word {
+            JsonMode::of(&question.request.response_format)
+        } else {
+            self.client.formats.configured()
+        };
         loop {
             let request = &question.request;
             let fingerprint = request.fingerprint(provider);

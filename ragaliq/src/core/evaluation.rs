@@ -379,11 +379,22 @@ impl fmt::Display for Evaluation {
                     (Some(a), false) => write!(f, " ({a} samples agree)")?,
                     (None, false) => {}
                 }
-                if let Some(conf) = c.confidence {
-                    write!(f, " (confidence {conf:.2})")?;
+                match (c.probability, c.confidence) {
+                    (Some(p), _) => write!(f, " (P(supported) {p:.2})")?,
+                    (None, Some(conf)) => write!(f, " (confidence {conf:.2})")?,
+                    (None, None) => {}
                 }
                 writeln!(f)?;
                 match (c.evidence_in, c.evidence.is_empty()) {
+                    (Some(p), _) if c.located => writeln!(
+                        f,
+                        "        closest passage sentence (found by ragaliq): P{p} \"{}\"",
+                        c.evidence
+                    )?,
+                    (None, true) if c.located => writeln!(
+                        f,
+                        "        no passage speaks to it (no sentence shares a word of the claim)"
+                    )?,
                     (Some(p), _) => writeln!(f, "        evidence: P{p} \"{}\"", c.evidence)?,
                     (None, false) if c.ungrounded => {
                         writeln!(f, "        evidence (in no passage): \"{}\"", c.evidence)?;

@@ -278,8 +278,12 @@ fn task_rank(task: &str) -> usize {
         "extract_claims",
         "verify_claims",
         "verify_claim",
+        "claim_supported",
+        "claim_contradicted",
         "relevance",
+        "answers_query",
         "passage_relevance",
+        "passage_relevant",
     ]
     .iter()
     .position(|t| *t == task)
@@ -319,7 +323,7 @@ impl Recording {
                     .and_then(Ordered::as_str)
                     .and_then(|c| owner_of_claim.get(c).cloned())
                     .unwrap_or_else(|| (text("query").to_owned(), "~".to_owned())),
-                "verify_claim" => owner_of_claim
+                "verify_claim" | "claim_supported" | "claim_contradicted" => owner_of_claim
                     .get(text("claim"))
                     .cloned()
                     .unwrap_or_else(|| (text("query").to_owned(), "~".to_owned())),
@@ -385,7 +389,7 @@ fn case_key(e: &Exchange) -> (String, String) {
     };
     match e.task.as_str() {
         "generate_cases" => (text("document"), String::new()),
-        "passage_relevance" => (text("query"), "~".to_owned()),
+        "passage_relevance" | "passage_relevant" => (text("query"), "~".to_owned()),
         _ => (text("query"), text("response")),
     }
 }

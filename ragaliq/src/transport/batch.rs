@@ -356,7 +356,9 @@ impl BatchApi {
     }
 
     /// Submits `lines` (one model, within [`split`](Self::split)'s limits)
-    /// as one batch tagged `tag`; returns the provider's batch id.
+    /// as one batch tagged `tag`; returns the provider's batch id. `known`
+    /// are the ids of batches this record already has (never taken for
+    /// this one).
     ///
     /// The create is never sent again blindly: when it fails in a way that
     /// may have created the batch anyway (a timeout, a reset, a 5xx), the
@@ -371,6 +373,7 @@ impl BatchApi {
         &self,
         lines: &[BatchLine],
         tag: &BatchTag,
+        known: &[String],
     ) -> Result<String, TransportError> {
         let key = self.key.as_ref();
         let missing = |what: &str, reply: &Value| {
@@ -436,7 +439,7 @@ impl BatchApi {
                 match sent {
                     // The batch may exist though its reply was lost: look
                     // before asking again.
-                    Err(e) if e.is_retryable() => match self.find(tag, &[]).await {
+                    Err(e) if e.is_retryable() => match self.find(tag, known).await {
                         Ok(Some(id)) => Ok(json!({ "id": id })),
                         _ => Err(e),
                     },
