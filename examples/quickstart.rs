@@ -7,14 +7,21 @@
 //! cargo run --example quickstart
 //! ```
 //!
-//! The recording was made through the real record path against the scripted
-//! judge on 127.0.0.1 (see `ragaliq.toml`). Point `RAGALIQ_JUDGE` at a real
-//! model and run with `RAGALIQ_MODE=record` to grade with it instead; new
-//! exchanges land in `quickstart.snap.new` for `cargo insta review`.
+//! The recording was made with a real model: Qwen2.5-Coder-1.5B-Instruct on
+//! llama.cpp's server on this machine (`examples/quickstart.toml` says how,
+//! with the thresholds fitted for it on labelled data). To grade the cases
+//! with your own judge instead:
+//!
+//! ```sh
+//! RAGALIQ_JUDGE=openai:gpt-4o-mini RAGALIQ_MODE=record cargo run --example quickstart
+//! ```
+//!
+//! and review what it answered in `quickstart.snap.new` with `cargo insta
+//! review`.
 
 use ragaliq::prelude::*;
 use ragaliq::record::{Location, Recorder};
-use ragaliq::{Config, Evaluation, Metric};
+use ragaliq::{Config, ConfigError, Evaluation, Metric};
 use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -57,6 +64,22 @@ pub fn location() -> Location {
     )
 }
 
+/// The quickstart's judge: `examples/quickstart.toml` (the model its
+/// recording was made with), unless `RAGALIQ_CONFIG` names another file;
+/// `RAGALIQ_*` variables override it as usual.
+pub fn config(env: &dyn Fn(&str) -> Option<String>) -> Result<Config, ConfigError> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    if env("RAGALIQ_CONFIG").is_some_and(|c| !c.is_empty()) {
+        return Config::load_from(root, env);
+    }
+    let file = root.join("examples/quickstart.toml");
+    let text = std::fs::read_to_string(&file).map_err(|e| ConfigError::File {
+        path: file.display().to_string(),
+        message: e.to_string(),
+    })?;
+    Config::from_sources(Some((&text, &file)), root, env)
+}
+
 /// Faithfulness, hallucination and relevance of every case, in order: the
 /// evaluation, or why it could not be made. One failed evaluation does not
 /// stop the others, so everything the judge answered is kept.
@@ -90,8 +113,7 @@ async fn main() -> ExitCode {
 
 /// Grades the cases; `Ok(false)` when an evaluation could not be made.
 async fn run() -> Result<bool, Box<dyn std::error::Error>> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let config = Config::load_from(root, &|name| std::env::var(name).ok())?;
+    let config = config(&|name| std::env::var(name).ok())?;
     let recorder = Arc::new(Recorder::new(location(), config.mode));
     let judge = Judge::from_config(&config)?.with_recorder(recorder.clone());
     println!(

@@ -8,8 +8,9 @@
 #
 #   scripts/rerecord-scripted.sh [--accept]
 #
-# Real models' recordings (tests/labelled_claims/snapshots/qwen*) are not
-# touched: those need the realjudge kit (see tests/labelled_claims/README.md).
+# Real models' recordings (the labelled sets' snapshots/qwen*, and the
+# quickstart's examples/recordings/quickstart.snap, made with the 1.5B) are
+# not touched: those need the realjudge kit (see tests/labelled_claims/README.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -40,7 +41,6 @@ RAGALIQ_BASE_URL=http://127.0.0.1:8787/v1 cargo test -q -p ragaliq-tests \
   --test rag --test rag_suite --no-fail-fast >/dev/null 2>&1 || true
 RAGALIQ_BASE_URL=http://127.0.0.1:8788/v1 cargo test -q -p ragaliq-tests \
   --test voting >/dev/null 2>&1 || true
-RAGALIQ_BASE_URL=http://127.0.0.1:8787/v1 cargo run -q --example quickstart >/dev/null 2>&1 || true
 cargo run -q -p cargo-ragaliq -- ragaliq calibrate tests/labelled_claims \
   --judge scripted=tests/labelled_claims/judges/scripted.toml \
   --judge flipping=tests/labelled_claims/judges/flipping.toml \

@@ -6,19 +6,17 @@
 mod quickstart;
 
 use ragaliq::record::{Recorder, Site, assert_snapshot};
-use ragaliq::{Config, Judge, Metric, Mode};
-use std::path::Path;
+use ragaliq::{Judge, Metric, Mode};
 use std::sync::Arc;
 
 #[tokio::test]
 async fn quickstart_replays_offline() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     // Replay only, whatever the environment says: no call may be made.
     let env = |name: &str| match name {
         "RAGALIQ_MODE" => Some("replay".to_owned()),
         _ => std::env::var(name).ok(),
     };
-    let config = Config::load_from(root, &env).unwrap();
+    let config = quickstart::config(&env).unwrap();
     assert_eq!(config.mode, Mode::Replay);
     let recorder = Arc::new(Recorder::new(quickstart::location(), Mode::Replay));
     let judge = Judge::from_config(&config)

@@ -32,6 +32,12 @@ pub struct Args {
     /// $GITHUB_STEP_SUMMARY when that is set).
     #[arg(long, value_name = "FILE")]
     markdown: Option<PathBuf>,
+    /// Fit each judge's threshold to the labels (P(supported) for claims,
+    /// the relevance score for answers, P(relevant) for passages) and write
+    /// it into the judge's file (`--judge NAME=FILE`), with the set and the
+    /// date it was fitted on. Fit on a dev half, then report the test half.
+    #[arg(long)]
+    fit: bool,
 }
 
 /// `Ok(true)` when the report passes.
@@ -47,8 +53,14 @@ pub fn run(args: Args) -> Result<bool, String> {
     let here =
         std::env::current_dir().map_err(|e| format!("cannot read the current folder: {e}"))?;
     let mut calibration = ragaliq::calibration(&args.dir)
-        .with_root(here)
-        .with_record_command(command);
+        .with_root(here.clone())
+        .with_record_command(command)
+        .with_fit(args.fit);
+    if args.fit && args.judges.is_empty() {
+        return Err(
+            "--fit writes each judge's file: name one with --judge NAME=FILE (ragaliq.toml itself is not rewritten)".into(),
+        );
+    }
     for spec in &args.judges {
         let Some((name, file)) = spec.split_once('=') else {
             return Err(format!(
@@ -88,6 +100,28 @@ pub fn run(args: Args) -> Result<bool, String> {
         .block_on(calibration.run())
         .map_err(|e| e.to_string())?;
     print!("{report}");
+    if args.fit {
+        for (spec, judge) in args.judges.iter().zip(&report.judges) {
+            let file = here.join(spec.split_once('=').map_or(spec.as_str(), |(_, f)| f));
+            match &judge.fit {
+                Some(fit) => {
+                    write_fit(&file, fit, &args.dir)?;
+                    let (table, key) = fit.key();
+                    println!(
+                        "fitted: wrote {table}.{key} = {} into {} (kappa {:.3} on {}; report the other half with it)",
+                        fit.threshold,
+                        file.display(),
+                        fit.kappa,
+                        args.dir.display()
+                    );
+                }
+                None => println!(
+                    "fitted: nothing for judge `{}`: its verdicts came with no probabilities, or the labels hold one side only",
+                    judge.name
+                ),
+            }
+        }
+    }
     if let Some(path) = &args.json {
         std::fs::write(path, report.to_json()).map_err(|e| format!("{}: {e}", path.display()))?;
     }
@@ -108,4 +142,92 @@ pub fn run(args: Args) -> Result<bool, String> {
         writeln!(file, "{markdown}").map_err(|e| e.to_string())?;
     }
     Ok(report.passed())
+}
+
+/// Writes `fit` into the judge file at `path`, keeping everything else in
+/// it as written: the threshold under its table, and a `[fitted]` table that
+/// says on what and when.
+fn write_fit(
+    path: &std::path::Path,
+    fit: &ragaliq::calibration::Fit,
+    set: &std::path::Path,
+) -> Result<(), String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut doc: toml_edit::DocumentMut = text
+        .parse()
+        .map_err(|e| format!("{}: not TOML: {e}", path.display()))?;
+    let (table, key) = fit.key();
+    for t in [table, "fitted"] {
+        if !doc.contains_table(t) {
+            doc[t] = toml_edit::table();
+        }
+    }
+    doc[table][key] = toml_edit::value(fit.threshold);
+    let kind = match fit.kind {
+        ragaliq::calibration::ItemKind::Claim => "claims",
+        ragaliq::calibration::ItemKind::Answer => "answers",
+        ragaliq::calibration::ItemKind::Passage => "passages",
+    };
+    doc["fitted"][format!("{kind}_set")] = toml_edit::value(set.display().to_string());
+    doc["fitted"][format!("{kind}_date")] = toml_edit::value(today());
+    doc["fitted"][format!("{kind}_kappa")] =
+        toml_edit::value((fit.kappa * 1000.0).round() / 1000.0);
+    doc["fitted"][format!("{kind}_items")] = toml_edit::value(fit.items as i64);
+    std::fs::write(path, doc.to_string()).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// Today's date (UTC), `2026-11-25`.
+fn today() -> String {
+    let days = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() / 86_400) as i64;
+    // Howard Hinnant's civil-from-days.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}-{m:02}-{d:02}")
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_fit_is_written_beside_what_the_file_says() {
+        let dir = std::env::temp_dir().join(format!("ragaliq-fit-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("judge.toml");
+        std::fs::write(
+            &file,
+            "# my judge\n[judge]\nprovider = \"openai-compatible\"  # local\nmodel = \"m\"\n",
+        )
+        .unwrap();
+        let fit = ragaliq::calibration::Fit::new(
+            ragaliq::calibration::ItemKind::Claim,
+            0.34,
+            0.5,
+            100,
+            0.5,
+            Some(0.4),
+        );
+        super::write_fit(&file, &fit, std::path::Path::new("labels/dev")).unwrap();
+        let text = std::fs::read_to_string(&file).unwrap();
+        assert!(
+            text.starts_with("# my judge\n[judge]\nprovider = \"openai-compatible\"  # local"),
+            "{text}"
+        );
+        assert!(text.contains("claim_threshold = 0.34"), "{text}");
+        assert!(
+            text.contains("[fitted]") && text.contains("claims_set = \"labels/dev\""),
+            "{text}"
+        );
+        // The file still configures a judge.
+        let config = ragaliq::Config::from_sources(Some((&text, &file)), &dir, &|_| None).unwrap();
+        assert_eq!(config.claim_threshold, 0.34);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

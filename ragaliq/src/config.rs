@@ -36,6 +36,7 @@
 //! | `judge.claim_threshold` | `RAGALIQ_CLAIM_THRESHOLD` | 0 to 1 | 0.5: P(supported) at or above which a claim is supported (`cargo ragaliq calibrate --fit` fits it) |
 //! | `judge.passage_threshold` | `RAGALIQ_PASSAGE_THRESHOLD` | 0 to 1 | 0.5: P(relevant) at or above which a passage counts as relevant (context precision) |
 //! | `judge.contradiction` | `RAGALIQ_CONTRADICTION` | `true`, `false` | `true`: an unsupported claim is asked whether the passages contradict it |
+//! | `judge.claims` | `RAGALIQ_CLAIMS` | `extract`, `sentences` | `extract`: the judge lists the response's atomic claims; `sentences` takes its sentences, with no call |
 //! | `judge.chunk_chars` | `RAGALIQ_CHUNK_CHARS` | 0 to 1,000,000 | 0 (never): passages longer than this are asked about in chunks, and the best chunk counts |
 //! | `judge.verify_batch` | `RAGALIQ_VERIFY_BATCH` | 1 to 64 | 4 (claims per verification call with `strategy = "json"`; 1 asks each claim alone) |
 //! | `scoring.confidence_floor` | `RAGALIQ_CONFIDENCE_FLOOR` | 0 to 1 | 0.8 |
@@ -188,6 +189,9 @@ pub struct Config {
     /// Passages longer than this (characters) are asked about in chunks; 0
     /// never chunks.
     pub chunk_chars: usize,
+    /// Claims are the response's sentences (no judge call) instead of the
+    /// atomic claims the judge extracts.
+    pub sentences: bool,
     /// Whether a verdict's evidence must be found in the passages.
     pub evidence_checked: bool,
     /// How many times each question is asked.
@@ -246,6 +250,7 @@ impl std::fmt::Debug for Config {
             .field("passage_threshold", &self.passage_threshold)
             .field("contradiction", &self.contradiction)
             .field("chunk_chars", &self.chunk_chars)
+            .field("sentences", &self.sentences)
             .field("evidence_checked", &self.evidence_checked)
             .field("samples", &self.samples)
             .field("agreement", &self.agreement)
@@ -633,6 +638,16 @@ impl Config {
                 "a whole number of characters from 0 (never) to 1000000",
             )?
             .map_or(0, |n| n as usize);
+        let sentences = r
+            .pick(
+                "RAGALIQ_CLAIMS",
+                "judge.claims",
+                judge.claims,
+                text,
+                |v| v == "extract" || v == "sentences",
+                "extract or sentences",
+            )?
+            .is_some_and(|v| v == "sentences");
 
         let defaults = RetryPolicy::default();
         let max_retries = r
@@ -836,6 +851,7 @@ impl Config {
             passage_threshold,
             contradiction,
             chunk_chars,
+            sentences,
             evidence_checked,
             samples,
             agreement,
@@ -1012,6 +1028,7 @@ struct RawJudge {
     passage_threshold: Option<f64>,
     contradiction: Option<bool>,
     chunk_chars: Option<i64>,
+    claims: Option<String>,
 }
 
 #[derive(Default, Deserialize)]

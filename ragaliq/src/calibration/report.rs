@@ -101,6 +101,34 @@ pub struct Fit {
 }
 
 impl Fit {
+    /// A fit: `threshold` on the judge's probability for items of `kind`,
+    /// with its kappa, over `items`, and the current threshold and its
+    /// kappa.
+    ///
+    /// ```
+    /// use ragaliq::calibration::{Fit, ItemKind};
+    /// let fit = Fit::new(ItemKind::Claim, 0.34, 0.56, 176, 0.5, Some(0.43));
+    /// assert_eq!(fit.key(), ("judge", "claim_threshold"));
+    /// ```
+    #[must_use]
+    pub fn new(
+        kind: ItemKind,
+        threshold: f64,
+        kappa: f64,
+        items: usize,
+        current: f64,
+        kappa_at_current: Option<f64>,
+    ) -> Fit {
+        Fit {
+            kind,
+            threshold,
+            kappa,
+            items,
+            current,
+            kappa_at_current,
+        }
+    }
+
     /// The judge-file key the threshold belongs to: `judge.claim_threshold`,
     /// `thresholds.relevance` or `judge.passage_threshold`.
     #[must_use]

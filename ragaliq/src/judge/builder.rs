@@ -108,6 +108,7 @@ impl JudgeBuilder {
                     passage_threshold: config.passage_threshold,
                     contradiction: config.contradiction,
                     chunk_chars: config.chunk_chars,
+                    sentences: config.sentences,
                 },
             },
             // Every answer collect mode gets comes from a batch, which
@@ -334,6 +335,13 @@ impl JudgeBuilder {
     /// `no_evidence`, one call fewer each).
     pub fn with_contradiction(mut self, ask: bool) -> Self {
         self.scoring.verification.contradiction = ask;
+        self
+    }
+
+    /// Claims are the response's sentences, with no judge call (`true`), or
+    /// the atomic claims the judge extracts (`false`, the default).
+    pub fn with_sentences_as_claims(mut self, sentences: bool) -> Self {
+        self.scoring.verification.sentences = sentences;
         self
     }
 

@@ -189,6 +189,41 @@ impl Judge {
         metrics::verify_labelled(&self.session, &self.scoring, claims, passages).await
     }
 
+    /// The atomic claims of `text` (a response to `query`, or an expected
+    /// answer), as the metrics take them: listed by the judge (one call,
+    /// recorded and memoised like any other; claims it writes that are not
+    /// in the text are left out), or the text's sentences when the judge
+    /// takes sentences as claims (`[judge] claims = "sentences"`).
+    ///
+    /// ```
+    /// # use ragaliq::judge::{BoxFuture, Judge, JudgeRequest, JudgeResponse, Transport};
+    /// # use ragaliq::TransportError;
+    /// # struct Canned;
+    /// # impl Transport for Canned {
+    /// #     fn provider(&self) -> &str { "canned" }
+    /// #     fn complete<'a>(&'a self, _: &'a JudgeRequest) -> BoxFuture<'a, Result<JudgeResponse, TransportError>> {
+    /// #         Box::pin(async { Ok(JudgeResponse::text(r#"{"claims": ["Refunds take 30 days.", "Refunds are free."]}"#)) })
+    /// #     }
+    /// # }
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// let judge = Judge::builder(Canned).build().unwrap();
+    /// let claims = judge
+    ///     .extract_claims("How do refunds work?", "Refunds take 30 days and are free.")
+    ///     .await
+    ///     .unwrap();
+    /// assert_eq!(claims, ["Refunds take 30 days.", "Refunds are free."]);
+    /// let sentences = Judge::builder(Canned).with_sentences_as_claims(true).build().unwrap();
+    /// let claims = sentences.extract_claims("Why?", "It rains. Is it cold? Yes.").await.unwrap();
+    /// assert_eq!(claims, ["It rains.", "Yes."]);
+    /// assert_eq!(sentences.usage().calls, 0);
+    /// # });
+    /// ```
+    pub async fn extract_claims(&self, query: &str, text: &str) -> Result<Vec<String>> {
+        metrics::extract_claims(&self.session, &self.scoring, query, text)
+            .await
+            .map(|(claims, _)| claims)
+    }
+
     /// A labelled answer's relevance (for calibration), every sample asked.
     pub(crate) async fn relevance_labelled(
         &self,

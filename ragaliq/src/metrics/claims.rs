@@ -53,6 +53,9 @@ pub(crate) struct Verification {
     /// Yes/no questions: passages longer than this are asked about in
     /// chunks (0: never).
     pub chunk_chars: usize,
+    /// Claims are the text's sentences (no judge call), not what the
+    /// judge extracts.
+    pub sentences: bool,
 }
 
 /// The claims of `text` that come from it (see
@@ -64,10 +67,26 @@ pub(crate) struct Verification {
 /// An extraction that gives claims, none of them from the text, is an
 /// error: scoring the text as claiming nothing would call it vacuously
 /// faithful.
-pub(super) async fn extract(ask: &Asker<'_>, query: &str, text: &str) -> Result<Extracted> {
+pub(super) async fn extract(
+    ask: &Asker<'_>,
+    how: Verification,
+    query: &str,
+    text: &str,
+) -> Result<Extracted> {
     if text.trim().is_empty() {
         return Ok(Extracted {
             claims: Vec::new(),
+            dropped: Vec::new(),
+        });
+    }
+    if how.sentences {
+        // Every sentence that states something: questions are not claims.
+        return Ok(Extracted {
+            claims: sentences(text)
+                .into_iter()
+                .filter(|s| !s.ends_with('?'))
+                .map(str::to_owned)
+                .collect(),
             dropped: Vec::new(),
         });
     }

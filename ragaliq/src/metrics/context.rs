@@ -180,7 +180,7 @@ pub(super) async fn recall(
         .as_deref()
         .filter(|a| !a.trim().is_empty())
     {
-        claims::extract(ask, &case.query, answer).await?.claims
+        claims::extract(ask, how, &case.query, answer).await?.claims
     } else {
         return Err(Error::MissingInput {
             metric: Metric::ContextRecall,

@@ -14,7 +14,7 @@ pub(super) async fn faithfulness(
     weights: VerdictWeights,
     plan: &Plan,
 ) -> Result<Scored> {
-    let extracted = claims::extract(ask, &case.query, case.response_text()).await?;
+    let extracted = claims::extract(ask, how, &case.query, case.response_text()).await?;
     if extracted.claims.is_empty() {
         return Ok(Scored::vacuous(
             "The response makes no factual claims: vacuously faithful.",
@@ -62,7 +62,7 @@ pub(super) async fn hallucination(
     floor: f64,
     plan: &Plan,
 ) -> Result<Scored> {
-    let extracted = claims::extract(ask, &case.query, case.response_text()).await?;
+    let extracted = claims::extract(ask, how, &case.query, case.response_text()).await?;
     if extracted.claims.is_empty() {
         return Ok(Scored::vacuous(
             "The response makes no factual claims: nothing is hallucinated.",

@@ -108,6 +108,7 @@ impl Default for Scoring {
                 passage_threshold: crate::core::DEFAULT_PROBABILITY_THRESHOLD,
                 contradiction: true,
                 chunk_chars: 0,
+                sentences: false,
             },
         }
     }
@@ -313,4 +314,23 @@ pub(crate) async fn verify_labelled(
     let (voted, _) =
         claims::verify_voted(&ask, scoring.verification, claims, passages, &plan, |_| 0.0).await?;
     Ok((voted, tally.total()))
+}
+
+/// The claims of `text` (a response, or an expected answer), as the
+/// metrics take them: extracted by the judge (once per text, memoised) or,
+/// with `sentences`, its sentences. Claims the judge wrote that are not in
+/// the text are left out.
+pub(crate) async fn extract_claims(
+    session: &Session,
+    scoring: &Scoring,
+    query: &str,
+    text: &str,
+) -> Result<(Vec<String>, crate::core::Usage)> {
+    let tally = Tally::default();
+    let ask = Asker {
+        session,
+        tally: &tally,
+    };
+    let extracted = claims::extract(&ask, scoring.verification, query, text).await?;
+    Ok((extracted.claims, tally.total()))
 }
