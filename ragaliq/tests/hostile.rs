@@ -404,7 +404,7 @@ async fn a_create_reply_lost_after_the_batch_exists_is_found_not_paid_twice() {
         request,
     }];
     let tag = BatchTag::new("hostile", 1, &["a".repeat(64)]);
-    let id = within(api.submit(&lines, &tag)).await.unwrap();
+    let id = within(api.submit(&lines, &tag, &[])).await.unwrap();
     assert_eq!(judge.batches(), (1, 1), "one batch at the provider: {id}");
     println!(
         "lost create reply: adopted {id}, {} batch at the provider",
