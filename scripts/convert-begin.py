@@ -18,6 +18,9 @@ response and as many unattributable ones as make 150, each chosen by the SHA-256
 of its text, so the same source gives the same set.
 
     scripts/convert-begin.py /path/to/BEGIN-dataset tests/public_claims/begin
+
+Each half holds `wow/begin.jsonl` and `cmu/begin.jsonl`, so the long CMU-DoG
+snippets can be calibrated alone (`begin/dev/cmu`) or with the rest (`begin/dev`).
 """
 import csv, hashlib, json, os, sys
 
@@ -57,12 +60,14 @@ def main(repo, out):
         half = 'dev' if int(hashlib.sha256(item['id'].encode()).hexdigest()[0], 16) < 8 else 'test'
         halves[half].append(item)
     for half, items in halves.items():
-        os.makedirs(os.path.join(out, half), exist_ok=True)
         items.sort(key=lambda x: x['id'])
-        with open(os.path.join(out, half, 'begin.jsonl'), 'w', encoding='utf-8') as f:
-            for x in items:
-                f.write(json.dumps(x, ensure_ascii=False) + '\n')
-        print(half, len(items), sum(x['label'] == 'supported' for x in items), 'supported')
+        for source in ('wow', 'cmu'):
+            part = [x for x in items if x['area'] == source]
+            os.makedirs(os.path.join(out, half, source), exist_ok=True)
+            with open(os.path.join(out, half, source, 'begin.jsonl'), 'w', encoding='utf-8') as f:
+                for x in part:
+                    f.write(json.dumps(x, ensure_ascii=False) + '\n')
+            print(half, source, len(part), sum(x['label'] == 'supported' for x in part), 'supported')
 
 if __name__ == '__main__':
     main(sys.argv[1], sys.argv[2])

@@ -49,6 +49,18 @@ async fn every_metric_from_a_configured_judge() {
     let recall = judge.context_recall(&case).await.unwrap();
 
     assert_eq!((faithfulness.score, faithfulness.passed), (0.5, false));
+    // The verdicts counted, as report.json and report.html show them.
+    let counts = faithfulness.counts.expect("faithfulness counts its claims");
+    assert_eq!(
+        (
+            counts.supported,
+            counts.no_evidence,
+            counts.contradicted,
+            counts.undecided
+        ),
+        (1, 1, 0, 0)
+    );
+    assert_eq!(relevance_counts_none(&case, &judge).await, None);
     assert_eq!((hallucination.score, hallucination.threshold), (0.5, 0.8));
     assert_eq!(relevance.threshold, 0.5, "threshold from ragaliq.toml");
     // The scripted rule: the response uses 2 of the query's 4 key terms.
@@ -86,6 +98,7 @@ fn evaluations_serialize_for_reports() {
         threshold: 0.7,
         passed: true,
         reasoning: "Answers it.".into(),
+        counts: None,
         claims: vec![],
         passages: vec![],
         usage: Default::default(),
@@ -96,4 +109,9 @@ fn evaluations_serialize_for_reports() {
     assert_eq!(json["metric"], "relevance");
     assert_eq!(json["passed"], true);
     assert!(json.get("claims").is_none(), "empty details are left out");
+}
+
+/// Relevance counts no claims.
+async fn relevance_counts_none(case: &RagCase, judge: &Judge) -> Option<ragaliq::ClaimCounts> {
+    judge.relevance(case).await.unwrap().counts
 }

@@ -6,9 +6,10 @@ use std::path::PathBuf;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// The folder of labelled claims (.yaml, .yml, .json, .jsonl, .csv).
-    #[arg(value_name = "DIR")]
-    dir: PathBuf,
+    /// The folder of labelled items (.yaml, .yml, .json, .jsonl, .csv);
+    /// several folders of one kind are calibrated as one set.
+    #[arg(value_name = "DIR", required = true)]
+    dirs: Vec<PathBuf>,
     /// A judge to compare, as NAME=FILE: FILE is a TOML file in
     /// ragaliq.toml's format that alone configures the judge (RAGALIQ_*
     /// variables other than RAGALIQ_MODE are not applied). Repeat for a
@@ -44,7 +45,7 @@ pub struct Args {
 pub fn run(args: Args) -> Result<bool, String> {
     let mut command = format!(
         "RAGALIQ_MODE=record cargo ragaliq calibrate {}",
-        args.dir.display()
+        dirs_text(&args.dirs)
     );
     for spec in &args.judges {
         command.push_str(&format!(" --judge {spec}"));
@@ -52,10 +53,13 @@ pub fn run(args: Args) -> Result<bool, String> {
     // Paths on the command line are relative to where it runs.
     let here =
         std::env::current_dir().map_err(|e| format!("cannot read the current folder: {e}"))?;
-    let mut calibration = ragaliq::calibration(&args.dir)
+    let mut calibration = ragaliq::calibration(&args.dirs[0])
         .with_root(here.clone())
         .with_record_command(command)
         .with_fit(args.fit);
+    for dir in &args.dirs[1..] {
+        calibration = calibration.with_dir(dir);
+    }
     if args.fit && args.judges.is_empty() {
         return Err(
             "--fit writes each judge's file: name one with --judge NAME=FILE (ragaliq.toml itself is not rewritten)".into(),
@@ -105,14 +109,14 @@ pub fn run(args: Args) -> Result<bool, String> {
             let file = here.join(spec.split_once('=').map_or(spec.as_str(), |(_, f)| f));
             match &judge.fit {
                 Some(fit) => {
-                    write_fit(&file, fit, &args.dir)?;
+                    write_fit(&file, fit, &dirs_text(&args.dirs))?;
                     let (table, key) = fit.key();
                     println!(
                         "fitted: wrote {table}.{key} = {} into {} (kappa {:.3} on {}; report the other half with it)",
                         fit.threshold,
                         file.display(),
                         fit.kappa,
-                        args.dir.display()
+                        dirs_text(&args.dirs)
                     );
                 }
                 None => println!(
@@ -147,10 +151,18 @@ pub fn run(args: Args) -> Result<bool, String> {
 /// Writes `fit` into the judge file at `path`, keeping everything else in
 /// it as written: the threshold under its table, and a `[fitted]` table that
 /// says on what and when.
+/// The folders as a command line writes them.
+fn dirs_text(dirs: &[PathBuf]) -> String {
+    dirs.iter()
+        .map(|d| d.display().to_string())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 fn write_fit(
     path: &std::path::Path,
     fit: &ragaliq::calibration::Fit,
-    set: &std::path::Path,
+    set: &str,
 ) -> Result<(), String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let mut doc: toml_edit::DocumentMut = text
@@ -168,7 +180,7 @@ fn write_fit(
         ragaliq::calibration::ItemKind::Answer => "answers",
         ragaliq::calibration::ItemKind::Passage => "passages",
     };
-    doc["fitted"][format!("{kind}_set")] = toml_edit::value(set.display().to_string());
+    doc["fitted"][format!("{kind}_set")] = toml_edit::value(set);
     doc["fitted"][format!("{kind}_date")] = toml_edit::value(today());
     doc["fitted"][format!("{kind}_kappa")] =
         toml_edit::value((fit.kappa * 1000.0).round() / 1000.0);
@@ -214,7 +226,7 @@ mod tests {
             0.5,
             Some(0.4),
         );
-        super::write_fit(&file, &fit, std::path::Path::new("labels/dev")).unwrap();
+        super::write_fit(&file, &fit, "labels/dev").unwrap();
         let text = std::fs::read_to_string(&file).unwrap();
         assert!(
             text.starts_with("# my judge\n[judge]\nprovider = \"openai-compatible\"  # local"),

@@ -227,6 +227,61 @@ fn push_trimmed(text: &str, span: Range<usize>, out: &mut Vec<Range<usize>>) {
     }
 }
 
+/// Whether a response states something, by this rule: it starts with
+/// *yes* or *no* (the answer to a yes/no question), or one of its sentences
+/// that is not a question, an apology, a greeting or a refusal (*sorry*,
+/// *not sure*, *don't know*, *cannot find*, *unable*, *thank you*, *good
+/// question*, *let me check*, *hello*, *depends*, *anything else*) has two
+/// content words or a number.
+///
+/// A judge that lists no claim for such a response is asked again once,
+/// then the evaluation is undecided: it is never scored as vacuously
+/// faithful. On the labelled extraction set the rule agreed with the
+/// person's "no claims" on 25 of 25 dev responses and 23 of 24 test ones
+/// (it takes "Please ask our support team." for a statement).
+///
+/// ```
+/// use ragaliq::evidence::states_something;
+/// assert!(states_something("Refunds take 30 days."));
+/// assert!(states_something("Yes."));
+/// assert!(!states_something("I'm not sure, sorry."));
+/// assert!(!states_something("Could you tell me which account you mean?"));
+/// assert!(!states_something(""));
+/// ```
+#[must_use]
+pub fn states_something(text: &str) -> bool {
+    const NOTHING: [&str; 17] = [
+        "sorry",
+        "not sure",
+        "don't know",
+        "do not know",
+        "cannot find",
+        "can't find",
+        "not able",
+        "unable",
+        "cannot help",
+        "can't help",
+        "thanks for",
+        "thank you",
+        "good question",
+        "let me check",
+        "hello",
+        "depends",
+        "anything else",
+    ];
+    let lower = text.trim().to_lowercase().replace('’', "'");
+    let first = words(&lower).into_iter().next().map(|w| w.text);
+    if matches!(first.as_deref(), Some("yes" | "no")) {
+        return true;
+    }
+    sentences(&lower).into_iter().any(|span| {
+        let sentence = &lower[span];
+        !sentence.ends_with('?')
+            && !NOTHING.iter().any(|m| sentence.contains(m))
+            && (content_words(sentence).len() >= 2 || sentence.chars().any(|c| c.is_ascii_digit()))
+    })
+}
+
 /// Small words that carry no content of their own.
 const SMALL: [&str; 48] = [
     "a", "an", "the", "and", "or", "but", "of", "to", "in", "on", "at", "by", "for", "with",

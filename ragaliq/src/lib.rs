@@ -163,9 +163,9 @@ mod tasks;
 mod transport;
 
 pub use crate::core::{
-    AUTO_BAND, Agreement, BUILTIN_PRICES, CaseError, ClaimVerdict, ConfigError, DEFAULT_AGREEMENT,
-    Evaluation, Metric, PassageVerdict, Price, RagCase, Samples, Spread, Strategy, Usage, Verdict,
-    VerdictWeights,
+    AUTO_BAND, Agreement, BUILTIN_PRICES, CaseError, ClaimCounts, ClaimVerdict, ConfigError,
+    DEFAULT_AGREEMENT, Evaluation, Metric, PassageVerdict, Price, RagCase, Samples, Spread,
+    Strategy, Usage, Verdict, VerdictWeights,
 };
 pub use calibration::calibration;
 pub use config::{Config, Mode, Provider};

@@ -229,6 +229,9 @@ pub(crate) struct Extracted {
     /// Claims dropped: their number in the judge's list, the claim, and
     /// why (not in the response, or a repeat).
     pub dropped: Vec<(usize, String, String)>,
+    /// The judge listed no claim, even asked again, for a text that states
+    /// something ([`evidence::states_something`]): nothing to score it by.
+    pub missed: bool,
 }
 
 impl Ask for ExtractClaims<'_> {
@@ -257,6 +260,7 @@ impl Ask for ExtractClaims<'_> {
         let mut out = Extracted {
             claims: Vec::new(),
             dropped: Vec::new(),
+            missed: false,
         };
         for (i, claim) in parse::claims(reply)?.into_iter().enumerate() {
             if !evidence::claim_in_text(&claim, &source) {

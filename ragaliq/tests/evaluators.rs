@@ -588,3 +588,34 @@ async fn invalid_case_fails_before_any_call() {
     assert_eq!(err.to_string(), "invalid case: the query is empty");
     assert_eq!(server.requests(), 0);
 }
+
+/// A judge that lists no claim in a response that plainly states something
+/// is asked again once, then the evaluation is undecided, never a vacuous
+/// pass; a response that truly states nothing stays vacuously faithful.
+#[tokio::test]
+async fn no_claims_listed_for_a_factual_answer_is_undecided_not_a_pass() {
+    let (server, tasks) = canned(json!({"claims": []}), verdicts(&[])).await;
+    let judge = wm_judge(&server);
+    let factual = RagCase::new("How long do refunds take?")
+        .context([PASSAGE])
+        .response("Refunds take 30 days and are paid to the original card.");
+    let f = within(judge.faithfulness(&factual)).await.unwrap();
+    assert!(f.undecided && !f.passed, "{f}");
+    assert_eq!(tasks.lock().unwrap().len(), 2, "asked again once");
+    let shown = f.to_string();
+    assert!(
+        shown.contains("UNDECIDED: the judge listed no claim in a response that states something"),
+        "{shown}"
+    );
+    // Hallucination shares both answers, and is undecided too.
+    let h = within(judge.hallucination(&factual)).await.unwrap();
+    assert!(h.undecided && !h.passed, "{h}");
+    assert_eq!(tasks.lock().unwrap().len(), 2);
+    // "I'm not sure, sorry." states nothing: vacuously faithful, one call.
+    let nothing = RagCase::new("How long do refunds take?")
+        .context([PASSAGE])
+        .response("I'm not sure, sorry.");
+    let f = within(judge.faithfulness(&nothing)).await.unwrap();
+    assert_eq!((f.score, f.passed, f.undecided), (1.0, true, false), "{f}");
+    assert_eq!(tasks.lock().unwrap().len(), 3);
+}

@@ -290,3 +290,16 @@ fn claim_details(body: &mut String, judge: &str, d: &Disagreement) {
     }
     body.push_str("</ol></details>\n");
 }
+
+// The page is rendered here, from the report's data: the report module
+// knows nothing of HTML, so the two never import each other.
+impl CalibrationReport {
+    /// The report as one self-contained HTML page: the judges side by side,
+    /// then per judge the confusion matrices as heat maps, per-label and
+    /// per-area agreement, and every disagreement and undecided claim with
+    /// its passages and the person's note (`cargo ragaliq calibrate --html`).
+    #[must_use]
+    pub fn to_html(&self) -> String {
+        page(self)
+    }
+}

@@ -116,6 +116,7 @@ const FOUR: [Verdict; 4] = [
 pub fn calibration(dir: impl AsRef<Path>) -> Calibration {
     Calibration {
         dir: dir.as_ref().to_owned(),
+        more: Vec::new(),
         judges: Vec::new(),
         min_kappa: None,
         resamples: DEFAULT_RESAMPLES,
@@ -136,6 +137,7 @@ enum JudgeSource {
 #[must_use = "a calibration does nothing until `run` is awaited"]
 pub struct Calibration {
     dir: PathBuf,
+    more: Vec<PathBuf>,
     judges: Vec<(String, JudgeSource)>,
     min_kappa: Option<f64>,
     resamples: usize,
@@ -160,6 +162,14 @@ pub enum CalibrationError {
 }
 
 impl Calibration {
+    /// Adds another folder of labelled items of the same kind, calibrated
+    /// with the first as one set (a dev half of ours and of a public set,
+    /// say). Ids must be unique across them.
+    pub fn with_dir(mut self, dir: impl AsRef<Path>) -> Self {
+        self.more.push(dir.as_ref().to_owned());
+        self
+    }
+
     /// Adds a judge. `name` names it in the tables and its recordings'
     /// folder (letters, digits, `_`, `-`, `.`).
     pub fn with_judge(mut self, name: impl Into<String>, judge: Judge) -> Self {
@@ -255,22 +265,22 @@ impl Calibration {
             }
             .into());
         }
-        let dir = root.join(&self.dir);
-        let claims: Vec<LabelledClaim> = load_dir(&dir)
-            .map_err(|mut e| {
+        let mut claims: Vec<LabelledClaim> = Vec::new();
+        for folder in std::iter::once(&self.dir).chain(&self.more) {
+            let loaded = load_dir(&root.join(folder)).map_err(|mut e| {
                 e.relativize(&root);
                 e
-            })?
-            .into_iter()
-            .map(|mut c| {
+            })?;
+            claims.extend(loaded.into_iter().map(|mut c| {
                 c.file = c
                     .file
                     .strip_prefix(&root)
                     .map(Path::to_path_buf)
                     .unwrap_or(c.file);
                 c
-            })
-            .collect();
+            }));
+        }
+        check_together(&claims)?;
         let mut judges = Vec::new();
         if self.judges.is_empty() {
             judges.push(("default".to_owned(), Judge::from_config(&config)?));
@@ -317,6 +327,41 @@ impl Calibration {
         }
         Ok(CalibrationReport::new(&claims, self.min_kappa, results))
     }
+}
+
+/// Items of several folders calibrated together: one kind, ids unique.
+fn check_together(claims: &[LabelledClaim]) -> Result<(), LoadError> {
+    let mut seen: BTreeMap<&str, &LabelledClaim> = BTreeMap::new();
+    for c in claims {
+        if let Some(first) = seen.get(c.id.as_str()) {
+            return Err(LoadError {
+                file: c.file.clone(),
+                line: Some(c.line),
+                column: None,
+                message: format!(
+                    "duplicate id `{}` across the folders: ids name the items in reports and recordings",
+                    c.id
+                ),
+                also: Some((first.file.clone(), first.line)),
+            });
+        }
+        if let Some(first) = claims.first().filter(|f| f.kind != c.kind) {
+            return Err(LoadError {
+                file: c.file.clone(),
+                line: Some(c.line),
+                column: None,
+                message: format!(
+                    "`{}` is one of the labelled {}, but the first folder holds labelled {}: one kind per run",
+                    c.id,
+                    c.kind.plural(),
+                    first.kind.plural()
+                ),
+                also: Some((first.file.clone(), first.line)),
+            });
+        }
+        seen.insert(&c.id, c);
+    }
+    Ok(())
 }
 
 /// Whether `name` can name a judge's recordings folder: letters, digits,

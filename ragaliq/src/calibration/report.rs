@@ -274,15 +274,6 @@ impl CalibrationReport {
         out
     }
 
-    /// The report as one self-contained HTML page: the judges side by side,
-    /// then per judge the confusion matrices as heat maps, per-label and
-    /// per-area agreement, and every disagreement and undecided claim with
-    /// its passages and the person's note (`cargo ragaliq calibrate --html`).
-    #[must_use]
-    pub fn to_html(&self) -> String {
-        super::html::page(self)
-    }
-
     /// The report as pretty JSON.
     #[must_use]
     pub fn to_json(&self) -> String {

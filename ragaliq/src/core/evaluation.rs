@@ -197,6 +197,64 @@ pub struct ClaimVerdict {
     pub located: bool,
 }
 
+/// How many claims got each verdict, for the metrics that verify claims
+/// (faithfulness, hallucination, context recall).
+///
+/// ```
+/// use ragaliq::{ClaimCounts, ClaimVerdict, Verdict};
+/// let claim = |verdict, undecided| ClaimVerdict {
+///     claim: "c".into(), verdict, evidence: String::new(), confidence: None,
+///     failed: verdict != Verdict::Supported, agreement: None, undecided,
+///     evidence_in: None, ungrounded: false, probability: None, located: false,
+/// };
+/// let counts = ClaimCounts::of(
+///     &[claim(Verdict::Supported, false), claim(Verdict::Contradicted, false), claim(Verdict::NoEvidence, true)],
+///     1,
+/// );
+/// assert_eq!((counts.supported, counts.contradicted, counts.undecided, counts.dropped), (1, 1, 1, 1));
+/// assert_eq!(counts.no_evidence, 0, "an undecided claim is counted as undecided only");
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClaimCounts {
+    /// Decided supported.
+    pub supported: usize,
+    /// Decided partially supported.
+    pub partially_supported: usize,
+    /// Decided with no evidence.
+    pub no_evidence: usize,
+    /// Decided contradicted.
+    pub contradicted: usize,
+    /// Undecided (samples split, or evidence in no passage).
+    pub undecided: usize,
+    /// Claims the judge wrote that were dropped (not in the response, or
+    /// repeats).
+    pub dropped: usize,
+}
+
+impl ClaimCounts {
+    /// The counts of `claims`, with `dropped` claims set aside before them.
+    #[must_use]
+    pub fn of(claims: &[ClaimVerdict], dropped: usize) -> ClaimCounts {
+        let mut c = ClaimCounts {
+            dropped,
+            ..ClaimCounts::default()
+        };
+        for claim in claims {
+            if claim.undecided {
+                c.undecided += 1;
+                continue;
+            }
+            match claim.verdict {
+                Verdict::Supported => c.supported += 1,
+                Verdict::PartiallySupported => c.partially_supported += 1,
+                Verdict::NoEvidence => c.no_evidence += 1,
+                Verdict::Contradicted => c.contradicted += 1,
+            }
+        }
+        c
+    }
+}
+
 /// One retrieved passage and whether the judge found it relevant.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PassageVerdict {
@@ -247,6 +305,9 @@ pub struct Evaluation {
     /// Per-passage details (context precision).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub passages: Vec<PassageVerdict>,
+    /// How many claims got each verdict (the metrics that verify claims).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counts: Option<ClaimCounts>,
     /// Judge calls and tokens this evaluation caused (calls answered from the
     /// judge's memo, e.g. shared with another metric, cost nothing here).
     pub usage: Usage,
@@ -272,6 +333,9 @@ impl Evaluation {
     pub(crate) fn undecided_reason(&self) -> Option<&'static str> {
         if !self.undecided {
             return None;
+        }
+        if self.claims.is_empty() && self.passages.is_empty() && self.counts.is_some() {
+            return Some("the judge listed no claim in a response that states something");
         }
         let ungrounded = self.claims.iter().any(|c| c.ungrounded);
         let split = self.claims.iter().any(|c| c.undecided && !c.ungrounded)
@@ -476,6 +540,7 @@ mod tests {
             threshold: 0.7,
             passed: false,
             reasoning: "1 of 2 claims supported.".into(),
+            counts: None,
             claims: vec![
                 ClaimVerdict {
                     claim: "Refunds take 30 days.".into(),

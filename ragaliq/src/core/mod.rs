@@ -25,7 +25,7 @@ mod verdict;
 pub use case::{CaseError, RagCase};
 pub use check::{Check, CheckOutcome};
 pub use config_error::ConfigError;
-pub use evaluation::{ClaimVerdict, Evaluation, Metric, PassageVerdict, Usage};
+pub use evaluation::{ClaimCounts, ClaimVerdict, Evaluation, Metric, PassageVerdict, Usage};
 pub use json_mode::JsonMode;
 pub use key::ApiKey;
 pub use logprobs::{TokenLogprob, TopLogprob};

@@ -77,6 +77,7 @@ pub(super) async fn extract(
         return Ok(Extracted {
             claims: Vec::new(),
             dropped: Vec::new(),
+            missed: false,
         });
     }
     if how.sentences {
@@ -88,9 +89,19 @@ pub(super) async fn extract(
                 .map(str::to_owned)
                 .collect(),
             dropped: Vec::new(),
+            missed: false,
         });
     }
-    let extracted = ask.ask(&ExtractClaims { query, text }, 0).await?;
+    let mut extracted = ask.ask(&ExtractClaims { query, text }, 0).await?;
+    if extracted.claims.is_empty()
+        && extracted.dropped.is_empty()
+        && crate::evidence::states_something(text)
+    {
+        // No claim in a text that states something: asked once more (a
+        // second sample), then it is undecided, never vacuously faithful.
+        extracted = ask.ask(&ExtractClaims { query, text }, 1).await?;
+        extracted.missed = extracted.claims.is_empty() && extracted.dropped.is_empty();
+    }
     if extracted.claims.is_empty() && !extracted.dropped.is_empty() {
         let listed: Vec<String> = extracted
             .dropped

@@ -15,6 +15,9 @@ pub(super) async fn faithfulness(
     plan: &Plan,
 ) -> Result<Scored> {
     let extracted = claims::extract(ask, how, &case.query, case.response_text()).await?;
+    if extracted.missed {
+        return Ok(Scored::no_claims_listed());
+    }
     if extracted.claims.is_empty() {
         return Ok(Scored::vacuous(
             "The response makes no factual claims: vacuously faithful.",
@@ -43,6 +46,7 @@ pub(super) async fn faithfulness(
         passages: Vec::new(),
         undecided,
         sample_scores: scores,
+        dropped: extracted.dropped.len(),
     })
 }
 
@@ -63,6 +67,9 @@ pub(super) async fn hallucination(
     plan: &Plan,
 ) -> Result<Scored> {
     let extracted = claims::extract(ask, how, &case.query, case.response_text()).await?;
+    if extracted.missed {
+        return Ok(Scored::no_claims_listed());
+    }
     if extracted.claims.is_empty() {
         return Ok(Scored::vacuous(
             "The response makes no factual claims: nothing is hallucinated.",
@@ -103,6 +110,7 @@ pub(super) async fn hallucination(
         passages: Vec::new(),
         undecided,
         sample_scores: scores,
+        dropped: extracted.dropped.len(),
     })
 }
 

@@ -12,12 +12,16 @@ mod sampling;
 pub(crate) use claims::{Verification, Voted};
 
 use crate::core::{
-    ClaimVerdict, ConfigError, Evaluation, Metric, PassageVerdict, RagCase, Samples,
+    ClaimCounts, ClaimVerdict, ConfigError, Evaluation, Metric, PassageVerdict, RagCase, Samples,
     VerdictWeights, clamp_score,
 };
 use crate::error::{Error, Result};
 use crate::session::{Session, Tally};
 use crate::stats;
+
+/// The reasoning of an evaluation left undecided because the judge listed
+/// no claim in a response that states something.
+pub(crate) const NO_CLAIMS_LISTED: &str = "The judge listed no claim in a response that states something, even asked again: there is nothing to score it by, so it is undecided (never vacuously faithful).";
 
 /// Per-evaluation overrides of the judge's defaults.
 ///
@@ -142,6 +146,8 @@ pub(crate) struct Scored {
     undecided: bool,
     /// One score per sample asked (empty when no question was asked).
     sample_scores: Vec<f64>,
+    /// Claims the judge wrote that were set aside (metrics over claims).
+    dropped: usize,
 }
 
 impl Scored {
@@ -149,6 +155,18 @@ impl Scored {
         Scored {
             score: 1.0,
             reasoning: reasoning.to_owned(),
+            ..Scored::default()
+        }
+    }
+
+    /// The judge listed no claim in a response that states something, even
+    /// asked again: undecided, with its own reason.
+    fn no_claims_listed() -> Scored {
+        Scored {
+            score: 0.0,
+            reasoning: NO_CLAIMS_LISTED.to_owned(),
+            undecided: true,
+            sample_scores: vec![0.0],
             ..Scored::default()
         }
     }
@@ -259,6 +277,11 @@ pub(crate) async fn evaluate(
             .collect();
         stats::spread(&scores, plan.threshold, passed)
     });
+    let counts = matches!(
+        metric,
+        Metric::Faithfulness | Metric::Hallucination | Metric::ContextRecall
+    )
+    .then(|| ClaimCounts::of(&scored.claims, scored.dropped));
     Ok(Evaluation {
         metric,
         score,
@@ -266,6 +289,7 @@ pub(crate) async fn evaluate(
         passed,
         undecided: scored.undecided,
         reasoning: scored.reasoning,
+        counts,
         claims: scored.claims,
         passages: scored.passages,
         usage: tally.total(),

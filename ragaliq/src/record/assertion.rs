@@ -17,6 +17,7 @@
 //! `cargo metadata` child process insta's macros start in every test process.
 
 use super::insta_settings::{Output, Settings, Update, is_ci};
+use super::snapfile::find_workspace;
 use super::{recording, snapfile};
 use crate::run;
 use std::collections::{BTreeSet, HashMap};
@@ -241,35 +242,6 @@ pub fn workspace_root(manifest_dir: &str) -> PathBuf {
         .entry(manifest_dir.to_owned())
         .or_insert_with(|| find_workspace(Path::new(manifest_dir)))
         .clone()
-}
-
-/// The workspace a path lies in, for paths that are not a package root
-/// (a snapshot's folder): `INSTA_WORKSPACE_ROOT` when set, else the nearest
-/// ancestor whose `Cargo.toml` has a `[workspace]` table, else the nearest
-/// ancestor with a `Cargo.toml`, else the path itself.
-pub(crate) fn workspace_of(path: &Path) -> PathBuf {
-    if let Some(root) = std::env::var_os("INSTA_WORKSPACE_ROOT").filter(|r| !r.is_empty()) {
-        return PathBuf::from(root);
-    }
-    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_owned());
-    let package = absolute
-        .ancestors()
-        .find(|dir| dir.join("Cargo.toml").is_file())
-        .unwrap_or(&absolute);
-    find_workspace(package)
-}
-
-fn find_workspace(manifest_dir: &Path) -> PathBuf {
-    manifest_dir
-        .ancestors()
-        .find(|dir| {
-            std::fs::read_to_string(dir.join("Cargo.toml")).is_ok_and(|text| {
-                text.lines()
-                    .any(|l| l.trim() == "[workspace]" || l.trim_start().starts_with("[workspace."))
-            })
-        })
-        .unwrap_or(manifest_dir)
-        .to_path_buf()
 }
 
 #[cfg(test)]

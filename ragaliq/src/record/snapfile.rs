@@ -20,7 +20,7 @@ pub(crate) fn pending_path(snap: &Path) -> PathBuf {
         return beside;
     };
     let start = snap.parent().unwrap_or(Path::new("."));
-    let workspace = super::assertion::workspace_of(start);
+    let workspace = workspace_of(start);
     match beside.strip_prefix(&workspace) {
         Ok(relative) => PathBuf::from(dir).join(relative),
         Err(_) => beside,
@@ -110,6 +110,35 @@ pub(crate) fn snap_text(
         quote(description),
         contents.trim_end_matches(['\n', '\r'])
     )
+}
+
+/// The workspace a path lies in, for paths that are not a package root
+/// (a snapshot's folder): `INSTA_WORKSPACE_ROOT` when set, else the nearest
+/// ancestor whose `Cargo.toml` has a `[workspace]` table, else the nearest
+/// ancestor with a `Cargo.toml`, else the path itself.
+pub(crate) fn workspace_of(path: &Path) -> PathBuf {
+    if let Some(root) = std::env::var_os("INSTA_WORKSPACE_ROOT").filter(|r| !r.is_empty()) {
+        return PathBuf::from(root);
+    }
+    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_owned());
+    let package = absolute
+        .ancestors()
+        .find(|dir| dir.join("Cargo.toml").is_file())
+        .unwrap_or(&absolute);
+    find_workspace(package)
+}
+
+pub(crate) fn find_workspace(manifest_dir: &Path) -> PathBuf {
+    manifest_dir
+        .ancestors()
+        .find(|dir| {
+            std::fs::read_to_string(dir.join("Cargo.toml")).is_ok_and(|text| {
+                text.lines()
+                    .any(|l| l.trim() == "[workspace]" || l.trim_start().starts_with("[workspace."))
+            })
+        })
+        .unwrap_or(manifest_dir)
+        .to_path_buf()
 }
 
 #[cfg(test)]

@@ -534,8 +534,20 @@ fn trial_section(body: &mut String, case: &str, t: &TrialResult, passages: &[Str
             spread.samples
         );
     }
+    if let Some(c) = &t.counts {
+        let _ = writeln!(
+            body,
+            "<p class=\"counts\">claims: {} supported, {} partially supported, {} no evidence, {} contradicted, {} undecided; {} dropped</p>",
+            c.supported,
+            c.partially_supported,
+            c.no_evidence,
+            c.contradicted,
+            c.undecided,
+            c.dropped
+        );
+    }
     if !t.claims.is_empty() {
-        body.push_str("<table><tr><th>#</th><th>claim</th><th>verdict</th><th>evidence</th><th class=\"num\">confidence</th><th>samples</th></tr>\n");
+        body.push_str("<table><tr><th>#</th><th>claim</th><th>verdict</th><th>evidence</th><th class=\"num\">P(supported) or confidence</th><th>samples</th></tr>\n");
         for (i, c) in t.claims.iter().enumerate() {
             let (vclass, words) = verdict_words(c);
             let evidence = if c.evidence.trim().is_empty() {
@@ -546,14 +558,19 @@ fn trial_section(body: &mut String, case: &str, t: &TrialResult, passages: &[Str
                     escape(&c.evidence)
                 )
             } else {
+                let located = if c.located {
+                    "<span class=\"muted\">closest sentence, found by ragaliq:</span> "
+                } else {
+                    ""
+                };
                 match evidence_span(c, passages) {
                     Some((p, _)) => format!(
-                        "<a href=\"#{}\">P{}</a> “{}”",
+                        "{located}<a href=\"#{}\">P{}</a> “{}”",
                         id(&[case, &format!("p{}", p + 1)]),
                         p + 1,
                         escape(&c.evidence)
                     ),
-                    None => format!("“{}”", escape(&c.evidence)),
+                    None => format!("{located}“{}”", escape(&c.evidence)),
                 }
             };
             let _ = writeln!(
@@ -564,11 +581,26 @@ fn trial_section(body: &mut String, case: &str, t: &TrialResult, passages: &[Str
                 if c.failed { " ✗" } else { "" },
                 escape(&c.claim),
                 escape(&words),
-                c.confidence.map_or_else(String::new, |x| format!("{x:.2}")),
+                c.probability
+                    .or(c.confidence)
+                    .map_or_else(String::new, |x| format!("{x:.2}")),
                 c.agreement
                     .map_or_else(String::new, |a| format!("{a} agree"))
             );
         }
         body.push_str("</table>\n");
+    }
+}
+
+// The page is rendered here, from the report's data: the report module
+// knows nothing of HTML, so the two never import each other.
+impl Report {
+    /// The run as one self-contained HTML page (`report.html`): the
+    /// summary, a case × metric grid, each case with its claims marked in
+    /// the response and their evidence in the passages, and each metric's
+    /// score distribution. See [`crate::suite`]'s docs for a picture.
+    #[must_use]
+    pub fn html(&self) -> String {
+        page(self)
     }
 }

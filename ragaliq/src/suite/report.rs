@@ -41,7 +41,7 @@
 //! [`Report::html`].
 
 use super::cases::LoadedCase;
-use crate::core::{ClaimVerdict, Evaluation, Metric, PassageVerdict, Usage};
+use crate::core::{ClaimCounts, ClaimVerdict, Evaluation, Metric, PassageVerdict, Usage};
 use crate::core::{Mode, Spread};
 use crate::error::Error;
 use serde::{Deserialize, Serialize};
@@ -187,6 +187,9 @@ pub struct TrialResult {
     /// below the threshold (`failed`: the answer was caught).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub expect_fail: bool,
+    /// How many claims got each verdict (the metrics over claims).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counts: Option<ClaimCounts>,
     /// Per-claim verdicts.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub claims: Vec<ClaimVerdict>,
@@ -222,6 +225,7 @@ impl TrialResult {
             error: None,
             pending_review: false,
             expect_fail: case.expect_fail.contains(&e.metric),
+            counts: e.counts,
             claims: e.claims,
             passages: e.passages,
             spread: e.spread,
@@ -255,6 +259,7 @@ impl TrialResult {
             error: Some(error.to_string()),
             pending_review: false,
             expect_fail: case.expect_fail.contains(&metric),
+            counts: None,
             claims: Vec::new(),
             passages: Vec::new(),
             spread: None,
@@ -727,15 +732,6 @@ impl Report {
         document("ragaliq", &self.suite, &cases)
     }
 
-    /// The run as one self-contained HTML page (`report.html`): the
-    /// summary, a case × metric grid, each case with its claims marked in
-    /// the response and their evidence in the passages, and each metric's
-    /// score distribution. See [`crate::suite`]'s docs for a picture.
-    #[must_use]
-    pub fn html(&self) -> String {
-        super::html::page(self)
-    }
-
     /// Writes `report.json`, `junit.xml`, `summary.md` and `report.html`
     /// into `dir`, each atomically.
     pub fn write_all(&self, dir: &Path) -> Result<(), (PathBuf, String)> {
@@ -841,6 +837,7 @@ mod tests {
             error: None,
             pending_review: false,
             expect_fail: false,
+            counts: None,
             claims: vec![],
             passages: vec![],
             spread: None,
