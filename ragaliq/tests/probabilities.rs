@@ -1,0 +1,342 @@
+//! Verdicts read from token probabilities, over the wire: the request asks
+//! for them (`logprobs`, `top_logprobs`, one word of reply, plain text), the
+//! reply's first answer token is read in any spelling, streamed replies
+//! carry them too, a server that returns none or refuses them steps down to
+//! the word written and says so, Anthropic answers in the word, and a
+//! recording replays to the same verdict.
+
+mod common;
+
+use common::{fast_retries, within};
+use ragaliq::judge::{AnthropicTransport, ApiKey, Judge, OpenAiTransport};
+use ragaliq::record::{Location, Recorder};
+use ragaliq::{Mode, RagCase, Verdict};
+use serde_json::{Value, json};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use wiremock::{Mock, MockServer, Request, ResponseTemplate, matchers::method};
+
+fn case() -> RagCase {
+    RagCase::new("How long is the refund window?")
+        .context(["Refunds are accepted within 30 days of delivery."])
+        .response("Refunds are accepted within 30 days. Refunds are paid in gold.")
+}
+
+/// A chat completion whose one token is `word`, with `alternatives`
+/// (token, probability) at that position.
+fn reply(word: &str, alternatives: &[(&str, f64)]) -> Value {
+    json!({
+        "model": "m",
+        "choices": [{"index": 0, "finish_reason": "length",
+            "message": {"role": "assistant", "content": word},
+            "logprobs": {"content": [{
+                "token": word,
+                "logprob": alternatives.iter().find(|(t, _)| *t == word).map_or(-5.0, |(_, p)| p.ln()),
+                "top_logprobs": alternatives.iter().map(|(t, p)| json!({"token": t, "logprob": p.ln()})).collect::<Vec<_>>()
+            }]}}],
+        "usage": {"prompt_tokens": 80, "completion_tokens": 1}
+    })
+}
+
+fn plain(content: &str) -> Value {
+    json!({"model": "m", "choices": [{"index": 0, "finish_reason": "stop",
+        "message": {"role": "assistant", "content": content}}],
+        "usage": {"prompt_tokens": 80, "completion_tokens": 1}})
+}
+
+/// A server that answers extraction with two claims, and each yes/no
+/// question with `answer(task, user message, request body)`; every request
+/// body is kept.
+async fn server(
+    answer: impl Fn(&str, &str, &Value) -> ResponseTemplate + Send + Sync + 'static,
+) -> (MockServer, Arc<Mutex<Vec<Value>>>) {
+    let server = MockServer::start().await;
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let kept = seen.clone();
+    Mock::given(method("POST"))
+        .respond_with(move |req: &Request| {
+            let body: Value = serde_json::from_slice(&req.body).unwrap();
+            kept.lock().unwrap().push(body.clone());
+            let user = body["messages"][1]["content"].as_str().unwrap_or_default();
+            if user.contains("atomic claims") {
+                let claims = json!({"claims": ["Refunds are accepted within 30 days.", "Refunds are paid in gold."]});
+                return ResponseTemplate::new(200).set_body_json(plain(&claims.to_string()));
+            }
+            let task = if user.contains("supported by the document") {
+                "claim_supported"
+            } else if user.contains("contradict") {
+                "claim_contradicted"
+            } else {
+                "other"
+            };
+            answer(task, user, &body)
+        })
+        .mount(&server)
+        .await;
+    (server, seen)
+}
+
+fn judge(server: &MockServer) -> Judge {
+    Judge::builder(OpenAiTransport::new(&format!("{}/v1", server.uri())))
+        .with_model("m")
+        .with_retry(fast_retries(0))
+        .with_timeout(Duration::from_secs(5))
+        .build()
+        .unwrap()
+}
+
+/// "30 days" is supported with P(yes) 0.9 (from " Yes", "yes" and "YES"
+/// together); "gold" with 0.2, and contradicted with P(yes) 0.7.
+fn answers(task: &str, user: &str, _: &Value) -> ResponseTemplate {
+    let body = match (task, user.contains("gold")) {
+        ("claim_supported", false) => reply(
+            " Yes",
+            &[(" Yes", 0.6), ("yes", 0.2), ("YES", 0.1), ("No", 0.1)],
+        ),
+        ("claim_supported", true) => reply("No", &[("No", 0.8), (" yes", 0.2)]),
+        ("claim_contradicted", _) => reply("Yes", &[("Yes", 0.7), ("no", 0.3)]),
+        _ => plain("no"),
+    };
+    ResponseTemplate::new(200).set_body_json(body)
+}
+
+#[tokio::test]
+async fn verdicts_come_from_the_answer_tokens_probabilities() {
+    let (server, seen) = server(answers).await;
+    let judge = judge(&server);
+    let eval = within(judge.faithfulness(&case())).await.unwrap();
+    // What was asked: one word, plain text, ten alternatives.
+    let bodies = seen.lock().unwrap().clone();
+    let question = bodies
+        .iter()
+        .find(|b| {
+            b["messages"][1]["content"]
+                .as_str()
+                .unwrap()
+                .contains("supported by the document")
+        })
+        .unwrap();
+    assert_eq!(question["logprobs"], true);
+    assert_eq!(question["top_logprobs"], 10);
+    assert_eq!(question["max_tokens"], 3);
+    assert!(question.get("response_format").is_none(), "no JSON grammar");
+    let content = question["messages"][1]["content"].as_str().unwrap();
+    assert!(
+        content.find("<document>").unwrap() < content.find("<claim>").unwrap(),
+        "passages first, the claim last: {content}"
+    );
+    // What was read.
+    assert_eq!(eval.claims[0].verdict, Verdict::Supported);
+    assert!((eval.claims[0].probability.unwrap() - 0.9).abs() < 1e-9);
+    assert_eq!(eval.claims[1].verdict, Verdict::Contradicted);
+    assert!((eval.claims[1].probability.unwrap() - 0.2).abs() < 1e-9);
+    assert_eq!(eval.score, 0.5);
+    // The failure message shows P and the passage sentence ragaliq found.
+    let shown = eval.to_string();
+    assert!(
+        shown.contains("contradicted (P(supported) 0.20)"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("closest passage sentence (found by ragaliq): P1 \"Refunds are accepted within 30 days of delivery.\""),
+        "{shown}"
+    );
+    // A threshold fitted below 0.2 makes the same answers supported.
+    let low = Judge::builder(OpenAiTransport::new(&format!("{}/v1", server.uri())))
+        .with_model("m")
+        .with_claim_threshold(0.15)
+        .build()
+        .unwrap();
+    let eval = within(low.faithfulness(&case())).await.unwrap();
+    assert_eq!(eval.score, 1.0);
+}
+
+#[tokio::test]
+async fn streamed_replies_carry_their_probabilities() {
+    let (server, _) = server(|task, user, body| {
+        assert_eq!(body["stream"], true);
+        let (word, alts) = match (task, user.contains("gold")) {
+            ("claim_supported", false) => ("Yes", json!([{"token": "Yes", "logprob": (0.75f64).ln()}, {"token": "No", "logprob": (0.25f64).ln()}])),
+            _ => ("No", json!([{"token": "No", "logprob": (0.9f64).ln()}, {"token": "Yes", "logprob": (0.1f64).ln()}])),
+        };
+        let chunk = |v: Value| format!("data: {v}\n\n");
+        let stream = [
+            chunk(json!({"choices": [{"index": 0, "delta": {"role": "assistant", "content": null}}]})),
+            chunk(json!({"choices": [{"index": 0, "delta": {"content": word},
+                "logprobs": {"content": [{"token": word, "logprob": -0.1, "top_logprobs": alts}]}}]})),
+            chunk(json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "length"}]})),
+            "data: [DONE]\n\n".to_owned(),
+        ]
+        .concat();
+        ResponseTemplate::new(200).set_body_raw(stream, "text/event-stream")
+    })
+    .await;
+    let judge =
+        Judge::builder(OpenAiTransport::new(&format!("{}/v1", server.uri())).with_streaming(true))
+            .with_model("m")
+            .build()
+            .unwrap();
+    let case = case().response("Refunds are accepted within 30 days.");
+    // Extraction is answered whole (JSON), the question as a stream.
+    let eval = within(judge.faithfulness(&case)).await;
+    let eval = eval.unwrap();
+    assert!(
+        (eval.claims[0].probability.unwrap() - 0.75).abs() < 1e-9,
+        "{eval}"
+    );
+}
+
+#[tokio::test]
+async fn a_server_that_returns_no_probabilities_is_read_from_the_word_and_says_so() {
+    let (server, _) = server(|task, user, _| {
+        let word = if task == "claim_supported" && !user.contains("gold") {
+            "Yes"
+        } else {
+            "No"
+        };
+        // llama-cpp-python sends `logprobs: null`.
+        let mut body = plain(word);
+        body["choices"][0]["logprobs"] = Value::Null;
+        ResponseTemplate::new(200).set_body_json(body)
+    })
+    .await;
+    let judge = judge(&server);
+    let before = judge.describe();
+    assert!(before.contains("read from token probabilities"), "{before}");
+    let eval = within(judge.faithfulness(&case())).await.unwrap();
+    assert_eq!(
+        (eval.claims[0].verdict, eval.claims[1].verdict),
+        (Verdict::Supported, Verdict::NoEvidence)
+    );
+    assert_eq!(
+        eval.claims[0].probability, None,
+        "no probability, no P shown"
+    );
+    let after = judge.describe();
+    assert!(
+        after.contains("the server returned no token probabilities, so the word written is read"),
+        "{after}"
+    );
+}
+
+#[tokio::test]
+async fn a_server_that_refuses_probabilities_is_asked_once_more_without_them() {
+    let (server, seen) = server(|task, user, body| {
+        if body.get("logprobs").is_some() {
+            return ResponseTemplate::new(400).set_body_json(json!({"error": {
+                "message": "logprobs is not supported with this model", "type": "invalid_request_error"}}));
+        }
+        let word = if task == "claim_supported" && !user.contains("gold") { "yes" } else { "no" };
+        ResponseTemplate::new(200).set_body_json(plain(word))
+    })
+    .await;
+    let judge = judge(&server);
+    let eval = within(judge.faithfulness(&case())).await.unwrap();
+    assert_eq!(eval.claims[0].verdict, Verdict::Supported);
+    let bodies = seen.lock().unwrap().clone();
+    let with = bodies.iter().filter(|b| b.get("logprobs").is_some()).count();
+    // The two claims' questions go out together, and both are refused;
+    // every question after the refusal goes without.
+    assert_eq!(with, 2, "refused, then never asked for again");
+    let contradiction = bodies
+        .iter()
+        .find(|b| b["messages"][1]["content"].as_str().unwrap().contains("contradict"))
+        .expect("the unsupported claim is asked whether it is contradicted");
+    assert!(contradiction.get("logprobs").is_none());
+    assert!(
+        judge.describe().contains("no token probabilities"),
+        "{}",
+        judge.describe()
+    );
+}
+
+#[tokio::test]
+async fn anthropic_answers_in_the_word() {
+    let server = MockServer::start().await;
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let kept = seen.clone();
+    Mock::given(method("POST"))
+        .respond_with(move |req: &Request| {
+            let body: Value = serde_json::from_slice(&req.body).unwrap();
+            kept.lock().unwrap().push(body.clone());
+            let user = body["messages"][0]["content"].as_str().unwrap_or_default().to_owned();
+            let message = if user.contains("atomic claims") {
+                json!({"content": [{"type": "tool_use", "name": "submit", "input": {"claims": ["Refunds are accepted within 30 days."]}}],
+                       "stop_reason": "tool_use", "usage": {"input_tokens": 50, "output_tokens": 10}})
+            } else {
+                json!({"content": [{"type": "text", "text": "Yes"}], "stop_reason": "end_turn",
+                       "usage": {"input_tokens": 50, "output_tokens": 1}})
+            };
+            ResponseTemplate::new(200).set_body_json(message)
+        })
+        .mount(&server)
+        .await;
+    let transport = AnthropicTransport::new(&format!("{}/v1", server.uri()))
+        .with_api_key(Some(ApiKey::new("fake-anthropic-key")), "ANTHROPIC_API_KEY");
+    let judge = Judge::builder(transport)
+        .with_model("claude-test")
+        .build()
+        .unwrap();
+    assert!(
+        judge
+            .describe()
+            .contains("anthropic returns no token probabilities"),
+        "{}",
+        judge.describe()
+    );
+    let eval = within(judge.faithfulness(&case().response("Refunds are accepted within 30 days.")))
+        .await
+        .unwrap();
+    assert_eq!(
+        (eval.score, eval.claims[0].verdict),
+        (1.0, Verdict::Supported)
+    );
+    let bodies = seen.lock().unwrap().clone();
+    let question = bodies
+        .iter()
+        .find(|b| b.get("tools").is_none())
+        .expect("a plain question");
+    assert!(question.get("logprobs").is_none() && question.get("top_logprobs").is_none());
+}
+
+#[tokio::test]
+async fn a_recorded_probability_replays_to_the_same_verdict() {
+    let dir = std::env::temp_dir().join(format!("ragaliq-prob-replay-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let snapshot = dir.join("probabilities.snap");
+    let (server, _) = server(answers).await;
+    let recorder = Arc::new(Recorder::new(
+        Location::at(&snapshot, "probabilities", "record it"),
+        Mode::Record,
+    ));
+    let live = judge(&server).with_recorder(recorder.clone());
+    let first = within(live.faithfulness(&case())).await.unwrap();
+    let written = recorder
+        .save_pending_after(true, "tests/probabilities.rs")
+        .unwrap()
+        .unwrap();
+    let text = std::fs::read_to_string(&written).unwrap();
+    // A reviewer sees the alternatives and what was read from them.
+    assert!(
+        text.contains("probabilities:") && text.contains("top:"),
+        "{text}"
+    );
+    assert!(
+        text.contains("read: P(yes) 0.900 from the first token's 4 likeliest"),
+        "{text}"
+    );
+    std::fs::rename(&written, &snapshot).unwrap();
+    drop(server);
+    let replay = Judge::builder(OpenAiTransport::new("http://127.0.0.1:9/v1"))
+        .with_model("m")
+        .build()
+        .unwrap()
+        .with_recorder(Arc::new(Recorder::new(
+            Location::at(&snapshot, "probabilities", "record it"),
+            Mode::Replay,
+        )));
+    let again = within(replay.faithfulness(&case())).await.unwrap();
+    assert_eq!(again.claims, first.claims);
+    assert_eq!(again.score, first.score);
+    let _ = std::fs::remove_dir_all(&dir);
+}
