@@ -9,6 +9,7 @@
 //! cargo run --release --example bench -- record 1000 target/bench5 5 # five samples per question
 //! cargo run --release --example bench -- replay 1000 target/bench5 5
 //! cargo run --release --example bench -- auto   100 0.2             # samples "auto" vs always 5, 20% flips
+//! cargo run --example bench -- prompts 100                        # prompt characters per case, per way of asking
 //! cargo run --example bench -- smoke                               # small N, every mode (CI)
 //! ```
 //!
@@ -19,7 +20,9 @@
 
 use ragaliq::record::Recording;
 use ragaliq::record::{Location, Recorder};
-use ragaliq::{EvalOptions, Judge, Metric, Mode, RagCase, Samples, judge::OpenAiTransport};
+use ragaliq::{
+    EvalOptions, Judge, Metric, Mode, RagCase, Samples, Strategy, judge::OpenAiTransport,
+};
 use ragaliq_scripted::ScriptedJudge;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -87,9 +90,14 @@ const INVENTED: [&str; 6] = [
 
 /// Case `i` of the synthetic set (deterministic in `i`).
 fn case(i: usize) -> RagCase {
+    case_with(i, 2, 4)
+}
+
+/// Case `i` with `lo` to `hi` passages.
+fn case_with(i: usize, lo: usize, hi: usize) -> RagCase {
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15 ^ (i as u64 + 1).wrapping_mul(0xD1B5_4A32_D192_ED03));
     let subject = SUBJECTS[i % SUBJECTS.len()];
-    let passages: Vec<String> = (0..2 + rng.below(3))
+    let passages: Vec<String> = (0..lo + rng.below(hi - lo + 1))
         .map(|p| {
             (0..3)
                 .map(|s| {
@@ -414,6 +422,77 @@ async fn live(n: usize, latency_ms: u64, concurrency: usize) {
     );
 }
 
+/// What faithfulness sends a paid judge per case, per way of asking: `n`
+/// cases of 3–6 claims over 3–4 passages, graded against the scripted
+/// judge; calls, prompt characters, and of those the characters an earlier
+/// prompt began with (what a prefix cache could serve).
+async fn prompts(n: usize) {
+    let cases: Vec<RagCase> = (0..n).map(|i| case_with(i, 3, 4)).collect();
+    let claims: usize = cases
+        .iter()
+        .map(|c| {
+            c.response
+                .as_deref()
+                .unwrap_or_default()
+                .matches(". ")
+                .count()
+                + 1
+        })
+        .sum();
+    println!(
+        "prompts: {n} cases, {:.1} claims and {:.1} passages a case",
+        claims as f64 / n as f64,
+        cases.iter().map(|c| c.context.len()).sum::<usize>() as f64 / n as f64
+    );
+    let ways: [(&str, Strategy, bool, bool); 4] = [
+        ("json (verify_claims in 4s)", Strategy::Json, true, false),
+        (
+            "probability + contradiction",
+            Strategy::Probability,
+            true,
+            false,
+        ),
+        (
+            "probability, no contradiction",
+            Strategy::Probability,
+            false,
+            false,
+        ),
+        (
+            "probability, sentences as claims",
+            Strategy::Probability,
+            true,
+            true,
+        ),
+    ];
+    for (name, strategy, contradiction, sentences) in ways {
+        let server = ScriptedJudge::start().await;
+        let judge = Judge::builder(OpenAiTransport::new(&server.base_url()))
+            .with_model("scripted")
+            .with_concurrency(4)
+            .with_strategy(strategy)
+            .with_contradiction(contradiction)
+            .with_sentences_as_claims(sentences)
+            .build()
+            .expect("a valid judge");
+        for c in &cases {
+            judge
+                .evaluate(Metric::Faithfulness, c)
+                .await
+                .expect("faithfulness");
+        }
+        let per = |x: u64| x as f64 / n as f64;
+        println!(
+            "  {name:<34} {:>5.2} calls/case {:>7.0} prompt chars/case, {:>6.0} of them an earlier prompt's beginning ({:.0}%); {:>5.0} tokens/case",
+            per(server.requests()),
+            per(server.prompt_chars()),
+            per(server.repeated_prefix_chars()),
+            100.0 * server.repeated_prefix_chars() as f64 / server.prompt_chars().max(1) as f64,
+            per(judge.usage().total_tokens()),
+        );
+    }
+}
+
 /// `n` relevance questions (one call each) at once against a provider that
 /// allows `rpm` requests and `tpm` tokens per minute and answers 429 beyond
 /// them: how many were refused, and the wall time against the least the
@@ -469,6 +548,7 @@ async fn main() {
                 .await
                 .unwrap();
         }
+        Some("prompts") => prompts(arg(&args, 1, 100)).await,
         Some("live") => live(arg(&args, 1, 100), arg(&args, 2, 0), arg(&args, 3, 16)).await,
         Some("rate-limited") => {
             rate_limited(
@@ -491,11 +571,12 @@ async fn main() {
                 .unwrap();
             live(20, 0, 4).await;
             live(20, 20, 4).await;
+            prompts(10).await;
             let _ = std::fs::remove_dir_all(&d);
         }
         _ => {
             eprintln!(
-                "usage: bench record|replay N [DIR [SAMPLES]] | bound|suite N [DIR] | live N LATENCY_MS CONCURRENCY | rate-limited N CONCURRENCY RPM TPM | auto N | smoke"
+                "usage: bench record|replay N [DIR [SAMPLES]] | bound|suite N [DIR] | live N LATENCY_MS CONCURRENCY | rate-limited N CONCURRENCY RPM TPM | auto N | prompts N | smoke"
             );
             std::process::exit(2);
         }

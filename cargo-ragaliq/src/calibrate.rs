@@ -111,8 +111,14 @@ pub fn run(args: Args) -> Result<bool, String> {
                 Some(fit) => {
                     write_fit(&file, fit, &dirs_text(&args.dirs))?;
                     let (table, key) = fit.key();
+                    let also = fit.contradiction.as_ref().map_or_else(String::new, |c| {
+                        format!(
+                            " and {table}.contradiction_threshold = {} (four-verdict kappa {:.3})",
+                            c.threshold, c.kappa
+                        )
+                    });
                     println!(
-                        "fitted: wrote {table}.{key} = {} into {} (kappa {:.3} on {}; report the other half with it)",
+                        "fitted: wrote {table}.{key} = {}{also} into {} (kappa {:.3} on {}; report the other half with it)",
                         fit.threshold,
                         file.display(),
                         fit.kappa,
@@ -148,9 +154,6 @@ pub fn run(args: Args) -> Result<bool, String> {
     Ok(report.passed())
 }
 
-/// Writes `fit` into the judge file at `path`, keeping everything else in
-/// it as written: the threshold under its table, and a `[fitted]` table that
-/// says on what and when.
 /// The folders as a command line writes them.
 fn dirs_text(dirs: &[PathBuf]) -> String {
     dirs.iter()
@@ -159,6 +162,9 @@ fn dirs_text(dirs: &[PathBuf]) -> String {
         .join(" ")
 }
 
+/// Writes `fit` into the judge file at `path`, keeping everything else in
+/// it as written: the threshold (and a fitted contradiction threshold)
+/// under its table, and a `[fitted]` table that says on what and when.
 fn write_fit(
     path: &std::path::Path,
     fit: &ragaliq::calibration::Fit,
@@ -175,6 +181,11 @@ fn write_fit(
         }
     }
     doc[table][key] = toml_edit::value(fit.threshold);
+    if let Some(c) = &fit.contradiction {
+        doc[table]["contradiction_threshold"] = toml_edit::value(c.threshold);
+        doc["fitted"]["contradiction_kappa"] =
+            toml_edit::value((c.kappa * 1000.0).round() / 1000.0);
+    }
     let kind = match fit.kind {
         ragaliq::calibration::ItemKind::Claim => "claims",
         ragaliq::calibration::ItemKind::Answer => "answers",
@@ -225,7 +236,8 @@ mod tests {
             100,
             0.5,
             Some(0.4),
-        );
+        )
+        .with_contradiction(0.26, 0.35, 0.5, Some(0.23), 120);
         super::write_fit(&file, &fit, "labels/dev").unwrap();
         let text = std::fs::read_to_string(&file).unwrap();
         assert!(
@@ -240,6 +252,7 @@ mod tests {
         // The file still configures a judge.
         let config = ragaliq::Config::from_sources(Some((&text, &file)), &dir, &|_| None).unwrap();
         assert_eq!(config.claim_threshold, 0.34);
+        assert_eq!(config.contradiction_threshold, 0.26);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

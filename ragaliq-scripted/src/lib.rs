@@ -74,6 +74,11 @@ struct Stats {
     in_flight: AtomicU64,
     max_in_flight: AtomicU64,
     prompt_chars: AtomicU64,
+    /// Characters of each prompt that an earlier prompt began with.
+    prefix_chars: AtomicU64,
+    /// Every prompt received, sorted: an earlier prompt sharing the
+    /// longest beginning with a new one is one of its two neighbours.
+    prompts: std::sync::Mutex<std::collections::BTreeSet<String>>,
     /// Requests answered 429 by the rate limits.
     rejected: AtomicU64,
     /// Tokens the rate limits counted for the requests they let through.
@@ -207,6 +212,14 @@ impl ScriptedJudge {
     pub fn prompt_chars(&self) -> u64 {
         self.stats.prompt_chars.load(Ordering::SeqCst)
     }
+
+    /// Of [`prompt_chars`](Self::prompt_chars), those at the start of a
+    /// prompt that an earlier prompt (system, then user text) also began
+    /// with: what a prefix cache could serve (llama.cpp's reuses any such
+    /// prefix; OpenAI's and Anthropic's only beyond 1,024 tokens).
+    pub fn repeated_prefix_chars(&self) -> u64 {
+        self.stats.prefix_chars.load(Ordering::SeqCst)
+    }
 }
 
 async fn handle(
@@ -303,6 +316,37 @@ async fn batch_request(
         .expect("a valid response"))
 }
 
+/// The characters `prompt` shares at its start with the earlier prompt
+/// that shares the most, and `prompt` kept for the next ones.
+fn repeated_prefix(
+    seen: &std::sync::Mutex<std::collections::BTreeSet<String>>,
+    prompt: &str,
+) -> u64 {
+    use std::ops::Bound::{Excluded, Unbounded};
+    let common = |other: &String| {
+        prompt
+            .chars()
+            .zip(other.chars())
+            .take_while(|(a, b)| a == b)
+            .count() as u64
+    };
+    let mut seen = seen
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let key = prompt.to_owned();
+    let before = seen
+        .range::<String, _>((Unbounded, Excluded(&key)))
+        .next_back();
+    let after = seen.range::<String, _>((Excluded(&key), Unbounded)).next();
+    let shared = if seen.contains(&key) {
+        prompt.chars().count() as u64
+    } else {
+        before.map_or(0, common).max(after.map_or(0, common))
+    };
+    seen.insert(key);
+    shared
+}
+
 fn answer(path: &str, request: &Value, stats: &Stats) -> (StatusCode, Value) {
     let anthropic = path.ends_with("/messages");
     let system = request["system"].as_str().unwrap_or_default().to_owned();
@@ -323,6 +367,9 @@ fn answer(path: &str, request: &Value, stats: &Stats) -> (StatusCode, Value) {
     stats
         .prompt_chars
         .fetch_add(prompt.chars().count() as u64, Ordering::SeqCst);
+    stats
+        .prefix_chars
+        .fetch_add(repeated_prefix(&stats.prompts, &prompt), Ordering::SeqCst);
     if let Some(p_yes) = word_rule(&user) {
         return word_answer(anthropic, request, p_yes, &prompt, stats);
     }
@@ -741,6 +788,16 @@ fn tagged(text: &str, tag: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_prompt_counts_the_longest_beginning_an_earlier_one_shares() {
+        let seen = std::sync::Mutex::default();
+        assert_eq!(repeated_prefix(&seen, "passages A; claim 1"), 0);
+        assert_eq!(repeated_prefix(&seen, "passages B; claim 1"), 9);
+        assert_eq!(repeated_prefix(&seen, "passages A; claim 2"), 18);
+        assert_eq!(repeated_prefix(&seen, "passages A; claim 2"), 19);
+        assert_eq!(repeated_prefix(&seen, "other"), 0);
+    }
 
     #[test]
     fn flips_are_seeded_and_differ_between_repeats() {

@@ -36,6 +36,7 @@
 //! | `judge.claim_threshold` | `RAGALIQ_CLAIM_THRESHOLD` | 0 to 1 | 0.5: P(supported) at or above which a claim is supported (`cargo ragaliq calibrate --fit` fits it) |
 //! | `judge.passage_threshold` | `RAGALIQ_PASSAGE_THRESHOLD` | 0 to 1 | 0.5: P(relevant) at or above which a passage counts as relevant (context precision) |
 //! | `judge.contradiction` | `RAGALIQ_CONTRADICTION` | `true`, `false` | `true`: an unsupported claim is asked whether the passages contradict it |
+//! | `judge.contradiction_threshold` | `RAGALIQ_CONTRADICTION_THRESHOLD` | 0 to 1 | 0.5: P(contradicted) at or above which an unsupported claim is contradicted (`--fit` fits it) |
 //! | `judge.claims` | `RAGALIQ_CLAIMS` | `extract`, `sentences` | `extract`: the judge lists the response's atomic claims; `sentences` takes its sentences, with no call |
 //! | `judge.chunk_chars` | `RAGALIQ_CHUNK_CHARS` | 0 to 1,000,000 | 0 (never): passages longer than this are asked about in chunks, and the best chunk counts |
 //! | `judge.verify_batch` | `RAGALIQ_VERIFY_BATCH` | 1 to 64 | 4 (claims per verification call with `strategy = "json"`; 1 asks each claim alone) |
@@ -186,6 +187,9 @@ pub struct Config {
     pub passage_threshold: f64,
     /// Whether an unsupported claim is asked whether it is contradicted.
     pub contradiction: bool,
+    /// P(contradicted) at or above which an unsupported claim is
+    /// contradicted.
+    pub contradiction_threshold: f64,
     /// Passages longer than this (characters) are asked about in chunks; 0
     /// never chunks.
     pub chunk_chars: usize,
@@ -249,6 +253,7 @@ impl std::fmt::Debug for Config {
             .field("claim_threshold", &self.claim_threshold)
             .field("passage_threshold", &self.passage_threshold)
             .field("contradiction", &self.contradiction)
+            .field("contradiction_threshold", &self.contradiction_threshold)
             .field("chunk_chars", &self.chunk_chars)
             .field("sentences", &self.sentences)
             .field("evidence_checked", &self.evidence_checked)
@@ -628,6 +633,12 @@ impl Config {
                 "true or false",
             )?
             .unwrap_or(true);
+        let contradiction_threshold = probability(
+            "RAGALIQ_CONTRADICTION_THRESHOLD",
+            "judge.contradiction_threshold",
+            judge.contradiction_threshold,
+        )?
+        .unwrap_or(crate::core::DEFAULT_PROBABILITY_THRESHOLD);
         let chunk_chars = r
             .pick(
                 "RAGALIQ_CHUNK_CHARS",
@@ -850,6 +861,7 @@ impl Config {
             claim_threshold,
             passage_threshold,
             contradiction,
+            contradiction_threshold,
             chunk_chars,
             sentences,
             evidence_checked,
@@ -1027,6 +1039,7 @@ struct RawJudge {
     claim_threshold: Option<f64>,
     passage_threshold: Option<f64>,
     contradiction: Option<bool>,
+    contradiction_threshold: Option<f64>,
     chunk_chars: Option<i64>,
     claims: Option<String>,
 }

@@ -169,6 +169,9 @@ pub(crate) struct CheckedVerdict {
     /// P(supported), for a verdict read from a yes/no question's token
     /// probabilities.
     pub probability: Option<f64>,
+    /// P(contradicted), for an unsupported claim asked whether the passages
+    /// contradict it.
+    pub contradiction: Option<f64>,
     /// The evidence is the passage sentence closest to the claim, found by
     /// ragaliq (the judge was asked a yes/no question, not for a quote).
     pub located: bool,
@@ -182,6 +185,7 @@ impl CheckedVerdict {
                 found: None,
                 ungrounded: false,
                 probability: None,
+                contradiction: None,
                 located: false,
             };
         }
@@ -191,6 +195,7 @@ impl CheckedVerdict {
                 found: Some(found),
                 ungrounded: false,
                 probability: None,
+                contradiction: None,
                 located: false,
             },
             Grounding::Ungrounded | Grounding::NoQuote => CheckedVerdict {
@@ -198,6 +203,7 @@ impl CheckedVerdict {
                 found: None,
                 ungrounded: true,
                 probability: None,
+                contradiction: None,
                 located: false,
             },
         }

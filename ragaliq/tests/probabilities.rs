@@ -234,13 +234,21 @@ async fn a_server_that_refuses_probabilities_is_asked_once_more_without_them() {
     let eval = within(judge.faithfulness(&case())).await.unwrap();
     assert_eq!(eval.claims[0].verdict, Verdict::Supported);
     let bodies = seen.lock().unwrap().clone();
-    let with = bodies.iter().filter(|b| b.get("logprobs").is_some()).count();
+    let with = bodies
+        .iter()
+        .filter(|b| b.get("logprobs").is_some())
+        .count();
     // The two claims' questions go out together, and both are refused;
     // every question after the refusal goes without.
     assert_eq!(with, 2, "refused, then never asked for again");
     let contradiction = bodies
         .iter()
-        .find(|b| b["messages"][1]["content"].as_str().unwrap().contains("contradict"))
+        .find(|b| {
+            b["messages"][1]["content"]
+                .as_str()
+                .unwrap()
+                .contains("contradict")
+        })
         .expect("the unsupported claim is asked whether it is contradicted");
     assert!(contradiction.get("logprobs").is_none());
     assert!(

@@ -80,7 +80,9 @@ pub use crate::stats::{
     AgreementStats, DEFAULT_RESAMPLES, LabelStats, agreement, agreement_grouped,
 };
 pub use labels::{ItemKind, Label, LabelledClaim, load_dir, load_file};
-pub use report::{AreaAgreement, CalibrationReport, Disagreement, Fit, JudgeResult, NotJudged};
+pub use report::{
+    AreaAgreement, CalibrationReport, ContradictionFit, Disagreement, Fit, JudgeResult, NotJudged,
+};
 
 use crate::config::Config;
 use crate::core::Verdict;
@@ -474,6 +476,8 @@ enum Outcome {
         /// What the judge's verdict was read from: P(supported), the
         /// relevance score, P(relevant).
         probability: Option<f64>,
+        /// For claims asked whether they are contradicted: P(contradicted).
+        contradiction: Option<f64>,
         agreement: Option<String>,
         undecided: bool,
         ungrounded: bool,
@@ -517,6 +521,7 @@ async fn judge_group(
                     positive: v.verdict.verdict == Verdict::Supported,
                     verdict: Some(v.verdict.verdict),
                     probability: v.probability,
+                    contradiction: v.contradiction,
                     agreement: v.agreement.map(|a| a.to_string()),
                     undecided: v.undecided,
                     ungrounded: v.ungrounded,
@@ -554,6 +559,7 @@ async fn judge_group(
                     positive,
                     verdict: None,
                     probability,
+                    contradiction: None,
                     agreement: eval
                         .passages
                         .first()
@@ -660,6 +666,7 @@ async fn calibrate_one(
     let mut collapsed = Vec::new();
     let mut groups_of_collapsed = Vec::new();
     let mut scored: Vec<(bool, f64)> = Vec::new();
+    let mut scored_four: Vec<(Verdict, f64, Option<f64>)> = Vec::new();
     let mut not_judged = Vec::new();
     let mut disagreements = Vec::new();
     let mut undecided_claims = Vec::new();
@@ -671,6 +678,7 @@ async fn calibrate_one(
                 positive,
                 verdict,
                 probability,
+                contradiction,
                 agreement,
                 undecided,
                 ungrounded,
@@ -710,6 +718,9 @@ async fn calibrate_one(
                 }
                 if let Some(p) = probability {
                     scored.push((c.label.positive(), p));
+                    if let Some(person) = c.label.verdict() {
+                        scored_four.push((person, p, contradiction));
+                    }
                 }
                 collapsed.push((usize::from(!c.label.positive()), usize::from(!positive)));
                 groups_of_collapsed.push(group_of[i]);
@@ -776,8 +787,93 @@ async fn calibrate_one(
         not_judged,
         disagreements,
         undecided_claims,
-        fit: fit.then(|| fit_threshold(kind, &scored, current)).flatten(),
+        fit: fit
+            .then(|| fit_threshold(kind, &scored, current))
+            .flatten()
+            .map(|f| {
+                if kind == ItemKind::Claim && judge.asks_contradiction() {
+                    fit_contradiction(f, &scored_four, judge.contradiction_threshold())
+                } else {
+                    f
+                }
+            }),
     }
+}
+
+/// Adds to a claim fit the threshold on P(contradicted) that agrees best
+/// with the labels over the four verdicts, the claim threshold fitted:
+/// a claim at or above it is supported, one below it contradicted when
+/// its P(contradicted) reaches the candidate, else no evidence. A claim
+/// the recording did not ask (it was supported at the threshold it was
+/// recorded with) counts as no evidence. Unchanged when no claim was asked.
+fn fit_contradiction(fit: Fit, scored: &[(Verdict, f64, Option<f64>)], current: f64) -> Fit {
+    let below: Vec<f64> = scored
+        .iter()
+        .filter(|(_, p, _)| *p < fit.threshold)
+        .filter_map(|(_, _, q)| *q)
+        .collect();
+    if below.is_empty() {
+        return fit;
+    }
+    let four: Vec<&str> = FOUR.iter().map(|v| v.label()).collect();
+    let index = |v: Verdict| FOUR.iter().position(|f| *f == v).unwrap_or(0);
+    let supported_at = fit.threshold;
+    let kappa_at = |t: f64| {
+        let pairs: Vec<(usize, usize)> = scored
+            .iter()
+            .map(|(person, p, q)| {
+                let judge = if *p >= supported_at {
+                    Verdict::Supported
+                } else if q.is_some_and(|q| q >= t) {
+                    Verdict::Contradicted
+                } else {
+                    Verdict::NoEvidence
+                };
+                (index(*person), index(judge))
+            })
+            .collect();
+        crate::stats::agreement(&four, &pairs, 0, 0).kappa
+    };
+    let mut values = below.clone();
+    values.sort_by(f64::total_cmp);
+    values.dedup();
+    let mut candidates = vec![0.0, 1.0];
+    candidates.extend(values.windows(2).map(|w| (w[0] + w[1]) / 2.0));
+    let best = best_of(candidates, current, kappa_at);
+    match best {
+        Some((threshold, kappa)) => fit.with_contradiction(
+            (threshold * 1000.0).round() / 1000.0,
+            kappa,
+            current,
+            kappa_at(current),
+            below.len(),
+        ),
+        None => fit,
+    }
+}
+
+/// Of `candidates`, the one whose kappa is highest; of equally good ones,
+/// the nearest to `current`.
+fn best_of(
+    candidates: Vec<f64>,
+    current: f64,
+    kappa_at: impl Fn(f64) -> Option<f64>,
+) -> Option<(f64, f64)> {
+    let mut best: Option<(f64, f64)> = None;
+    for t in candidates {
+        let Some(k) = kappa_at(t) else { continue };
+        let better = match best {
+            None => true,
+            Some((bt, bk)) => {
+                k > bk + 1e-12
+                    || ((k - bk).abs() <= 1e-12 && (t - current).abs() < (bt - current).abs())
+            }
+        };
+        if better {
+            best = Some((t, k));
+        }
+    }
+    best
 }
 
 /// The threshold on the judge's probability that agrees best with the
@@ -806,29 +902,15 @@ fn fit_threshold(kind: ItemKind, scored: &[(bool, f64)], current: f64) -> Option
     };
     let mut candidates = vec![0.0, 1.0];
     candidates.extend(values.windows(2).map(|w| (w[0] + w[1]) / 2.0));
-    let mut best: Option<(f64, f64)> = None;
-    for t in candidates {
-        let Some(k) = kappa_at(t) else { continue };
-        let better = match best {
-            None => true,
-            Some((bt, bk)) => {
-                k > bk + 1e-12
-                    || ((k - bk).abs() <= 1e-12 && (t - current).abs() < (bt - current).abs())
-            }
-        };
-        if better {
-            best = Some((t, k));
-        }
-    }
-    let (threshold, kappa) = best?;
-    Some(Fit {
+    let (threshold, kappa) = best_of(candidates, current, kappa_at)?;
+    Some(Fit::new(
         kind,
-        threshold: (threshold * 1000.0).round() / 1000.0,
+        (threshold * 1000.0).round() / 1000.0,
         kappa,
-        items: scored.len(),
+        scored.len(),
         current,
-        kappa_at_current: kappa_at(current),
-    })
+        kappa_at(current),
+    ))
 }
 
 /// Hands one recording to insta, as a suite trial does; the pending file
@@ -872,6 +954,52 @@ fn commit(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_fitted_threshold_separates_what_people_said() {
+        // People: supported at 0.4 and above, whatever the judge's 0.5.
+        let scored = [
+            (true, 0.9),
+            (true, 0.45),
+            (true, 0.41),
+            (false, 0.38),
+            (false, 0.1),
+        ];
+        let fit = fit_threshold(ItemKind::Claim, &scored, 0.5).unwrap();
+        assert!(fit.threshold > 0.38 && fit.threshold <= 0.41, "{fit:?}");
+        assert_eq!(fit.kappa, 1.0);
+        assert!(fit.kappa_at_current.unwrap() < 1.0);
+        assert_eq!(fit.items, 5);
+        // One side only: nothing to fit.
+        assert!(fit_threshold(ItemKind::Claim, &[(true, 0.2), (true, 0.9)], 0.5).is_none());
+    }
+
+    #[test]
+    fn the_contradiction_threshold_is_fitted_below_the_claim_threshold() {
+        use Verdict::*;
+        let scored = [
+            (Supported, 0.9, None),
+            (Supported, 0.7, None),
+            (Contradicted, 0.1, Some(0.31)),
+            (Contradicted, 0.2, Some(0.28)),
+            (NoEvidence, 0.2, Some(0.12)),
+            (NoEvidence, 0.05, Some(0.2)),
+            // Recorded as supported (not asked), now below the threshold:
+            // counted as no evidence.
+            (NoEvidence, 0.55, None),
+        ];
+        let fit = Fit::new(ItemKind::Claim, 0.6, 1.0, 7, 0.5, Some(0.7));
+        let fit = fit_contradiction(fit, &scored, 0.5);
+        let c = fit.contradiction.unwrap();
+        assert!(c.threshold > 0.2 && c.threshold <= 0.28, "{c:?}");
+        assert_eq!(c.kappa, 1.0);
+        assert!(c.kappa_at_current.unwrap() < 1.0);
+        assert_eq!(c.asked, 4);
+        // None asked: the fit is as it was.
+        let none = [(Supported, 0.9, None), (NoEvidence, 0.1, None)];
+        let fit = Fit::new(ItemKind::Claim, 0.5, 1.0, 2, 0.5, Some(1.0));
+        assert!(fit_contradiction(fit, &none, 0.5).contradiction.is_none());
+    }
 
     #[test]
     fn judge_names_cannot_leave_the_snapshots_folder() {

@@ -98,6 +98,28 @@ pub struct Fit {
     pub current: f64,
     /// The two-way kappa at the current threshold, on the same items.
     pub kappa_at_current: Option<f64>,
+    /// For claims asked whether they are contradicted: the threshold on
+    /// P(contradicted) that agrees best over the four verdicts, given
+    /// [`threshold`](Fit::threshold).
+    pub contradiction: Option<ContradictionFit>,
+}
+
+/// The threshold on P(contradicted) fitted to the labels' four verdicts.
+#[derive(Clone, Debug, Serialize)]
+#[non_exhaustive]
+pub struct ContradictionFit {
+    /// The threshold (rounded to three decimals).
+    pub threshold: f64,
+    /// The four-verdict kappa at it (and at the fitted claim threshold).
+    pub kappa: f64,
+    /// The judge's contradiction threshold now.
+    pub current: f64,
+    /// The four-verdict kappa at the current contradiction threshold (and
+    /// the fitted claim threshold), on the same claims.
+    pub kappa_at_current: Option<f64>,
+    /// Claims below the fitted claim threshold that were asked whether
+    /// they are contradicted.
+    pub asked: usize,
 }
 
 impl Fit {
@@ -126,7 +148,37 @@ impl Fit {
             items,
             current,
             kappa_at_current,
+            contradiction: None,
         }
+    }
+
+    /// The fit with a contradiction threshold: `threshold` on
+    /// P(contradicted), its four-verdict kappa, the current threshold and
+    /// its kappa, over `asked` claims.
+    ///
+    /// ```
+    /// use ragaliq::calibration::{Fit, ItemKind};
+    /// let fit = Fit::new(ItemKind::Claim, 0.34, 0.56, 176, 0.5, Some(0.43))
+    ///     .with_contradiction(0.26, 0.35, 0.5, Some(0.23), 120);
+    /// assert_eq!(fit.contradiction.unwrap().threshold, 0.26);
+    /// ```
+    #[must_use]
+    pub fn with_contradiction(
+        mut self,
+        threshold: f64,
+        kappa: f64,
+        current: f64,
+        kappa_at_current: Option<f64>,
+        asked: usize,
+    ) -> Fit {
+        self.contradiction = Some(ContradictionFit {
+            threshold,
+            kappa,
+            current,
+            kappa_at_current,
+            asked,
+        });
+        self
     }
 
     /// The judge-file key the threshold belongs to: `judge.claim_threshold`,
@@ -429,16 +481,27 @@ pub(super) fn fit_line(fit: &Fit) -> String {
         ItemKind::Answer => "the relevance score",
         ItemKind::Passage => "P(relevant)",
     };
-    format!(
+    let kappa = |k: Option<f64>| k.map_or_else(|| "undefined".to_owned(), |k| format!("{k:.3}"));
+    let mut line = format!(
         "fitted: {what} >= {:.3} gives kappa {:.3} (at the current {:.2}: {}) over {} {}",
         fit.threshold,
         fit.kappa,
         fit.current,
-        fit.kappa_at_current
-            .map_or_else(|| "undefined".to_owned(), |k| format!("{k:.3}")),
+        kappa(fit.kappa_at_current),
         fit.items,
         fit.kind.plural()
-    )
+    );
+    if let Some(c) = &fit.contradiction {
+        line.push_str(&format!(
+            "; below it, P(contradicted) >= {:.3} gives four-verdict kappa {:.3} (at the current {:.2}: {}) over the {} asked",
+            c.threshold,
+            c.kappa,
+            c.current,
+            kappa(c.kappa_at_current),
+            c.asked
+        ));
+    }
+    line
 }
 
 /// Why a claim is undecided, in a few words.

@@ -110,6 +110,20 @@ impl Judge {
         self.scoring.verification.claim_threshold
     }
 
+    /// P(contradicted) at or above which an unsupported claim is
+    /// contradicted (short questions, when asked).
+    #[must_use]
+    pub fn contradiction_threshold(&self) -> f64 {
+        self.scoring.verification.contradiction_threshold
+    }
+
+    /// Whether an unsupported claim is asked whether the passages
+    /// contradict it (short questions).
+    #[must_use]
+    pub fn asks_contradiction(&self) -> bool {
+        self.scoring.verification.contradiction
+    }
+
     /// How many times each question is asked by default.
     #[must_use]
     pub fn samples(&self) -> Samples {
@@ -143,10 +157,18 @@ impl Judge {
             Strategy::Probability if client.no_probabilities.load(Ordering::SeqCst) => out.push_str(
                 "; yes/no questions: the server returned no token probabilities, so the word written is read",
             ),
-            Strategy::Probability => out.push_str(&format!(
-                "; yes/no questions read from token probabilities, claims supported at P >= {:.2}",
-                self.claim_threshold()
-            )),
+            Strategy::Probability => {
+                out.push_str(&format!(
+                    "; yes/no questions read from token probabilities, claims supported at P >= {:.2}",
+                    self.claim_threshold()
+                ));
+                if self.asks_contradiction() {
+                    out.push_str(&format!(
+                        ", contradicted at P >= {:.2}",
+                        self.contradiction_threshold()
+                    ));
+                }
+            }
         }
         let samples = self.samples();
         if samples.max() > 1 {

@@ -107,6 +107,7 @@ impl JudgeBuilder {
                     claim_threshold: config.claim_threshold,
                     passage_threshold: config.passage_threshold,
                     contradiction: config.contradiction,
+                    contradiction_threshold: config.contradiction_threshold,
                     chunk_chars: config.chunk_chars,
                     sentences: config.sentences,
                 },
@@ -338,6 +339,14 @@ impl JudgeBuilder {
         self
     }
 
+    /// P(contradicted) at or above which an unsupported claim is
+    /// contradicted (default 0.5; `cargo ragaliq calibrate --fit` fits it
+    /// with the claim threshold).
+    pub fn with_contradiction_threshold(mut self, p: f64) -> Self {
+        self.scoring.verification.contradiction_threshold = p;
+        self
+    }
+
     /// Claims are the response's sentences, with no judge call (`true`), or
     /// the atomic claims the judge extracts (`false`, the default).
     pub fn with_sentences_as_claims(mut self, sentences: bool) -> Self {
@@ -520,6 +529,7 @@ impl JudgeBuilder {
         for (name, p) in [
             ("claim_threshold", v.claim_threshold),
             ("passage_threshold", v.passage_threshold),
+            ("contradiction_threshold", v.contradiction_threshold),
         ] {
             if !(0.0..=1.0).contains(&p) {
                 return Err(invalid(name, p.to_string(), "a probability from 0 to 1"));

@@ -50,6 +50,9 @@ pub(crate) struct Verification {
     /// Yes/no questions: whether an unsupported claim is asked whether it
     /// is contradicted.
     pub contradiction: bool,
+    /// Yes/no questions: P(contradicted) at or above which an unsupported
+    /// claim is contradicted.
+    pub contradiction_threshold: f64,
     /// Yes/no questions: passages longer than this are asked about in
     /// chunks (0: never).
     pub chunk_chars: usize,
@@ -145,6 +148,9 @@ pub(crate) struct Voted {
     /// P(supported) read from the judge's token probabilities (the mean
     /// over the agreeing samples).
     pub probability: Option<f64>,
+    /// P(contradicted), for an unsupported claim asked about it (the mean
+    /// over the agreeing samples that were asked).
+    pub contradiction: Option<f64>,
     /// The evidence was found by ragaliq (the closest passage sentence).
     pub located: bool,
 }
@@ -212,8 +218,16 @@ pub(super) async fn verify_voted(
                 .filter_map(|v| v.verdict.confidence)
                 .collect();
             let ungrounded = vote.winner.is_none();
+            let mean = |values: Vec<f64>| {
+                (!values.is_empty()).then(|| values.iter().sum::<f64>() / values.len() as f64)
+            };
             let probabilities: Vec<f64> =
                 vote.agreeing.iter().filter_map(|v| v.probability).collect();
+            let contradictions: Vec<f64> = vote
+                .agreeing
+                .iter()
+                .filter_map(|v| v.contradiction)
+                .collect();
             Voted {
                 verdict: ParsedVerdict {
                     verdict: vote.winner.unwrap_or(first.verdict.verdict),
@@ -234,8 +248,8 @@ pub(super) async fn verify_voted(
                 agreement: vote.agreement,
                 undecided: vote.undecided || ungrounded,
                 ungrounded,
-                probability: (!probabilities.is_empty())
-                    .then(|| probabilities.iter().sum::<f64>() / probabilities.len() as f64),
+                probability: mean(probabilities),
+                contradiction: mean(contradictions),
                 located: first.located,
             }
         })
@@ -269,6 +283,7 @@ async fn verify(
                 found: None,
                 ungrounded: false,
                 probability: None,
+                contradiction: None,
                 located: false,
             })
             .collect());
@@ -389,6 +404,7 @@ async fn probe(
         }
     }
     let (p, from_probabilities) = supported.unwrap_or((0.0, false));
+    let mut asked_contradiction = None;
     let verdict = if p >= how.claim_threshold {
         (Verdict::Supported, from_probabilities.then_some(p))
     } else if how.contradiction {
@@ -407,8 +423,11 @@ async fn probe(
                 contradicted = Some((read.p_yes, read.from_probabilities));
             }
         }
+        asked_contradiction = contradicted.and_then(|(q, from)| from.then_some(q));
         match contradicted {
-            Some((q, from)) if q >= 0.5 => (Verdict::Contradicted, from.then_some(q)),
+            Some((q, from)) if q >= how.contradiction_threshold => {
+                (Verdict::Contradicted, from.then_some(q))
+            }
             _ => (Verdict::NoEvidence, from_probabilities.then_some(1.0 - p)),
         }
     } else {
@@ -428,6 +447,7 @@ async fn probe(
         found,
         ungrounded: false,
         probability: from_probabilities.then_some(p),
+        contradiction: asked_contradiction,
         located: true,
     })
 }
