@@ -312,3 +312,39 @@ async fn the_real_models_recordings_replay_to_the_published_figures() {
         }
     }
 }
+
+/// A public set labelled supported / not supported only (BEGIN): the four
+/// verdicts measure nothing there, so the report says so and `--min-kappa`
+/// holds the two-way kappa, not a four-verdict 0 of one label.
+#[tokio::test]
+async fn a_two_way_set_is_held_to_its_two_way_kappa() {
+    let run = |floor: f64| async move {
+        ragaliq::calibration("tests/public_claims/begin/dev")
+            .with_mode(Mode::Replay)
+            .with_judge_file("qwen05-unfitted", "tests/judges/qwen05-unfitted.toml")
+            .with_min_kappa(floor)
+            .run()
+            .await
+            .unwrap()
+    };
+    let report = run(0.05).await;
+    let judge = &report.judges[0];
+    assert!(!judge.four_way_measured());
+    assert_eq!((judge.usage.calls, judge.judged), (0, 273));
+    let two_way = judge.collapsed.kappa.unwrap();
+    assert!((0.05..0.1).contains(&two_way), "{two_way}");
+    assert!(report.passed(), "{}", report.failures().join("\n"));
+    assert!(
+        report
+            .to_string()
+            .contains("not measured: the labels say supported or not supported only"),
+        "{report}"
+    );
+    let report = run(0.1).await;
+    assert_eq!(
+        report.failures(),
+        [format!(
+            "judge `qwen05-unfitted`: kappa {two_way:.3} is below the floor 0.10"
+        )]
+    );
+}

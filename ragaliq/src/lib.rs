@@ -3,13 +3,19 @@
 //! An LLM *judge* grades each answer against the retrieved context, and the
 //! grades become ordinary test assertions:
 //!
-//! | metric | what it measures | judge calls |
+//! | metric | what it measures | judge calls (short questions, the default) |
 //! | --- | --- | --- |
-//! | [faithfulness](Judge::faithfulness) | share of the response's claims the context supports | 2 (extract, verify in one batch) |
+//! | [faithfulness](Judge::faithfulness) | share of the response's claims the context supports | 1 to extract the claims, 1 per claim, 1 more per claim not supported |
 //! | [hallucination](Judge::hallucination) | share of claims that are not hallucinated | 0 more after faithfulness |
 //! | [relevance](Judge::relevance) | how well the response answers the query | 1 |
-//! | [context precision](Judge::context_precision) | are the relevant passages ranked first? | 1 |
-//! | [context recall](Judge::context_recall) | does the context hold the expected facts? | 1 (2 from an expected answer) |
+//! | [context precision](Judge::context_precision) | are the relevant passages ranked first? | 1 per passage |
+//! | [context recall](Judge::context_recall) | does the context hold the expected facts? | as faithfulness, per expected fact |
+//!
+//! Each question is a short yes/no question whose verdict is read from the
+//! judge's token probabilities where its API returns them (see
+//! [`Strategy`]); the JSON prompts of earlier releases stay as
+//! `strategy = "json"` (faithfulness then costs 1 + ⌈claims /
+//! `verify_batch`⌉ calls plus re-asks).
 //!
 //! # A RAG test
 //!

@@ -81,6 +81,32 @@ pub struct JudgeResult {
     pub fit: Option<Fit>,
 }
 
+impl JudgeResult {
+    /// Whether the four-verdict figures measure anything: the labels give
+    /// at least two of the four verdicts (a set labelled supported / not
+    /// supported only, as most public ones are, gives one).
+    #[must_use]
+    pub fn four_way_measured(&self) -> bool {
+        self.verdicts
+            .confusion
+            .iter()
+            .filter(|row| row.iter().sum::<u64>() > 0)
+            .count()
+            >= 2
+    }
+
+    /// The figures `--min-kappa` is held to: the four verdicts for claims
+    /// where they are measured, else supported / not (relevant / not).
+    #[must_use]
+    pub fn headline_stats(&self, kind: ItemKind) -> &AgreementStats {
+        if kind == ItemKind::Claim && !self.four_way_measured() {
+            &self.collapsed
+        } else {
+            &self.verdicts
+        }
+    }
+}
+
 /// A threshold fitted to the labels: on P(supported) for claims, on the
 /// relevance score for answers, on P(relevant) for passages.
 #[derive(Clone, Debug, Serialize)]
@@ -310,7 +336,7 @@ impl CalibrationReport {
                 ));
             }
             if let Some(floor) = self.min_kappa {
-                match j.verdicts.kappa {
+                match j.headline_stats(self.kind).kappa {
                     Some(k) if k >= floor => {}
                     Some(k) => out.push(format!(
                         "judge `{}`: kappa {k:.3} is below the floor {floor:.2}",
@@ -578,14 +604,22 @@ impl fmt::Display for CalibrationReport {
                 "\njudge `{}`: {}; samples {}",
                 j.name, j.judge, j.samples
             )?;
-            writeln!(
-                f,
-                "  {:<24} accuracy {:.3}  kappa {}  macro-F1 {:.3}",
-                self.headline().0,
-                j.verdicts.accuracy,
-                kappa_text(&j.verdicts),
-                j.verdicts.macro_f1
-            )?;
+            if j.four_way_measured() || self.kind != ItemKind::Claim {
+                writeln!(
+                    f,
+                    "  {:<24} accuracy {:.3}  kappa {}  macro-F1 {:.3}",
+                    self.headline().0,
+                    j.verdicts.accuracy,
+                    kappa_text(&j.verdicts),
+                    j.verdicts.macro_f1
+                )?;
+            } else {
+                writeln!(
+                    f,
+                    "  {:<24} not measured: the labels say supported or not supported only",
+                    self.headline().0,
+                )?;
+            }
             if self.kind == ItemKind::Claim {
                 writeln!(
                     f,

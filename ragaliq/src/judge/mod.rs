@@ -111,7 +111,10 @@ impl Judge {
 
     /// Faithfulness of the response to the context.
     ///
-    /// Two judge calls: claim extraction, then one batched verification.
+    /// Claim extraction (one call; none with sentences as claims), then one
+    /// short question per claim and, for a claim not supported, whether the
+    /// passages contradict it (with the JSON strategy: one batched
+    /// verification per `verify_batch` claims, plus re-asks).
     pub async fn faithfulness(&self, case: &RagCase) -> Result<Evaluation> {
         self.evaluate(Metric::Faithfulness, case).await
     }
@@ -127,7 +130,8 @@ impl Judge {
         self.evaluate(Metric::Relevance, case).await
     }
 
-    /// Rank-weighted precision of the retrieved passages (one call).
+    /// Rank-weighted precision of the retrieved passages (one short question
+    /// per passage; one call with the JSON strategy).
     pub async fn context_precision(&self, case: &RagCase) -> Result<Evaluation> {
         self.evaluate(Metric::ContextPrecision, case).await
     }
