@@ -123,6 +123,10 @@ pub struct LabelledClaim {
     pub file: PathBuf,
     /// Its line in that file (1-based).
     pub line: usize,
+    /// Its file labels claims supported / not supported only (it uses
+    /// `not_supported`): its `supported` is not one of four verdicts, so it
+    /// counts in the two-way figures only.
+    pub two_way: bool,
 }
 
 #[derive(Deserialize)]
@@ -253,6 +257,10 @@ pub fn load_file(file: &Path) -> Result<Vec<LabelledClaim>, LoadError> {
     for (item, line) in items {
         to_claims(item, line, &text, file, &mut out)?;
     }
+    let two_way = out.iter().any(|c| c.label == Label::NotSupported);
+    for c in &mut out {
+        c.two_way = two_way;
+    }
     Ok(out)
 }
 
@@ -377,6 +385,7 @@ fn to_claims(
                 .filter(|n| !n.is_empty()),
             file: file.to_owned(),
             line: at,
+            two_way: false,
         });
     }
     Ok(())
@@ -511,6 +520,7 @@ fn to_relevance(
             .filter(|n| !n.is_empty()),
         file: file.to_owned(),
         line,
+        two_way: false,
     });
     Ok(())
 }
@@ -679,11 +689,15 @@ mod tests {
                 .message
                 .contains("not one of relevant, not_relevant")
         );
-        let two_way = "- id: b1\n  area: a\n  passages: [p]\n  claim: c\n  label: not_supported\n";
+        let two_way = "- id: b1\n  area: a\n  passages: [p]\n  claim: c\n  label: not_supported\n- id: b2\n  area: a\n  passages: [p]\n  claim: d\n  label: supported\n";
         let c = load("c.yaml", two_way).unwrap();
         assert_eq!(
             (c[0].label, c[0].label.verdict()),
             (Label::NotSupported, None)
         );
+        // The file's `supported` is one of two labels, not of four.
+        assert!(c.iter().all(|c| c.two_way));
+        let four = "- id: f1\n  area: a\n  passages: [p]\n  claim: c\n  label: supported\n";
+        assert!(!load("f.yaml", four).unwrap()[0].two_way);
     }
 }
