@@ -37,8 +37,22 @@ async fn quickstart_replays_offline() {
             && verdict("hallucinating", Metric::Relevance)
     );
     assert!(!verdict("irrelevant", Metric::Relevance));
+    // Where the recorded 1.5B differs from a person (README, "The
+    // quickstart"): its P(supported) 0.78 for the faithful claim is under
+    // hallucination's confidence floor 0.8, and it wrote claims about the
+    // query, not the off-topic answer's, so that answer is undecided (asked
+    // twice), not failed for its invented fact.
+    assert!(!verdict("faithful", Metric::Hallucination));
+    let undecided = graded
+        .iter()
+        .filter(|(c, _, e)| c.id.as_deref() == Some("irrelevant") && e.as_ref().unwrap().undecided)
+        .count();
+    assert_eq!(
+        undecided, 2,
+        "faithfulness and hallucination of `irrelevant`"
+    );
     let usage = judge.usage();
-    assert_eq!((usage.calls, usage.replayed), (0, 11));
+    assert_eq!((usage.calls, usage.replayed), (0, 10));
 
     let snapshot = quickstart::location().snapshot;
     let site = Site {

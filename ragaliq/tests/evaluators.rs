@@ -399,16 +399,17 @@ async fn an_extracted_claim_the_response_never_made_is_dropped() {
 }
 
 #[tokio::test]
-async fn claims_all_invented_are_a_judge_error_that_shows_them() {
-    // What the 1.5B did for an off-topic answer: claims about the answer,
-    // none made by it. Scoring it as claiming nothing would pass it.
+async fn claims_all_invented_for_a_text_that_states_nothing_are_a_judge_error_that_shows_them() {
+    // Claims about an answer that states nothing, none made by it: not a
+    // verdict on anything (a text that states something is asked again and
+    // undecided instead, see `claims_that_are_all_invented_are_undecided_and_listed`).
     let extracted = json!({"claims": [
         "The refund window is not mentioned in the response."
     ]});
     let (server, tasks) = canned(extracted, verdicts(&["supported"])).await;
     let case = RagCase::new("What is the refund window?")
         .context(["Refunds are accepted within 30 days of delivery."])
-        .response("Our stores open at nine in the morning.");
+        .response("I'm not sure, sorry.");
     let e = within(wm_judge(&server).faithfulness(&case))
         .await
         .unwrap_err();
@@ -618,4 +619,29 @@ async fn no_claims_listed_for_a_factual_answer_is_undecided_not_a_pass() {
     let f = within(judge.faithfulness(&nothing)).await.unwrap();
     assert_eq!((f.score, f.passed, f.undecided), (1.0, true, false), "{f}");
     assert_eq!(tasks.lock().unwrap().len(), 3);
+}
+
+/// Claims the judge wrote that are not the response's (a small model
+/// answering the query instead of splitting an off-topic answer, as the
+/// 1.5B did in the quickstart) count as none: asked again once, then
+/// undecided, with what it wrote listed; never an error, never a pass.
+#[tokio::test]
+async fn claims_that_are_all_invented_are_undecided_and_listed() {
+    let invented = json!({"claims": ["The refund window is not mentioned in the response."]});
+    let (server, tasks) = canned(invented, verdicts(&[])).await;
+    let judge = wm_judge(&server);
+    let off_topic = RagCase::new("What is the refund window?")
+        .context([PASSAGE])
+        .response("Our stores open at nine in the morning.");
+    let f = within(judge.faithfulness(&off_topic)).await.unwrap();
+    assert!(f.undecided && !f.passed, "{f}");
+    assert_eq!(tasks.lock().unwrap().len(), 2, "asked again once");
+    let shown = f.to_string();
+    assert!(
+        shown.contains("the judge listed no claim in a response that states something")
+            && shown.contains(
+                "\"The refund window is not mentioned in the response.\" (not in the response)"
+            ),
+        "{shown}"
+    );
 }

@@ -67,9 +67,11 @@ pub(crate) struct Verification {
 /// are extracted once (sample 0), whatever the samples: voting happens on
 /// the verdicts, about the same claims.
 ///
-/// An extraction that gives claims, none of them from the text, is an
-/// error: scoring the text as claiming nothing would call it vacuously
-/// faithful.
+/// A text that states something and gets no claim from it (none listed,
+/// or every one listed dropped as not the text's) is asked once more, then
+/// marked missed (undecided): scoring it as claiming nothing would call it
+/// vacuously faithful. An extraction that gives claims, none of them from a
+/// text that states nothing, is an error.
 pub(super) async fn extract(
     ask: &Asker<'_>,
     how: Verification,
@@ -96,14 +98,17 @@ pub(super) async fn extract(
         });
     }
     let mut extracted = ask.ask(&ExtractClaims { query, text }, 0).await?;
-    if extracted.claims.is_empty()
-        && extracted.dropped.is_empty()
-        && crate::evidence::states_something(text)
-    {
-        // No claim in a text that states something: asked once more (a
+    if extracted.claims.is_empty() && crate::evidence::states_something(text) {
+        // No claim from a text that states something: asked once more (a
         // second sample), then it is undecided, never vacuously faithful.
+        // Claims the judge wrote that are not the text's (a small model
+        // answering the query instead) count as none: the 1.5B did so on
+        // an off-topic answer. What the second ask dropped stays listed.
         extracted = ask.ask(&ExtractClaims { query, text }, 1).await?;
-        extracted.missed = extracted.claims.is_empty() && extracted.dropped.is_empty();
+        extracted.missed = extracted.claims.is_empty();
+        if extracted.missed {
+            return Ok(extracted);
+        }
     }
     if extracted.claims.is_empty() && !extracted.dropped.is_empty() {
         let listed: Vec<String> = extracted

@@ -16,7 +16,7 @@ pub(super) async fn faithfulness(
 ) -> Result<Scored> {
     let extracted = claims::extract(ask, how, &case.query, case.response_text()).await?;
     if extracted.missed {
-        return Ok(Scored::no_claims_listed());
+        return Ok(Scored::no_claims_listed(&dropped(&extracted)));
     }
     if extracted.claims.is_empty() {
         return Ok(Scored::vacuous(
@@ -68,7 +68,7 @@ pub(super) async fn hallucination(
 ) -> Result<Scored> {
     let extracted = claims::extract(ask, how, &case.query, case.response_text()).await?;
     if extracted.missed {
-        return Ok(Scored::no_claims_listed());
+        return Ok(Scored::no_claims_listed(&dropped(&extracted)));
     }
     if extracted.claims.is_empty() {
         return Ok(Scored::vacuous(

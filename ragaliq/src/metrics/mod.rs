@@ -162,10 +162,12 @@ impl Scored {
 
     /// The judge listed no claim in a response that states something, even
     /// asked again: undecided, with its own reason.
-    fn no_claims_listed() -> Scored {
+    /// `dropped`: what the judge wrote that was not the response's, said
+    /// as `faithfulness::dropped` says it ("" when nothing).
+    fn no_claims_listed(dropped: &str) -> Scored {
         Scored {
             score: 0.0,
-            reasoning: NO_CLAIMS_LISTED.to_owned(),
+            reasoning: format!("{NO_CLAIMS_LISTED}{dropped}"),
             undecided: true,
             sample_scores: vec![0.0],
             ..Scored::default()
