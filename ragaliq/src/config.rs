@@ -36,7 +36,7 @@
 //! | `judge.claim_threshold` | `RAGALIQ_CLAIM_THRESHOLD` | 0 to 1 | 0.5: P(supported) at or above which a claim is supported (`cargo ragaliq calibrate --fit` fits it) |
 //! | `judge.passage_threshold` | `RAGALIQ_PASSAGE_THRESHOLD` | 0 to 1 | 0.5: P(relevant) at or above which a passage counts as relevant (context precision) |
 //! | `judge.contradiction` | `RAGALIQ_CONTRADICTION` | `true`, `false` | `true`: an unsupported claim is asked whether the passages contradict it |
-//! | `judge.contradiction_threshold` | `RAGALIQ_CONTRADICTION_THRESHOLD` | 0 to 1 | 0.5: P(contradicted) at or above which an unsupported claim is contradicted (`--fit` fits it) |
+//! | `judge.contradiction_threshold` | `RAGALIQ_CONTRADICTION_THRESHOLD` | 0 to 1 | 0.25: P(contradicted) at or above which an unsupported claim is contradicted (`--fit` fits it) |
 //! | `judge.claims` | `RAGALIQ_CLAIMS` | `extract`, `sentences` | `extract`: the judge lists the response's atomic claims; `sentences` takes its sentences, with no call |
 //! | `judge.chunk_chars` | `RAGALIQ_CHUNK_CHARS` | 0 to 1,000,000 | 0 (never): passages longer than this are asked about in chunks, and the best chunk counts |
 //! | `judge.verify_batch` | `RAGALIQ_VERIFY_BATCH` | 1 to 64 | 4 (claims per verification call with `strategy = "json"`; 1 asks each claim alone) |
@@ -638,7 +638,7 @@ impl Config {
             "judge.contradiction_threshold",
             judge.contradiction_threshold,
         )?
-        .unwrap_or(crate::core::DEFAULT_PROBABILITY_THRESHOLD);
+        .unwrap_or(crate::core::DEFAULT_CONTRADICTION_THRESHOLD);
         let chunk_chars = r
             .pick(
                 "RAGALIQ_CHUNK_CHARS",

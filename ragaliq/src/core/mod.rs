@@ -40,8 +40,8 @@ pub use request::{
     Fingerprint, JudgeRequest, JudgeResponse, Message, ResponseFormat, Role, StopReason,
 };
 pub use samples::{
-    AUTO_BAND, Agreement, DEFAULT_AGREEMENT, DEFAULT_PROBABILITY_THRESHOLD, DEFAULT_VERIFY_BATCH,
-    Samples, Spread,
+    AUTO_BAND, Agreement, DEFAULT_AGREEMENT, DEFAULT_CONTRADICTION_THRESHOLD,
+    DEFAULT_PROBABILITY_THRESHOLD, DEFAULT_VERIFY_BATCH, Samples, Spread,
 };
 pub use strategy::Strategy;
 pub(crate) use verdict::clamp_score;

@@ -44,6 +44,13 @@ pub const AUTO_BAND: f64 = 0.25;
 /// threshold was fitted for the judge.
 pub const DEFAULT_PROBABILITY_THRESHOLD: f64 = 0.5;
 
+/// The P(contradicted) at or above which an unsupported claim counts as
+/// contradicted when no threshold was fitted for the judge. Not 0.5: at 0.5
+/// neither kit model (Qwen2.5-Coder 1.5B and 0.5B) ever said contradicted
+/// on the labelled claims' dev half, and `calibrate --fit` chose 0.263 and
+/// 0.215 for them (BENCHMARKS.md, "Short questions").
+pub const DEFAULT_CONTRADICTION_THRESHOLD: f64 = 0.25;
+
 /// Claims asked about in one verification call, unless configured
 /// (`judge.verify_batch`): chosen by measured agreement with people (see
 /// BENCHMARKS.md, "Verification strategies").

@@ -340,7 +340,7 @@ impl JudgeBuilder {
     }
 
     /// P(contradicted) at or above which an unsupported claim is
-    /// contradicted (default 0.5; `cargo ragaliq calibrate --fit` fits it
+    /// contradicted (default 0.25, where both kit models agree best; `cargo ragaliq calibrate --fit` fits it
     /// with the claim threshold).
     pub fn with_contradiction_threshold(mut self, p: f64) -> Self {
         self.scoring.verification.contradiction_threshold = p;

@@ -111,7 +111,7 @@ impl Default for Scoring {
                 claim_threshold: crate::core::DEFAULT_PROBABILITY_THRESHOLD,
                 passage_threshold: crate::core::DEFAULT_PROBABILITY_THRESHOLD,
                 contradiction: true,
-                contradiction_threshold: crate::core::DEFAULT_PROBABILITY_THRESHOLD,
+                contradiction_threshold: crate::core::DEFAULT_CONTRADICTION_THRESHOLD,
                 chunk_chars: 0,
                 sentences: false,
             },
