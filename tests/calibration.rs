@@ -348,3 +348,42 @@ async fn a_two_way_set_is_held_to_its_two_way_kappa() {
         )]
     );
 }
+
+/// The kit models asked the short questions (the default way of asking):
+/// their thresholds fitted on the dev halves (`tests/judges/qwen15.toml`,
+/// `qwen05.toml`), reported on the test halves, which were never tuned on.
+/// The figures README and BENCHMARKS.md quote, replayed with no call: a
+/// change to the questions, to how probabilities are read or to a default
+/// shows here before it silently moves a published number.
+#[tokio::test]
+async fn the_short_questions_replay_to_the_published_test_figures() {
+    // (set, judge, decided, two-way kappa, four-verdict kappa if measured)
+    let published: &[(&str, &str, usize, f64, Option<f64>)] = &[
+        ("tests/labelled_claims/test", "qwen15", 180, 0.296, Some(0.176)),
+        ("tests/labelled_claims/test", "qwen05", 180, 0.129, Some(0.066)),
+        ("tests/labelled_relevance/test", "qwen15", 64, 0.523, None),
+        ("tests/labelled_relevance/test", "qwen05", 64, 0.205, None),
+        ("tests/labelled_passages/test", "qwen15", 60, 0.562, None),
+        ("tests/labelled_passages/test", "qwen05", 60, 0.246, None),
+    ];
+    for &(set, name, decided, two_way, four) in published {
+        let report = ragaliq::calibration(set)
+            .with_mode(Mode::Replay)
+            .with_judge_file(name, format!("tests/judges/{name}.toml"))
+            .run()
+            .await
+            .unwrap();
+        let judge = &report.judges[0];
+        let kappa = |k: Option<f64>| k.map(|k| (k * 1000.0).round() / 1000.0);
+        assert_eq!(
+            (judge.usage.calls, judge.not_judged.len(), judge.judged, judge.undecided),
+            (0, 0, decided, 0),
+            "{set} {name}: calls, not verified, decided, undecided"
+        );
+        assert_eq!(kappa(judge.collapsed.kappa), Some(two_way), "{set} {name}");
+        if let Some(four) = four {
+            assert!(judge.four_way_measured(), "{set} {name}");
+            assert_eq!(kappa(judge.verdicts.kappa), Some(four), "{set} {name}: four verdicts");
+        }
+    }
+}
