@@ -159,13 +159,13 @@ impl Judge {
             ),
             Strategy::Probability => {
                 out.push_str(&format!(
-                    "; yes/no questions read from token probabilities, claims supported at P >= {:.2}",
-                    self.claim_threshold()
+                    "; yes/no questions read from token probabilities, claims supported at P >= {}",
+                    probability(self.claim_threshold())
                 ));
                 if self.asks_contradiction() {
                     out.push_str(&format!(
-                        ", contradicted at P >= {:.2}",
-                        self.contradiction_threshold()
+                        ", contradicted at P >= {}",
+                        probability(self.contradiction_threshold())
                     ));
                 }
             }
@@ -187,5 +187,21 @@ impl Judge {
             out.push_str("; the server stopped a streamed reply for another request, so calls now go one at a time");
         }
         out
+    }
+}
+
+/// A threshold as written in a judge file: fitted ones have three decimals
+/// (0.502 is not shown as 0.50), defaults none to spare (0.5, 0.25).
+fn probability(p: f64) -> String {
+    let text = format!("{p:.3}");
+    text.trim_end_matches('0').trim_end_matches('.').to_owned()
+}
+
+#[cfg(test)]
+mod probability_tests {
+    #[test]
+    fn thresholds_are_shown_as_written() {
+        let shown: Vec<String> = [0.5, 0.502, 0.25, 0.0, 1.0].map(super::probability).into();
+        assert_eq!(shown, ["0.5", "0.502", "0.25", "0", "1"]);
     }
 }
