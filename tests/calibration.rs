@@ -359,8 +359,22 @@ async fn a_two_way_set_is_held_to_its_two_way_kappa() {
 async fn the_short_questions_replay_to_the_published_test_figures() {
     // (set, judge, decided, two-way kappa, four-verdict kappa if measured)
     let published: &[(&str, &str, usize, f64, Option<f64>)] = &[
-        ("tests/labelled_claims/test", "qwen15", 180, 0.296, Some(0.176)),
-        ("tests/labelled_claims/test", "qwen05", 180, 0.129, Some(0.066)),
+        (
+            "tests/labelled_claims/test",
+            "qwen15",
+            180,
+            0.296,
+            Some(0.176),
+        ),
+        (
+            "tests/labelled_claims/test",
+            "qwen05",
+            180,
+            0.129,
+            Some(0.066),
+        ),
+        ("tests/public_claims/begin/test", "qwen15", 272, 0.635, None),
+        ("tests/public_claims/begin/test", "qwen05", 272, 0.474, None),
         ("tests/labelled_relevance/test", "qwen15", 64, 0.523, None),
         ("tests/labelled_relevance/test", "qwen05", 64, 0.205, None),
         ("tests/labelled_passages/test", "qwen15", 60, 0.562, None),
@@ -376,14 +390,23 @@ async fn the_short_questions_replay_to_the_published_test_figures() {
         let judge = &report.judges[0];
         let kappa = |k: Option<f64>| k.map(|k| (k * 1000.0).round() / 1000.0);
         assert_eq!(
-            (judge.usage.calls, judge.not_judged.len(), judge.judged, judge.undecided),
+            (
+                judge.usage.calls,
+                judge.not_judged.len(),
+                judge.judged,
+                judge.undecided
+            ),
             (0, 0, decided, 0),
             "{set} {name}: calls, not verified, decided, undecided"
         );
         assert_eq!(kappa(judge.collapsed.kappa), Some(two_way), "{set} {name}");
         if let Some(four) = four {
             assert!(judge.four_way_measured(), "{set} {name}");
-            assert_eq!(kappa(judge.verdicts.kappa), Some(four), "{set} {name}: four verdicts");
+            assert_eq!(
+                kappa(judge.verdicts.kappa),
+                Some(four),
+                "{set} {name}: four verdicts"
+            );
         }
     }
 }
