@@ -126,7 +126,7 @@ pub enum RecordingError {
         /// The reader's or parser's message.
         problem: String,
     },
-    /// The recording cannot be locked for merging (see [`run`](crate::run)
+    /// The recording cannot be locked for merging (see [`run`]
     /// on locks): writing it unlocked could lose another process's exchanges.
     #[error("recording {path} cannot be written: {problem}", path = .path.display())]
     Lock {

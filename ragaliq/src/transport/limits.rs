@@ -4,7 +4,7 @@
 //! without end, a stream whose line never ends, a batch result file of
 //! gigabytes, or a `Retry-After` of a year. Each read below stops at its
 //! limit with an error that names it
-//! ([`TransportErrorKind::TooLarge`](crate::judge::TransportErrorKind::TooLarge)),
+//! ([`TransportErrorKind::TooLarge`](crate::TransportErrorKind::TooLarge)),
 //! and each wait is bounded, so one bad server cannot fill memory or hold a
 //! run for ever.
 //!
