@@ -124,9 +124,10 @@ for path in sorted(glob.glob("tests/cases/snapshots/*.snap.new")):
     text = open(path).read()
     tasks = re.findall(r"^- task: (\w+)", text, re.M)
     used = set(re.findall(r"^  - (faithfulness|hallucination|relevance)$", text, re.M))
-    # One claim per case: it is verified alone (verify_claim); more, in a batch.
-    verify = [t for t in tasks if t.startswith("verify_claim")]
-    if sorted(t for t in tasks if t not in verify) != ["extract_claims", "relevance"] or len(verify) != 1 or used != {"faithfulness", "hallucination", "relevance"}:
+    # One claim per case, supported: extracted, asked once whether the
+    # passages support it (short questions, the default), and the answer
+    # asked whether it answers the query; no contradiction question.
+    if sorted(tasks) != ["answers_query", "claim_supported", "extract_claims"] or used != {"faithfulness", "hallucination", "relevance"}:
         sys.exit(f"nextest-check: {path} lost exchanges: tasks {tasks}, used by {sorted(used)}")
 print("every case recording holds the exchanges of all three trials")
 PY
@@ -160,7 +161,17 @@ if len(keys) != 24 or len(set(keys)) != 24 or s["passed"] != 24:
 print(f"combined: {s['trials']} trials, each once, {s['passed']} passed; {s['usage']['calls']} calls, {s['usage']['replayed']} replayed; {s['processes']} processes")
 PY
 cp tests/cases/snapshots/case-1.snap "$work/case-1.keep"
-sed -i 's/verdict: supported/verdict: contradicted/' tests/cases/snapshots/case-1.snap
+# The judge's yes and no swapped in the recording (answers, not questions:
+# it still replays), so its claim is no longer supported.
+python3 - tests/cases/snapshots/case-1.snap <<'PY'
+import re, sys
+path = sys.argv[1]
+text = open(path).read()
+swap = {"Yes": "No", "No": "Yes", "yes": "no", "no": "yes"}
+text = re.sub(r'"(Yes|No|yes|no)"', lambda m: '"' + swap[m.group(1)] + '"', text)
+text = re.sub(r"^(    )(Yes|No|yes|no)$", lambda m: m.group(1) + swap[m.group(2)], text, flags=re.M)
+open(path, "w").write(text)
+PY
 set +e
 CI=true RAGALIQ_REPORT_DIR=reports/broken cargo nextest run --partition count:1/1 --no-fail-fast >/dev/null 2>&1
 "$ragaliq_bin" ragaliq report reports/broken --out reports/broken-all >/dev/null
