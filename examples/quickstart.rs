@@ -157,6 +157,11 @@ async fn run() -> Result<bool, Box<dyn std::error::Error>> {
             .map_or_else(|| "nothing".into(), |p| p.display().to_string()),
         started.elapsed().as_secs_f64()
     );
+    if usage.calls == 0 {
+        println!(
+            "to grade with your own judge: RAGALIQ_JUDGE=openai:gpt-4o-mini RAGALIQ_MODE=record cargo run --example quickstart (examples/quickstart.toml says how)"
+        );
+    }
     // Kept even when an evaluation failed: answers already paid for are not
     // asked (or paid) again.
     if let Some(pending) = recorder.save_pending_after(failed == 0, "examples/quickstart.rs")? {
