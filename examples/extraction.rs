@@ -22,7 +22,7 @@
 //! not list, or invented ones).
 
 use ragaliq::record::{Location, Recorder};
-use ragaliq::{Config, Judge};
+use ragaliq::{Config, Judge, Mode};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -61,6 +61,30 @@ struct Tally {
     extra: usize,
 }
 
+/// One judge's extraction (or the sentences) measured against the
+/// person's claims of one labelled folder.
+pub struct Measured {
+    /// Share of the person's claims some unit covers.
+    pub recall: f64,
+    /// Share of the units that cover a person's claim.
+    pub precision: f64,
+    /// Their harmonic mean.
+    pub f1: f64,
+    /// Responses measured; `failed` more could not be extracted.
+    pub responses: usize,
+    /// Responses the judge's extraction failed for (an error each).
+    pub failed: usize,
+    /// What was said of each failure.
+    pub errors: Vec<String>,
+    /// Judge calls made, and answers replayed.
+    pub calls: u64,
+    pub replayed: u64,
+    /// The recording (extraction only).
+    pub recorder: Arc<Recorder>,
+    tally: Tally,
+}
+
+#[allow(dead_code)] // `tests/extraction.rs` includes this file as a module.
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> ExitCode {
     match run().await {
@@ -72,6 +96,7 @@ async fn main() -> ExitCode {
     }
 }
 
+#[allow(dead_code)]
 async fn run() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let (dir, judge_file) = match (args.first(), args.get(1)) {
@@ -79,8 +104,67 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
         _ => return Err("usage: extraction <labelled folder> <judge file> [--sentences]".into()),
     };
     let sentences = args.iter().any(|a| a == "--sentences");
+    let m = measure(&dir, &judge_file, sentences, None).await?;
+    for e in &m.errors {
+        eprintln!("{e}");
+    }
+    let t = &m.tally;
+    let stem = stem(&judge_file);
+    println!(
+        "{} ({}), {}: {} responses, {} person claims, {} units; recall {:.3}, precision {:.3}, F1 {:.3}; {} missed, {} merged, {} extra; {} judge calls, {} replayed",
+        stem,
+        if sentences {
+            "sentences"
+        } else {
+            "extracted by the judge"
+        },
+        dir.display(),
+        t.responses,
+        t.person,
+        t.units,
+        m.recall,
+        m.precision,
+        m.f1,
+        t.person - t.covered,
+        t.merged,
+        t.extra,
+        m.calls,
+        m.replayed,
+    );
+    if !sentences
+        && let Some(pending) = m
+            .recorder
+            .save_pending_after(m.failed == 0, "examples/extraction.rs")?
+    {
+        println!(
+            "new exchanges in {}: review them with `cargo insta review`",
+            pending.display()
+        );
+    }
+    if m.failed > 0 {
+        return Err(format!("{} responses could not be extracted", m.failed).into());
+    }
+    Ok(())
+}
+
+fn stem(judge_file: &Path) -> String {
+    judge_file
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+/// Measures `judge_file`'s extraction (or the sentences) on the labelled
+/// folder `dir` (both relative to this package), in `mode` or as the
+/// environment says.
+pub async fn measure(
+    dir: &Path,
+    judge_file: &Path,
+    sentences: bool,
+    mode: Option<Mode>,
+) -> Result<Measured, Box<dyn std::error::Error>> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let text = std::fs::read_to_string(root.join(&judge_file))?;
+    let text = std::fs::read_to_string(root.join(judge_file))?;
     // The judge file alone configures the judge, as for calibration.
     let env = |name: &str| {
         if name.starts_with("RAGALIQ_") && name != "RAGALIQ_MODE" {
@@ -88,15 +172,15 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
         }
         std::env::var(name).ok()
     };
-    let mut config = Config::from_sources(Some((&text, &root.join(&judge_file))), root, &env)?;
+    let mut config = Config::from_sources(Some((&text, &root.join(judge_file))), root, &env)?;
     config.sentences = sentences;
-    let stem = judge_file
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let file = root.join(&dir).join("responses.jsonl");
+    if let Some(mode) = mode {
+        config.mode = mode;
+    }
+    let stem = stem(judge_file);
+    let file = root.join(dir).join("responses.jsonl");
     let snapshot = root
-        .join(&dir)
+        .join(dir)
         .join("snapshots")
         .join(&stem)
         .join("responses.jsonl.snap");
@@ -114,7 +198,7 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
     ));
     let judge = Judge::from_config(&config)?.with_recorder(recorder.clone());
     let mut t = Tally::default();
-    let mut failed = 0;
+    let mut errors = Vec::new();
     for line in std::fs::read_to_string(&file)?
         .lines()
         .filter(|l| !l.trim().is_empty())
@@ -131,8 +215,7 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
         let units = match judge.extract_claims(query, response).await {
             Ok(units) => units,
             Err(e) => {
-                failed += 1;
-                eprintln!("{}: {e}", item["id"]);
+                errors.push(format!("{}: {e}", item["id"]));
                 continue;
             }
         };
@@ -163,34 +246,16 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
     } else {
         0.0
     };
-    println!(
-        "{} ({}), {}: {} responses, {} person claims, {} units; recall {recall:.3}, precision {precision:.3}, F1 {f1:.3}; {} missed, {} merged, {} extra; {} judge calls, {} replayed",
-        stem,
-        if sentences {
-            "sentences"
-        } else {
-            "extracted by the judge"
-        },
-        dir.display(),
-        t.responses,
-        t.person,
-        t.units,
-        t.person - t.covered,
-        t.merged,
-        t.extra,
-        judge.usage().calls,
-        judge.usage().replayed
-    );
-    if !sentences
-        && let Some(pending) = recorder.save_pending_after(failed == 0, "examples/extraction.rs")?
-    {
-        println!(
-            "new exchanges in {}: review them with `cargo insta review`",
-            pending.display()
-        );
-    }
-    if failed > 0 {
-        return Err(format!("{failed} responses could not be extracted").into());
-    }
-    Ok(())
+    Ok(Measured {
+        recall,
+        precision,
+        f1,
+        responses: t.responses,
+        failed: errors.len(),
+        errors,
+        calls: judge.usage().calls,
+        replayed: judge.usage().replayed,
+        recorder,
+        tally: t,
+    })
 }

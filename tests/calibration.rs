@@ -413,3 +413,147 @@ async fn the_short_questions_replay_to_the_published_test_figures() {
         }
     }
 }
+
+/// The rest of the kit models' committed recordings: the dev halves at the
+/// defaults (what `--fit` was run on), the JSON prompts' befores, the
+/// relevance template without a score in its reply line, and chunked
+/// passages: each replays to the figure BENCHMARKS.md quotes (and stays
+/// referenced for `cargo insta test --unreferenced`).
+#[tokio::test]
+async fn the_dev_halves_and_the_befores_replay_to_the_published_figures() {
+    // (set, judge name, judge file, decided, two-way kappa, four verdicts)
+    let published: &[(&str, &str, &str, usize, f64, Option<f64>)] = &[
+        (
+            "tests/labelled_claims/dev",
+            "qwen15-unfitted",
+            "qwen15-unfitted",
+            180,
+            0.440,
+            Some(0.258),
+        ),
+        (
+            "tests/labelled_claims/dev",
+            "qwen05-unfitted",
+            "qwen05-unfitted",
+            180,
+            -0.011,
+            Some(0.014),
+        ),
+        (
+            "tests/public_claims/begin/dev",
+            "qwen15-unfitted",
+            "qwen15-unfitted",
+            273,
+            0.694,
+            None,
+        ),
+        (
+            "tests/labelled_relevance/dev",
+            "qwen15-unfitted",
+            "qwen15-unfitted",
+            65,
+            0.076,
+            None,
+        ),
+        (
+            "tests/labelled_relevance/dev",
+            "qwen05-unfitted",
+            "qwen05-unfitted",
+            65,
+            0.0,
+            None,
+        ),
+        (
+            "tests/labelled_passages/dev",
+            "qwen15-unfitted",
+            "qwen15-unfitted",
+            64,
+            0.474,
+            None,
+        ),
+        (
+            "tests/labelled_passages/dev",
+            "qwen05-unfitted",
+            "qwen05-unfitted",
+            64,
+            0.0,
+            None,
+        ),
+        (
+            "tests/labelled_passages/dev",
+            "qwen05-json",
+            "qwen05-json",
+            64,
+            0.0,
+            None,
+        ),
+        (
+            "tests/labelled_passages/test",
+            "qwen05-json",
+            "qwen05-json",
+            60,
+            0.0,
+            None,
+        ),
+        (
+            "tests/labelled_passages/test",
+            "qwen15-json",
+            "qwen15-json",
+            60,
+            0.5,
+            None,
+        ),
+        (
+            "tests/labelled_relevance/dev",
+            "qwen15-json-v3",
+            "qwen15-json",
+            65,
+            0.584,
+            None,
+        ),
+        (
+            "tests/labelled_relevance/test",
+            "qwen15-json-v3",
+            "qwen15-json",
+            64,
+            0.414,
+            None,
+        ),
+        (
+            "tests/public_claims/begin/dev/cmu",
+            "qwen15-chunk400",
+            "qwen15-chunk400",
+            81,
+            0.760,
+            None,
+        ),
+    ];
+    for &(set, name, file, decided, two_way, four) in published {
+        let report = ragaliq::calibration(set)
+            .with_mode(Mode::Replay)
+            .with_judge_file(name, format!("tests/judges/{file}.toml"))
+            .run()
+            .await
+            .unwrap();
+        let judge = &report.judges[0];
+        let kappa = |k: Option<f64>| k.map(|k| (k * 1000.0).round() / 1000.0 + 0.0);
+        assert_eq!(
+            (
+                judge.usage.calls,
+                judge.not_judged.len(),
+                judge.judged,
+                judge.undecided
+            ),
+            (0, 0, decided, 0),
+            "{set} {name}: calls, not verified, decided, undecided"
+        );
+        assert_eq!(kappa(judge.collapsed.kappa), Some(two_way), "{set} {name}");
+        if let Some(four) = four {
+            assert_eq!(
+                kappa(judge.verdicts.kappa),
+                Some(four),
+                "{set} {name}: four verdicts"
+            );
+        }
+    }
+}
