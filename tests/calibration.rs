@@ -414,6 +414,17 @@ async fn the_short_questions_replay_to_the_published_test_figures() {
     }
 }
 
+/// A published row: set, judge name, judge file, decided, two-way kappa,
+/// four-verdict kappa.
+type Published = (
+    &'static str,
+    &'static str,
+    &'static str,
+    usize,
+    f64,
+    Option<f64>,
+);
+
 /// The rest of the kit models' committed recordings: the dev halves at the
 /// defaults (what `--fit` was run on), the JSON prompts' befores, the
 /// relevance template without a score in its reply line, and chunked
@@ -422,7 +433,7 @@ async fn the_short_questions_replay_to_the_published_test_figures() {
 #[tokio::test]
 async fn the_dev_halves_and_the_befores_replay_to_the_published_figures() {
     // (set, judge name, judge file, decided, two-way kappa, four verdicts)
-    let published: &[(&str, &str, &str, usize, f64, Option<f64>)] = &[
+    let published: &[Published] = &[
         (
             "tests/labelled_claims/dev",
             "qwen15-unfitted",
