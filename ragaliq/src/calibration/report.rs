@@ -604,15 +604,17 @@ impl fmt::Display for CalibrationReport {
                 "\njudge `{}`: {}; samples {}",
                 j.name, j.judge, j.samples
             )?;
-            if j.four_way_measured() || self.kind != ItemKind::Claim {
+            let agreement = |f: &mut fmt::Formatter<'_>, label: &str, a: &AgreementStats| {
                 writeln!(
                     f,
-                    "  {:<24} accuracy {:.3}  kappa {}  macro-F1 {:.3}",
-                    self.headline().0,
-                    j.verdicts.accuracy,
-                    kappa_text(&j.verdicts),
-                    j.verdicts.macro_f1
-                )?;
+                    "  {label:<24} accuracy {:.3}  kappa {}  macro-F1 {:.3}",
+                    a.accuracy,
+                    kappa_text(a),
+                    a.macro_f1
+                )
+            };
+            if j.four_way_measured() || self.kind != ItemKind::Claim {
+                agreement(f, self.headline().0, &j.verdicts)?;
             } else {
                 writeln!(
                     f,
@@ -621,14 +623,7 @@ impl fmt::Display for CalibrationReport {
                 )?;
             }
             if self.kind == ItemKind::Claim {
-                writeln!(
-                    f,
-                    "  {:<24} accuracy {:.3}  kappa {}  macro-F1 {:.3}",
-                    self.headline().1,
-                    j.collapsed.accuracy,
-                    kappa_text(&j.collapsed),
-                    j.collapsed.macro_f1
-                )?;
+                agreement(f, self.headline().1, &j.collapsed)?;
             }
             if let Some(fit) = &j.fit {
                 writeln!(f, "  {}", fit_line(fit))?;
