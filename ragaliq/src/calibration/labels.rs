@@ -129,6 +129,15 @@ pub struct LabelledClaim {
     pub two_way: bool,
 }
 
+impl LabelledClaim {
+    /// The person's verdict, where it is one of four: never in a two-way
+    /// file, whose `supported` is only "not `not_supported`".
+    #[must_use]
+    pub fn four_way_verdict(&self) -> Option<Verdict> {
+        self.label.verdict().filter(|_| !self.two_way)
+    }
+}
+
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Item {

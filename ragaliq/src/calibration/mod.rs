@@ -718,14 +718,14 @@ async fn calibrate_one(
                 }
                 if let Some(p) = probability {
                     scored.push((c.label.positive(), p));
-                    if let Some(person) = c.label.verdict().filter(|_| !c.two_way) {
+                    if let Some(person) = c.four_way_verdict() {
                         scored_four.push((person, p, contradiction));
                     }
                 }
                 collapsed.push((usize::from(!c.label.positive()), usize::from(!positive)));
                 groups_of_collapsed.push(group_of[i]);
                 // The four verdicts, where the person gave one.
-                let agrees = match (c.label.verdict().filter(|_| !c.two_way), verdict) {
+                let agrees = match (c.four_way_verdict(), verdict) {
                     (Some(person), Some(judge)) => {
                         pairs.push((index(person), index(judge)));
                         groups_of_pairs.push(group_of[i]);
