@@ -1,6 +1,6 @@
 //! Generates a case file from a folder of documents: the judge writes
 //! questions and grounded answers, and the result is a JSON Lines file that
-//! `ragaliq::suite` loads.
+//! `ragaliq::suite()` loads.
 //!
 //! ```sh
 //! cargo run --example generate -- examples/docs target/generated.jsonl
@@ -54,7 +54,7 @@ async fn run(docs: &Path, out: &Path) -> Result<usize, Box<dyn std::error::Error
     let recorder = Arc::new(Recorder::new(location(), config.mode));
     let judge = Judge::from_config(&config)?.with_recorder(recorder.clone());
     let cases = ragaliq::generate(&judge, docs, PER_DOCUMENT).await?;
-    ragaliq::generate::write_jsonl(&cases, out)?;
+    ragaliq::generation::write_jsonl(&cases, out)?;
     if let Some(pending) = recorder.save_pending("examples/generate.rs")? {
         println!(
             "new exchanges recorded in {}: review them with `cargo insta review`",

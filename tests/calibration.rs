@@ -4,7 +4,7 @@
 //! `tests/labelled_claims/README.md`.
 
 use ragaliq::Mode;
-use ragaliq::calibration::CalibrationReport;
+use ragaliq::calibrate::CalibrationReport;
 
 const JUDGES: [&str; 3] = ["scripted", "flipping", "flipping-x5"];
 
@@ -120,7 +120,7 @@ async fn the_labelled_set_is_balanced_and_replays_with_no_call() {
 #[tokio::test]
 async fn the_halves_share_no_passages_and_replay_from_the_same_recordings() {
     let load = |half: &str| {
-        ragaliq::calibration::load_dir(&std::path::Path::new("tests/labelled_claims").join(half))
+        ragaliq::calibrate::load_dir(&std::path::Path::new("tests/labelled_claims").join(half))
             .unwrap()
     };
     let (dev, test) = (load("dev"), load("test"));

@@ -47,8 +47,8 @@ async fn generated_cases_load_in_a_suite() {
 
     let dir = std::env::temp_dir().join(format!("ragaliq-generated-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    ragaliq::generate::write_jsonl(&cases, &dir.join("generated.jsonl")).unwrap();
-    let loaded = ragaliq::suite::cases::load_dir(&dir).unwrap();
+    ragaliq::generation::write_jsonl(&cases, &dir.join("generated.jsonl")).unwrap();
+    let loaded = ragaliq::harness::cases::load_dir(&dir).unwrap();
     assert_eq!(loaded.len(), 5);
     assert_eq!(loaded[3].case, cases[3]);
     std::fs::remove_dir_all(&dir).unwrap();

@@ -92,19 +92,16 @@ async fn every_metric_from_a_configured_judge() {
 
 #[test]
 fn evaluations_serialize_for_reports() {
-    let eval = Evaluation {
-        metric: Metric::Relevance,
-        score: 0.75,
-        threshold: 0.7,
-        passed: true,
-        reasoning: "Answers it.".into(),
-        counts: None,
-        claims: vec![],
-        passages: vec![],
-        usage: Default::default(),
-        undecided: false,
-        spread: None,
-    };
+    // `Evaluation` is `#[non_exhaustive]`: a report reads one back from JSON.
+    let eval: Evaluation = serde_json::from_value(serde_json::json!({
+        "metric": "relevance",
+        "score": 0.75,
+        "threshold": 0.7,
+        "passed": true,
+        "reasoning": "Answers it.",
+        "usage": {"calls": 1, "input_tokens": 10, "output_tokens": 1},
+    }))
+    .unwrap();
     let json = serde_json::to_value(&eval).unwrap();
     assert_eq!(json["metric"], "relevance");
     assert_eq!(json["passed"], true);

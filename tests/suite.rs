@@ -4,9 +4,10 @@
 
 use libtest_mimic::Arguments;
 use ragaliq::judge::{Judge, OpenAiTransport};
-use ragaliq::suite::cases::{load_dir, load_file};
-use ragaliq::suite::report::{Outcome, Report};
-use ragaliq::{Metric, Mode, Price};
+use ragaliq::harness::cases::{load_dir, load_file};
+use ragaliq::harness::report::{Outcome, Report};
+use ragaliq::config::Price;
+use ragaliq::{Metric, Mode};
 use ragaliq_scripted::ScriptedJudge;
 use std::path::{Path, PathBuf};
 
@@ -300,7 +301,7 @@ fn relevance_run(
     dir: PathBuf,
     judge: Judge,
     baseline: Option<PathBuf>,
-) -> ragaliq::suite::SuiteOutcome {
+) -> ragaliq::harness::SuiteOutcome {
     let mut suite = ragaliq::suite(dir)
         .metrics([Metric::Relevance])
         .judge(judge)

@@ -9,7 +9,7 @@
 //! the run's `report.json` after each.
 
 use ragaliq::judge::{BoxFuture, Judge, JudgeRequest, JudgeResponse, Transport};
-use ragaliq::suite::report::Report;
+use ragaliq::harness::report::Report;
 use ragaliq::{Metric, Mode, TransportError};
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};

@@ -20,7 +20,8 @@
 //! time (its `driver.lock`).
 
 use ragaliq::batch::{BatchApi, BatchFolder, BatchLine, BatchProgress, BatchTag, LineResult};
-use ragaliq::{Config, Price};
+use ragaliq::Config;
+use ragaliq::config::Price;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -1,5 +1,5 @@
 //! `cargo ragaliq calibrate`: a judge's agreement with labelled claims (see
-//! `ragaliq::calibration`).
+//! `ragaliq::calibrate`).
 
 use ragaliq::Mode;
 use std::path::PathBuf;
@@ -167,7 +167,7 @@ fn dirs_text(dirs: &[PathBuf]) -> String {
 /// under its table, and a `[fitted]` table that says on what and when.
 fn write_fit(
     path: &std::path::Path,
-    fit: &ragaliq::calibration::Fit,
+    fit: &ragaliq::calibrate::Fit,
     set: &str,
 ) -> Result<(), String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
@@ -187,9 +187,9 @@ fn write_fit(
             toml_edit::value((c.kappa * 1000.0).round() / 1000.0);
     }
     let kind = match fit.kind {
-        ragaliq::calibration::ItemKind::Claim => "claims",
-        ragaliq::calibration::ItemKind::Answer => "answers",
-        ragaliq::calibration::ItemKind::Passage => "passages",
+        ragaliq::calibrate::ItemKind::Claim => "claims",
+        ragaliq::calibrate::ItemKind::Answer => "answers",
+        ragaliq::calibrate::ItemKind::Passage => "passages",
     };
     doc["fitted"][format!("{kind}_set")] = toml_edit::value(set);
     doc["fitted"][format!("{kind}_date")] = toml_edit::value(today());
@@ -229,8 +229,8 @@ mod tests {
             "# my judge\n[judge]\nprovider = \"openai-compatible\"  # local\nmodel = \"m\"\n",
         )
         .unwrap();
-        let fit = ragaliq::calibration::Fit::new(
-            ragaliq::calibration::ItemKind::Claim,
+        let fit = ragaliq::calibrate::Fit::new(
+            ragaliq::calibrate::ItemKind::Claim,
             0.34,
             0.5,
             100,

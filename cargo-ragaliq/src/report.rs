@@ -1,6 +1,6 @@
 //! `cargo ragaliq report`: one report from the reports of several shards.
 
-use ragaliq::suite::report::Report;
+use ragaliq::harness::report::Report;
 use std::path::{Path, PathBuf};
 
 #[derive(clap::Args)]

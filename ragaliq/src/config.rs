@@ -59,9 +59,10 @@
 //! the file.
 
 pub use crate::core::Mode;
+pub use crate::core::{BUILTIN_PRICES, Price};
 
 use crate::core::{
-    ApiKey, ConfigError, DEFAULT_AGREEMENT, JsonMode, Metric, Price, Samples, Strategy,
+    ApiKey, ConfigError, DEFAULT_AGREEMENT, JsonMode, Metric, Samples, Strategy,
     VerdictWeights, price_for,
 };
 use crate::transport::{RetryPolicy, redact_url};
@@ -73,6 +74,7 @@ use std::time::Duration;
 
 /// A judge provider.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Provider {
     /// OpenAI's chat completions.
     OpenAi,
@@ -888,7 +890,7 @@ impl Config {
     }
 
     /// The price of the configured model: an override, else the built-in
-    /// table ([`BUILTIN_PRICES`](crate::core::BUILTIN_PRICES)), else `None`.
+    /// table ([`BUILTIN_PRICES`](crate::config::BUILTIN_PRICES)), else `None`.
     #[must_use]
     pub fn price(&self) -> Option<Price> {
         price_for(&self.model, &self.prices)

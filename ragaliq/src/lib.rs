@@ -146,43 +146,46 @@
 #[path = "private.rs"]
 pub mod __private;
 mod assertions;
+// `cargo ragaliq`'s own plumbing (batch recording, run folders): public only
+// so the subcommand can drive it, not part of the documented API and not
+// covered by semver.
+#[doc(hidden)]
 pub mod batch;
-pub mod calibration;
+pub mod calibrate;
 mod client;
 pub mod config;
 mod core;
 mod data_files;
 mod error;
 pub mod evidence;
-pub mod generate;
+pub mod generation;
+pub mod harness;
 mod html;
 pub mod judge;
 mod metrics;
 pub mod parse;
 pub mod prompts;
 pub mod record;
+#[doc(hidden)]
 pub mod run;
 mod session;
 mod stats;
-pub mod suite;
 mod tasks;
 mod transport;
 
 pub use crate::core::{
-    AUTO_BAND, Agreement, BUILTIN_PRICES, CaseError, ClaimCounts, ClaimVerdict, ConfigError,
-    DEFAULT_AGREEMENT, Evaluation, Metric, PassageVerdict, Price, RagCase, Samples, Spread,
-    Strategy, Usage, Verdict, VerdictWeights,
+    Agreement, CaseError, ClaimCounts, ClaimVerdict, ConfigError, Evaluation, Metric,
+    PassageVerdict, RagCase, Samples, Spread, Strategy, Usage, Verdict, VerdictWeights,
 };
-pub use calibration::calibration;
+pub use calibrate::calibration;
 pub use config::{Config, Mode, Provider};
 pub use error::{Error, Result};
-pub use generate::generate;
+pub use generation::generate;
+pub use harness::suite;
 pub use judge::Judge;
 pub use metrics::EvalOptions;
 pub use parse::{ParseError, ParseErrorKind};
 pub use ragaliq_macros::rag_test;
-pub use suite::suite;
-pub use tasks::MAX_REASKS;
 pub use transport::{TransportError, TransportErrorKind};
 
 /// The names a test file needs: `use ragaliq::prelude::*;`.

@@ -63,7 +63,7 @@ const LAYERS: &[(&str, &str, &[&str])] = &[
         &["core", "config", "judge", "metrics", "record", "error"],
     ),
     (
-        "suite",
+        "harness",
         "top",
         &[
             "core",
@@ -79,7 +79,7 @@ const LAYERS: &[(&str, &str, &[&str])] = &[
         ],
     ),
     (
-        "calibration",
+        "calibrate",
         "top",
         &[
             "core",
@@ -92,7 +92,7 @@ const LAYERS: &[(&str, &str, &[&str])] = &[
             "html",
         ],
     ),
-    ("generate", "top", &["core", "judge", "tasks", "error"]),
+    ("generation", "top", &["core", "judge", "tasks", "error"]),
     ("batch", "top", &["config", "run", "transport"]),
 ];
 

@@ -4,7 +4,7 @@
 
 use proptest::prelude::*;
 use ragaliq::parse;
-use ragaliq::suite::cases::load_file;
+use ragaliq::harness::cases::load_file;
 
 /// JSON-shaped replies: the keys and value kinds the parsers look for,
 /// nested and mixed, with prose and fences around them.

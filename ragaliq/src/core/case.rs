@@ -26,6 +26,7 @@ use serde::{Deserialize, Serialize};
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[non_exhaustive]
 pub struct RagCase {
     /// A stable name for the case (used in reports and recording names).
     #[serde(default, skip_serializing_if = "Option::is_none")]

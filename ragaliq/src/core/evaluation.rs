@@ -10,6 +10,7 @@ use std::str::FromStr;
 /// The metrics ragaliq computes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Metric {
     /// Share of the response's claims that the context supports.
     Faithfulness,
@@ -156,6 +157,7 @@ impl std::ops::AddAssign for Usage {
 
 /// One claim and the judge's verdict on it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ClaimVerdict {
     /// The claim, as extracted (or the expected fact, for context recall).
     pub claim: String,
@@ -215,6 +217,7 @@ pub struct ClaimVerdict {
 /// assert_eq!(counts.no_evidence, 0, "an undecided claim is counted as undecided only");
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ClaimCounts {
     /// Decided supported.
     pub supported: usize,
@@ -257,6 +260,7 @@ impl ClaimCounts {
 
 /// One retrieved passage and whether the judge found it relevant.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct PassageVerdict {
     /// 1-based rank of the passage in the context.
     pub rank: usize,
@@ -283,6 +287,7 @@ pub struct PassageVerdict {
 /// like a review: the score against the threshold, then every failing claim
 /// with its verdict and evidence.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Evaluation {
     /// What was measured.
     pub metric: Metric,

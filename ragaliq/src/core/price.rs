@@ -35,7 +35,7 @@ impl Price {
     /// as OpenAI's Batch API and Anthropic's Message Batches charge.
     ///
     /// ```
-    /// use ragaliq::Price;
+    /// use ragaliq::config::Price;
     /// let live = Price { input_per_million: 0.15, output_per_million: 0.60 };
     /// assert_eq!(live.batch(), Price { input_per_million: 0.075, output_per_million: 0.30 });
     /// ```

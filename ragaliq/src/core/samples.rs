@@ -25,6 +25,7 @@ use std::fmt;
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Samples {
     /// Always ask this many times (1 to [`Samples::MAX`]).
     Fixed(u32),

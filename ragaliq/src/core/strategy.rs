@@ -21,6 +21,7 @@ use std::fmt;
 /// assert_eq!(Strategy::Word.to_string(), "word");
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Strategy {
     /// Short yes/no questions; the answer is P(yes) from the first answer
     /// token's likeliest alternatives where the server returns token

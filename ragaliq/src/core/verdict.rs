@@ -6,6 +6,7 @@ use std::fmt;
 /// What the judge concluded about one claim, given the context.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Verdict {
     /// The context states the claim or it follows directly.
     Supported,

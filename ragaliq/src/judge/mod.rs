@@ -9,6 +9,7 @@ mod about;
 mod builder;
 
 pub use crate::client::Refusal;
+pub use crate::core::{AUTO_BAND, DEFAULT_AGREEMENT};
 pub use crate::core::{
     ApiKey, Fingerprint, JsonMode, JudgeRequest, JudgeResponse, Message, RateLimits, RateWindow,
     ResponseFormat, Role, StopReason, TokenLogprob, TopLogprob,
@@ -18,6 +19,7 @@ pub use crate::transport::{
     ANTHROPIC_VERSION, AnthropicTransport, BoxFuture, OpenAiTransport, RetryPolicy, Transport,
     endpoint_label, refuses_response_format,
 };
+pub use crate::tasks::MAX_REASKS;
 pub use builder::JudgeBuilder;
 
 use crate::client;

@@ -34,6 +34,7 @@ pub(crate) const NO_CLAIMS_LISTED: &str = "The judge listed no claim in a respon
 /// assert_eq!(o.threshold, Some(0.9));
 /// ```
 #[derive(Clone, Debug, Default, PartialEq)]
+#[non_exhaustive]
 pub struct EvalOptions {
     /// Pass threshold in [0, 1]; `None` uses the judge's default for the metric.
     pub threshold: Option<f64>,

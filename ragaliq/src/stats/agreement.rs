@@ -69,7 +69,7 @@ pub struct LabelStats {
 /// each pair its own group in the bootstrap.
 ///
 /// ```
-/// use ragaliq::calibration::agreement;
+/// use ragaliq::calibrate::agreement;
 /// // 20 yes/yes, 5 yes/no, 10 no/yes, 15 no/no: kappa 0.4.
 /// let mut pairs = vec![(0, 0); 20];
 /// pairs.extend([(0, 1); 5]);
@@ -96,7 +96,7 @@ pub fn agreement(
 /// (one call, the same passages) stay together in every resample.
 ///
 /// ```
-/// use ragaliq::calibration::{agreement, agreement_grouped};
+/// use ragaliq::calibrate::{agreement, agreement_grouped};
 /// // The same 50 pairs, in 5 groups of 10 that agree or disagree together.
 /// let mut pairs = Vec::new();
 /// let mut groups = Vec::new();
@@ -110,7 +110,7 @@ pub fn agreement(
 /// let single = agreement(&["yes", "no"], &pairs, 2000, 7);
 /// let grouped = agreement_grouped(&["yes", "no"], &pairs, &groups, 2000, 7);
 /// assert_eq!(single.kappa, grouped.kappa);
-/// let width = |s: &ragaliq::calibration::AgreementStats| {
+/// let width = |s: &ragaliq::calibrate::AgreementStats| {
 ///     let (lo, hi) = s.kappa_interval.unwrap();
 ///     hi - lo
 /// };

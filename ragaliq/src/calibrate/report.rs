@@ -154,7 +154,7 @@ impl Fit {
     /// kappa.
     ///
     /// ```
-    /// use ragaliq::calibration::{Fit, ItemKind};
+    /// use ragaliq::calibrate::{Fit, ItemKind};
     /// let fit = Fit::new(ItemKind::Claim, 0.34, 0.56, 176, 0.5, Some(0.43));
     /// assert_eq!(fit.key(), ("judge", "claim_threshold"));
     /// ```
@@ -183,7 +183,7 @@ impl Fit {
     /// its kappa, over `asked` claims.
     ///
     /// ```
-    /// use ragaliq::calibration::{Fit, ItemKind};
+    /// use ragaliq::calibrate::{Fit, ItemKind};
     /// let fit = Fit::new(ItemKind::Claim, 0.34, 0.56, 176, 0.5, Some(0.43))
     ///     .with_contradiction(0.26, 0.35, 0.5, Some(0.23), 120);
     /// assert_eq!(fit.contradiction.unwrap().threshold, 0.26);

@@ -598,7 +598,7 @@ impl Report {
     /// The run as one self-contained HTML page (`report.html`): the
     /// summary, a case × metric grid, each case with its claims marked in
     /// the response and their evidence in the passages, and each metric's
-    /// score distribution. See [`crate::suite`](mod@crate::suite)'s docs for a picture.
+    /// score distribution. See [`crate::harness`](mod@crate::harness)'s docs for a picture.
     #[must_use]
     pub fn html(&self) -> String {
         page(self)
