@@ -57,7 +57,7 @@ use crate::core::Verdict;
 pub(crate) use json::canonical;
 use json::{Found, J};
 use std::fmt;
-pub use word::{YesNo, yes_no};
+pub use word::{MIN_ANSWER_MASS, WordAnswer, YesNo, answer_word, yes_no};
 
 /// A judge reply that could not be read, with the reply itself.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
@@ -162,7 +162,7 @@ pub enum ParseErrorKind {
     Unmatched {
         /// Claims without a verdict.
         unmatched: usize,
-        /// The most re-asked ([`MAX_REASKS`](crate::MAX_REASKS)).
+        /// The most re-asked ([`MAX_REASKS`](crate::judge::MAX_REASKS)).
         limit: usize,
     },
     /// A yes/no question answered with neither word, and no token

@@ -1,19 +1,68 @@
-//! A yes/no question's answer: P(yes) from the judge's token probabilities
-//! where the server returned them, else the word it wrote.
+//! A one-word answer: the probability of each answer word from the judge's
+//! token probabilities where the server returned them, else the word it
+//! wrote.
 //!
-//! The probability is read at the first token of the reply that is a word
-//! (a leading quote or space is passed over): the alternatives there whose
-//! text is `yes` or `no` in any case and spacing (`Yes`, ` yes`, `"no`,
-//! `NO.`) are summed per answer, and P(yes) is yes's share of the two —
-//! renormalised over the answer words, whatever else the judge might have
-//! said. A reply whose alternatives hold neither word is read from the
-//! word written; a reply that is neither is an error that carries it.
+//! **Where the answer is read.** At the first token of the reply that is
+//! an answer word (a leading quote, space or "Answer:" is passed over);
+//! when no token written is one, at the first token that carries a word,
+//! but only if the answer words hold at least [`MIN_ANSWER_MASS`] of the
+//! probability there. Below that the judge was writing something else
+//! ("The claim …", with "Yes" far down its list): its P(yes) would be a
+//! ratio of two tiny numbers, so no verdict is read from it.
+//!
+//! **How.** The alternatives at that position whose text is an answer word
+//! in any case and spacing (`Yes`, ` yes`, `"no`, `NO.`; for a longer word,
+//! also a prefix of at least two letters that begins no other answer word,
+//! as tokenizers split `contradict` into `contr`+`ad`+`ict`) are summed per
+//! word and renormalised over the answer words, whatever else the judge
+//! might have said.
+//!
+//! **Without probabilities** (a server that returns none, Anthropic,
+//! `strategy = "word"`), or where none of the above holds, the first word
+//! written decides, with probability 1. A reply that is no answer word is
+//! an error that carries it.
 
 use super::{ParseError, ParseErrorKind};
 use crate::core::TokenLogprob;
 
+/// The share of a position's probability the answer words must hold for an
+/// answer to be read there when the token written is not one of them.
+pub const MIN_ANSWER_MASS: f64 = 0.5;
+
+/// A one-word answer, as read (see the module).
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct WordAnswer {
+    /// The probability of each answer word, in the order asked, summing to
+    /// 1: from the token probabilities, or 1 for the word written.
+    pub probabilities: Vec<f64>,
+    /// Whether `probabilities` come from token probabilities (else from the
+    /// word written).
+    pub from_probabilities: bool,
+    /// The share of the position's probability the answer words held (1
+    /// for the word written).
+    pub mass: f64,
+    /// What was read, for recordings and messages.
+    pub read: String,
+}
+
+impl WordAnswer {
+    /// The likeliest answer word's index (the first on a tie).
+    #[must_use]
+    pub fn likeliest(&self) -> usize {
+        let mut best = 0;
+        for (i, p) in self.probabilities.iter().enumerate() {
+            if *p > self.probabilities[best] {
+                best = i;
+            }
+        }
+        best
+    }
+}
+
 /// A yes/no answer, as read.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct YesNo {
     /// P(yes), in [0, 1]: from the token probabilities, or 1 / 0 from the
     /// word written.
@@ -26,16 +75,36 @@ pub struct YesNo {
     pub read: String,
 }
 
-/// `yes`, `no`, or `None`, for a token or word in any case, with spaces,
-/// quotes and punctuation around it.
-fn answer_word(text: &str) -> Option<bool> {
-    let word = text
-        .trim()
-        .trim_matches(|c: char| !c.is_alphanumeric())
-        .to_lowercase();
-    match word.as_str() {
-        "yes" => Some(true),
-        "no" => Some(false),
+/// The letters of a token or word, lower-cased: `" Yes."` is `yes`.
+fn letters(text: &str) -> String {
+    text.chars()
+        .filter(|c| c.is_alphanumeric())
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// Which of `words` a token or word counts for, if exactly one.
+fn which(text: &str, words: &[&str]) -> Option<usize> {
+    let t = letters(text);
+    if t.is_empty() {
+        return None;
+    }
+    if let Some(i) = words.iter().position(|w| *w == t) {
+        return Some(i);
+    }
+    // A longer word split by the tokenizer, or inflected ("supports").
+    let hits: Vec<usize> = words
+        .iter()
+        .enumerate()
+        .filter(|(_, w)| {
+            w.len() > 3
+                && ((t.len() >= 2 && w.starts_with(t.as_str()))
+                    || t.strip_prefix(*w).is_some_and(|rest| ["s", "ed"].contains(&rest)))
+        })
+        .map(|(i, _)| i)
+        .collect();
+    match hits[..] {
+        [i] => Some(i),
         _ => None,
     }
 }
@@ -45,7 +114,133 @@ fn is_blank(token: &str) -> bool {
     !token.chars().any(char::is_alphanumeric)
 }
 
-/// Reads a yes/no reply (see the module).
+/// Reads a one-word answer among `words` (lower case, e.g. `["yes", "no"]`);
+/// see the module for where and how.
+///
+/// ```
+/// use ragaliq::judge::{TokenLogprob, TopLogprob};
+/// use ragaliq::parse::answer_word;
+/// let alt = |t: &str, p: f64| TopLogprob { token: t.into(), logprob: p.ln() };
+/// let words = ["support", "contradict", "neither"];
+/// let tokens = vec![TokenLogprob {
+///     token: "contr".into(),
+///     logprob: 0.5f64.ln(),
+///     top: vec![alt("contr", 0.5), alt("support", 0.3), alt("ne", 0.1), alt("The", 0.1)],
+/// }];
+/// let read = answer_word("contradict", Some(&tokens), &words).unwrap();
+/// assert_eq!(read.likeliest(), 1);
+/// assert!((read.probabilities[1] - 0.5 / 0.9).abs() < 1e-12);
+/// assert!((read.mass - 0.9).abs() < 1e-12);
+/// ```
+///
+/// # Errors
+///
+/// Neither the probabilities nor the word written give one of `words`.
+pub fn answer_word(
+    reply: &str,
+    logprobs: Option<&[TokenLogprob]>,
+    words: &[&str],
+) -> Result<WordAnswer, ParseError> {
+    let written = reply.split_whitespace().next().unwrap_or_default();
+    let word = which(written, words);
+    let from_word = |why: &str| -> Option<WordAnswer> {
+        let w = word?;
+        let mut probabilities = vec![0.0; words.len()];
+        probabilities[w] = 1.0;
+        Some(WordAnswer {
+            probabilities,
+            from_probabilities: false,
+            mass: 1.0,
+            read: format!("the word written: {} ({why})", words[w]),
+        })
+    };
+    let Some(tokens) = logprobs.filter(|t| !t.is_empty()) else {
+        return from_word("no token probabilities").ok_or_else(|| not_an_answer(reply, written));
+    };
+    // The first token written that is an answer word; else the first that
+    // carries a word, if the answer words hold enough there.
+    let at = tokens
+        .iter()
+        .position(|t| which(&t.token, words).is_some())
+        .map(|i| (i, true))
+        .or_else(|| {
+            tokens
+                .iter()
+                .position(|t| !is_blank(&t.token))
+                .map(|i| (i, false))
+        });
+    if let Some((at, written_is_answer)) = at {
+        let position = &tokens[at];
+        let mut mass = vec![0.0f64; words.len()];
+        let mut seen_written = false;
+        for alt in &position.top {
+            seen_written |= alt.token == position.token;
+            if let Some(i) = which(&alt.token, words) {
+                mass[i] += alt.logprob.exp();
+            }
+        }
+        // A server that lists no alternatives, or not the token written.
+        if !seen_written && let Some(i) = which(&position.token, words) {
+            mass[i] += position.logprob.exp();
+        }
+        let total: f64 = mass.iter().sum();
+        let enough = written_is_answer || total >= MIN_ANSWER_MASS;
+        if enough && total > 0.0 && total.is_finite() {
+            let probabilities: Vec<f64> =
+                mass.iter().map(|m| (m / total).clamp(0.0, 1.0)).collect();
+            let which_token = if at == 0 {
+                "the first token".to_owned()
+            } else {
+                format!("token {}", at + 1)
+            };
+            let parts: Vec<String> = words
+                .iter()
+                .zip(&mass)
+                .map(|(w, m)| format!("{w} {m:.3}"))
+                .collect();
+            let headline = if words.len() == 2 {
+                format!("P({}) {:.3}", words[0], probabilities[0])
+            } else {
+                let best = probabilities
+                    .iter()
+                    .enumerate()
+                    .fold(0, |b, (i, p)| if *p > probabilities[b] { i } else { b });
+                format!("{} {:.3}", words[best], probabilities[best])
+            };
+            return Ok(WordAnswer {
+                probabilities,
+                from_probabilities: true,
+                mass: total.min(1.0),
+                read: format!(
+                    "{headline} from {which_token}'s {} likeliest ({})",
+                    position.top.len().max(1),
+                    parts.join(", ")
+                ),
+            });
+        }
+        let why = format!(
+            "the answer words held {:.3} of the probability at the first word, under {MIN_ANSWER_MASS}",
+            total
+        );
+        return from_word(&why).ok_or_else(|| not_an_answer(reply, written));
+    }
+    from_word("no token carried a word").ok_or_else(|| not_an_answer(reply, written))
+}
+
+fn not_an_answer(reply: &str, written: &str) -> ParseError {
+    ParseError::new(
+        if reply.trim().is_empty() {
+            ParseErrorKind::Empty
+        } else {
+            ParseErrorKind::NotYesNo {
+                word: written.chars().take(40).collect(),
+            }
+        },
+        reply,
+    )
+}
+
+/// Reads a yes/no reply ([`answer_word`] over `yes` and `no`).
 ///
 /// ```
 /// use ragaliq::judge::{TokenLogprob, TopLogprob};
@@ -68,76 +263,12 @@ fn is_blank(token: &str) -> bool {
 ///
 /// Neither the probabilities nor the word say yes or no.
 pub fn yes_no(reply: &str, logprobs: Option<&[TokenLogprob]>) -> Result<YesNo, ParseError> {
-    let written = reply.split_whitespace().next().unwrap_or_default();
-    let word = answer_word(written);
-    if let Some(tokens) = logprobs.filter(|t| !t.is_empty()) {
-        let at = tokens.iter().position(|t| !is_blank(&t.token)).unwrap_or(0);
-        let position = &tokens[at];
-        let (mut yes, mut no) = (0.0f64, 0.0f64);
-        let mut seen_written = false;
-        for alt in &position.top {
-            seen_written |= alt.token == position.token;
-            match answer_word(&alt.token) {
-                Some(true) => yes += alt.logprob.exp(),
-                Some(false) => no += alt.logprob.exp(),
-                None => {}
-            }
-        }
-        // A server that lists no alternatives, or not the token written.
-        if !seen_written {
-            match answer_word(&position.token) {
-                Some(true) => yes += position.logprob.exp(),
-                Some(false) => no += position.logprob.exp(),
-                None => {}
-            }
-        }
-        if yes + no > 0.0 && (yes + no).is_finite() {
-            let p_yes = (yes / (yes + no)).clamp(0.0, 1.0);
-            let which = if at == 0 {
-                "the first token".to_owned()
-            } else {
-                format!("token {} (the first word)", at + 1)
-            };
-            return Ok(YesNo {
-                p_yes,
-                from_probabilities: true,
-                read: format!(
-                    "P(yes) {p_yes:.3} from {which}'s {} likeliest (yes {yes:.3}, no {no:.3})",
-                    position.top.len().max(1)
-                ),
-            });
-        }
-        if let Some(w) = word {
-            return Ok(YesNo {
-                p_yes: if w { 1.0 } else { 0.0 },
-                from_probabilities: false,
-                read: format!(
-                    "the word written: {} (neither yes nor no among the first word's {} likeliest tokens)",
-                    if w { "yes" } else { "no" },
-                    position.top.len()
-                ),
-            });
-        }
-    } else if let Some(w) = word {
-        return Ok(YesNo {
-            p_yes: if w { 1.0 } else { 0.0 },
-            from_probabilities: false,
-            read: format!(
-                "the word written: {} (no token probabilities)",
-                if w { "yes" } else { "no" }
-            ),
-        });
-    }
-    Err(ParseError::new(
-        if reply.trim().is_empty() {
-            ParseErrorKind::Empty
-        } else {
-            ParseErrorKind::NotYesNo {
-                word: written.chars().take(40).collect(),
-            }
-        },
-        reply,
-    ))
+    let read = answer_word(reply, logprobs, &["yes", "no"])?;
+    Ok(YesNo {
+        p_yes: read.probabilities[0],
+        from_probabilities: read.from_probabilities,
+        read: read.read,
+    })
 }
 
 #[cfg(test)]
@@ -224,5 +355,71 @@ mod tests {
             let p = yes_no("yes", Some(&[t])).unwrap().p_yes;
             assert!((0.0..=1.0).contains(&p), "{p}");
         }
+    }
+
+    #[test]
+    fn almost_no_probability_gives_no_verdict() {
+        // The issue's reply: a first token "The" whose alternatives list
+        // "Yes" at -9.2 and no "No" read as P(yes) 1.0 before.
+        let the = TokenLogprob {
+            token: "The".into(),
+            logprob: -0.05,
+            top: vec![
+                TopLogprob { token: "The".into(), logprob: -0.05 },
+                TopLogprob { token: "Yes".into(), logprob: -9.2 },
+            ],
+        };
+        let e = yes_no("The claim", Some(&[the.clone()])).unwrap_err();
+        assert_eq!(e.kind.name(), "not_yes_no", "{e}");
+        // The same position with the word written after it: the word is
+        // read where it was written, not at "The".
+        let no = token("no", &[("no", 0.8), ("yes", 0.15)]);
+        let r = yes_no("The no", Some(&[the, no])).unwrap();
+        assert!((r.p_yes - 0.15 / 0.95).abs() < 1e-12, "{}", r.read);
+        assert!(r.read.contains("token 2"), "{}", r.read);
+    }
+
+    #[test]
+    fn the_first_token_that_is_an_answer_word_is_preferred() {
+        // "Answer: No": the answer is read at "No", though "Answer" has
+        // some yes/no probability too.
+        let tokens = [
+            token("Answer", &[("Answer", 0.6), ("Yes", 0.3), ("No", 0.1)]),
+            token(":", &[(":", 0.99)]),
+            token(" No", &[(" No", 0.9), (" Yes", 0.1)]),
+        ];
+        let r = yes_no("Answer: No", Some(&tokens)).unwrap();
+        assert!((r.p_yes - 0.1).abs() < 1e-12, "{}", r.read);
+        assert!(r.read.contains("token 3"), "{}", r.read);
+    }
+
+    #[test]
+    fn real_mass_at_the_first_word_is_read_though_another_token_was_written() {
+        let t = token("The", &[("The", 0.4), ("Yes", 0.35), ("No", 0.25)]);
+        let r = answer_word("The", Some(&[t]), &["yes", "no"]).unwrap();
+        assert!(r.from_probabilities);
+        assert!((r.mass - 0.6).abs() < 1e-12);
+        assert!((r.probabilities[0] - 0.35 / 0.6).abs() < 1e-12);
+        // Under the minimum: no verdict, and the written word is no answer.
+        let t = token("The", &[("The", 0.7), ("Yes", 0.2), ("No", 0.1)]);
+        assert!(answer_word("The", Some(&[t]), &["yes", "no"]).is_err());
+    }
+
+    #[test]
+    fn longer_words_count_by_their_first_token_and_inflections() {
+        let words = ["support", "contradict", "neither"];
+        assert_eq!(which("contr", &words), Some(1));
+        assert_eq!(which(" ne", &words), Some(2));
+        assert_eq!(which("Neither", &words), Some(2));
+        assert_eq!(which("supports", &words), Some(0));
+        assert_eq!(which("supported", &words), Some(0));
+        assert_eq!(which("s", &words), None, "one letter is no word");
+        assert_eq!(which("co", &words), Some(1));
+        // yes and no count only whole.
+        assert_eq!(which("ye", &["yes", "no"]), None);
+        assert_eq!(which("nope", &["yes", "no"]), None);
+        // Without probabilities, the first word decides.
+        let r = answer_word("Neither.", None, &words).unwrap();
+        assert_eq!((r.likeliest(), r.from_probabilities), (2, false));
     }
 }
