@@ -3,10 +3,10 @@
 //! cost budget, against the scripted judge on 127.0.0.1.
 
 use libtest_mimic::Arguments;
-use ragaliq::judge::{Judge, OpenAiTransport};
+use ragaliq::config::Price;
 use ragaliq::harness::cases::{load_dir, load_file};
 use ragaliq::harness::report::{Outcome, Report};
-use ragaliq::config::Price;
+use ragaliq::judge::{Judge, OpenAiTransport};
 use ragaliq::{Metric, Mode};
 use ragaliq_scripted::ScriptedJudge;
 use std::path::{Path, PathBuf};

@@ -8,8 +8,8 @@
 //! twelve-case suite (as cargo-nextest does), for `ROUNDS` runs, and reads
 //! the run's `report.json` after each.
 
-use ragaliq::judge::{BoxFuture, Judge, JudgeRequest, JudgeResponse, Transport};
 use ragaliq::harness::report::Report;
+use ragaliq::judge::{BoxFuture, Judge, JudgeRequest, JudgeResponse, Transport};
 use ragaliq::{Metric, Mode, TransportError};
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};

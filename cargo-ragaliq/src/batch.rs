@@ -19,8 +19,8 @@
 //! provider before it submits again. One driver works on a folder at a
 //! time (its `driver.lock`).
 
-use ragaliq::batch::{BatchApi, BatchFolder, BatchLine, BatchProgress, BatchTag, LineResult};
 use ragaliq::Config;
+use ragaliq::batch::{BatchApi, BatchFolder, BatchLine, BatchProgress, BatchTag, LineResult};
 use ragaliq::config::Price;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;

@@ -62,8 +62,8 @@ pub use crate::core::Mode;
 pub use crate::core::{BUILTIN_PRICES, Price};
 
 use crate::core::{
-    ApiKey, ConfigError, DEFAULT_AGREEMENT, JsonMode, Metric, Samples, Strategy,
-    VerdictWeights, price_for,
+    ApiKey, ConfigError, DEFAULT_AGREEMENT, JsonMode, Metric, Samples, Strategy, VerdictWeights,
+    price_for,
 };
 use crate::transport::{RetryPolicy, redact_url};
 use serde::Deserialize;

@@ -240,7 +240,19 @@ impl Session {
                         // reads as YAML whatever spacing the judge used.
                         let mut kept = response.clone();
                         kept.text = recorded_reply(&response.text);
-                        recorder.store(&fingerprint, provider, request, &kept, requested, trial);
+                        // Asked without probabilities only because the
+                        // server refused them (see `recorded`).
+                        let refused =
+                            question.word && self.asking.probabilities && request.top_logprobs == 0;
+                        recorder.store(
+                            &fingerprint,
+                            provider,
+                            request,
+                            &kept,
+                            requested,
+                            refused,
+                            trial,
+                        );
                     }
                     return Ok((response, fingerprint));
                 }
@@ -309,12 +321,13 @@ impl Session {
             }
         }
         // Recorded where the server refused token probabilities: the same
-        // question without them.
+        // question without them, if that is why it was asked without (an
+        // answer recorded under `strategy = "word"` is not read as one).
         if request.top_logprobs > 0 {
             let mut plain = request.clone();
             plain.top_logprobs = 0;
             let alt = plain.fingerprint(provider);
-            if let Some(found) = recorder.lookup_only(&alt, trial) {
+            if let Some(found) = recorder.lookup_refused(&alt, trial) {
                 return Ok(Some((found, alt)));
             }
         }

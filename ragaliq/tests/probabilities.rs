@@ -362,3 +362,85 @@ async fn a_recorded_probability_replays_to_the_same_verdict() {
     assert_eq!(again.score, first.score);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Records `case()` from `server` with `judge`, and returns the snapshot.
+async fn record(judge: Judge, name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("ragaliq-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let snapshot = dir.join(format!("{name}.snap"));
+    let recorder = Arc::new(Recorder::new(
+        Location::at(&snapshot, name, "record it"),
+        Mode::Record,
+    ));
+    within(judge.with_recorder(recorder.clone()).faithfulness(&case()))
+        .await
+        .unwrap();
+    let written = recorder
+        .save_pending_after(true, "tests/probabilities.rs")
+        .unwrap()
+        .unwrap();
+    std::fs::rename(&written, &snapshot).unwrap();
+    snapshot
+}
+
+fn replaying(snapshot: &std::path::Path, strategy: ragaliq::Strategy) -> Judge {
+    Judge::builder(OpenAiTransport::new("http://127.0.0.1:9/v1"))
+        .with_model("m")
+        .with_strategy(strategy)
+        .build()
+        .unwrap()
+        .with_recorder(Arc::new(Recorder::new(
+            Location::at(snapshot, "replayed", "record it"),
+            Mode::Replay,
+        )))
+}
+
+#[tokio::test]
+async fn only_answers_recorded_because_probabilities_were_refused_stand_in_for_them() {
+    // Recorded from a server that refused probabilities: marked so, and it
+    // replays for a judge that asks for them.
+    let (refusing, _) = server(|_, user, body| {
+        if body.get("logprobs").is_some() {
+            return ResponseTemplate::new(400).set_body_json(json!({"error": {
+                "message": "logprobs is not supported with this model", "type": "invalid_request_error"}}));
+        }
+        ResponseTemplate::new(200).set_body_json(plain(if user.contains("gold") { "no" } else { "yes" }))
+    })
+    .await;
+    let refused = record(judge(&refusing), "refused").await;
+    let text = std::fs::read_to_string(&refused).unwrap();
+    assert!(text.contains("probabilities_refused: true"), "{text}");
+    let eval = within(replaying(&refused, ragaliq::Strategy::Probability).faithfulness(&case()))
+        .await
+        .expect("the refused answers replay where probabilities are asked for");
+    assert_eq!(eval.claims[0].verdict, Verdict::Supported);
+
+    // Recorded under strategy = "word" (no probabilities asked for, by
+    // choice): not a refused answer, so a judge asking for probabilities
+    // finds nothing to replay.
+    let (plain_server, _) = server(|_, user, _| {
+        ResponseTemplate::new(200).set_body_json(plain(if user.contains("gold") {
+            "no"
+        } else {
+            "yes"
+        }))
+    })
+    .await;
+    let word = Judge::builder(OpenAiTransport::new(&format!("{}/v1", plain_server.uri())))
+        .with_model("m")
+        .with_strategy(ragaliq::Strategy::Word)
+        .with_retry(fast_retries(0))
+        .build()
+        .unwrap();
+    let worded = record(word, "worded").await;
+    let text = std::fs::read_to_string(&worded).unwrap();
+    assert!(!text.contains("probabilities_refused"), "{text}");
+    let err = within(replaying(&worded, ragaliq::Strategy::Probability).faithfulness(&case()))
+        .await
+        .expect_err("a word answer is not a probability answer");
+    assert!(err.to_string().contains("claim_supported"), "{err}");
+    // It still replays for a judge that asks in the word.
+    within(replaying(&worded, ragaliq::Strategy::Word).faithfulness(&case()))
+        .await
+        .unwrap();
+}

@@ -3,8 +3,8 @@
 //! and no score or confidence escapes [0, 1] or is NaN.
 
 use proptest::prelude::*;
-use ragaliq::parse;
 use ragaliq::harness::cases::load_file;
+use ragaliq::parse;
 
 /// JSON-shaped replies: the keys and value kinds the parsers look for,
 /// nested and mixed, with prose and fences around them.

@@ -14,12 +14,12 @@ pub use crate::core::{
     ApiKey, Fingerprint, JsonMode, JudgeRequest, JudgeResponse, Message, RateLimits, RateWindow,
     ResponseFormat, Role, StopReason, TokenLogprob, TopLogprob,
 };
+pub use crate::tasks::MAX_REASKS;
 pub use crate::transport::limits;
 pub use crate::transport::{
     ANTHROPIC_VERSION, AnthropicTransport, BoxFuture, OpenAiTransport, RetryPolicy, Transport,
     endpoint_label, refuses_response_format,
 };
-pub use crate::tasks::MAX_REASKS;
 pub use builder::JudgeBuilder;
 
 use crate::client;

@@ -99,7 +99,8 @@ fn which(text: &str, words: &[&str]) -> Option<usize> {
         .filter(|(_, w)| {
             w.len() > 3
                 && ((t.len() >= 2 && w.starts_with(t.as_str()))
-                    || t.strip_prefix(*w).is_some_and(|rest| ["s", "ed"].contains(&rest)))
+                    || t.strip_prefix(*w)
+                        .is_some_and(|rest| ["s", "ed"].contains(&rest)))
         })
         .map(|(i, _)| i)
         .collect();
@@ -365,8 +366,14 @@ mod tests {
             token: "The".into(),
             logprob: -0.05,
             top: vec![
-                TopLogprob { token: "The".into(), logprob: -0.05 },
-                TopLogprob { token: "Yes".into(), logprob: -9.2 },
+                TopLogprob {
+                    token: "The".into(),
+                    logprob: -0.05,
+                },
+                TopLogprob {
+                    token: "Yes".into(),
+                    logprob: -9.2,
+                },
             ],
         };
         let e = yes_no("The claim", Some(&[the.clone()])).unwrap_err();

@@ -304,6 +304,23 @@ impl Recorder {
         Some(exchange.response())
     }
 
+    /// The recorded reply to `fingerprint` (a question asked without token
+    /// probabilities) if it was recorded because the server refused them:
+    /// what answers the same question asked with them. An exchange asked
+    /// without them by choice (`strategy = "word"`) is not one.
+    pub(crate) fn lookup_refused(
+        &self,
+        fingerprint: &Fingerprint,
+        trial: Option<&str>,
+    ) -> Option<JudgeResponse> {
+        let i = *self.index.get(&fingerprint.to_string())?;
+        let refused = self.recorded[i]
+            .settings
+            .as_ref()
+            .is_some_and(|s| s.probabilities_refused);
+        refused.then(|| self.lookup_only(fingerprint, trial))?
+    }
+
     /// The JSON mode the recording's exchanges were asked in when the
     /// server refused `requested`, if it holds such exchanges.
     pub(crate) fn negotiated(&self, requested: JsonMode) -> Option<JsonMode> {
@@ -326,13 +343,21 @@ impl Recorder {
         request: &JudgeRequest,
         response: &JudgeResponse,
         requested: JsonMode,
+        probabilities_refused: bool,
         trial: Option<&str>,
     ) {
         if self.mode == Mode::Live {
             return;
         }
         let key = fingerprint.to_string();
-        let exchange = Exchange::new(provider, key.clone(), request, response, requested);
+        let exchange = Exchange::new(
+            provider,
+            key.clone(),
+            request,
+            response,
+            requested,
+            probabilities_refused,
+        );
         let mut used = lock(&self.used);
         let entry = used.entry(key).or_insert_with(|| Used {
             exchange: exchange.clone(),
@@ -778,6 +803,7 @@ mod tests {
             &req,
             &JudgeResponse::text(format!("{{\"n\":\"{fp}\"}}")),
             JsonMode::Object,
+            false,
         );
         e.used_by = used_by.iter().map(|s| s.to_string()).collect();
         e

@@ -128,6 +128,12 @@ pub struct Settings {
     /// Token probabilities asked for: this many alternatives per token.
     #[serde(default, skip_serializing_if = "is_zero_u8")]
     pub top_logprobs: u8,
+    /// The question would have asked for token probabilities, but the
+    /// server refused them, so it was asked without: only such an
+    /// exchange answers a question that asks for them on replay (one
+    /// recorded under `strategy = "word"` does not).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub probabilities_refused: bool,
 }
 
 fn is_zero(n: &u32) -> bool {
@@ -184,6 +190,7 @@ impl Exchange {
         request: &JudgeRequest,
         response: &JudgeResponse,
         requested: JsonMode,
+        probabilities_refused: bool,
     ) -> Exchange {
         let used = JsonMode::of(&request.response_format);
         Exchange {
@@ -203,6 +210,7 @@ impl Exchange {
                 max_tokens: request.max_tokens,
                 sample: request.sample,
                 top_logprobs: request.top_logprobs,
+                probabilities_refused,
             }),
             tokens: Tokens {
                 input: response.input_tokens,
@@ -975,6 +983,7 @@ mod tests {
             &req,
             &JudgeResponse::text(reply),
             JsonMode::Object,
+            false,
         )
     }
 
