@@ -104,12 +104,27 @@ pub fn run(args: Args) -> Result<bool, String> {
         .block_on(calibration.run())
         .map_err(|e| e.to_string())?;
     print!("{report}");
+    let mut refused = false;
     if args.fit {
         for (spec, judge) in args.judges.iter().zip(&report.judges) {
             let file = here.join(spec.split_once('=').map_or(spec.as_str(), |(_, f)| f));
+            // A threshold fitted on part of the set is fitted on a set
+            // nobody chose: refused, loudly, until every item is judged.
+            let unjudged = judge.not_judged.len() + judge.pending.len();
+            if unjudged > 0 {
+                refused = true;
+                eprintln!(
+                    "fitted: NOT written for judge `{}`: {} of the items were not judged ({} not judged, {} recordings pending review); a threshold fitted on the rest would be fitted on a set nobody chose. Record and review them, then fit again.",
+                    judge.name,
+                    unjudged,
+                    judge.not_judged.len(),
+                    judge.pending.len()
+                );
+                continue;
+            }
             match &judge.fit {
                 Some(fit) => {
-                    write_fit(&file, fit, &dirs_text(&args.dirs))?;
+                    write_fit(&file, fit, &dirs_text(&args.dirs), &judge.model)?;
                     let (table, key) = fit.key();
                     let also = fit.contradiction.as_ref().map_or_else(String::new, |c| {
                         format!(
@@ -118,9 +133,10 @@ pub fn run(args: Args) -> Result<bool, String> {
                         )
                     });
                     println!(
-                        "fitted: wrote {table}.{key} = {}{also} into {} (kappa {:.3} on {}; report the other half with it)",
+                        "fitted: wrote {table}.{key} = {}{also} into {} for `{}` (kappa {:.3} at that value on {}; report the other half with it)",
                         fit.threshold,
                         file.display(),
+                        judge.model,
                         fit.kappa,
                         dirs_text(&args.dirs)
                     );
@@ -151,6 +167,9 @@ pub fn run(args: Args) -> Result<bool, String> {
             .map_err(|e| format!("{}: {e}", PathBuf::from(&step).display()))?;
         writeln!(file, "{markdown}").map_err(|e| e.to_string())?;
     }
+    if refused {
+        return Err("--fit refused: not every item was judged (see above)".into());
+    }
     Ok(report.passed())
 }
 
@@ -163,40 +182,60 @@ fn dirs_text(dirs: &[PathBuf]) -> String {
 }
 
 /// Writes `fit` into the judge file at `path`, keeping everything else in
-/// it as written: the threshold (and a fitted contradiction threshold)
-/// under its table, and a `[fitted]` table that says on what and when.
+/// it as written (comments, order, inline tables such as `judge = {
+/// provider = …, model = … }`): the threshold (and a fitted contradiction
+/// threshold) under its table, and a `[fitted]` table that says for which
+/// model, on what and when. The file is replaced atomically: a reader (or
+/// a crash) sees the old file or the new one, never half of one.
 fn write_fit(
     path: &std::path::Path,
     fit: &ragaliq::calibrate::Fit,
     set: &str,
+    model: &str,
 ) -> Result<(), String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let mut doc: toml_edit::DocumentMut = text
         .parse()
         .map_err(|e| format!("{}: not TOML: {e}", path.display()))?;
     let (table, key) = fit.key();
-    for t in [table, "fitted"] {
-        if !doc.contains_table(t) {
+    let mut set_in = |t: &str, k: &str, v: toml_edit::Value| -> Result<(), String> {
+        if doc.get(t).is_none() {
             doc[t] = toml_edit::table();
         }
-    }
-    doc[table][key] = toml_edit::value(fit.threshold);
-    if let Some(c) = &fit.contradiction {
-        doc[table]["contradiction_threshold"] = toml_edit::value(c.threshold);
-        doc["fitted"]["contradiction_kappa"] =
-            toml_edit::value((c.kappa * 1000.0).round() / 1000.0);
-    }
-    let kind = match fit.kind {
-        ragaliq::calibrate::ItemKind::Claim => "claims",
-        ragaliq::calibrate::ItemKind::Answer => "answers",
-        ragaliq::calibrate::ItemKind::Passage => "passages",
+        let like = doc[t].as_table_like_mut().ok_or_else(|| {
+            format!(
+                "{}: `{t}` is not a table, so {t}.{k} cannot be written",
+                path.display()
+            )
+        })?;
+        like.insert(k, toml_edit::Item::Value(v));
+        Ok(())
     };
-    doc["fitted"][format!("{kind}_set")] = toml_edit::value(set);
-    doc["fitted"][format!("{kind}_date")] = toml_edit::value(today());
-    doc["fitted"][format!("{kind}_kappa")] =
-        toml_edit::value((fit.kappa * 1000.0).round() / 1000.0);
-    doc["fitted"][format!("{kind}_items")] = toml_edit::value(fit.items as i64);
-    std::fs::write(path, doc.to_string()).map_err(|e| format!("{}: {e}", path.display()))
+    set_in(table, key, fit.threshold.into())?;
+    if let Some(c) = &fit.contradiction {
+        set_in(table, "contradiction_threshold", c.threshold.into())?;
+        set_in(
+            "fitted",
+            "contradiction_kappa",
+            ((c.kappa * 1000.0).round() / 1000.0).into(),
+        )?;
+    }
+    let kind = fit.kind.plural();
+    set_in("fitted", "model", model.into())?;
+    set_in("fitted", &format!("{kind}_set"), set.into())?;
+    set_in("fitted", &format!("{kind}_date"), today().into())?;
+    set_in(
+        "fitted",
+        &format!("{kind}_kappa"),
+        ((fit.kappa * 1000.0).round() / 1000.0).into(),
+    )?;
+    set_in(
+        "fitted",
+        &format!("{kind}_items"),
+        (fit.items as i64).into(),
+    )?;
+    ragaliq::run::write_atomic(path, doc.to_string().as_bytes())
+        .map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// Today's date (UTC), `2026-11-25`.
@@ -238,7 +277,7 @@ mod tests {
             Some(0.4),
         )
         .with_contradiction(0.26, 0.35, 0.5, Some(0.23), 120);
-        super::write_fit(&file, &fit, "labels/dev").unwrap();
+        super::write_fit(&file, &fit, "labels/dev", "m").unwrap();
         let text = std::fs::read_to_string(&file).unwrap();
         assert!(
             text.starts_with("# my judge\n[judge]\nprovider = \"openai-compatible\"  # local"),
@@ -253,6 +292,46 @@ mod tests {
         let config = ragaliq::Config::from_sources(Some((&text, &file)), &dir, &|_| None).unwrap();
         assert_eq!(config.claim_threshold, 0.34);
         assert_eq!(config.contradiction_threshold, 0.26);
+        assert_eq!(config.fitted.unwrap().model.as_deref(), Some("m"));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_fit_keeps_an_inline_judge_table_whole() {
+        let dir = std::env::temp_dir().join(format!("ragaliq-fit-inline-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("judge.toml");
+        std::fs::write(
+            &file,
+            "judge = { provider = \"openai-compatible\", model = \"m\", base_url = \"http://127.0.0.1:8767/v1\" }\n",
+        )
+        .unwrap();
+        let fit = ragaliq::calibrate::Fit::new(
+            ragaliq::calibrate::ItemKind::Claim,
+            0.34,
+            0.5,
+            100,
+            0.5,
+            Some(0.4),
+        );
+        super::write_fit(&file, &fit, "labels/dev", "m").unwrap();
+        let text = std::fs::read_to_string(&file).unwrap();
+        let config = ragaliq::Config::from_sources(Some((&text, &file)), &dir, &|_| None).unwrap();
+        assert_eq!(
+            (
+                config.model.as_str(),
+                config.base_url.as_deref(),
+                config.claim_threshold
+            ),
+            ("m", Some("http://127.0.0.1:8767/v1"), 0.34),
+            "{text}"
+        );
+        // Nothing but the file itself is left in the folder.
+        let left: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(left, ["judge.toml"]);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

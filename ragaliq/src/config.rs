@@ -226,6 +226,9 @@ pub struct Config {
     /// --batch`): the batch folder where unrecorded questions are queued
     /// instead of asked, and their answers read once the batch ends.
     pub collect: Option<PathBuf>,
+    /// The file's `[fitted]` table: the model its thresholds were fitted
+    /// for, and whether they apply to this judge's model.
+    pub fitted: Option<Fitted>,
     api_key: Option<ApiKey>,
 }
 
@@ -368,9 +371,9 @@ impl Config {
             env: &|name| env(name).filter(|v| !v.trim().is_empty()),
             file: &file_name,
         };
-        let judge = raw.judge.unwrap_or_default();
+        let mut judge = raw.judge.unwrap_or_default();
         let retry = raw.retry.unwrap_or_default();
-        let thresholds = raw.thresholds.unwrap_or_default();
+        let mut thresholds = raw.thresholds.unwrap_or_default();
         let scoring = raw.scoring.unwrap_or_default();
 
         let mode = r
@@ -438,6 +441,33 @@ impl Config {
                     provider = provider.name()
                 ),
             })?;
+        // Thresholds fitted for one model apply to that model only: a file
+        // fitted for the 1.5B read with RAGALIQ_MODEL=gpt-4o-mini falls back
+        // to the defaults for what was fitted, and says so.
+        let fitted = raw.fitted.as_ref().map(|table| {
+            let model_fitted = table
+                .get("model")
+                .and_then(toml::Value::as_str)
+                .map(str::to_owned);
+            let applied = model_fitted.as_deref().is_none_or(|m| m == model);
+            let keys = fitted_keys(table);
+            Fitted {
+                model: model_fitted,
+                applied,
+                keys,
+            }
+        });
+        if let Some(f) = fitted.as_ref().filter(|f| !f.applied) {
+            for key in &f.keys {
+                match *key {
+                    "judge.claim_threshold" => judge.claim_threshold = None,
+                    "judge.contradiction_threshold" => judge.contradiction_threshold = None,
+                    "judge.passage_threshold" => judge.passage_threshold = None,
+                    "thresholds.relevance" => thresholds.relevance = None,
+                    _ => {}
+                }
+            }
+        }
         let is_url = |u: &String| u.starts_with("http://") || u.starts_with("https://");
         let picked_url = r
             .pick(
@@ -879,6 +909,7 @@ impl Config {
             prices,
             report_dir,
             collect,
+            fitted,
             api_key,
         })
     }
@@ -996,6 +1027,76 @@ impl Resolver<'_> {
     }
 }
 
+/// Where a file's fitted thresholds came from (its `[fitted]` table,
+/// written by `cargo ragaliq calibrate --fit`), and whether they apply.
+///
+/// Thresholds fitted for one model do not carry over to another: when the
+/// model configured (by the file, `RAGALIQ_MODEL` or `RAGALIQ_JUDGE`) is
+/// not the one `[fitted] model` names, the fitted keys take their defaults
+/// (a variable that sets one still wins) and the judge's description says
+/// so.
+///
+/// ```
+/// use ragaliq::Config;
+/// use std::path::Path;
+/// let file = "[judge]\nprovider = \"openai-compatible\"\nmodel = \"small\"\nclaim_threshold = 0.31\n\n[fitted]\nmodel = \"small\"\nclaims_kappa = 0.6\n";
+/// let read = |env: &dyn Fn(&str) -> Option<String>| {
+///     Config::from_sources(Some((file, Path::new("judge.toml"))), Path::new("."), env).unwrap()
+/// };
+/// let same = read(&|_| None);
+/// assert_eq!(same.claim_threshold, 0.31);
+/// let other = read(&|v| (v == "RAGALIQ_MODEL").then(|| "gpt-4o-mini".to_string()));
+/// assert_eq!(other.claim_threshold, 0.5, "the default, not small's fit");
+/// assert!(!other.fitted.unwrap().applied);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Fitted {
+    /// The model the thresholds were fitted for (`[fitted] model`); `None`
+    /// in files written before it was recorded, whose thresholds apply.
+    pub model: Option<String>,
+    /// Whether the fitted thresholds apply to the configured model.
+    pub applied: bool,
+    /// The keys `--fit` wrote (`judge.claim_threshold`, …).
+    pub keys: Vec<&'static str>,
+}
+
+impl Fitted {
+    /// The line a judge's description adds when the thresholds do not
+    /// apply, else `None`.
+    #[must_use]
+    pub fn note(&self, model: &str) -> Option<String> {
+        if self.applied {
+            return None;
+        }
+        Some(format!(
+            "thresholds fitted for `{}` not applied to `{model}`: the defaults stand for {}",
+            self.model.as_deref().unwrap_or("another model"),
+            self.keys.join(", ")
+        ))
+    }
+}
+
+/// The keys a `[fitted]` table's entries say were fitted: each kind of
+/// labelled item `--fit` fits (`claims_kappa`, …) names its thresholds.
+fn fitted_keys(table: &toml::Table) -> Vec<&'static str> {
+    let mut keys = Vec::new();
+    let has = |kind: &str| table.keys().any(|k| k.starts_with(&format!("{kind}_")));
+    if has("claims") {
+        keys.push("judge.claim_threshold");
+    }
+    if has("contradiction") || has("claims") {
+        keys.push("judge.contradiction_threshold");
+    }
+    if has("answers") {
+        keys.push("thresholds.relevance");
+    }
+    if has("passages") {
+        keys.push("judge.passage_threshold");
+    }
+    keys
+}
+
 #[derive(Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawFile {
@@ -1006,9 +1107,8 @@ struct RawFile {
     scoring: Option<RawScoring>,
     prompts: Option<RawPrompts>,
     cost: Option<RawCost>,
-    /// Where fitted thresholds came from (written by `calibrate --fit`);
-    /// informational only.
-    #[allow(dead_code)]
+    /// Where fitted thresholds came from (written by `calibrate --fit`):
+    /// the model they were fitted for decides whether they apply.
     fitted: Option<toml::Table>,
 }
 

@@ -30,6 +30,7 @@ use std::path::{Path, PathBuf};
 /// What a labelled item is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum ItemKind {
     /// A claim checked against passages.
     Claim,

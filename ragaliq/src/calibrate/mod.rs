@@ -773,6 +773,7 @@ async fn calibrate_one(
     JudgeResult {
         name: name.to_owned(),
         judge: judge.describe(),
+        model: judge.model().to_owned(),
         samples: samples.to_string(),
         judged: collapsed.len(),
         undecided: undecided_claims.len(),
@@ -834,22 +835,46 @@ fn fit_contradiction(fit: Fit, scored: &[(Verdict, f64, Option<f64>)], current: 
             .collect();
         crate::stats::agreement(&four, &pairs, 0, 0).kappa
     };
-    let mut values = below.clone();
-    values.sort_by(f64::total_cmp);
-    values.dedup();
-    let mut candidates = vec![0.0, 1.0];
-    candidates.extend(values.windows(2).map(|w| (w[0] + w[1]) / 2.0));
-    let best = best_of(candidates, current, kappa_at);
+    let best = best_of(written_cuts(&below), current, kappa_at);
     match best {
-        Some((threshold, kappa)) => fit.with_contradiction(
-            (threshold * 1000.0).round() / 1000.0,
-            kappa,
-            current,
-            kappa_at(current),
-            below.len(),
-        ),
+        Some((threshold, kappa)) => {
+            fit.with_contradiction(threshold, kappa, current, kappa_at(current), below.len())
+        }
         None => fit,
     }
+}
+
+/// Every threshold that decides `values` differently, each written as the
+/// shortest decimal inside its gap: `p >= t` holds for the same values
+/// whatever `t` in the gap, so the value a judge file gets is the value
+/// whose kappa is reported (a rounded midpoint could cross a value).
+fn written_cuts(values: &[f64]) -> Vec<f64> {
+    let mut values = values.to_vec();
+    values.sort_by(f64::total_cmp);
+    values.dedup();
+    let mut cuts = vec![0.0];
+    cuts.extend(values.windows(2).map(|w| short_decimal_in(w[0], w[1])));
+    if let Some(&max) = values.last()
+        && max < 1.0
+    {
+        cuts.push(short_decimal_in(max, 1.0));
+    }
+    cuts
+}
+
+/// The shortest decimal `t` with `lo < t <= hi` (at most 6 places; `hi`
+/// itself when no shorter one fits).
+fn short_decimal_in(lo: f64, hi: f64) -> f64 {
+    for places in 1..=6 {
+        let scale = 10f64.powi(places);
+        // The tolerance keeps 0.3494 * 10000 = 3493.99… from reading as
+        // 3493: the next decimal up must be past `lo`, not equal to it.
+        let t = ((lo * scale + 1e-7).floor() + 1.0) / scale;
+        if t > lo && t <= hi {
+            return t;
+        }
+    }
+    hi
 }
 
 /// Of `candidates`, the one whose kappa is highest; of equally good ones,
@@ -900,12 +925,10 @@ fn fit_threshold(kind: ItemKind, scored: &[(bool, f64)], current: f64) -> Option
             .collect();
         crate::stats::agreement(&["yes", "no"], &pairs, 0, 0).kappa
     };
-    let mut candidates = vec![0.0, 1.0];
-    candidates.extend(values.windows(2).map(|w| (w[0] + w[1]) / 2.0));
-    let (threshold, kappa) = best_of(candidates, current, kappa_at)?;
+    let (threshold, kappa) = best_of(written_cuts(&values), current, kappa_at)?;
     Some(Fit::new(
         kind,
-        (threshold * 1000.0).round() / 1000.0,
+        threshold,
         kappa,
         scored.len(),
         current,
@@ -972,6 +995,22 @@ mod tests {
         assert_eq!(fit.items, 5);
         // One side only: nothing to fit.
         assert!(fit_threshold(ItemKind::Claim, &[(true, 0.2), (true, 0.9)], 0.5).is_none());
+    }
+
+    #[test]
+    fn the_threshold_written_is_inside_its_gap_and_its_kappa_is_the_one_reported() {
+        // 0.3496 and 0.3504 are people's no and yes: a threshold rounded
+        // to three decimals from their midpoint (0.35) still separates
+        // them, but one from 0.3494/0.3498 would not (0.35 > 0.3498).
+        let scored = [(true, 0.9), (true, 0.3498), (false, 0.3494), (false, 0.1)];
+        let fit = fit_threshold(ItemKind::Claim, &scored, 0.5).unwrap();
+        assert!(fit.threshold > 0.3494 && fit.threshold <= 0.3498, "{fit:?}");
+        assert_eq!(fit.kappa, 1.0, "the kappa at the value written");
+        assert_eq!(short_decimal_in(0.38, 0.41), 0.4);
+        assert_eq!(short_decimal_in(0.3494, 0.3498), 0.3495);
+        assert_eq!(short_decimal_in(0.2, 0.9), 0.3);
+        assert_eq!(short_decimal_in(0.99, 1.0), 1.0);
+        assert_eq!(written_cuts(&[0.5, 0.2, 0.5]), vec![0.0, 0.3, 0.6]);
     }
 
     #[test]

@@ -43,6 +43,8 @@ pub struct JudgeResult {
     pub name: String,
     /// Provider, model, server and JSON mode.
     pub judge: String,
+    /// The model asked (what `--fit` names in a judge file's `[fitted]`).
+    pub model: String,
     /// Samples per question.
     pub samples: String,
     /// Claims with a decided verdict: those the agreement figures count.
@@ -759,6 +761,7 @@ mod tests {
         let judge = JudgeResult {
             name: "huge".into(),
             judge: "openai `m`".into(),
+            model: "m".into(),
             samples: "1".into(),
             judged: 2,
             undecided: 0,

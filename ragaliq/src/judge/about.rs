@@ -170,6 +170,10 @@ impl Judge {
                 }
             }
         }
+        if let Some(note) = &self.scoring.fitted_note {
+            out.push_str("; ");
+            out.push_str(note);
+        }
         let samples = self.samples();
         if samples.max() > 1 {
             out.push_str(&format!("; samples {samples}"));

@@ -111,6 +111,7 @@ impl JudgeBuilder {
                     chunk_chars: config.chunk_chars,
                     sentences: config.sentences,
                 },
+                fitted_note: config.fitted.as_ref().and_then(|f| f.note(&config.model)),
             },
             // Every answer collect mode gets comes from a batch, which
             // both providers price at half.

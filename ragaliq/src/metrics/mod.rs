@@ -95,6 +95,9 @@ pub(crate) struct Scoring {
     pub samples: Samples,
     pub agreement: f64,
     pub verification: Verification,
+    /// Said in the judge's description when a file's fitted thresholds do
+    /// not apply to this judge's model ([`crate::config::Fitted::note`]).
+    pub fitted_note: Option<String>,
 }
 
 impl Default for Scoring {
@@ -116,6 +119,7 @@ impl Default for Scoring {
                 chunk_chars: 0,
                 sentences: false,
             },
+            fitted_note: None,
         }
     }
 }

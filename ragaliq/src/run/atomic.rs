@@ -23,7 +23,7 @@ const SUFFIX: &str = ".ragaliq-tmp";
 const LEFT_BEHIND: Duration = Duration::from_secs(2);
 
 /// Writes `bytes` to `path` atomically (see the module).
-pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     use std::sync::atomic::{AtomicU64, Ordering};
     static SEQ: AtomicU64 = AtomicU64::new(0);
     let dir = path.parent().unwrap_or(Path::new("."));

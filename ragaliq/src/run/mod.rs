@@ -25,7 +25,8 @@ pub(crate) mod lock;
 mod slots;
 pub(crate) mod state;
 
-pub(crate) use atomic::{remove_left_behind, write_atomic};
+pub(crate) use atomic::remove_left_behind;
+pub use atomic::write_atomic;
 pub use batch::{BatchFolder, DriverLock, Prepared, QueuedRequest};
 pub(crate) use slots::{Slot, Slots, key_hash};
 
