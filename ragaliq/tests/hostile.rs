@@ -1,9 +1,10 @@
 //! A hostile server on 127.0.0.1, misbehaving in every way a judge server or
 //! a proxy in front of one can: absurd rate-limit headers and `Retry-After`
 //! values, a redirect to another origin, an error body without end, a
-//! streamed line that never ends, a batch result file of many megabytes, a
-//! poll that stalls after its headers, and a create whose reply is lost
-//! after the batch exists. For each, the call ends within its documented
+//! streamed line that never ends, a streamed event whose `data:` lines never
+//! meet a blank line, chunks that carry log-probabilities but no text, a
+//! batch result file of many megabytes, a poll that stalls after its
+//! headers, and a create whose reply is lost after the batch exists. For each, the call ends within its documented
 //! bound with an error that names the cause, nothing panics, the key goes
 //! only to the first origin, and memory stays under a stated ceiling.
 //!
@@ -15,7 +16,7 @@ use common::{fast_retries, within};
 use ragaliq::Strategy;
 use ragaliq::batch::{BatchApi, BatchProgress, BatchTag};
 use ragaliq::judge::{
-    AnthropicTransport, ApiKey, JudgeRequest, OpenAiTransport, RetryPolicy, limits,
+    AnthropicTransport, ApiKey, JudgeRequest, OpenAiTransport, RetryPolicy, Transport, limits,
 };
 use ragaliq::{Judge, RagCase, TransportError, TransportErrorKind};
 use std::collections::BTreeMap;
@@ -348,6 +349,112 @@ async fn a_streamed_line_that_never_ends_is_cut_at_its_limit() {
     println!(
         "endless streamed line: {e} ({:.2} s)",
         started.elapsed().as_secs_f64()
+    );
+}
+
+/// A streamed request to `server` as the judge sends a yes/no question:
+/// `max_tokens` of reply, ten alternatives per position.
+fn streamed_question(max_tokens: u32) -> JudgeRequest {
+    serde_json::from_value(serde_json::json!({
+        "task": "claim_supported", "template_version": "claim_supported@1", "model": "m",
+        "system": "s", "messages": [{"role": "user", "content": "u"}],
+        "temperature": 0.0, "max_tokens": max_tokens, "response_format": {"type": "text"},
+        "sample": 0, "top_logprobs": 10
+    }))
+    .unwrap()
+}
+
+/// A wiremock server on 127.0.0.1 whose every POST is answered with the
+/// server-sent events `body`.
+async fn streaming(body: String) -> wiremock::MockServer {
+    let server = wiremock::MockServer::start().await;
+    wiremock::Mock::given(wiremock::matchers::method("POST"))
+        .respond_with(
+            wiremock::ResponseTemplate::new(200)
+                .insert_header("content-type", "text/event-stream")
+                .set_body_string(body),
+        )
+        .mount(&server)
+        .await;
+    server
+}
+
+/// One event's `data:` lines that never meet the blank line ending an
+/// event: each line is short (under [`limits::MAX_EVENT_LINE_BYTES`]), so
+/// only a bound on the event as a whole stops them. Before, the lines piled
+/// up for as long as the server sent them (here 12 MiB, then a decode
+/// error; from an endless server, until memory ran out).
+#[tokio::test]
+async fn a_streamed_event_without_end_is_cut_at_its_limit() {
+    let line = format!("data: {}\n", "x".repeat(1000));
+    let body = line.repeat(12 * 1024 * 1024 / line.len());
+    let server = streaming(body).await;
+    let transport = OpenAiTransport::new(&format!("{}/v1", server.uri())).with_streaming(true);
+    let e = within(transport.complete(&streamed_question(3)))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            e.kind,
+            TransportErrorKind::TooLarge { limit, name: "MAX_EVENT_BYTES", .. }
+                if limit == limits::MAX_EVENT_BYTES
+        ),
+        "{e}"
+    );
+    assert!(e.to_string().contains("MAX_EVENT_BYTES"), "{e}");
+    println!("endless streamed event: {e}");
+}
+
+/// Chunks with no text but a position of log-probabilities each: the text
+/// never grows, so the reply's byte limit never stopped them, and every
+/// position was kept. Now a reply keeps as many positions as its
+/// `max_tokens` allows (the answer word is read at the first ones), and
+/// never more than [`limits::MAX_LOGPROB_TOKENS`].
+#[tokio::test]
+async fn log_probabilities_without_text_are_kept_only_to_the_reply_limit() {
+    let position = |token: &str| {
+        serde_json::json!({"token": token, "logprob": -0.1, "top_logprobs": [
+            {"token": token, "logprob": -0.1}, {"token": "No", "logprob": -2.4}]})
+    };
+    let chunk = |content: &str, token: &str| {
+        format!(
+            "data: {}\n\n",
+            serde_json::json!({"model": "m", "choices": [{"index": 0, "delta": {"content": content},
+                "logprobs": {"content": [position(token)]}}]})
+        )
+    };
+    let stream = |empty_chunks: usize| {
+        let mut body = chunk("Yes", "Yes");
+        body.push_str(&chunk("", " ").repeat(empty_chunks));
+        body.push_str(&format!(
+            "data: {}\n\ndata: [DONE]\n\n",
+            serde_json::json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "length"}]})
+        ));
+        body
+    };
+    // A yes/no question's three tokens.
+    let server = streaming(stream(5_000)).await;
+    let transport = OpenAiTransport::new(&format!("{}/v1", server.uri())).with_streaming(true);
+    let reply = within(transport.complete(&streamed_question(3)))
+        .await
+        .unwrap();
+    let kept = reply.logprobs.unwrap();
+    assert_eq!(kept.len(), 3, "as many positions as max_tokens");
+    assert_eq!(
+        kept[0].token, "Yes",
+        "the first positions are the ones kept"
+    );
+    assert_eq!(reply.text, "Yes");
+    // A reply allowed a million tokens keeps no more than the fixed cap.
+    let server = streaming(stream(limits::MAX_LOGPROB_TOKENS + 100)).await;
+    let transport = OpenAiTransport::new(&format!("{}/v1", server.uri())).with_streaming(true);
+    let reply = within(transport.complete(&streamed_question(1_000_000)))
+        .await
+        .unwrap();
+    assert_eq!(
+        reply.logprobs.unwrap().len(),
+        limits::MAX_LOGPROB_TOKENS,
+        "never more than the cap"
     );
 }
 

@@ -632,7 +632,7 @@ impl BatchApi {
                     return;
                 };
                 let result = match self.kind {
-                    BatchKind::OpenAi => openai_line(&value, key),
+                    BatchKind::OpenAi => openai_line(&value, request, key),
                     BatchKind::Anthropic => anthropic_line(&value, request, key),
                 };
                 // A success wins over a failure for the same id (a request
@@ -678,8 +678,8 @@ fn anthropic_total(v: &Value) -> u64 {
         .fold(0u64, |sum, k| sum.saturating_add(count(v, k)))
 }
 
-/// One line of an OpenAI output or error file.
-fn openai_line(value: &Value, key: Option<&ApiKey>) -> LineResult {
+/// One line of an OpenAI output or error file, the answer to `request`.
+fn openai_line(value: &Value, request: &JudgeRequest, key: Option<&ApiKey>) -> LineResult {
     if let Some(error) = value.get("error").filter(|e| !e.is_null()) {
         let message = error
             .get("message")
@@ -701,7 +701,7 @@ fn openai_line(value: &Value, key: Option<&ApiKey>) -> LineResult {
         return LineResult::Failed(format!("status code {status}{said}"));
     }
     match body.filter(|b| b.is_object()) {
-        Some(body) => match super::openai::read_reply(body, key) {
+        Some(body) => match super::openai::read_reply(body, request.max_tokens, key) {
             Ok(response) => LineResult::Answered(response),
             Err(e) => LineResult::Failed(e.to_string()),
         },
@@ -766,7 +766,7 @@ mod tests {
             "model": "gpt-4o-mini", "choices": [{"message": {"content": "{}"}, "finish_reason": "stop"}],
             "usage": {"prompt_tokens": 5, "completion_tokens": 1}}}, "error": null});
         assert_eq!(
-            openai_line(&ok, None),
+            openai_line(&ok, &request(ResponseFormat::Text), None),
             LineResult::Answered(
                 JudgeResponse::text("{}")
                     .with_tokens(5, 1)
@@ -796,7 +796,7 @@ mod tests {
             ),
         ];
         for (line, says) in cases {
-            match openai_line(&line, None) {
+            match openai_line(&line, &request(ResponseFormat::Text), None) {
                 LineResult::Failed(why) => assert!(why.contains(says), "{why} / {says}"),
                 other => panic!("{line} gave {other:?}"),
             }

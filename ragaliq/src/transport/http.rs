@@ -471,9 +471,14 @@ pub(crate) struct EventStream {
     /// would make that quadratic).
     scanned: usize,
     name: Option<String>,
-    data: Vec<String>,
-    /// Bytes of `data`: an event of many lines is bounded as a whole.
-    data_bytes: usize,
+    /// The event's `data:` lines so far, joined by `\n`: one string, so
+    /// its length is what it holds in memory (a list of lines would hold
+    /// a string's bookkeeping for each empty `data:` line, which adds no
+    /// byte of data). Bounded by [`limits::MAX_EVENT_BYTES`].
+    data: String,
+    /// Whether a `data:` line came (an event of one empty `data:` line is
+    /// an event with empty data, not no event).
+    has_data: bool,
     done: bool,
 }
 
@@ -485,8 +490,8 @@ impl EventStream {
             buffer: Vec::new(),
             scanned: 0,
             name: None,
-            data: Vec::new(),
-            data_bytes: 0,
+            data: String::new(),
+            has_data: false,
             done: false,
         }
     }
@@ -500,7 +505,7 @@ impl EventStream {
                 self.scanned = 0;
                 let line = String::from_utf8_lossy(&line);
                 let line = line.trim_end_matches(['\n', '\r']);
-                if let Some(event) = self.feed(line) {
+                if let Some(event) = self.feed(line)? {
                     return Ok(Some(event));
                 }
             }
@@ -516,11 +521,11 @@ impl EventStream {
                 let rest = std::mem::take(&mut self.buffer);
                 if !rest.is_empty() {
                     let line = String::from_utf8_lossy(&rest).into_owned();
-                    if let Some(event) = self.feed(line.trim_end_matches('\r')) {
+                    if let Some(event) = self.feed(line.trim_end_matches('\r'))? {
                         return Ok(Some(event));
                     }
                 }
-                return Ok(self.feed(""));
+                return self.feed("");
             }
             match tokio::time::timeout(self.idle, self.response.chunk()).await {
                 Err(_) => {
@@ -540,19 +545,25 @@ impl EventStream {
     }
 
     /// Takes one line; returns the event a blank line completes.
-    fn feed(&mut self, line: &str) -> Option<Event> {
+    ///
+    /// # Errors
+    ///
+    /// The event's data would grow past [`limits::MAX_EVENT_BYTES`]: a
+    /// server whose `data:` lines never meet a blank line is cut off there,
+    /// however short each line is.
+    fn feed(&mut self, line: &str) -> Result<Option<Event>, TransportError> {
         if line.is_empty() {
-            if self.data.is_empty() && self.name.is_none() {
-                return None;
+            if !self.has_data && self.name.is_none() {
+                return Ok(None);
             }
-            self.data_bytes = 0;
-            return Some(Event {
+            self.has_data = false;
+            return Ok(Some(Event {
                 name: self.name.take(),
-                data: std::mem::take(&mut self.data).join("\n"),
-            });
+                data: std::mem::take(&mut self.data),
+            }));
         }
         if line.starts_with(':') {
-            return None;
+            return Ok(None);
         }
         let (field, value) = match line.split_once(':') {
             Some((f, v)) => (f, v.strip_prefix(' ').unwrap_or(v)),
@@ -561,12 +572,23 @@ impl EventStream {
         match field {
             "event" => self.name = Some(value.to_owned()),
             "data" => {
-                self.data_bytes += value.len();
-                self.data.push(value.to_owned());
+                let joint = usize::from(self.has_data);
+                if self.data.len() + joint + value.len() > limits::MAX_EVENT_BYTES {
+                    return Err(TransportError::new(TransportErrorKind::TooLarge {
+                        what: "streamed event",
+                        limit: limits::MAX_EVENT_BYTES,
+                        name: "MAX_EVENT_BYTES",
+                    }));
+                }
+                if self.has_data {
+                    self.data.push('\n');
+                }
+                self.data.push_str(value);
+                self.has_data = true;
             }
             _ => {}
         }
-        None
+        Ok(None)
     }
 }
 

@@ -13,6 +13,8 @@
 //! // A judge's reply is a few kilobytes; 8 MiB is far beyond any of them.
 //! assert_eq!(limits::MAX_REPLY_BYTES, 8 * 1024 * 1024);
 //! assert!(limits::MAX_ERROR_BYTES < limits::MAX_REPLY_BYTES);
+//! // One streamed event is never larger than a whole reply.
+//! assert!(limits::MAX_EVENT_BYTES <= limits::MAX_REPLY_BYTES);
 //! ```
 
 use std::time::Duration;
@@ -29,6 +31,22 @@ pub const MAX_ERROR_BYTES: usize = 64 * 1024;
 /// The longest line of a streamed reply (server-sent events). A stream
 /// whose line never ends fails at this length.
 pub const MAX_EVENT_LINE_BYTES: usize = 1024 * 1024;
+
+/// The most bytes of one streamed event's data: its `data:` lines
+/// together, as they pile up until the blank line that ends the event. An
+/// event is a part of a reply, so it is bounded as a whole reply is
+/// ([`MAX_REPLY_BYTES`]); a server whose `data:` lines never meet a blank
+/// line fails here instead of filling memory one short line at a time.
+pub const MAX_EVENT_BYTES: usize = MAX_REPLY_BYTES;
+
+/// The most token positions of a reply's log-probabilities kept. ragaliq
+/// reads a yes/no answer at the first positions of the reply, and may read
+/// one position per numbered line of a batched answer, so a reply keeps as
+/// many positions as its `max_tokens` allows (a server writes no more
+/// tokens than that), but never more than this: positions past it, from a
+/// server that sends log-probabilities without end (chunks with no text,
+/// which the reply's byte limit never sees grow), are dropped, not kept.
+pub const MAX_LOGPROB_TOKENS: usize = 4096;
 
 /// The longest line of a batch's result file. The file itself is read line
 /// by line, so its size is not bounded, only each line's.

@@ -189,12 +189,14 @@ impl OpenAiTransport {
         let reply = if self.stream && http::is_event_stream(&response) {
             read_stream(
                 http::EventStream::new(response, self.idle_timeout),
+                request.max_tokens,
                 self.key.as_ref(),
             )
             .await
         } else {
             read_reply(
                 &http::read_json(response, self.key.as_ref()).await?,
+                request.max_tokens,
                 self.key.as_ref(),
             )
         };
@@ -245,8 +247,12 @@ fn stop_reason(finish: Option<&str>) -> StopReason {
     }
 }
 
+/// A whole (not streamed) reply to a request of `max_tokens`: its text,
+/// tokens, model, stop reason and log-probabilities (as many positions as
+/// a streamed reply keeps, so both read alike).
 pub(super) fn read_reply(
     reply: &Value,
+    max_tokens: u32,
     key: Option<&ApiKey>,
 ) -> Result<JudgeResponse, TransportError> {
     let decode = |message: &str| {
@@ -273,17 +279,46 @@ pub(super) fn read_reply(
     let stop = stop_reason(choice.get("finish_reason").and_then(Value::as_str));
     let response =
         http::judge_response(text, reply, "prompt_tokens", "completion_tokens").with_stop(stop);
-    Ok(match token_logprobs(choice) {
-        Some(logprobs) => response.with_logprobs(logprobs),
-        None => response,
-    })
+    Ok(
+        match token_logprobs(choice, logprob_positions(max_tokens)) {
+            Some(logprobs) => response.with_logprobs(logprobs),
+            None => response,
+        },
+    )
+}
+
+/// How many positions of log-probabilities a reply of `max_tokens` keeps:
+/// one per token it may write (the answer word is read at the first ones;
+/// a batched answer may be read at one position per numbered line), but
+/// never more than [`limits::MAX_LOGPROB_TOKENS`].
+fn logprob_positions(max_tokens: u32) -> usize {
+    usize::try_from(max_tokens)
+        .unwrap_or(usize::MAX)
+        .min(limits::MAX_LOGPROB_TOKENS)
+}
+
+/// The most alternatives kept at one position: the most a request can ask
+/// for (`top_logprobs` is a `u8`). A server that lists more is cut there,
+/// so the positions kept hold a bounded number of alternatives each.
+const MAX_ALTERNATIVES: usize = u8::MAX as usize;
+
+/// The bytes of text `tokens` hold (each token and its alternatives): they
+/// count towards a streamed reply's [`limits::MAX_REPLY_BYTES`], as its
+/// text does.
+fn logprob_bytes(tokens: &[TokenLogprob]) -> usize {
+    tokens
+        .iter()
+        .map(|t| t.token.len() + t.top.iter().map(|a| a.token.len()).sum::<usize>())
+        .sum()
 }
 
 /// `choices[i].logprobs.content`: each token written, its log-probability
-/// and its alternatives, as OpenAI, llama.cpp and vLLM return them. `None`
-/// when the choice carries none (not asked for, or not supported). A token
-/// whose numbers are not finite is left out (never read as certain).
-fn token_logprobs(choice: &Value) -> Option<Vec<TokenLogprob>> {
+/// and its alternatives, as OpenAI, llama.cpp and vLLM return them, at most
+/// `room` positions (the first) and [`MAX_ALTERNATIVES`] alternatives at
+/// each. `None` when the choice carries none (not asked for, or not
+/// supported). A token whose numbers are not finite is left out (never
+/// read as certain).
+fn token_logprobs(choice: &Value, room: usize) -> Option<Vec<TokenLogprob>> {
     let content = choice.pointer("/logprobs/content")?.as_array()?;
     let entry = |v: &Value| -> Option<(String, f64)> {
         let token = v.get("token")?.as_str()?.to_owned();
@@ -304,6 +339,7 @@ fn token_logprobs(choice: &Value) -> Option<Vec<TokenLogprob>> {
                     .map(|alts| {
                         alts.iter()
                             .filter_map(entry)
+                            .take(MAX_ALTERNATIVES)
                             .map(|(token, logprob)| TopLogprob { token, logprob })
                             .collect()
                     })
@@ -314,14 +350,22 @@ fn token_logprobs(choice: &Value) -> Option<Vec<TokenLogprob>> {
                     top,
                 })
             })
+            .take(room)
             .collect(),
     )
 }
 
-/// Assembles a streamed reply: the content deltas in order, the finish
-/// reason, and the usage and model the chunks carry.
+/// Assembles a streamed reply to a request of `max_tokens`: the content
+/// deltas in order, the finish reason, the usage and model the chunks
+/// carry, and the log-probabilities of its first positions.
+///
+/// What is kept is bounded whatever the server sends: the text and the
+/// log-probabilities' tokens together by [`limits::MAX_REPLY_BYTES`] (an
+/// error past it), the positions by [`logprob_positions`] (the rest
+/// dropped), each event by [`limits::MAX_EVENT_BYTES`].
 async fn read_stream(
     mut events: http::EventStream,
+    max_tokens: u32,
     key: Option<&ApiKey>,
 ) -> Result<JudgeResponse, TransportError> {
     let mut text = String::new();
@@ -331,14 +375,9 @@ async fn read_stream(
     let mut model: Option<String> = None;
     let mut saw_choice = false;
     let mut logprobs: Option<Vec<TokenLogprob>> = None;
+    let positions = logprob_positions(max_tokens);
+    let mut logprob_text = 0usize;
     while let Some(event) = events.next().await? {
-        if text.len() + refusal.len() > limits::MAX_REPLY_BYTES {
-            return Err(TransportError::new(TransportErrorKind::TooLarge {
-                what: "streamed reply",
-                limit: limits::MAX_REPLY_BYTES,
-                name: "MAX_REPLY_BYTES",
-            }));
-        }
         let data = event.data.trim();
         if data == "[DONE]" {
             break;
@@ -379,9 +418,18 @@ async fn read_stream(
             if let Some(f) = choice.get("finish_reason").and_then(Value::as_str) {
                 finish = Some(f.to_owned());
             }
-            if let Some(tokens) = token_logprobs(choice) {
+            let kept = logprobs.as_ref().map_or(0, Vec::len);
+            if let Some(tokens) = token_logprobs(choice, positions.saturating_sub(kept)) {
+                logprob_text += logprob_bytes(&tokens);
                 logprobs.get_or_insert_with(Vec::new).extend(tokens);
             }
+        }
+        if text.len() + refusal.len() + logprob_text > limits::MAX_REPLY_BYTES {
+            return Err(TransportError::new(TransportErrorKind::TooLarge {
+                what: "streamed reply",
+                limit: limits::MAX_REPLY_BYTES,
+                name: "MAX_REPLY_BYTES",
+            }));
         }
     }
     if !saw_choice {
@@ -485,6 +533,7 @@ mod tests {
                                      {"id": 9693, "token": "yes", "logprob": -1.34},
                                      {"id": 2753, "token": "No", "logprob": -2.08},
                                      {"token": "bad", "logprob": "NaN"}]}]}}]}),
+            3,
             None,
         )
         .unwrap();
@@ -496,10 +545,35 @@ mod tests {
         // None given: none read (llama-cpp-python sends `logprobs: null`).
         let none = read_reply(
             &json!({"choices": [{"message": {"content": "yes"}, "logprobs": null}]}),
+            3,
             None,
         )
         .unwrap();
         assert_eq!(none.logprobs, None);
+    }
+
+    /// A whole reply keeps what a streamed one keeps: the first
+    /// `max_tokens` positions, and at most [`MAX_ALTERNATIVES`]
+    /// alternatives at each.
+    #[test]
+    fn a_whole_reply_keeps_the_positions_a_streamed_one_keeps() {
+        let alternatives: Vec<Value> = (0..300)
+            .map(|i| json!({"token": format!("t{i}"), "logprob": -1.0}))
+            .collect();
+        let positions: Vec<Value> = ["Yes", " it", " is", " so"]
+            .iter()
+            .map(|t| json!({"token": t, "logprob": -0.1, "top_logprobs": alternatives}))
+            .collect();
+        let reply = json!({"choices": [{"finish_reason": "stop", "message": {"content": "Yes it is so"},
+            "logprobs": {"content": positions}}]});
+        let lp = read_reply(&reply, 2, None).unwrap().logprobs.unwrap();
+        assert_eq!(
+            lp.iter().map(|t| t.token.as_str()).collect::<Vec<_>>(),
+            ["Yes", " it"]
+        );
+        assert_eq!(lp[0].top.len(), MAX_ALTERNATIVES);
+        assert_eq!(lp[0].top[0].token, "t0", "the likeliest are kept");
+        assert_eq!(logprob_positions(u32::MAX), limits::MAX_LOGPROB_TOKENS);
     }
 
     #[test]
@@ -508,23 +582,25 @@ mod tests {
             "model": "gpt-4o-mini-2024-07-18",
             "choices": [{"message": {"role": "assistant", "content": "{}"}, "finish_reason": "stop"}],
             "usage": {"prompt_tokens": 12, "completion_tokens": 3}
-        }), None)
+        }), 100, None)
         .unwrap();
         assert_eq!((r.input_tokens, r.output_tokens), (12, 3));
         assert_eq!(r.model.as_deref(), Some("gpt-4o-mini-2024-07-18"));
         assert_eq!(r.stop, StopReason::Complete);
         let r = read_reply(
             &json!({"choices": [{"message": {"content": null, "refusal": "I can't help."}}]}),
+            100,
             None,
         )
         .unwrap();
         assert_eq!(r.text, "I can't help.");
         let r = read_reply(
             &json!({"choices": [{"message": {"content": "{\"a\": ["}, "finish_reason": "length"}]}),
+            100,
             None,
         )
         .unwrap();
         assert_eq!(r.stop, StopReason::MaxTokens);
-        assert!(read_reply(&json!({"choices": []}), None).is_err());
+        assert!(read_reply(&json!({"choices": []}), 100, None).is_err());
     }
 }
