@@ -363,12 +363,17 @@ impl BatchApi {
     /// The create is never sent again blindly: when it fails in a way that
     /// may have created the batch anyway (a timeout, a reset, a 5xx), the
     /// provider is asked for a batch with this tag first
-    /// ([`find`](Self::find)), and only then asked again.
+    /// ([`find`](Self::find)), and only when it has none is the create sent
+    /// again; when that lookup fails too, the submission stops with an
+    /// error saying the batch may exist. A 429 or another 4xx made nothing:
+    /// it is retried (429) or fails (other 4xx) without a lookup, which
+    /// could take another submission's batch for this one.
     ///
     /// # Errors
     ///
     /// The upload or the creation failed after the retries (the error says
-    /// how), or a reply lacks its id.
+    /// how), the batch may exist but could not be looked for (the error
+    /// says how to find it), or a reply lacks its id.
     pub async fn submit(
         &self,
         lines: &[BatchLine],
@@ -438,10 +443,16 @@ impl BatchApi {
                 .await;
                 match sent {
                     // The batch may exist though its reply was lost: look
-                    // before asking again.
-                    Err(e) if e.is_retryable() => match self.find(tag, known).await {
+                    // before asking again. Only then: a 429 or another 4xx
+                    // says nothing was made, and looking would risk taking
+                    // another process's batch (Anthropic's carry no tag).
+                    Err(e) if may_have_created(&e) => match self.find(tag, known).await {
                         Ok(Some(id)) => Ok(json!({ "id": id })),
-                        _ => Err(e),
+                        // Looked, and it is not there: asking again is safe.
+                        Ok(None) => Err(e),
+                        // Not known either way: asking again could make (and
+                        // bill) a second batch, so the submission stops here.
+                        Err(lookup) => Err(self.unconfirmed(&e, &lookup, tag)),
                     },
                     other => other,
                 }
@@ -453,6 +464,41 @@ impl BatchApi {
             .and_then(Value::as_str)
             .map(str::to_owned)
             .ok_or_else(|| missing("batch id", &created))
+    }
+
+    /// The error of a create that may have made the batch (`create` says
+    /// how it failed) when looking for it failed too (`lookup`): not
+    /// retryable, since a retry would create again; it says the batch may
+    /// exist, and how to find it and cancel it or take it up.
+    fn unconfirmed(
+        &self,
+        create: &TransportError,
+        lookup: &TransportError,
+        tag: &BatchTag,
+    ) -> TransportError {
+        let (list, which, cancel) = match self.kind {
+            BatchKind::OpenAi => (
+                self.url("batches"),
+                format!("the one whose metadata.ragaliq_tag is `{}`", tag.tag),
+                "POST batches/<id>/cancel",
+            ),
+            BatchKind::Anthropic => (
+                self.url("messages/batches"),
+                format!(
+                    "one of {} request(s) created since {} (for tag `{}`; Anthropic's batches carry none)",
+                    tag.requests,
+                    httpdate::fmt_http_date(
+                        std::time::UNIX_EPOCH + Duration::from_secs(tag.since_secs)
+                    ),
+                    tag.tag
+                ),
+                "POST messages/batches/<id>/cancel",
+            ),
+        };
+        TransportError::other(format!(
+            "the batch may exist at the provider though its creation was not confirmed ({create}), and looking for it failed ({lookup}): it is not created again, which could pay for the same questions twice. Find it in the list at {} ({which}); cancel it ({cancel}) to start over, or resume, which looks for it again before creating",
+            http::redact_url(&list)
+        ))
     }
 
     /// The batch the provider already has for `tag`, if any: after a
@@ -650,6 +696,24 @@ impl BatchApi {
     }
 }
 
+/// Whether a create that failed with `e` may have made the batch anyway:
+/// it timed out, its connection broke, or a server (or a proxy in front of
+/// it) answered 5xx, any of which can happen after the provider made it.
+/// A 429 or another 4xx is an answer from the provider that it made
+/// nothing; an error before the request left (no key, no client) made
+/// nothing either.
+fn may_have_created(e: &TransportError) -> bool {
+    match &e.kind {
+        TransportErrorKind::Status { status, .. } => *status >= 500,
+        TransportErrorKind::Timeout { .. }
+        | TransportErrorKind::IdleTimeout { .. }
+        | TransportErrorKind::Connect { .. }
+        | TransportErrorKind::Interrupted { .. }
+        | TransportErrorKind::Body { .. } => true,
+        _ => false,
+    }
+}
+
 /// A list endpoint's URL asking for its longest page (`limit=100`), with
 /// any query string of the base URL kept.
 fn with_limit(url: &str) -> String {
@@ -844,6 +908,126 @@ mod tests {
                 other => panic!("{other:?}"),
             }
         }
+    }
+
+    use wiremock::matchers::{method, path};
+    use wiremock::{Mock, MockServer, ResponseTemplate};
+
+    /// Retries without real waiting: attempt counts are tested, not backoff.
+    fn fast(max_retries: u32) -> RetryPolicy {
+        RetryPolicy::default()
+            .with_max_retries(max_retries)
+            .with_backoff(Duration::from_millis(1), Duration::from_millis(5))
+            .with_jitter(false)
+    }
+
+    /// An Anthropic batch API on 127.0.0.1, one line to submit, its tag.
+    async fn anthropic_batch() -> (MockServer, BatchApi, Vec<BatchLine>, BatchTag) {
+        let server = MockServer::start().await;
+        let api = BatchApi::anthropic(
+            &format!("{}/v1", server.uri()),
+            Some(ApiKey::new("fake-key-batch")),
+            "ANTHROPIC_API_KEY",
+        )
+        .with_retry(fast(3));
+        let lines = vec![BatchLine {
+            custom_id: "a".repeat(64),
+            request: request(ResponseFormat::Text),
+        }];
+        let tag = BatchTag::new("rec", 1, &["a".repeat(64)]);
+        (server, api, lines, tag)
+    }
+
+    /// The requests `server` received with `verb`.
+    async fn received(server: &MockServer, verb: &str) -> usize {
+        server
+            .received_requests()
+            .await
+            .unwrap_or_default()
+            .iter()
+            .filter(|r| r.method.as_str() == verb)
+            .count()
+    }
+
+    /// The create fails as one that may have made the batch (a proxy's
+    /// 502) and the lookup for it fails too: before, the create was sent
+    /// again (a second batch, paid twice, when the first exists). Now the
+    /// submission stops, saying the batch may exist and how to find it.
+    #[tokio::test]
+    async fn a_lost_create_whose_lookup_fails_is_not_sent_again() {
+        let (server, api, lines, tag) = anthropic_batch().await;
+        Mock::given(method("POST"))
+            .and(path("/v1/messages/batches"))
+            .respond_with(ResponseTemplate::new(502).set_body_string("Bad Gateway"))
+            .mount(&server)
+            .await;
+        Mock::given(method("GET"))
+            .and(path("/v1/messages/batches"))
+            .respond_with(ResponseTemplate::new(503).set_body_string("Unavailable"))
+            .mount(&server)
+            .await;
+        let e = api.submit(&lines, &tag, &[]).await.unwrap_err();
+        assert_eq!(received(&server, "POST").await, 1, "created again: {e}");
+        assert!(received(&server, "GET").await >= 1, "never looked: {e}");
+        assert!(!e.is_retryable(), "{e}");
+        let message = e.to_string();
+        assert!(
+            message.contains("may exist")
+                && message.contains(&tag.tag)
+                && message.contains("cancel"),
+            "{message}"
+        );
+        println!("lost create, failed lookup: {message}");
+    }
+
+    /// A 429 says nothing was created: before, it sent the submission to
+    /// the lookup, which on Anthropic (no tags) took another process's
+    /// batch of as many requests made in the same minutes. Now it is
+    /// retried after its backoff, and the list is never read.
+    #[tokio::test]
+    async fn a_rate_limited_create_is_retried_never_looked_up() {
+        let (server, api, lines, tag) = anthropic_batch().await;
+        Mock::given(method("POST"))
+            .and(path("/v1/messages/batches"))
+            .respond_with(ResponseTemplate::new(429).set_body_json(json!({
+                "type": "error", "error": {"type": "rate_limit_error", "message": "slow down"}})))
+            .up_to_n_times(1)
+            .with_priority(1)
+            .mount(&server)
+            .await;
+        Mock::given(method("POST"))
+            .and(path("/v1/messages/batches"))
+            .respond_with(ResponseTemplate::new(200).set_body_json(json!({"id": "msgbatch_ours"})))
+            .mount(&server)
+            .await;
+        // Another process's batch of one request, made just now.
+        Mock::given(method("GET"))
+            .and(path("/v1/messages/batches"))
+            .respond_with(ResponseTemplate::new(200).set_body_json(json!({"data": [{
+                "id": "msgbatch_theirs", "created_at": "2999-01-01T00:00:00Z",
+                "processing_status": "in_progress",
+                "request_counts": {"processing": 1, "succeeded": 0, "errored": 0,
+                                   "canceled": 0, "expired": 0}}]})))
+            .mount(&server)
+            .await;
+        let id = api.submit(&lines, &tag, &[]).await.unwrap();
+        assert_eq!(id, "msgbatch_ours");
+        assert_eq!(received(&server, "GET").await, 0, "the list was read");
+        assert_eq!(received(&server, "POST").await, 2);
+        // A 400 (refused, nothing made) ends the submission, unlooked-for.
+        let (server, api, lines, tag) = anthropic_batch().await;
+        Mock::given(method("POST"))
+            .respond_with(ResponseTemplate::new(400).set_body_json(json!({
+                "type": "error", "error": {"type": "invalid_request_error", "message": "bad"}})))
+            .mount(&server)
+            .await;
+        let e = api.submit(&lines, &tag, &[]).await.unwrap_err();
+        assert!(
+            matches!(e.kind, TransportErrorKind::Status { status: 400, .. }),
+            "{e}"
+        );
+        assert_eq!(received(&server, "GET").await, 0, "the list was read");
+        assert_eq!(received(&server, "POST").await, 1);
     }
 
     #[test]
