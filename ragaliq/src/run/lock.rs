@@ -7,7 +7,12 @@
 //! user's name elsewhere). That default folder is made readable and
 //! writable by its owner only, and one that is not the user's own (made
 //! first by someone else in a shared `/tmp`, a symbolic link, or writable
-//! by others) is refused rather than used. Its file is named
+//! by others) is refused rather than used. Whose it is is checked against
+//! the process's user id, learned from the system (see `own_uid`), never
+//! from a variable such as `$USER` that anyone can set; when the user id
+//! cannot be learned the folder is refused too, never used unchecked. On
+//! other platforms the folder is made and used as found: they have no
+//! Unix owner and mode to check. Its file is named
 //! by the resource's canonical path, so `tests/snapshots/x.snap`,
 //! `./tests/snapshots/x.snap` and the absolute path take the same lock, and
 //! an installed `cargo ragaliq` locks what the tests lock.
@@ -156,42 +161,101 @@ pub(crate) fn lock_dir() -> PathBuf {
     std::env::temp_dir().join(format!("ragaliq-locks-{}", user_tag()))
 }
 
-/// The user, for the lock folder's name: the user id on Unix, the user's
-/// name elsewhere.
+/// The user, for the lock folder's name: the user id on Unix (or
+/// `unknown-uid` when it cannot be learned, a folder [`own_folder`] then
+/// refuses), the user's name elsewhere.
 fn user_tag() -> String {
     #[cfg(unix)]
-    if let Some(uid) = own_uid() {
-        return uid.to_string();
+    {
+        own_uid().map_or_else(|_| "unknown-uid".into(), |uid| uid.to_string())
     }
-    ["USER", "USERNAME", "LOGNAME"]
-        .iter()
-        .find_map(|v| std::env::var(v).ok().filter(|u| !u.is_empty()))
-        .map(|u| super::safe_name(&u))
-        .unwrap_or_else(|| "default".into())
+    #[cfg(not(unix))]
+    {
+        ["USER", "USERNAME", "LOGNAME"]
+            .iter()
+            .find_map(|v| std::env::var(v).ok().filter(|u| !u.is_empty()))
+            .map(|u| super::safe_name(&u))
+            .unwrap_or_else(|| "default".into())
+    }
 }
 
-/// This process's user id: the owner of a file it creates (the standard
-/// library has no `getuid`, and this crate uses no `unsafe`).
+/// This process's user id, learned once, or why it cannot be.
+///
+/// The standard library has no `getuid`, and this crate uses no `unsafe`,
+/// so it is read from what the system says of the process, never from a
+/// variable: on Linux the filesystem user id of `/proc/self/status` (the
+/// owner the kernel gives the files and folders the process makes, so the
+/// one the lock folder's owner is compared with); where that cannot be
+/// read (no `/proc`: macOS, the BSDs, a container without it), the owner
+/// of a file the process creates in the temporary folder, under a name
+/// nobody else holds (`create_new`: a file or link someone left under that
+/// name is never taken for ours) and read through its own handle.
 #[cfg(unix)]
-fn own_uid() -> Option<u32> {
-    use std::os::unix::fs::MetadataExt;
-    static UID: OnceLock<Option<u32>> = OnceLock::new();
-    *UID.get_or_init(|| {
-        let probe = std::env::temp_dir().join(format!(
-            ".ragaliq-uid-{}-{:?}",
-            std::process::id(),
-            std::thread::current().id()
-        ));
-        let file = OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&probe)
-            .ok()?;
-        let uid = file.metadata().ok().map(|m| m.uid());
-        drop(file);
-        let _ = std::fs::remove_file(&probe);
-        uid
+fn own_uid() -> Result<u32, String> {
+    static UID: OnceLock<Result<u32, String>> = OnceLock::new();
+    UID.get_or_init(|| {
+        proc_uid().or_else(|from_proc| {
+            probe_uid(&std::env::temp_dir())
+                .map_err(|from_probe| format!("{from_proc}; {from_probe}"))
+        })
     })
+    .clone()
+}
+
+/// The filesystem user id in `/proc/self/status` (Linux): the fourth
+/// number of its `Uid:` line (real, effective, saved, filesystem).
+#[cfg(unix)]
+fn proc_uid() -> Result<u32, String> {
+    let status = std::fs::read_to_string("/proc/self/status")
+        .map_err(|e| format!("/proc/self/status cannot be read ({e})"))?;
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("Uid:"))
+        .and_then(|ids| ids.split_whitespace().nth(3))
+        .and_then(|id| id.parse().ok())
+        .ok_or_else(|| "/proc/self/status has no readable Uid: line".to_owned())
+}
+
+/// The owner of a file this process creates in `dir`, then removes.
+#[cfg(unix)]
+fn probe_uid(dir: &Path) -> Result<u32, String> {
+    use std::os::unix::fs::MetadataExt;
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static PROBES: AtomicU64 = AtomicU64::new(0);
+    // A name someone else took (guessed from the process id) is passed
+    // over, not trusted: up to 16 names, each with the clock's nanoseconds.
+    let mut last = None;
+    for _ in 0..16 {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        let path = dir.join(format!(
+            ".ragaliq-uid-{}-{}-{nanos}",
+            std::process::id(),
+            PROBES.fetch_add(1, Ordering::Relaxed)
+        ));
+        match OpenOptions::new().write(true).create_new(true).open(&path) {
+            Ok(file) => {
+                let owner = file.metadata().map(|m| m.uid());
+                drop(file);
+                let _ = std::fs::remove_file(&path);
+                return owner
+                    .map_err(|e| format!("the owner of {} cannot be read ({e})", path.display()));
+            }
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last = Some(e),
+            Err(e) => {
+                return Err(format!(
+                    "no file can be made in {} to learn it ({e})",
+                    dir.display()
+                ));
+            }
+        }
+    }
+    Err(format!(
+        "every name tried in {} to learn it was taken ({})",
+        dir.display(),
+        last.map_or_else(String::new, |e| e.to_string())
+    ))
 }
 
 /// Makes the default lock folder, or checks the one found: a folder (not
@@ -200,7 +264,7 @@ fn own_uid() -> Option<u32> {
 fn own_folder(dir: &Path) -> io::Result<()> {
     #[cfg(unix)]
     {
-        use std::os::unix::fs::{DirBuilderExt, MetadataExt};
+        use std::os::unix::fs::DirBuilderExt;
         match std::fs::DirBuilder::new().mode(0o700).create(dir) {
             Ok(()) => {}
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
@@ -213,38 +277,115 @@ fn own_folder(dir: &Path) -> io::Result<()> {
             Err(e) => return Err(e),
         }
         let meta = std::fs::symlink_metadata(dir)?;
-        let refuse = |why: String| {
-            io::Error::new(
-                io::ErrorKind::PermissionDenied,
-                format!(
-                    "the lock folder {} {why}: ragaliq does not use it (remove it, or set RAGALIQ_LOCK_DIR to a folder of your own)",
-                    dir.display()
-                ),
-            )
-        };
-        if !meta.is_dir() {
-            return Err(refuse("is not a folder (a symbolic link?)".into()));
-        }
-        if let Some(uid) = own_uid()
-            && meta.uid() != uid
-        {
-            return Err(refuse(format!(
-                "belongs to another user (uid {}, you are {uid})",
-                meta.uid()
-            )));
-        }
-        if meta.mode() & 0o022 != 0 {
-            return Err(refuse(format!(
-                "can be written by others (mode {:o})",
-                meta.mode() & 0o777
-            )));
-        }
-        Ok(())
+        let us = own_uid();
+        check_folder(dir, &meta, us.as_ref().copied().map_err(String::as_str))
+            .map_err(|refused| io::Error::new(io::ErrorKind::PermissionDenied, refused))
     }
     #[cfg(not(unix))]
     {
         std::fs::create_dir_all(dir)
     }
+}
+
+/// Why the default lock folder is not used.
+#[cfg(unix)]
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Refusal {
+    /// It is not a folder (a symbolic link, a file).
+    NotAFolder,
+    /// Another user owns it.
+    OtherOwner {
+        /// Its owner's user id.
+        owner: u32,
+        /// This process's.
+        us: u32,
+    },
+    /// Others may write in it.
+    WritableByOthers {
+        /// Its permission bits.
+        mode: u32,
+    },
+    /// This process's user id cannot be learned, so whose the folder is
+    /// cannot be told: it is not used unchecked.
+    UnknownUser {
+        /// Why the user id cannot be learned.
+        why: String,
+    },
+}
+
+/// The default lock folder, refused: which, and why.
+#[cfg(unix)]
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct FolderRefused {
+    /// The folder.
+    pub dir: PathBuf,
+    /// Why it is not used.
+    pub why: Refusal,
+}
+
+#[cfg(unix)]
+impl std::fmt::Display for FolderRefused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "the lock folder {} ", self.dir.display())?;
+        match &self.why {
+            Refusal::NotAFolder => write!(f, "is not a folder (a symbolic link?)")?,
+            Refusal::OtherOwner { owner, us } => {
+                write!(f, "belongs to another user (uid {owner}, you are {us})")?;
+            }
+            Refusal::WritableByOthers { mode } => {
+                write!(f, "can be written by others (mode {mode:o})")?;
+            }
+            Refusal::UnknownUser { why } => write!(
+                f,
+                "cannot be checked: this process's user id cannot be learned ({why}), so whether another user made the folder cannot be told"
+            )?,
+        }
+        write!(
+            f,
+            ": ragaliq does not use it (remove it, or set RAGALIQ_LOCK_DIR to a folder of your own)"
+        )
+    }
+}
+
+#[cfg(unix)]
+impl std::error::Error for FolderRefused {}
+
+/// Whether `meta`, the metadata of the folder `dir` (not followed if a
+/// link), is a lock folder this process may use, `us` being this process's
+/// user id (or why it is not known). Apart from the folder's creation, so
+/// a test can put another user in `us`.
+#[cfg(unix)]
+fn check_folder(
+    dir: &Path,
+    meta: &std::fs::Metadata,
+    us: Result<u32, &str>,
+) -> Result<(), FolderRefused> {
+    use std::os::unix::fs::MetadataExt;
+    let refuse = |why| {
+        Err(FolderRefused {
+            dir: dir.to_owned(),
+            why,
+        })
+    };
+    if !meta.is_dir() {
+        return refuse(Refusal::NotAFolder);
+    }
+    let us = match us {
+        Ok(us) => us,
+        Err(why) => return refuse(Refusal::UnknownUser { why: why.into() }),
+    };
+    if meta.uid() != us {
+        return refuse(Refusal::OtherOwner {
+            owner: meta.uid(),
+            us,
+        });
+    }
+    if meta.mode() & 0o022 != 0 {
+        return refuse(Refusal::WritableByOthers {
+            mode: meta.mode() & 0o777,
+        });
+    }
+    Ok(())
 }
 
 /// The lock file of `resource`: named by its canonical path (the path of its
@@ -326,10 +467,73 @@ mod tests {
         let refused = own_folder(&link).unwrap_err().to_string();
         assert!(refused.contains("is not a folder"), "{refused}");
         // Another user's (root owns /): not ours unless we are root.
-        if own_uid() != Some(0) {
+        if own_uid() != Ok(0) {
             assert!(own_folder(Path::new("/")).is_err());
         }
         std::fs::remove_dir_all(&base).unwrap();
+    }
+
+    /// A folder another user made first (simulated: the folder is ours, the
+    /// user id given is someone else's) is refused; and so is any folder
+    /// when this process's user id cannot be learned. Before, a failed
+    /// probe skipped the owner check, and the folder was used whoever made
+    /// it.
+    #[cfg(unix)]
+    #[test]
+    fn a_folder_is_used_only_when_it_is_known_to_be_ours() {
+        use std::os::unix::fs::MetadataExt;
+        let dir = std::env::temp_dir().join(format!("ragaliq-lockowner-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        own_folder(&dir).unwrap();
+        let meta = std::fs::symlink_metadata(&dir).unwrap();
+        let ours = meta.uid();
+        assert_eq!(check_folder(&dir, &meta, Ok(ours)), Ok(()));
+        let stranger = ours.wrapping_add(1);
+        let refused = check_folder(&dir, &meta, Ok(stranger)).unwrap_err();
+        assert_eq!(
+            refused.why,
+            Refusal::OtherOwner {
+                owner: ours,
+                us: stranger
+            }
+        );
+        assert!(
+            refused.to_string().contains("belongs to another user"),
+            "{refused}"
+        );
+        let unknown = check_folder(&dir, &meta, Err("no probe could be made"));
+        let refused = unknown.expect_err("the check was skipped: the folder was used unchecked");
+        assert!(
+            refused.to_string().contains("no probe could be made"),
+            "{refused}"
+        );
+        assert_eq!(
+            refused.why,
+            Refusal::UnknownUser {
+                why: "no probe could be made".into()
+            }
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// The user id is the system's, whatever `$USER` says: the owner of a
+    /// file this process makes, and (on Linux) `/proc/self/status`'s.
+    #[cfg(unix)]
+    #[test]
+    fn the_user_id_is_learned_from_the_system() {
+        use std::os::unix::fs::MetadataExt;
+        let made = std::env::temp_dir().join(format!("ragaliq-uid-test-{}", std::process::id()));
+        std::fs::write(&made, "").unwrap();
+        let owner = std::fs::metadata(&made).unwrap().uid();
+        std::fs::remove_file(&made).unwrap();
+        assert_eq!(own_uid(), Ok(owner));
+        assert_eq!(probe_uid(&std::env::temp_dir()), Ok(owner));
+        #[cfg(target_os = "linux")]
+        assert_eq!(proc_uid(), Ok(owner));
+        // Where no file can be made, the probe says so (and the folder is
+        // then refused, see above), never guesses.
+        let nowhere = probe_uid(Path::new("/nonexistent/ragaliq")).unwrap_err();
+        assert!(nowhere.contains("/nonexistent/ragaliq"), "{nowhere}");
     }
 
     #[test]
