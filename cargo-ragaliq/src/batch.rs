@@ -903,7 +903,24 @@ fn status(folder: &BatchFolder) -> Result<bool, String> {
 
 #[cfg(test)]
 mod tests {
-    use super::{no_fail_fast, short};
+    use super::{FORMAT, State, no_fail_fast, short};
+
+    /// ragaliq recognises a folder without its marker by this state alone
+    /// (`ragaliq::batch::is_batch_state`): the state written here must stay
+    /// one it recognises, or a folder from before the marker would be
+    /// refused as another tool's.
+    #[test]
+    fn the_state_written_is_one_ragaliq_recognises() {
+        let state = State {
+            format: FORMAT,
+            provider: "openai".into(),
+            command: vec!["cargo".into(), "test".into()],
+            ..State::default()
+        };
+        let bytes = serde_json::to_vec_pretty(&state).unwrap();
+        assert!(ragaliq::batch::is_batch_state(&bytes));
+        assert!(!ragaliq::batch::is_batch_state(br#"{"format": 1}"#));
+    }
 
     #[test]
     fn fingerprints_of_any_length_are_shown_short_without_panicking() {

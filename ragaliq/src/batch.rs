@@ -24,7 +24,7 @@
 //! assert!(refused.to_string().contains("ollama has no batch API"));
 //! ```
 
-pub use crate::run::{BatchFolder, DriverLock, Prepared, QueuedRequest};
+pub use crate::run::{BatchFolder, DriverLock, Prepared, QueuedRequest, is_batch_state};
 pub use crate::transport::{BatchApi, BatchKind, BatchLine, BatchProgress, BatchTag, LineResult};
 
 use crate::config::{Config, Provider};

@@ -16,8 +16,10 @@
 //! Every file is written whole (a temporary file renamed into place).
 //!
 //! A new record only ever removes what is recognisably its own in a folder
-//! ([`BatchFolder::prepare`]): never a folder with anything else in it, and
-//! never the answers, which were paid for.
+//! ([`BatchFolder::prepare`]): never a folder with anything else in it,
+//! nothing in a folder that carries neither the marker nor a state of
+//! ragaliq's (a `state.json` is a common name: another tool's is not taken
+//! for ours), and never the answers, which were paid for.
 //!
 //! The folder is not a run's folder (`target/ragaliq/runs/<id>/`): a batch
 //! may take the provider's whole 24 h window, and a run folder no process
@@ -104,6 +106,10 @@ impl BatchFolder {
     ///   `queue/`, `answers/`, `driver.lock`, `round-N.log` and ragaliq's
     ///   temporary files (a typo such as `--dir .` or `--dir tests`) is
     ///   refused, and nothing in it is touched.
+    /// - So is a folder without the marker whose `state.json` is not a
+    ///   state `cargo ragaliq record --batch` writes (another tool's file
+    ///   of that common name), and one without the marker or a state of
+    ///   ragaliq's that holds anything this would remove.
     /// - Otherwise the queue, the old state and the round logs go; the
     ///   answers stay (paid for, they answer the same questions again for
     ///   nothing; remove them yourself to ask anew).
@@ -130,7 +136,16 @@ impl BatchFolder {
                     "{shown} is not a folder: nothing was changed; choose a folder of its own for the record (--dir)"
                 ));
             }
-            Ok(_) => self.check_own()?,
+            Ok(_) => {
+                self.check_own()?;
+                let removable = self.removable()?;
+                if !removable.is_empty() && !self.is_batch_folder() {
+                    return Err(format!(
+                        "{shown} is not known to be a ragaliq batch folder: it holds {} but neither the marker {MARKER} nor a state.json of ragaliq's, so nothing in it was removed. If a batch record of yours made it, remove those files yourself, or choose another folder for the record (--dir)",
+                        list(&removable)
+                    ));
+                }
+            }
         }
         self.clear_queue()
             .map_err(|e| format!("the queue in {shown} cannot be emptied: {e}"))?;
@@ -154,10 +169,56 @@ impl BatchFolder {
     }
 
     /// Whether the folder is one a batch record wrote: its marker, or (from
-    /// before the marker) its state file.
+    /// before the marker) a state file that is a batch record's (see
+    /// [`is_batch_state`]), never merely a file named `state.json`.
     #[must_use]
     pub fn is_batch_folder(&self) -> bool {
-        self.dir.join(MARKER).is_file() || self.state_file().is_file()
+        self.dir.join(MARKER).is_file() || self.foreign_state() == Ok(Some(false))
+    }
+
+    /// Whether the folder's `state.json` is another's: `None` when there
+    /// is none, `Some(true)` when it is not a batch record's state.
+    ///
+    /// # Errors
+    ///
+    /// It exists but cannot be read: then whose it is cannot be told.
+    fn foreign_state(&self) -> Result<Option<bool>, String> {
+        let path = self.state_file();
+        match std::fs::read(&path) {
+            Ok(bytes) => Ok(Some(!is_batch_state(&bytes))),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(format!(
+                "{} cannot be read ({e}), so whether it is ragaliq's cannot be told; nothing was removed",
+                path.display()
+            )),
+        }
+    }
+
+    /// What [`prepare`](Self::prepare) would remove: the round logs, the
+    /// queued questions and the queue's temporary files (the state file is
+    /// checked apart, by [`check_own`](Self::check_own)).
+    fn removable(&self) -> Result<Vec<String>, String> {
+        let mut out = Vec::new();
+        for (dir, prefix) in [(self.dir.clone(), ""), (self.dir.join("queue"), "queue/")] {
+            let entries = match std::fs::read_dir(&dir) {
+                Ok(entries) => entries,
+                Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
+                Err(e) => return Err(format!("{} cannot be read: {e}", dir.display())),
+            };
+            for entry in entries.flatten() {
+                let name = entry.file_name().to_string_lossy().into_owned();
+                let goes = if prefix.is_empty() {
+                    is_round_log(&name)
+                } else {
+                    is_queued(&name) || name.ends_with(".ragaliq-tmp")
+                };
+                if goes {
+                    out.push(format!("{prefix}{name}"));
+                }
+            }
+        }
+        out.sort();
+        Ok(out)
     }
 
     /// Whether the folder (when it exists) holds only what a batch folder
@@ -171,14 +232,23 @@ impl BatchFolder {
             return Ok(());
         }
         let strangers = self.strangers()?;
-        if strangers.is_empty() {
-            return Ok(());
+        if !strangers.is_empty() {
+            return Err(format!(
+                "{} is not a ragaliq batch folder: it holds {}; nothing in it was removed. Choose a folder of its own for the record (--dir; the default is target/ragaliq/batch)",
+                self.dir.display(),
+                list(&strangers)
+            ));
         }
-        Err(format!(
-            "{} is not a ragaliq batch folder: it holds {}; nothing in it was removed. Choose a folder of its own for the record (--dir; the default is target/ragaliq/batch)",
-            self.dir.display(),
-            list(&strangers)
-        ))
+        // Once marked, the state is ours whatever it holds (a newer
+        // format, a damaged file): the driver reads it and says what is
+        // wrong. Unmarked, it must be a batch record's own.
+        if !self.dir.join(MARKER).is_file() && self.foreign_state()? == Some(true) {
+            return Err(format!(
+                "{} is not a ragaliq batch folder: its state.json is not the state of `cargo ragaliq record --batch` (expected the marker {MARKER}, or a state.json with its format, provider, command, round, waiting and finished fields); nothing in it was removed. Choose a folder of its own for the record (--dir; the default is target/ragaliq/batch)",
+                self.dir.display()
+            ));
+        }
+        Ok(())
     }
 
     /// The folder's entries that a batch folder does not hold.
@@ -388,10 +458,7 @@ impl BatchFolder {
         for entry in entries {
             let entry = entry?;
             let name = entry.file_name().to_string_lossy().into_owned();
-            let queued = name
-                .strip_suffix(".json")
-                .is_some_and(|f| f.parse::<Fingerprint>().is_ok());
-            if queued || name.ends_with(".ragaliq-tmp") {
+            if is_queued(&name) || name.ends_with(".ragaliq-tmp") {
                 std::fs::remove_file(entry.path())?;
             }
         }
@@ -409,6 +476,33 @@ impl BatchFolder {
             })
             .unwrap_or(0)
     }
+}
+
+/// Whether `bytes` are a state `cargo ragaliq record --batch` writes: a
+/// JSON object with the fields every state of its has had since before
+/// folders were marked (`format`, `provider`, `command`, `round`,
+/// `waiting`, `finished`), of their types. A folder from before the marker
+/// is recognised by this alone; another tool's `state.json` has no reason
+/// to hold all six.
+#[must_use]
+pub fn is_batch_state(bytes: &[u8]) -> bool {
+    use serde_json::Value;
+    let Ok(Value::Object(state)) = serde_json::from_slice::<Value>(bytes) else {
+        return false;
+    };
+    let has = |key: &str, kind: fn(&Value) -> bool| state.get(key).is_some_and(kind);
+    has("format", Value::is_u64)
+        && has("provider", Value::is_string)
+        && has("command", Value::is_array)
+        && has("round", Value::is_u64)
+        && has("waiting", Value::is_array)
+        && has("finished", Value::is_boolean)
+}
+
+/// `<fingerprint>.json`: a queued question's name.
+fn is_queued(name: &str) -> bool {
+    name.strip_suffix(".json")
+        .is_some_and(|f| f.parse::<Fingerprint>().is_ok())
 }
 
 /// `round-N.log`.
@@ -530,17 +624,94 @@ mod tests {
         folder
             .write_answer(&fp, &JudgeResponse::text("{}"))
             .unwrap();
+        // Answers alone, no state.json (lost), no marker (an older
+        // ragaliq): nothing to remove, so the folder is taken and marked.
+        let prepared = folder.prepare().unwrap();
+        assert_eq!(prepared.kept_answers, 1);
+        assert!(dir.join(MARKER).is_file());
+        // Marked: the queue and the round logs go, the answers stay.
         folder
             .queue(&question("b").request.fingerprint("openai"), &question("b"))
             .unwrap();
         std::fs::write(dir.join("round-1.log"), "log").unwrap();
-        // No state.json (lost), no marker (an older ragaliq): still ours.
         let prepared = folder.prepare().unwrap();
         assert_eq!(prepared.kept_answers, 1);
         assert_eq!(folder.answer(&fp).unwrap(), Some(JudgeResponse::text("{}")));
         assert!(folder.queued().unwrap().is_empty());
         assert!(!dir.join("round-1.log").exists());
-        assert!(dir.join(MARKER).is_file());
+        // Unmarked, with neither the marker nor a state of ragaliq's,
+        // nothing is removed: whose the folder is cannot be told.
+        std::fs::remove_file(dir.join(MARKER)).unwrap();
+        folder
+            .queue(&question("b").request.fingerprint("openai"), &question("b"))
+            .unwrap();
+        std::fs::write(dir.join("round-2.log"), "log").unwrap();
+        let refused = folder.prepare().unwrap_err();
+        assert!(
+            refused.contains("round-2.log") && refused.contains(MARKER),
+            "{refused}"
+        );
+        assert_eq!(folder.queued().unwrap().len(), 1);
+        assert!(dir.join("round-2.log").is_file());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A folder that holds only a `state.json` of another tool (a typo in
+    /// `--dir`): before, the name alone made it a batch folder, and a new
+    /// record removed the file. Now it is not one, nothing in it is removed
+    /// or written, and the error names the folder and what was expected.
+    #[test]
+    fn a_foreign_state_file_is_never_taken_for_ours_nor_removed() {
+        let dir = temp("foreign-state");
+        std::fs::create_dir_all(&dir).unwrap();
+        let foreign = r#"{"version": 3, "jobs": ["build", "deploy"], "last_run": "yesterday"}"#;
+        std::fs::write(dir.join("state.json"), foreign).unwrap();
+        let folder = BatchFolder::new(&dir);
+        assert!(!folder.is_batch_folder());
+        let refused = folder.prepare().unwrap_err();
+        assert!(
+            refused.contains(&dir.display().to_string())
+                && refused.contains("state.json")
+                && refused.contains(MARKER)
+                && refused.contains("nothing in it was removed"),
+            "{refused}"
+        );
+        assert!(
+            folder.check_own().is_err(),
+            "the driver checks before it locks"
+        );
+        assert_eq!(
+            std::fs::read_to_string(dir.join("state.json")).unwrap(),
+            foreign
+        );
+        assert!(!dir.join(MARKER).exists(), "nothing written either");
+        // Not JSON at all: the same.
+        std::fs::write(dir.join("state.json"), "not json").unwrap();
+        assert!(folder.prepare().is_err());
+        assert!(dir.join("state.json").is_file());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A state `cargo ragaliq record --batch` wrote before folders had a
+    /// marker is still recognised: the folder is a batch folder, and a new
+    /// record replaces its state.
+    #[test]
+    fn a_state_of_ours_without_the_marker_is_still_ours() {
+        let dir = temp("our-state");
+        std::fs::create_dir_all(&dir).unwrap();
+        let ours = r#"{"format": 1, "provider": "openai", "command": ["cargo", "test"],
+            "record": "r1", "round": 2, "waiting": [], "failures": {}, "given_up": {},
+            "rounds": [], "batches": 1, "submitted": 3, "answered": 3, "failed_lines": 0,
+            "input_tokens": 10, "output_tokens": 5, "spent_usd": 0.0, "finished": true}"#;
+        std::fs::write(dir.join("state.json"), ours).unwrap();
+        let folder = BatchFolder::new(&dir);
+        assert!(folder.is_batch_folder());
+        assert!(!folder.prepare().unwrap().created);
+        assert!(!dir.join("state.json").exists() && dir.join(MARKER).is_file());
+        // Once marked, it is ours whatever its state says.
+        std::fs::write(dir.join("state.json"), "{}").unwrap();
+        assert!(folder.is_batch_folder());
+        assert!(!folder.prepare().unwrap().created);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -27,7 +27,7 @@ pub(crate) mod state;
 
 pub(crate) use atomic::remove_left_behind;
 pub use atomic::write_atomic;
-pub use batch::{BatchFolder, DriverLock, Prepared, QueuedRequest};
+pub use batch::{BatchFolder, DriverLock, Prepared, QueuedRequest, is_batch_state};
 pub(crate) use slots::{Slot, Slots, key_hash};
 
 use std::io;
