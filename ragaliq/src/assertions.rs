@@ -1,6 +1,7 @@
 //! The assertion macros: `assert_faithful!`, `assert_no_hallucination!`,
 //! `assert_relevant!`, `assert_context_precision!`, `assert_context_recall!`,
-//! and `assert_caught!` for answers that must fail.
+//! `assert_correct!`, `assert_judged!` (criteria), `assert_metric!` (a
+//! metric of one's own), and `assert_caught!` for answers that must fail.
 //!
 //! Each takes `(judge, case)` and options written `name = value`, must be
 //! used inside an async function (it awaits), returns the
@@ -46,16 +47,17 @@
 #[macro_export]
 macro_rules! assert_faithful {
     ($judge:expr, $case:expr $(, $key:ident = $value:expr)* $(,)?) => {
-        $crate::__assert_metric!(assert_faithful, Faithfulness, Pass, $judge, $case,
+        $crate::__assert_metric!(assert_faithful, $crate::Metric::Faithfulness, Pass, $judge, $case,
             $crate::__private::__assertion_options!(assert_faithful, $crate::__private::FaithfulnessOptions, [threshold, weights, samples, agreement] $(, $key = $value)*))
     };
 }
 
 /// Asserts the response does not hallucinate (default threshold 0.8).
 ///
-/// Options: `threshold = f64`, `confidence_floor = f64` (a supported claim
-/// with a stated confidence under it counts as hallucinated; default 0.8),
-/// `samples`, `agreement`.
+/// Options: `threshold = f64`, `confidence_floor = f64` (none by default:
+/// a claim is hallucinated when it is not supported; with a floor, a
+/// supported claim whose P(supported) is under it counts too), `samples`,
+/// `agreement`.
 ///
 /// ```
 /// # use ragaliq::judge::{BoxFuture, Judge, JudgeRequest, JudgeResponse, Transport};
@@ -81,7 +83,7 @@ macro_rules! assert_faithful {
 #[macro_export]
 macro_rules! assert_no_hallucination {
     ($judge:expr, $case:expr $(, $key:ident = $value:expr)* $(,)?) => {
-        $crate::__assert_metric!(assert_no_hallucination, Hallucination, Pass, $judge, $case,
+        $crate::__assert_metric!(assert_no_hallucination, $crate::Metric::Hallucination, Pass, $judge, $case,
             $crate::__private::__assertion_options!(assert_no_hallucination, $crate::__private::HallucinationOptions, [threshold, confidence_floor, samples, agreement] $(, $key = $value)*))
     };
 }
@@ -110,7 +112,7 @@ macro_rules! assert_no_hallucination {
 #[macro_export]
 macro_rules! assert_relevant {
     ($judge:expr, $case:expr $(, $key:ident = $value:expr)* $(,)?) => {
-        $crate::__assert_metric!(assert_relevant, Relevance, Pass, $judge, $case,
+        $crate::__assert_metric!(assert_relevant, $crate::Metric::Relevance, Pass, $judge, $case,
             $crate::__private::__assertion_options!(assert_relevant, $crate::__private::RelevanceOptions, [threshold, samples, agreement] $(, $key = $value)*))
     };
 }
@@ -140,7 +142,7 @@ macro_rules! assert_relevant {
 #[macro_export]
 macro_rules! assert_context_precision {
     ($judge:expr, $case:expr $(, $key:ident = $value:expr)* $(,)?) => {
-        $crate::__assert_metric!(assert_context_precision, ContextPrecision, Pass, $judge, $case,
+        $crate::__assert_metric!(assert_context_precision, $crate::Metric::ContextPrecision, Pass, $judge, $case,
             $crate::__private::__assertion_options!(assert_context_precision, $crate::__private::ContextPrecisionOptions, [threshold, samples, agreement] $(, $key = $value)*))
     };
 }
@@ -171,8 +173,124 @@ macro_rules! assert_context_precision {
 #[macro_export]
 macro_rules! assert_context_recall {
     ($judge:expr, $case:expr $(, $key:ident = $value:expr)* $(,)?) => {
-        $crate::__assert_metric!(assert_context_recall, ContextRecall, Pass, $judge, $case,
+        $crate::__assert_metric!(assert_context_recall, $crate::Metric::ContextRecall, Pass, $judge, $case,
             $crate::__private::__assertion_options!(assert_context_recall, $crate::__private::ContextRecallOptions, [threshold, samples, agreement] $(, $key = $value)*))
+    };
+}
+
+/// Asserts the response is correct against the case's expected answer
+/// (default threshold 0.7): the F1 of what it says that the reference backs
+/// and what of the reference it says. A contradiction is named in the
+/// failure message with both sides quoted.
+///
+/// Options: `threshold = f64`, `correctness = Correctness::Recall` (or
+/// `Precision`; default `F1`), `samples`, `agreement`.
+///
+/// ```
+/// # use ragaliq::judge::{BoxFuture, Judge, JudgeRequest, JudgeResponse, Transport};
+/// # use ragaliq::{Correctness, RagCase, TransportError, assert_correct};
+/// # struct Canned;
+/// # impl Transport for Canned {
+/// #     fn provider(&self) -> &str { "canned" }
+/// #     fn complete<'a>(&'a self, r: &'a JudgeRequest) -> BoxFuture<'a, Result<JudgeResponse, TransportError>> {
+/// #         let text = if r.task == "extract_claims" { r#"{"claims": ["Refunds take 30 days."]}"# } else { "yes" };
+/// #         Box::pin(async move { Ok(JudgeResponse::text(text)) })
+/// #     }
+/// # }
+/// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+/// # let judge = Judge::builder(Canned).build().unwrap();
+/// let case = RagCase::new("How long do refunds take?")
+///     .response("Refunds take 30 days.")
+///     .expected_answer("Refunds take 30 days.");
+/// let eval = assert_correct!(judge, case, correctness = Correctness::Recall);
+/// assert_eq!(eval.score, 1.0);
+/// # });
+/// ```
+#[macro_export]
+macro_rules! assert_correct {
+    ($judge:expr, $case:expr $(, $key:ident = $value:expr)* $(,)?) => {
+        $crate::__assert_metric!(assert_correct, $crate::Metric::Correctness, Pass, $judge, $case,
+            $crate::__private::__assertion_options!(assert_correct, $crate::__private::CorrectnessOptions, [threshold, correctness, samples, agreement] $(, $key = $value)*))
+    };
+}
+
+/// Asserts the response meets criteria in plain words (default threshold
+/// 0.7): a `&str` is judged yes or no (P(yes) from the answer word); a
+/// [`Criteria::scored`](crate::Criteria::scored) is scored 1 to 5 after
+/// evaluation steps written once per criteria text (G-Eval). The failure
+/// message quotes the judge's reason.
+///
+/// Options: `threshold = f64`, `samples`, `agreement`.
+///
+/// ```
+/// # use ragaliq::judge::{BoxFuture, Judge, JudgeRequest, JudgeResponse, Transport};
+/// # use ragaliq::{Criteria, RagCase, TransportError, assert_judged};
+/// # struct Canned;
+/// # impl Transport for Canned {
+/// #     fn provider(&self) -> &str { "canned" }
+/// #     fn complete<'a>(&'a self, r: &'a JudgeRequest) -> BoxFuture<'a, Result<JudgeResponse, TransportError>> {
+/// #         let text = match r.task.as_str() {
+/// #             "criteria_steps" => r#"{"steps": ["Find the policy number.", "Look for any promise of a refund."]}"#,
+/// #             "criteria_score" => "5. It cites policy 4.2 and promises nothing.",
+/// #             _ => "yes. It cites policy 4.2.",
+/// #         };
+/// #         Box::pin(async move { Ok(JudgeResponse::text(text)) })
+/// #     }
+/// # }
+/// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+/// # let judge = Judge::builder(Canned).build().unwrap();
+/// let case = RagCase::new("Can I return this?")
+///     .response("Returns follow policy 4.2: within 30 days, with the receipt.");
+/// assert_judged!(judge, case, "Cites the policy number and never promises a refund");
+/// let eval = assert_judged!(
+///     judge,
+///     case,
+///     Criteria::scored("Cites the policy number and never promises a refund"),
+///     threshold = 0.8
+/// );
+/// assert_eq!(eval.score, 1.0);
+/// # });
+/// ```
+#[macro_export]
+macro_rules! assert_judged {
+    ($judge:expr, $case:expr, $criteria:expr $(, $key:ident = $value:expr)* $(,)?) => {
+        $crate::__assert_metric!(assert_judged, $crate::__private::criteria($criteria), Pass, $judge, $case,
+            $crate::__private::__assertion_options!(assert_judged, $crate::__private::CriteriaOptions, [threshold, samples, agreement] $(, $key = $value)*))
+    };
+}
+
+/// Asserts a metric of one's own ([`CustomMetric`](crate::CustomMetric))
+/// passes (its own threshold, default 0.7).
+///
+/// Options: `threshold = f64`, `samples`, `agreement`.
+///
+/// ```
+/// # use ragaliq::judge::{BoxFuture, Judge, JudgeRequest, JudgeResponse, Transport};
+/// # use ragaliq::{CustomMetric, RagCase, TransportError, assert_metric};
+/// # struct Canned;
+/// # impl Transport for Canned {
+/// #     fn provider(&self) -> &str { "canned" }
+/// #     fn complete<'a>(&'a self, _: &'a JudgeRequest) -> BoxFuture<'a, Result<JudgeResponse, TransportError>> {
+/// #         Box::pin(async { Ok(JudgeResponse::text("yes. It thanks the customer.")) })
+/// #     }
+/// # }
+/// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+/// # let judge = Judge::builder(Canned).build().unwrap();
+/// let polite = CustomMetric::new(
+///     "polite",
+///     "<response>{{response}}</response>\n\nIs the response polite? Answer \"yes\" or \"no\" first, then give your reason in one sentence.",
+/// )
+/// .unwrap();
+/// let case = RagCase::new("Where is my order?").response("Thanks for asking! It ships today.");
+/// let eval = assert_metric!(judge, case, &polite);
+/// assert_eq!(eval.title(), "polite");
+/// # });
+/// ```
+#[macro_export]
+macro_rules! assert_metric {
+    ($judge:expr, $case:expr, $metric:expr $(, $key:ident = $value:expr)* $(,)?) => {
+        $crate::__assert_metric!(assert_metric, $crate::__private::custom($metric), Pass, $judge, $case,
+            $crate::__private::__assertion_options!(assert_metric, $crate::__private::CustomOptions, [threshold, samples, agreement] $(, $key = $value)*))
     };
 }
 
@@ -210,23 +328,27 @@ macro_rules! assert_context_recall {
 #[macro_export]
 macro_rules! assert_caught {
     ($judge:expr, $case:expr, faithfulness $(, $key:ident = $value:expr)* $(,)?) => {
-        $crate::__assert_metric!(assert_caught, Faithfulness, Caught, $judge, $case,
+        $crate::__assert_metric!(assert_caught, $crate::Metric::Faithfulness, Caught, $judge, $case,
             $crate::__private::__assertion_options!(assert_caught, $crate::__private::FaithfulnessOptions, [threshold, weights, samples, agreement] $(, $key = $value)*))
     };
     ($judge:expr, $case:expr, hallucination $(, $key:ident = $value:expr)* $(,)?) => {
-        $crate::__assert_metric!(assert_caught, Hallucination, Caught, $judge, $case,
+        $crate::__assert_metric!(assert_caught, $crate::Metric::Hallucination, Caught, $judge, $case,
             $crate::__private::__assertion_options!(assert_caught, $crate::__private::HallucinationOptions, [threshold, confidence_floor, samples, agreement] $(, $key = $value)*))
     };
     ($judge:expr, $case:expr, relevance $(, $key:ident = $value:expr)* $(,)?) => {
-        $crate::__assert_metric!(assert_caught, Relevance, Caught, $judge, $case,
+        $crate::__assert_metric!(assert_caught, $crate::Metric::Relevance, Caught, $judge, $case,
             $crate::__private::__assertion_options!(assert_caught, $crate::__private::RelevanceOptions, [threshold, samples, agreement] $(, $key = $value)*))
     };
     ($judge:expr, $case:expr, context_precision $(, $key:ident = $value:expr)* $(,)?) => {
-        $crate::__assert_metric!(assert_caught, ContextPrecision, Caught, $judge, $case,
+        $crate::__assert_metric!(assert_caught, $crate::Metric::ContextPrecision, Caught, $judge, $case,
             $crate::__private::__assertion_options!(assert_caught, $crate::__private::ContextPrecisionOptions, [threshold, samples, agreement] $(, $key = $value)*))
     };
+    ($judge:expr, $case:expr, correctness $(, $key:ident = $value:expr)* $(,)?) => {
+        $crate::__assert_metric!(assert_caught, $crate::Metric::Correctness, Caught, $judge, $case,
+            $crate::__private::__assertion_options!(assert_caught, $crate::__private::CorrectnessOptions, [threshold, correctness, samples, agreement] $(, $key = $value)*))
+    };
     ($judge:expr, $case:expr, context_recall $(, $key:ident = $value:expr)* $(,)?) => {
-        $crate::__assert_metric!(assert_caught, ContextRecall, Caught, $judge, $case,
+        $crate::__assert_metric!(assert_caught, $crate::Metric::ContextRecall, Caught, $judge, $case,
             $crate::__private::__assertion_options!(assert_caught, $crate::__private::ContextRecallOptions, [threshold, samples, agreement] $(, $key = $value)*))
     };
     ($judge:expr, $case:expr, $metric:ident $($rest:tt)*) => {{
@@ -239,13 +361,13 @@ macro_rules! assert_caught {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __assert_metric {
-    ($name:ident, $metric:ident, $expect:ident, $judge:expr, $case:expr, $options:expr) => {{
+    ($name:ident, $what:expr, $expect:ident, $judge:expr, $case:expr, $options:expr) => {{
         let __ragaliq_options = $options;
         match $crate::__private::assert_metric(
             ::core::stringify!($name),
             &$judge,
             &$case,
-            $crate::Metric::$metric,
+            $what,
             __ragaliq_options.resolve(),
             $crate::__private::Expect::$expect,
         )

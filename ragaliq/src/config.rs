@@ -40,7 +40,8 @@
 //! | `judge.claims` | `RAGALIQ_CLAIMS` | `extract`, `sentences` | `extract`: the judge lists the response's atomic claims; `sentences` takes its sentences, with no call |
 //! | `judge.chunk_chars` | `RAGALIQ_CHUNK_CHARS` | 0 to 1,000,000 | 0 (never): passages longer than this are asked about in chunks, and the best chunk counts |
 //! | `judge.verify_batch` | `RAGALIQ_VERIFY_BATCH` | 1 to 64 | 4 (claims per verification call with `strategy = "json"`; 1 asks each claim alone) |
-//! | `scoring.confidence_floor` | `RAGALIQ_CONFIDENCE_FLOOR` | 0 to 1 | 0.8 |
+//! | `scoring.confidence_floor` | `RAGALIQ_CONFIDENCE_FLOOR` | 0 to 1 | none: hallucination counts the claims that are not supported; when set, a supported claim whose P(supported) (or stated confidence) is under it counts too |
+//! | `scoring.correctness` | `RAGALIQ_CORRECTNESS` | `f1`, `precision`, `recall` | `f1` |
 //! | `scoring.evidence` | `RAGALIQ_EVIDENCE` | `checked`, `off` | `checked`: a verdict's quote must be in a passage |
 //! | `scoring.samples` | `RAGALIQ_SAMPLES` | 1 to 25, or `"auto"` | 1 |
 //! | `scoring.agreement` | `RAGALIQ_AGREEMENT` | over 0.5, up to 1 | 0.6 (3 of 5) |
@@ -207,11 +208,16 @@ pub struct Config {
     /// Retries.
     pub retry: RetryPolicy,
     /// Thresholds, in the order of [`Metric::ALL`].
-    pub thresholds: [f64; 5],
+    pub thresholds: [f64; Metric::ALL.len()],
     /// Verdict weights for faithfulness.
     pub weights: VerdictWeights,
-    /// Hallucination's confidence floor.
-    pub confidence_floor: f64,
+    /// Hallucination's confidence floor: none by default (a claim is
+    /// hallucinated when it is not supported, the one rule faithfulness
+    /// uses); when set, a supported claim whose P(supported) (or stated
+    /// confidence) is under it counts as hallucinated too.
+    pub confidence_floor: Option<f64>,
+    /// How answer correctness scores.
+    pub correctness: crate::core::Correctness,
     /// A folder of prompt templates overriding the built-in ones.
     pub prompts_dir: Option<PathBuf>,
     /// The configuration file that was read, if any.
@@ -780,16 +786,26 @@ impl Config {
             }
             (None, None) => VerdictWeights::RATIO,
         };
-        let confidence_floor = r
+        let confidence_floor = r.pick(
+            "RAGALIQ_CONFIDENCE_FLOOR",
+            "scoring.confidence_floor",
+            scoring.confidence_floor,
+            float,
+            |t| (0.0..=1.0).contains(t),
+            "a number from 0 to 1",
+        )?;
+        let correctness = r
             .pick(
-                "RAGALIQ_CONFIDENCE_FLOOR",
-                "scoring.confidence_floor",
-                scoring.confidence_floor,
-                float,
-                |t| (0.0..=1.0).contains(t),
-                "a number from 0 to 1",
+                "RAGALIQ_CORRECTNESS",
+                "scoring.correctness",
+                scoring.correctness,
+                text,
+                |v| v.parse::<crate::core::Correctness>().is_ok(),
+                crate::core::Correctness::NAMES,
             )?
-            .unwrap_or(0.8);
+            .map_or(crate::core::Correctness::F1, |v| {
+                v.parse().expect("checked")
+            });
         let samples = match ((r.env)("RAGALIQ_SAMPLES"), scoring.samples) {
             (Some(v), _) => Samples::parse(&v).ok_or_else(|| ConfigError::Invalid {
                 origin: "RAGALIQ_SAMPLES".into(),
@@ -903,6 +919,7 @@ impl Config {
             thresholds: threshold_values,
             weights,
             confidence_floor,
+            correctness,
             prompts_dir,
             file: file.map(|(_, p)| p.to_path_buf()),
             max_cost_usd,
@@ -1163,6 +1180,9 @@ struct RawThresholds {
     relevance: Option<f64>,
     context_precision: Option<f64>,
     context_recall: Option<f64>,
+    correctness: Option<f64>,
+    criteria: Option<f64>,
+    custom: Option<f64>,
 }
 
 impl RawThresholds {
@@ -1173,6 +1193,9 @@ impl RawThresholds {
             Metric::Relevance => self.relevance,
             Metric::ContextPrecision => self.context_precision,
             Metric::ContextRecall => self.context_recall,
+            Metric::Correctness => self.correctness,
+            Metric::Criteria => self.criteria,
+            Metric::Custom => self.custom,
         }
     }
 }
@@ -1182,6 +1205,7 @@ impl RawThresholds {
 struct RawScoring {
     weights: Option<RawWeights>,
     confidence_floor: Option<f64>,
+    correctness: Option<String>,
     samples: Option<RawSamples>,
     agreement: Option<f64>,
     evidence: Option<String>,

@@ -174,8 +174,9 @@ mod tasks;
 mod transport;
 
 pub use crate::core::{
-    Agreement, CaseError, ClaimCounts, ClaimVerdict, ConfigError, Evaluation, Metric,
-    PassageVerdict, RagCase, Samples, Spread, Strategy, Usage, Verdict, VerdictWeights,
+    Agreement, CaseError, ClaimCounts, ClaimVerdict, ConfigError, Correctness, Criteria,
+    CriteriaForm, Evaluation, Metric, PassageVerdict, RagCase, Samples, Spread, Strategy, Usage,
+    Verdict, VerdictWeights,
 };
 pub use calibrate::calibration;
 pub use config::{Config, Mode, Provider};
@@ -183,7 +184,7 @@ pub use error::{Error, Result};
 pub use generation::generate;
 pub use harness::suite;
 pub use judge::Judge;
-pub use metrics::EvalOptions;
+pub use metrics::{CustomAnswer, CustomMetric, CustomScore, EvalOptions};
 pub use parse::{ParseError, ParseErrorKind};
 pub use ragaliq_macros::rag_test;
 pub use transport::{TransportError, TransportErrorKind};
@@ -191,8 +192,9 @@ pub use transport::{TransportError, TransportErrorKind};
 /// The names a test file needs: `use ragaliq::prelude::*;`.
 pub mod prelude {
     pub use crate::{
-        EvalOptions, Evaluation, Judge, Metric, RagCase, Samples, Verdict, VerdictWeights,
-        assert_caught, assert_context_precision, assert_context_recall, assert_faithful,
-        assert_no_hallucination, assert_relevant, rag_test,
+        Correctness, Criteria, CustomAnswer, CustomMetric, CustomScore, EvalOptions, Evaluation,
+        Judge, Metric, RagCase, Samples, Verdict, VerdictWeights, assert_caught,
+        assert_context_precision, assert_context_recall, assert_correct, assert_faithful,
+        assert_judged, assert_metric, assert_no_hallucination, assert_relevant, rag_test,
     };
 }

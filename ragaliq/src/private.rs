@@ -254,14 +254,46 @@ pub enum Expect {
 /// Evaluates for an assertion macro: the evaluation when it is as expected,
 /// else the failure message. A low score, an undecided judge, a judge
 /// failure and a configuration error each read differently.
+/// What an assertion macro evaluates.
+pub enum What<'a> {
+    /// A built-in metric.
+    Metric(Metric),
+    /// Criteria (`assert_judged!`).
+    Criteria(crate::Criteria),
+    /// A metric of one's own (`assert_metric!`).
+    Custom(&'a crate::CustomMetric),
+}
+
+impl From<Metric> for What<'_> {
+    fn from(m: Metric) -> Self {
+        What::Metric(m)
+    }
+}
+
+/// Criteria for `assert_judged!`: a `&str`, a `String` or a [`Criteria`](crate::Criteria).
+pub fn criteria<'a>(c: impl Into<crate::Criteria>) -> What<'a> {
+    What::Criteria(c.into())
+}
+
+/// A metric of one's own for `assert_metric!`.
+pub fn custom(m: &crate::CustomMetric) -> What<'_> {
+    What::Custom(m)
+}
+
 pub async fn assert_metric(
     macro_name: &str,
     judge: &Judge,
     case: &RagCase,
-    metric: Metric,
+    what: impl Into<What<'_>>,
     options: Result<EvalOptions, String>,
     expect: Expect,
 ) -> Result<Evaluation, String> {
+    let what = what.into();
+    let metric = match &what {
+        What::Metric(m) => m.to_string(),
+        What::Criteria(c) => format!("criteria {:?}", c.name()),
+        What::Custom(m) => m.name().to_owned(),
+    };
     let subject = match &case.id {
         Some(id) => format!("case `{id}`"),
         None => format!("case {:?}", case.query.trim()),
@@ -287,7 +319,11 @@ pub async fn assert_metric(
             "warning: {macro_name}! asks {samples} samples at temperature 0: a judge that answers the same every time makes every vote unanimous, so the extra samples cost and tell nothing (set `temperature` above 0 in ragaliq.toml or RAGALIQ_TEMPERATURE)"
         );
     }
-    let result = judge.evaluate_with(metric, case, &options).await;
+    let result = match what {
+        What::Metric(m) => judge.evaluate_with(m, case, &options).await,
+        What::Criteria(c) => judge.criteria_with(case, c, &options).await,
+        What::Custom(m) => judge.custom_with(m, case, &options).await,
+    };
     let judge_line = format!("\njudge: {}", judge.describe());
     match (result, expect) {
         (Ok(eval), Expect::Pass) if eval.passed => Ok(eval),
@@ -409,6 +445,12 @@ macro_rules! options {
 options! {
     /// `assert_faithful!`'s options.
     FaithfulnessOptions { weights: VerdictWeights }
+    /// `assert_correct!`'s options.
+    CorrectnessOptions { correctness: crate::Correctness }
+    /// `assert_judged!`'s options.
+    CriteriaOptions {}
+    /// `assert_metric!`'s options.
+    CustomOptions {}
     /// `assert_no_hallucination!`'s options.
     HallucinationOptions { confidence_floor: f64 }
     /// `assert_relevant!`'s options.
@@ -443,6 +485,7 @@ pub enum MetricName {
     relevance,
     context_precision,
     context_recall,
+    correctness,
 }
 
 #[cfg(test)]

@@ -18,6 +18,7 @@ use std::sync::Arc;
 
 /// What the judge is asked to do. Each task has one template and one reply shape.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Task {
     /// Split a response into atomic claims.
     ExtractClaims,
@@ -39,11 +40,20 @@ pub enum Task {
     AnswersQuery,
     /// Does one passage help answer the query? One word: yes or no.
     PassageRelevant,
+    /// Does the response meet the criteria? Yes or no first, then a
+    /// one-sentence reason.
+    CriteriaMet,
+    /// The evaluation steps for judging responses against criteria, once
+    /// per criteria text (G-Eval).
+    CriteriaSteps,
+    /// How well the response meets the criteria, 1 to 5 first, then a
+    /// one-sentence reason (G-Eval).
+    CriteriaScore,
 }
 
 impl Task {
     /// Every task.
-    pub const ALL: [Task; 10] = [
+    pub const ALL: [Task; 13] = [
         Task::ExtractClaims,
         Task::VerifyClaims,
         Task::VerifyClaim,
@@ -54,6 +64,9 @@ impl Task {
         Task::ClaimContradicted,
         Task::AnswersQuery,
         Task::PassageRelevant,
+        Task::CriteriaMet,
+        Task::CriteriaSteps,
+        Task::CriteriaScore,
     ];
 
     /// Whether the task is a yes/no question answered in one word, read
@@ -76,6 +89,22 @@ impl Task {
         )
     }
 
+    /// Whether the reply starts with an answer word (or score) that is read
+    /// from the judge's token probabilities where the server returns them:
+    /// the one-word questions, and those answered with a word and then a
+    /// reason ([`Task::CriteriaMet`], [`Task::CriteriaScore`]). Asked as
+    /// plain text (under a JSON grammar the word's probability saturates).
+    ///
+    /// ```
+    /// use ragaliq::prompts::Task;
+    /// assert!(Task::CriteriaMet.reads_first_word());
+    /// assert!(!Task::CriteriaMet.answers_in_a_word(), "a reason follows");
+    /// ```
+    #[must_use]
+    pub fn reads_first_word(self) -> bool {
+        self.answers_in_a_word() || matches!(self, Task::CriteriaMet | Task::CriteriaScore)
+    }
+
     /// The task's label, also its template's file stem.
     #[must_use]
     pub fn name(self) -> &'static str {
@@ -90,6 +119,9 @@ impl Task {
             Task::ClaimContradicted => "claim_contradicted",
             Task::AnswersQuery => "answers_query",
             Task::PassageRelevant => "passage_relevant",
+            Task::CriteriaMet => "criteria_met",
+            Task::CriteriaSteps => "criteria_steps",
+            Task::CriteriaScore => "criteria_score",
         }
     }
 
@@ -132,7 +164,10 @@ impl Task {
             | Task::ClaimSupported
             | Task::ClaimContradicted
             | Task::AnswersQuery
-            | Task::PassageRelevant => &[],
+            | Task::PassageRelevant
+            | Task::CriteriaMet
+            | Task::CriteriaSteps
+            | Task::CriteriaScore => &[],
         }
     }
 
@@ -225,6 +260,10 @@ impl Task {
             | Task::ClaimContradicted
             | Task::AnswersQuery
             | Task::PassageRelevant => json!({"type": "string", "enum": ["yes", "no"]}),
+            // Asked as plain text; the schema says what the reply starts with.
+            Task::CriteriaMet => json!({"type": "string", "pattern": "^(yes|no)"}),
+            Task::CriteriaScore => json!({"type": "string", "pattern": "^[1-5]"}),
+            Task::CriteriaSteps => object(vec![("steps", list(text(STEP_CHARS), 1, 8))]),
         }
     }
 
@@ -243,6 +282,10 @@ impl Task {
             // puts before it; the probabilities are read at the word.
             return WORD_TOKENS;
         }
+        if self.reads_first_word() {
+            // The word or score, then one sentence of reason.
+            return REASON_TOKENS;
+        }
         let n = shape.items.max(1);
         let tokens = match self {
             // Claims restate the response, with pronouns resolved.
@@ -252,10 +295,13 @@ impl Task {
             Task::Relevance => 224,
             Task::PassageRelevance => 64 + 80 * n,
             Task::GenerateCases => 64 + 220 * n,
+            Task::CriteriaSteps => 320,
             Task::ClaimSupported
             | Task::ClaimContradicted
             | Task::AnswersQuery
-            | Task::PassageRelevant => 0,
+            | Task::PassageRelevant
+            | Task::CriteriaMet
+            | Task::CriteriaScore => 0,
         };
         u32::try_from(tokens.max(256)).unwrap_or(u32::MAX)
     }
@@ -272,15 +318,26 @@ impl Task {
             Task::ClaimContradicted => include_str!("../prompts/claim_contradicted.txt"),
             Task::AnswersQuery => include_str!("../prompts/answers_query.txt"),
             Task::PassageRelevant => include_str!("../prompts/passage_relevant.txt"),
+            Task::CriteriaMet => include_str!("../prompts/criteria_met.txt"),
+            Task::CriteriaSteps => include_str!("../prompts/criteria_steps.txt"),
+            Task::CriteriaScore => include_str!("../prompts/criteria_score.txt"),
         }
     }
 }
 
 const SYSTEM: &str = include_str!("../prompts/system.txt");
 const SYSTEM_WORD: &str = include_str!("../prompts/system_word.txt");
+const SYSTEM_REASON: &str = include_str!("../prompts/system_reason.txt");
 
 /// The reply limit of a one-word answer.
 pub const WORD_TOKENS: u32 = 3;
+
+/// The reply limit of an answer word (or score) followed by a one-sentence
+/// reason.
+pub const REASON_TOKENS: u32 = 96;
+
+/// Longest evaluation step, in characters.
+pub const STEP_CHARS: usize = 300;
 
 /// Longest claim the extraction schema allows, in characters.
 pub const CLAIM_CHARS: usize = 400;
@@ -345,10 +402,12 @@ impl Shape {
             Task::PassageRelevance => count("passage", "passages"),
             Task::GenerateCases => count("case", "cases"),
             Task::Relevance => "one score".into(),
+            Task::CriteriaSteps => "the evaluation steps".into(),
             Task::ClaimSupported
             | Task::ClaimContradicted
             | Task::AnswersQuery
             | Task::PassageRelevant => "one word".into(),
+            Task::CriteriaMet | Task::CriteriaScore => "an answer and a reason".into(),
         }
     }
 }
@@ -424,7 +483,8 @@ impl Template {
 pub struct Templates {
     system: Arc<Template>,
     system_word: Arc<Template>,
-    tasks: Arc<[Template; 10]>,
+    system_reason: Arc<Template>,
+    tasks: Arc<[Template; Task::ALL.len()]>,
 }
 
 impl Templates {
@@ -437,6 +497,7 @@ impl Templates {
         Templates {
             system: Arc::new(parse(SYSTEM, "system.txt")),
             system_word: Arc::new(parse(SYSTEM_WORD, "system_word.txt")),
+            system_reason: Arc::new(parse(SYSTEM_REASON, "system_reason.txt")),
             tasks: Arc::new(Task::ALL.map(|t| parse(t.builtin(), t.name()))),
         }
     }
@@ -471,6 +532,7 @@ impl Templates {
         let builtin = Templates::builtin();
         let system = load("system", &builtin.system)?;
         let system_word = load("system_word", &builtin.system_word)?;
+        let system_reason = load("system_reason", &builtin.system_reason)?;
         let mut tasks = (*builtin.tasks).clone();
         for (task, slot) in Task::ALL.iter().zip(tasks.iter_mut()) {
             *slot = load(task.name(), slot)?;
@@ -478,6 +540,7 @@ impl Templates {
         Ok(Templates {
             system: Arc::new(system),
             system_word: Arc::new(system_word),
+            system_reason: Arc::new(system_reason),
             tasks: Arc::new(tasks),
         })
     }
@@ -489,13 +552,20 @@ impl Templates {
     }
 
     /// The system prompt `task` is asked with: `system_word.txt` for a
-    /// question answered in one word, `system.txt` otherwise.
+    /// question answered in one word, `system_reason.txt` for one answered
+    /// with a word and a reason, `system.txt` otherwise.
     #[must_use]
     pub fn system_for(&self, task: Task) -> &Template {
+        &self.system_of(task).1
+    }
+
+    fn system_of(&self, task: Task) -> (&'static str, &Arc<Template>) {
         if task.answers_in_a_word() {
-            &self.system_word
+            ("system_word", &self.system_word)
+        } else if task.reads_first_word() {
+            ("system_reason", &self.system_reason)
         } else {
-            &self.system
+            ("system", &self.system)
         }
     }
 
@@ -518,11 +588,7 @@ impl Templates {
     /// (`+system_word@<version>` for a question answered in one word).
     #[must_use]
     pub fn version_label(&self, task: Task) -> String {
-        let system = if task.answers_in_a_word() {
-            "system_word"
-        } else {
-            "system"
-        };
+        let (system, _) = self.system_of(task);
         format!(
             "{}@{}+{system}@{}",
             task.name(),
@@ -572,6 +638,11 @@ fn check_fields(task: Task, t: &Template, origin: &str) -> Result<(), ConfigErro
 
 /// One pass over the template: inserted values are never scanned again, so
 /// data that contains `{{query}}` stays as written.
+/// Renders a template's text (see [`Templates::render`]).
+pub(crate) fn render_text(template: &str, vars: &[(&str, &str)]) -> String {
+    render(template, vars)
+}
+
 fn render(template: &str, vars: &[(&str, &str)]) -> String {
     let mut out =
         String::with_capacity(template.len() + vars.iter().map(|v| v.1.len()).sum::<usize>());
@@ -642,6 +713,14 @@ mod tests {
                 assert!(
                     body.trim_end().ends_with(r#"Answer "yes" or "no"."#),
                     "{task:?} does not end in its question"
+                );
+            } else if task.reads_first_word() {
+                // The answer first, then the reason: the word is read at
+                // the reply's first token.
+                assert!(
+                    body.trim_end()
+                        .ends_with("then give your reason in one sentence."),
+                    "{task:?} does not ask for the answer first"
                 );
             } else {
                 assert!(

@@ -160,7 +160,7 @@ impl Session {
             question.request.top_logprobs = 0;
         }
         let (reply, fingerprint) = self.exchange(question, tally).await?;
-        if reply.logprobs.is_none() && self.asking.probabilities && A::TASK.answers_in_a_word() {
+        if reply.logprobs.is_none() && self.asking.probabilities && ask.reads_first_word() {
             // Said once, in the judge's description; the recording's check
             // says how each answer was read.
             self.client.no_probabilities.store(true, Ordering::SeqCst);
@@ -168,7 +168,7 @@ impl Session {
         let answer = ask
             .read_response(&reply)
             .map_err(|source| Error::JudgeResponse {
-                task: A::TASK.name(),
+                task: ask.label(),
                 source,
             })?;
         if let Some(recorder) = self.recorder.as_deref() {

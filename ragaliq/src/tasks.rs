@@ -48,15 +48,19 @@ impl Asking {
     /// sample `sample`: the task's template filled in, its schema bounded for
     /// the input's shape, its reply limit sized for it under the ceiling.
     pub(crate) fn question<A: Ask>(&self, ask: &A, mode: JsonMode, sample: u32) -> Question {
+        if let Some(own) = ask.own() {
+            return self.own_question(ask, &own, mode, sample);
+        }
         let task = A::TASK;
         let shape = ask.shape();
         let vars = ask.vars();
         let vars: Vec<(&str, &str)> = vars.iter().map(|(k, v)| (*k, v.as_str())).collect();
         let schema = task.schema_in_order(&shape, self.dialect, self.templates.fields(task));
-        let word = task.answers_in_a_word();
+        let word = task.reads_first_word();
         let (max_tokens, sized_for) = if word {
-            // One word, whatever the ceiling: the answer is read there.
-            (crate::prompts::WORD_TOKENS, shape.describe(task))
+            // One word (and a reason, for some), whatever the ceiling: the
+            // answer is read at the start.
+            (task.reply_tokens(&shape), shape.describe(task))
         } else if self.sized_max_tokens {
             let limit = task.reply_tokens(&shape).min(self.max_tokens);
             (limit, shape.describe(task))
@@ -95,14 +99,100 @@ impl Asking {
     }
 }
 
+impl Asking {
+    /// A question of one's own ([`OwnTask`]): its template, with the
+    /// system prompt of its kind of answer.
+    fn own_question<A: Ask>(
+        &self,
+        ask: &A,
+        own: &OwnTask<'_>,
+        mode: JsonMode,
+        sample: u32,
+    ) -> Question {
+        let vars = ask.vars();
+        let vars: Vec<(&str, &str)> = vars.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        // A word answer is read like a criteria answer (the word, then a
+        // reason); a JSON answer like the JSON tasks'.
+        let like = if own.schema.is_none() {
+            crate::prompts::Task::CriteriaMet
+        } else {
+            crate::prompts::Task::VerifyClaim
+        };
+        let system = self.templates.system_for(like);
+        let system_name = if own.schema.is_none() {
+            "system_reason"
+        } else {
+            "system"
+        };
+        let word = own.schema.is_none();
+        let schema = own
+            .schema
+            .cloned()
+            .unwrap_or_else(|| serde_json::json!({"type": "string"}));
+        let max_tokens = if word {
+            crate::prompts::REASON_TOKENS
+        } else {
+            OWN_JSON_TOKENS.min(self.max_tokens)
+        };
+        Question {
+            request: JudgeRequest {
+                task: format!("custom:{}", own.name),
+                template_version: format!(
+                    "{}@{}+{system_name}@{}",
+                    own.name, own.template.version, system.version
+                ),
+                model: self.model.clone(),
+                system: system.body.clone(),
+                messages: vec![Message::user(crate::prompts::render_text(
+                    &own.template.body,
+                    &vars,
+                ))],
+                temperature: self.temperature,
+                max_tokens,
+                response_format: if word {
+                    crate::core::ResponseFormat::Text
+                } else {
+                    mode.format(own.name, &schema)
+                },
+                sample,
+                top_logprobs: if word && self.probabilities {
+                    TOP_LOGPROBS
+                } else {
+                    0
+                },
+                subject: ask.subject(),
+            },
+            task: "custom",
+            word,
+            schema,
+            sized_for: String::new(),
+        }
+    }
+}
+
+/// The reply limit of a metric of one's own answered in JSON (under the
+/// configured ceiling).
+const OWN_JSON_TOKENS: u32 = 512;
+
+/// A task of one's own (a [`CustomMetric`](crate::CustomMetric)'s): its
+/// name, template and reply, in place of a built-in task's.
+pub(crate) struct OwnTask<'a> {
+    pub name: &'a str,
+    pub template: &'a crate::prompts::Template,
+    /// The reply's schema, for an answer in JSON; `None` for an answer
+    /// word (then a reason).
+    pub schema: Option<&'a serde_json::Value>,
+}
+
 /// A request ready to send, with what it takes to ask it again in another
 /// JSON mode and to explain a reply cut off at its limit.
 pub(crate) struct Question {
     pub request: JudgeRequest,
     /// The task's label.
     pub task: &'static str,
-    /// A yes/no question answered in one word: plain text whatever the
-    /// JSON mode, and a reply at its token limit is whole.
+    /// A question whose reply starts with the answer word (a yes/no
+    /// question, a score): plain text whatever the JSON mode, and a reply
+    /// at its token limit is whole (the answer is at its start).
     pub word: bool,
     schema: serde_json::Value,
     /// What the reply limit was sized for ("3 claims"); empty when the
@@ -148,6 +238,27 @@ pub(crate) trait Ask: Sync {
     fn checks(&self, _answer: &Self::Answer) -> Vec<Check> {
         Vec::new()
     }
+    /// A task of one's own, asked in place of [`Ask::TASK`] (none by
+    /// default).
+    fn own(&self) -> Option<OwnTask<'_>> {
+        None
+    }
+    /// The task's label in errors.
+    fn label(&self) -> &'static str {
+        if self.own().is_some() {
+            "custom"
+        } else {
+            Self::TASK.name()
+        }
+    }
+    /// Whether the reply starts with an answer word read from token
+    /// probabilities.
+    fn reads_first_word(&self) -> bool {
+        match self.own() {
+            Some(own) => own.schema.is_none(),
+            None => Self::TASK.reads_first_word(),
+        }
+    }
 }
 
 /// The reply a recording keeps: the JSON value it carries, compact, in the
@@ -178,6 +289,22 @@ pub(crate) struct CheckedVerdict {
 }
 
 impl CheckedVerdict {
+    /// No evidence, with nothing asked (there is nothing to check against).
+    pub(crate) fn no_evidence() -> CheckedVerdict {
+        CheckedVerdict {
+            verdict: ParsedVerdict {
+                verdict: Verdict::NoEvidence,
+                evidence: String::new(),
+                confidence: None,
+            },
+            found: None,
+            ungrounded: false,
+            probability: None,
+            contradiction: None,
+            located: false,
+        }
+    }
+
     fn check(verdict: ParsedVerdict, passages: &[String]) -> CheckedVerdict {
         if verdict.verdict == Verdict::NoEvidence {
             return CheckedVerdict {
@@ -564,7 +691,7 @@ impl Ask for GenerateCases<'_> {
 
 /// The passages of a one-word question: one per line, numbered `[1]`,
 /// `[2]` when there are several, escaped.
-fn document(passages: &[String]) -> String {
+pub(crate) fn document(passages: &[String]) -> String {
     if passages.len() == 1 {
         return escape(passages[0].trim());
     }
@@ -745,5 +872,266 @@ impl Ask for PassageRelevant<'_> {
 
     fn checks(&self, answer: &YesNo) -> Vec<Check> {
         read_check(answer)
+    }
+}
+
+/// A criteria question's answer: the score read from the reply's first
+/// word, and the judge's reason after it.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Judged {
+    /// In [0, 1]: P(yes) for a yes/no rule; for a 1–5 score, its expected
+    /// value over the score tokens' probabilities (or the score written),
+    /// mapped so 1 is 0 and 5 is 1.
+    pub score: f64,
+    /// Whether `score` comes from token probabilities.
+    pub from_probabilities: bool,
+    /// How the answer was read, for recordings and messages.
+    pub read: String,
+    /// The judge's reason: what it wrote after the answer.
+    pub reason: String,
+}
+
+/// What a reply says after its first word (`yes. It cites …` gives `It
+/// cites …`), trimmed, on its first line.
+pub(crate) fn reason_after(reply: &str) -> String {
+    let rest = reply
+        .trim_start()
+        .trim_start_matches(|c: char| !c.is_alphanumeric())
+        .trim_start_matches(|c: char| c.is_alphanumeric());
+    let rest = rest.trim_start_matches(|c: char| c.is_ascii_punctuation() || c.is_whitespace());
+    let line = rest
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or_default();
+    line.trim().to_owned()
+}
+
+/// The passages and expected answer a criteria question shows, as its
+/// template's `{{context}}` and `{{expected}}`.
+fn criteria_vars(
+    context: Option<&[String]>,
+    expected: Option<&str>,
+) -> [(&'static str, String); 2] {
+    let context = context
+        .filter(|c| !c.is_empty())
+        .map_or_else(String::new, |c| {
+            format!("<document>\n{}\n</document>\n", document(c))
+        });
+    let expected = expected
+        .filter(|e| !e.trim().is_empty())
+        .map_or_else(String::new, |e| {
+            format!("<expected>{}</expected>\n", escape(e.trim()))
+        });
+    [("context", context), ("expected", expected)]
+}
+
+fn criteria_subject(
+    criteria: &str,
+    query: &str,
+    response: &str,
+    context: Option<&[String]>,
+    expected: Option<&str>,
+) -> serde_json::Value {
+    let mut subject = json!({"criteria": criteria, "query": query, "response": response});
+    if let Some(c) = context.filter(|c| !c.is_empty()) {
+        subject["passages"] = json!(c);
+    }
+    if let Some(e) = expected.filter(|e| !e.trim().is_empty()) {
+        subject["expected"] = json!(e);
+    }
+    subject
+}
+
+/// Does the response meet the criteria? Yes or no, then a reason.
+pub(crate) struct CriteriaMet<'a> {
+    pub criteria: &'a str,
+    pub query: &'a str,
+    pub response: &'a str,
+    pub context: Option<&'a [String]>,
+    pub expected: Option<&'a str>,
+}
+
+impl Ask for CriteriaMet<'_> {
+    type Answer = Judged;
+    const TASK: Task = Task::CriteriaMet;
+
+    fn vars(&self) -> Vec<(&'static str, String)> {
+        let [context, expected] = criteria_vars(self.context, self.expected);
+        vec![
+            ("query", escape(self.query.trim())),
+            context,
+            expected,
+            ("response", escape(self.response.trim())),
+            ("criteria", escape(self.criteria.trim())),
+        ]
+    }
+
+    fn subject(&self) -> serde_json::Value {
+        criteria_subject(
+            self.criteria,
+            self.query,
+            self.response,
+            self.context,
+            self.expected,
+        )
+    }
+
+    fn shape(&self) -> Shape {
+        Shape::items(1)
+    }
+
+    fn read(&self, reply: &str) -> Result<Judged, ParseError> {
+        self.read_response(&JudgeResponse::text(reply))
+    }
+
+    fn read_response(&self, response: &JudgeResponse) -> Result<Judged, ParseError> {
+        let read =
+            parse::answer_word(&response.text, response.logprobs.as_deref(), &["yes", "no"])?;
+        Ok(Judged {
+            score: read.probabilities[0],
+            from_probabilities: read.from_probabilities,
+            read: read.read,
+            reason: reason_after(&response.text),
+        })
+    }
+
+    fn checks(&self, answer: &Judged) -> Vec<Check> {
+        vec![Check {
+            item: 1,
+            outcome: CheckOutcome::Read(answer.read.clone()),
+        }]
+    }
+}
+
+/// The evaluation steps for judging responses against criteria: asked once
+/// per criteria text (the same question, so the memo and the recordings
+/// share it across cases).
+pub(crate) struct CriteriaSteps<'a> {
+    pub criteria: &'a str,
+}
+
+impl Ask for CriteriaSteps<'_> {
+    type Answer = Vec<String>;
+    const TASK: Task = Task::CriteriaSteps;
+
+    fn vars(&self) -> Vec<(&'static str, String)> {
+        vec![("criteria", escape(self.criteria.trim()))]
+    }
+
+    fn subject(&self) -> serde_json::Value {
+        json!({"criteria": self.criteria})
+    }
+
+    fn shape(&self) -> Shape {
+        Shape::items(1)
+    }
+
+    fn read(&self, reply: &str) -> Result<Vec<String>, ParseError> {
+        parse::steps(reply)
+    }
+}
+
+/// How well the response meets the criteria, 1 to 5, following the steps.
+pub(crate) struct CriteriaScore<'a> {
+    pub criteria: &'a str,
+    pub steps: &'a [String],
+    pub query: &'a str,
+    pub response: &'a str,
+    pub context: Option<&'a [String]>,
+    pub expected: Option<&'a str>,
+}
+
+/// The score tokens of a 1–5 rating.
+const SCORES: [&str; 5] = ["1", "2", "3", "4", "5"];
+
+impl Ask for CriteriaScore<'_> {
+    type Answer = Judged;
+    const TASK: Task = Task::CriteriaScore;
+
+    fn vars(&self) -> Vec<(&'static str, String)> {
+        let [context, expected] = criteria_vars(self.context, self.expected);
+        let steps = self
+            .steps
+            .iter()
+            .enumerate()
+            .map(|(i, s)| format!("{}. {}", i + 1, escape(s.trim())))
+            .collect::<Vec<_>>()
+            .join("\n");
+        vec![
+            ("criteria", escape(self.criteria.trim())),
+            ("steps", steps),
+            ("query", escape(self.query.trim())),
+            context,
+            expected,
+            ("response", escape(self.response.trim())),
+        ]
+    }
+
+    fn subject(&self) -> serde_json::Value {
+        let mut subject = criteria_subject(
+            self.criteria,
+            self.query,
+            self.response,
+            self.context,
+            self.expected,
+        );
+        subject["steps"] = json!(self.steps);
+        subject
+    }
+
+    fn shape(&self) -> Shape {
+        Shape::items(1)
+    }
+
+    fn read(&self, reply: &str) -> Result<Judged, ParseError> {
+        self.read_response(&JudgeResponse::text(reply))
+    }
+
+    /// G-Eval: the score's expected value over the score tokens'
+    /// probabilities, renormalised over 1–5, mapped to [0, 1].
+    fn read_response(&self, response: &JudgeResponse) -> Result<Judged, ParseError> {
+        let read = parse::answer_word(&response.text, response.logprobs.as_deref(), &SCORES)?;
+        let expected: f64 = read
+            .probabilities
+            .iter()
+            .enumerate()
+            .map(|(i, p)| p * (i as f64 + 1.0))
+            .sum();
+        Ok(Judged {
+            score: ((expected - 1.0) / 4.0).clamp(0.0, 1.0),
+            from_probabilities: read.from_probabilities,
+            read: format!("score {expected:.2} of 5 ({})", read.read),
+            reason: reason_after(&response.text),
+        })
+    }
+
+    fn checks(&self, answer: &Judged) -> Vec<Check> {
+        vec![Check {
+            item: 1,
+            outcome: CheckOutcome::Read(answer.read.clone()),
+        }]
+    }
+}
+
+#[cfg(test)]
+mod reason_tests {
+    use super::reason_after;
+
+    #[test]
+    fn the_reason_is_what_follows_the_answer() {
+        assert_eq!(
+            reason_after("yes. It cites policy 4.2."),
+            "It cites policy 4.2."
+        );
+        assert_eq!(
+            reason_after("No - it promises a refund.\nMore."),
+            "it promises a refund."
+        );
+        assert_eq!(
+            reason_after("4\n\nPolite, but no next step."),
+            "Polite, but no next step."
+        );
+        assert_eq!(reason_after("\"Yes\": fine"), "fine");
+        assert_eq!(reason_after("yes"), "");
     }
 }

@@ -14,7 +14,7 @@ use std::str::FromStr;
 pub enum Metric {
     /// Share of the response's claims that the context supports.
     Faithfulness,
-    /// 1 - share of claims that are not supported (or supported with low confidence).
+    /// 1 - share of claims that are not supported by the context.
     Hallucination,
     /// How well the response answers the query.
     Relevance,
@@ -22,16 +22,38 @@ pub enum Metric {
     ContextPrecision,
     /// Share of expected facts the context covers.
     ContextRecall,
+    /// The response graded against the expected answer: F1 of what it
+    /// says that the reference backs (precision) and what of the
+    /// reference it says (recall).
+    Correctness,
+    /// A team's own rule in plain words ([`Criteria`](crate::Criteria)).
+    Criteria,
+    /// A metric of one's own ([`CustomMetric`](crate::CustomMetric)).
+    Custom,
 }
 
 impl Metric {
     /// Every metric, in a fixed order.
-    pub const ALL: [Metric; 5] = [
+    pub const ALL: [Metric; 8] = [
         Metric::Faithfulness,
         Metric::Hallucination,
         Metric::Relevance,
         Metric::ContextPrecision,
         Metric::ContextRecall,
+        Metric::Correctness,
+        Metric::Criteria,
+        Metric::Custom,
+    ];
+
+    /// The metrics a suite can run by name on every case (criteria and
+    /// metrics of one's own need their text or definition).
+    pub const BUILTIN: [Metric; 6] = [
+        Metric::Faithfulness,
+        Metric::Hallucination,
+        Metric::Relevance,
+        Metric::ContextPrecision,
+        Metric::ContextRecall,
+        Metric::Correctness,
     ];
 
     /// The snake_case name used in configuration, reports and test names.
@@ -43,6 +65,9 @@ impl Metric {
             Metric::Relevance => "relevance",
             Metric::ContextPrecision => "context_precision",
             Metric::ContextRecall => "context_recall",
+            Metric::Correctness => "correctness",
+            Metric::Criteria => "criteria",
+            Metric::Custom => "custom",
         }
     }
 
@@ -64,6 +89,9 @@ impl Metric {
             Metric::Relevance => 2,
             Metric::ContextPrecision => 3,
             Metric::ContextRecall => 4,
+            Metric::Correctness => 5,
+            Metric::Criteria => 6,
+            Metric::Custom => 7,
         }
     }
 
@@ -72,7 +100,23 @@ impl Metric {
     pub fn needs_response(self) -> bool {
         matches!(
             self,
-            Metric::Faithfulness | Metric::Hallucination | Metric::Relevance
+            Metric::Faithfulness
+                | Metric::Hallucination
+                | Metric::Relevance
+                | Metric::Correctness
+                | Metric::Criteria
+        )
+    }
+
+    /// Whether the metric verifies claims (and so counts their verdicts).
+    #[must_use]
+    pub fn verifies_claims(self) -> bool {
+        matches!(
+            self,
+            Metric::Faithfulness
+                | Metric::Hallucination
+                | Metric::ContextRecall
+                | Metric::Correctness
         )
     }
 }
@@ -156,20 +200,33 @@ impl std::ops::AddAssign for Usage {
 }
 
 /// One claim and the judge's verdict on it.
+///
+/// What [`confidence`](Self::confidence) and [`evidence`](Self::evidence)
+/// hold depends on how the judge was asked ([`Strategy`](crate::Strategy)):
+///
+/// | field | short questions, read from token probabilities | short questions, read from the word written | JSON prompts |
+/// | --- | --- | --- | --- |
+/// | `confidence` | the judge's probability for the verdict given: P(supported) for a supported claim, P(contradicted) for a contradicted one, 1 − P(supported) for one with no evidence | none: the word carries no degree | the confidence the judge wrote, if any |
+/// | `probability` | P(supported) | none | none |
+/// | `evidence` | the passage sentence closest to the claim, **found by ragaliq** (`located`), never a quote of the judge's | the same | the judge's quote, checked against the passages (`evidence_in`) |
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct ClaimVerdict {
-    /// The claim, as extracted (or the expected fact, for context recall).
+    /// The claim, as extracted (or the expected fact, for context recall;
+    /// or the reference's claim, for answer correctness's recall).
     pub claim: String,
     /// The judge's verdict.
     pub verdict: Verdict,
-    /// The passage text the judge quoted; empty when there is none.
+    /// The evidence shown for the verdict (see the table above): a quote
+    /// the judge gave, or the passage sentence ragaliq found closest to the
+    /// claim (`located`); empty when there is none.
     pub evidence: String,
-    /// The judge's confidence in [0, 1], when it gave one.
+    /// How sure the judge is of the verdict, in [0, 1], when that is known
+    /// (see the table above).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub confidence: Option<f64>,
     /// Whether this claim counts against the metric (not supported for
-    /// faithfulness and recall; hallucinated for hallucination).
+    /// faithfulness, hallucination, recall and correctness).
     pub failed: bool,
     /// With several samples: how many agreed on the verdict.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -197,6 +254,41 @@ pub struct ClaimVerdict {
     /// question); empty evidence then means no passage speaks to the claim.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub located: bool,
+    /// Answer correctness: the claim is the reference's (the expected
+    /// answer's), checked against the response; `false` for the response's
+    /// own claims, checked against the reference.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub from_reference: bool,
+}
+
+impl ClaimVerdict {
+    /// A claim with its verdict and nothing else known: no evidence, no
+    /// confidence, failed unless supported. For metrics of one's own and
+    /// tests; the judge fills in the rest.
+    ///
+    /// ```
+    /// use ragaliq::{ClaimVerdict, Verdict};
+    /// let c = ClaimVerdict::new("Refunds take 30 days.", Verdict::NoEvidence);
+    /// assert!(c.failed);
+    /// assert_eq!(c.evidence, "");
+    /// ```
+    #[must_use]
+    pub fn new(claim: impl Into<String>, verdict: Verdict) -> ClaimVerdict {
+        ClaimVerdict {
+            claim: claim.into(),
+            verdict,
+            evidence: String::new(),
+            confidence: None,
+            failed: verdict != Verdict::Supported,
+            agreement: None,
+            undecided: false,
+            evidence_in: None,
+            ungrounded: false,
+            probability: None,
+            located: false,
+            from_reference: false,
+        }
+    }
 }
 
 /// How many claims got each verdict, for the metrics that verify claims
@@ -204,10 +296,10 @@ pub struct ClaimVerdict {
 ///
 /// ```
 /// use ragaliq::{ClaimCounts, ClaimVerdict, Verdict};
-/// let claim = |verdict, undecided| ClaimVerdict {
-///     claim: "c".into(), verdict, evidence: String::new(), confidence: None,
-///     failed: verdict != Verdict::Supported, agreement: None, undecided,
-///     evidence_in: None, ungrounded: false, probability: None, located: false,
+/// let claim = |verdict, undecided| {
+///     let mut c = ClaimVerdict::new("c", verdict);
+///     c.undecided = undecided;
+///     c
 /// };
 /// let counts = ClaimCounts::of(
 ///     &[claim(Verdict::Supported, false), claim(Verdict::Contradicted, false), claim(Verdict::NoEvidence, true)],
@@ -291,6 +383,10 @@ pub struct PassageVerdict {
 pub struct Evaluation {
     /// What was measured.
     pub metric: Metric,
+    /// Which criteria or metric of one's own: its name (for criteria
+    /// without one, its text); `None` for the built-in metrics.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
     /// The score, in [0, 1].
     pub score: f64,
     /// The pass threshold applied.
@@ -319,9 +415,29 @@ pub struct Evaluation {
     /// With several samples: the spread of the per-sample scores.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub spread: Option<Spread>,
+    /// Answer correctness: the share of the response's claims the
+    /// reference backs (its precision) and of the reference's claims the
+    /// response states (its recall); the score is one of them or their F1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub precision: Option<f64>,
+    /// See [`precision`](Self::precision).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recall: Option<f64>,
 }
 
 impl Evaluation {
+    /// What was measured, as a report names it: the metric, and for
+    /// criteria and metrics of one's own, which (`criteria "Cites the
+    /// policy number"`, `tone`).
+    #[must_use]
+    pub fn title(&self) -> String {
+        match (&self.name, self.metric) {
+            (Some(name), Metric::Custom) => name.clone(),
+            (Some(name), metric) => format!("{metric} {name:?}"),
+            (None, metric) => metric.to_string(),
+        }
+    }
+
     /// The claims that count against the metric.
     pub fn failed_claims(&self) -> impl Iterator<Item = (usize, &ClaimVerdict)> {
         self.claims
@@ -369,7 +485,9 @@ impl fmt::Display for Evaluation {
             write!(
                 f,
                 "{}: UNDECIDED: {reason} (score {:.2}, threshold {:.2})",
-                self.metric, self.score, self.threshold
+                self.title(),
+                self.score,
+                self.threshold
             )?;
             if split > 0 {
                 write!(
@@ -404,27 +522,46 @@ impl fmt::Display for Evaluation {
             writeln!(
                 f,
                 "{}: {:.2} {rel} threshold {:.2} ({outcome})",
-                self.metric, self.score, self.threshold
+                self.title(),
+                self.score,
+                self.threshold
             )?;
         }
         if !self.reasoning.is_empty() {
             writeln!(f, "  reasoning: {}", self.reasoning)?;
         }
-        let shown: Vec<_> = self
-            .claims
-            .iter()
-            .enumerate()
-            .filter(|(_, c)| c.failed || c.undecided)
-            .collect();
-        if !shown.is_empty() {
-            let noun = match self.metric {
-                Metric::ContextRecall => "facts not covered by the context",
-                Metric::Hallucination => "hallucinated claims",
-                _ => "claims not supported by the context",
+        // Answer correctness shows the response's claims the reference
+        // does not back, then the reference's the response does not state.
+        for from_reference in [false, true] {
+            let group: Vec<(usize, &ClaimVerdict)> = self
+                .claims
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| c.from_reference == from_reference)
+                .collect();
+            let shown: Vec<_> = group
+                .iter()
+                .filter(|(_, c)| c.failed || c.undecided)
+                .collect();
+            if shown.is_empty() {
+                continue;
+            }
+            let (noun, against) = match (self.metric, from_reference) {
+                (Metric::ContextRecall, _) => ("facts not covered by the context", "passage"),
+                (Metric::Hallucination, _) => ("hallucinated claims", "passage"),
+                (Metric::Correctness, false) => (
+                    "of the answer's claims not backed by the reference",
+                    "reference",
+                ),
+                (Metric::Correctness, true) => (
+                    "of the reference's claims the answer does not state",
+                    "answer",
+                ),
+                _ => ("claims not supported by the context", "passage"),
             };
-            let failed = self.claims.iter().filter(|c| c.failed).count();
+            let failed = group.iter().filter(|(_, c)| c.failed).count();
             if failed > 0 {
-                writeln!(f, "  {failed} of {} {noun}:", self.claims.len())?;
+                writeln!(f, "  {failed} of {} {noun}:", group.len())?;
             } else {
                 writeln!(f, "  claims the judge split on:")?;
             }
@@ -438,6 +575,8 @@ impl fmt::Display for Evaluation {
                     )?;
                 } else if c.undecided {
                     write!(f, "undecided (most said {}", c.verdict)?;
+                } else if self.metric == Metric::Correctness && c.verdict == Verdict::Contradicted {
+                    write!(f, "contradicted by the {against}")?;
                 } else {
                     write!(f, "{}", c.verdict)?;
                 }
@@ -455,6 +594,17 @@ impl fmt::Display for Evaluation {
                 }
                 writeln!(f)?;
                 match (c.evidence_in, c.evidence.is_empty()) {
+                    // Correctness: both sides quoted, the claim above and
+                    // what the other text says here.
+                    (_, false) if self.metric == Metric::Correctness && c.located => writeln!(
+                        f,
+                        "        the {against} says (closest sentence, found by ragaliq): \"{}\"",
+                        c.evidence
+                    )?,
+                    (_, true) if self.metric == Metric::Correctness && c.located => writeln!(
+                        f,
+                        "        the {against} says nothing that shares a word with it"
+                    )?,
                     (Some(p), _) if c.located => writeln!(
                         f,
                         "        closest passage sentence (found by ragaliq): P{p} \"{}\"",
@@ -559,6 +709,7 @@ mod tests {
                     ungrounded: false,
                     probability: None,
                     located: false,
+                    from_reference: false,
                 },
                 ClaimVerdict {
                     claim: "Shipping is free.".into(),
@@ -572,6 +723,7 @@ mod tests {
                     ungrounded: false,
                     probability: None,
                     located: false,
+                    from_reference: false,
                 },
             ],
             passages: vec![],
@@ -583,6 +735,9 @@ mod tests {
             },
             undecided: false,
             spread: None,
+            name: None,
+            precision: None,
+            recall: None,
         }
     }
 

@@ -9,6 +9,7 @@
 mod case;
 mod check;
 mod config_error;
+mod criteria;
 mod evaluation;
 mod json_mode;
 mod key;
@@ -25,6 +26,7 @@ mod verdict;
 pub use case::{CaseError, RagCase};
 pub use check::{Check, CheckOutcome};
 pub use config_error::ConfigError;
+pub use criteria::{Correctness, Criteria, CriteriaForm};
 pub use evaluation::{ClaimCounts, ClaimVerdict, Evaluation, Metric, PassageVerdict, Usage};
 pub use json_mode::JsonMode;
 pub use key::ApiKey;

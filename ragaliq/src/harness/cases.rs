@@ -104,6 +104,8 @@ struct Thresholds {
     relevance: Option<f64>,
     context_precision: Option<f64>,
     context_recall: Option<f64>,
+    correctness: Option<f64>,
+    criteria: Option<f64>,
 }
 
 impl Thresholds {
@@ -114,6 +116,8 @@ impl Thresholds {
             (Metric::Relevance, self.relevance),
             (Metric::ContextPrecision, self.context_precision),
             (Metric::ContextRecall, self.context_recall),
+            (Metric::Correctness, self.correctness),
+            (Metric::Criteria, self.criteria),
         ]
         .into_iter()
         .filter_map(|(m, t)| t.map(|t| (m, t)))
@@ -267,6 +271,10 @@ fn csv_records(text: &str) -> Located<Vec<(Record, usize)>> {
                 Metric::Relevance => &mut thresholds.relevance,
                 Metric::ContextPrecision => &mut thresholds.context_precision,
                 Metric::ContextRecall => &mut thresholds.context_recall,
+                Metric::Correctness => &mut thresholds.correctness,
+                Metric::Criteria => &mut thresholds.criteria,
+                // A metric of one's own carries its threshold.
+                _ => continue,
             };
             *slot = Some(t);
         }

@@ -100,6 +100,7 @@ impl JudgeBuilder {
                 confidence_floor: config.confidence_floor,
                 samples: config.samples,
                 agreement: config.agreement,
+                correctness: config.correctness,
                 verification: Verification {
                     strategy: config.strategy,
                     batch: config.verify_batch,
@@ -259,9 +260,18 @@ impl JudgeBuilder {
     }
 
     /// The confidence under which a supported claim still counts as
-    /// hallucinated (default 0.8).
+    /// hallucinated (default: none, so hallucination counts exactly the
+    /// claims faithfulness finds unsupported). P(supported) where read
+    /// from probabilities, the stated confidence of a JSON verdict, 1 for
+    /// the word written.
     pub fn with_confidence_floor(mut self, floor: f64) -> Self {
-        self.scoring.confidence_floor = floor;
+        self.scoring.confidence_floor = Some(floor);
+        self
+    }
+
+    /// How answer correctness scores (default [`Correctness::F1`]).
+    pub fn with_correctness(mut self, correctness: crate::core::Correctness) -> Self {
+        self.scoring.correctness = correctness;
         self
     }
 
@@ -446,10 +456,12 @@ impl JudgeBuilder {
                 "finite numbers",
             ));
         }
-        if !(0.0..=1.0).contains(&self.scoring.confidence_floor) {
+        if let Some(floor) = self.scoring.confidence_floor
+            && !(0.0..=1.0).contains(&floor)
+        {
             return Err(invalid(
                 "confidence_floor",
-                self.scoring.confidence_floor.to_string(),
+                floor.to_string(),
                 "a number from 0 to 1",
             ));
         }

@@ -195,8 +195,10 @@ pub(super) async fn recall(
     }
     let score_of =
         |set: &[ParsedVerdict]| VerdictWeights::RATIO.score(set.iter().map(|v| v.verdict));
-    let (voted, scores) =
-        claims::verify_voted(ask, how, &facts, &case.context, plan, score_of).await?;
+    let claims::Checked {
+        voted,
+        sample_scores: scores,
+    } = claims::check(ask, how, &facts, &case.context, plan, score_of).await?;
     let undecided = voted.iter().any(|v| v.undecided);
     let score = VerdictWeights::RATIO.score(voted.iter().map(|v| v.verdict.verdict));
     let details = details(&facts, voted, |v| v.verdict != Verdict::Supported);

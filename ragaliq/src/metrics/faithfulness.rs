@@ -16,7 +16,7 @@ pub(super) async fn faithfulness(
 ) -> Result<Scored> {
     let extracted = claims::extract(ask, how, &case.query, case.response_text()).await?;
     if extracted.missed {
-        return Ok(Scored::no_claims_listed(&dropped(&extracted)));
+        return Ok(Scored::no_claims_listed(&extracted));
     }
     if extracted.claims.is_empty() {
         return Ok(Scored::vacuous(
@@ -24,8 +24,10 @@ pub(super) async fn faithfulness(
         ));
     }
     let score_of = |set: &[ParsedVerdict]| weights.score(set.iter().map(|v| v.verdict));
-    let (voted, scores) =
-        claims::verify_voted(ask, how, &extracted.claims, &case.context, plan, score_of).await?;
+    let claims::Checked {
+        voted,
+        sample_scores: scores,
+    } = claims::check(ask, how, &extracted.claims, &case.context, plan, score_of).await?;
     let undecided = voted.iter().any(|v| v.undecided);
     let score = weights.score(voted.iter().map(|v| v.verdict.verdict));
     let details = details(&extracted.claims, voted, |v| {
@@ -47,28 +49,35 @@ pub(super) async fn faithfulness(
         undecided,
         sample_scores: scores,
         dropped: extracted.dropped.len(),
+        ..Scored::default()
     })
 }
 
-/// Whether a verdict counts as hallucinated: anything but supported, and
-/// supported with a confidence under the floor. A supported verdict that
-/// gives no confidence is not held against the answer: the floor applies to
-/// the confidence a judge states, and a judge (or custom transport) that
-/// states none has not said it is unsure.
-pub(crate) fn hallucinated(v: &ParsedVerdict, floor: f64) -> bool {
-    v.verdict != Verdict::Supported || v.confidence.is_some_and(|c| c < floor)
+/// Whether a verdict counts as hallucinated: one rule for every metric and
+/// every way of reading, the claim is not supported (the verdict
+/// faithfulness counts). An opt-in confidence floor (none by default)
+/// holds a supported claim to a higher bar: its P(supported) where read
+/// from probabilities, the confidence a JSON verdict states, and 1 for the
+/// word written ("yes" is all the judge said, on every provider alike).
+/// (A supported verdict's confidence is its P(supported) when read from
+/// probabilities.)
+pub(crate) fn hallucinated(v: &ParsedVerdict, floor: Option<f64>) -> bool {
+    if v.verdict != Verdict::Supported {
+        return true;
+    }
+    floor.is_some_and(|floor| v.confidence.unwrap_or(1.0) < floor)
 }
 
 pub(super) async fn hallucination(
     ask: &Asker<'_>,
     how: Verification,
     case: &RagCase,
-    floor: f64,
+    floor: Option<f64>,
     plan: &Plan,
 ) -> Result<Scored> {
     let extracted = claims::extract(ask, how, &case.query, case.response_text()).await?;
     if extracted.missed {
-        return Ok(Scored::no_claims_listed(&dropped(&extracted)));
+        return Ok(Scored::no_claims_listed(&extracted));
     }
     if extracted.claims.is_empty() {
         return Ok(Scored::vacuous(
@@ -78,8 +87,10 @@ pub(super) async fn hallucination(
     let score_of = |set: &[ParsedVerdict]| {
         1.0 - set.iter().filter(|v| hallucinated(v, floor)).count() as f64 / set.len() as f64
     };
-    let (voted, scores) =
-        claims::verify_voted(ask, how, &extracted.claims, &case.context, plan, score_of).await?;
+    let claims::Checked {
+        voted,
+        sample_scores: scores,
+    } = claims::check(ask, how, &extracted.claims, &case.context, plan, score_of).await?;
     let undecided = voted.iter().any(|v| v.undecided);
     let details = details(&extracted.claims, voted, |v| hallucinated(v, floor));
     let hallucinated_count = details.iter().filter(|c| c.failed).count();
@@ -96,9 +107,11 @@ pub(super) async fn hallucination(
         .iter()
         .filter(|c| c.verdict == Verdict::Supported && c.failed)
         .count();
-    if low > 0 {
+    if let Some(floor) = floor
+        && low > 0
+    {
         reasoning.push_str(&format!(
-            " {} supported with confidence below {floor}.",
+            " {} supported with confidence below the floor {floor}.",
             plural(low, "claim is", "claims are")
         ));
     }
@@ -111,6 +124,7 @@ pub(super) async fn hallucination(
         undecided,
         sample_scores: scores,
         dropped: extracted.dropped.len(),
+        ..Scored::default()
     })
 }
 
@@ -137,6 +151,7 @@ pub(super) fn details(
             ungrounded: v.ungrounded,
             probability: v.probability,
             located: v.located,
+            from_reference: false,
         })
         .collect()
 }

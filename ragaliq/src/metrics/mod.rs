@@ -1,19 +1,24 @@
-//! The five metrics: each asks the judge a few questions through a
-//! [`Session`] and scores the typed answers with a pure scorer. Samples are
-//! asked and voted on by one driver ([`sampling`]); nothing here sees the
-//! client, the recorder or the budget.
+//! The metrics: each asks the judge a few questions through a [`Session`]
+//! and scores the typed answers with a pure scorer. Every metric that
+//! verifies claims goes through the one claim path ([`claims::check`]);
+//! samples are asked and voted on by one driver ([`sampling`]); nothing
+//! here sees the client, the recorder or the budget.
 
 mod claims;
 mod context;
+mod correctness;
+mod criteria;
+mod custom;
 mod faithfulness;
 mod relevance;
 mod sampling;
 
 pub(crate) use claims::{Verification, Voted};
+pub use custom::{CustomAnswer, CustomMetric, CustomScore};
 
 use crate::core::{
-    ClaimCounts, ClaimVerdict, ConfigError, Evaluation, Metric, PassageVerdict, RagCase, Samples,
-    VerdictWeights, clamp_score,
+    ClaimCounts, ClaimVerdict, ConfigError, Correctness, Criteria, Evaluation, Metric,
+    PassageVerdict, RagCase, Samples, VerdictWeights, clamp_score,
 };
 use crate::error::{Error, Result};
 use crate::session::{Session, Tally};
@@ -46,6 +51,8 @@ pub struct EvalOptions {
     pub samples: Option<Samples>,
     /// The share of samples that must agree; `None` uses the judge's.
     pub agreement: Option<f64>,
+    /// How answer correctness scores; `None` uses the judge's (F1).
+    pub correctness: Option<Correctness>,
 }
 
 impl EvalOptions {
@@ -83,17 +90,25 @@ impl EvalOptions {
         self.agreement = Some(agreement);
         self
     }
+
+    /// Sets how answer correctness scores (F1, precision or recall).
+    #[must_use]
+    pub fn with_correctness(mut self, correctness: Correctness) -> Self {
+        self.correctness = Some(correctness);
+        self
+    }
 }
 
 /// Defaults the metrics apply when an [`EvalOptions`] leaves them open,
 /// and how claims are verified.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Scoring {
-    pub thresholds: [f64; 5],
+    pub thresholds: [f64; Metric::ALL.len()],
     pub weights: VerdictWeights,
-    pub confidence_floor: f64,
+    pub confidence_floor: Option<f64>,
     pub samples: Samples,
     pub agreement: f64,
+    pub correctness: Correctness,
     pub verification: Verification,
     /// Said in the judge's description when a file's fitted thresholds do
     /// not apply to this judge's model ([`crate::config::Fitted::note`]).
@@ -105,9 +120,10 @@ impl Default for Scoring {
         Scoring {
             thresholds: Metric::ALL.map(Metric::default_threshold),
             weights: VerdictWeights::RATIO,
-            confidence_floor: 0.8,
+            confidence_floor: None,
             samples: Samples::default(),
             agreement: crate::core::DEFAULT_AGREEMENT,
+            correctness: Correctness::F1,
             verification: Verification {
                 strategy: crate::core::Strategy::default(),
                 batch: crate::core::DEFAULT_VERIFY_BATCH,
@@ -154,6 +170,11 @@ pub(crate) struct Scored {
     sample_scores: Vec<f64>,
     /// Claims the judge wrote that were set aside (metrics over claims).
     dropped: usize,
+    /// Which criteria or metric of one's own.
+    name: Option<String>,
+    /// Answer correctness's two halves.
+    precision: Option<f64>,
+    recall: Option<f64>,
 }
 
 impl Scored {
@@ -165,24 +186,49 @@ impl Scored {
         }
     }
 
-    /// The judge listed no claim in a response that states something, even
-    /// asked again: undecided, with its own reason.
-    /// `dropped`: what the judge wrote that was not the response's, said
-    /// as `faithfulness::dropped` says it ("" when nothing).
-    fn no_claims_listed(dropped: &str) -> Scored {
+    /// The judge listed no claim in a text that states something, even
+    /// asked again: undecided, with its own reason, and what the judge
+    /// wrote that was not the text's, listed and counted.
+    fn no_claims_listed(extracted: &crate::tasks::Extracted) -> Scored {
         Scored {
             score: 0.0,
-            reasoning: format!("{NO_CLAIMS_LISTED}{dropped}"),
+            reasoning: format!("{NO_CLAIMS_LISTED}{}", faithfulness::dropped(extracted)),
             undecided: true,
             sample_scores: vec![0.0],
+            dropped: extracted.dropped.len(),
             ..Scored::default()
         }
     }
 }
 
+/// What an evaluation measures: a built-in metric, criteria, or a metric
+/// of one's own.
+#[derive(Clone, Copy)]
+pub(crate) enum Subject<'a> {
+    Metric(Metric),
+    Criteria(&'a Criteria),
+    Custom(&'a CustomMetric),
+}
+
+impl Subject<'_> {
+    fn metric(&self) -> Metric {
+        match self {
+            Subject::Metric(m) => *m,
+            Subject::Criteria(_) => Metric::Criteria,
+            Subject::Custom(_) => Metric::Custom,
+        }
+    }
+}
+
 /// The options and the case, checked: configuration errors before any call.
-fn check(scoring: &Scoring, metric: Metric, case: &RagCase, options: &EvalOptions) -> Result<Plan> {
+fn check(
+    scoring: &Scoring,
+    subject: Subject<'_>,
+    case: &RagCase,
+    options: &EvalOptions,
+) -> Result<Plan> {
     case.validate()?;
+    let metric = subject.metric();
     let invalid = |origin: &str, value: String, expected: &str| -> Error {
         ConfigError::Invalid {
             origin: origin.into(),
@@ -191,9 +237,10 @@ fn check(scoring: &Scoring, metric: Metric, case: &RagCase, options: &EvalOption
         }
         .into()
     };
-    let threshold = options
-        .threshold
-        .unwrap_or_else(|| scoring.threshold(metric));
+    let threshold = options.threshold.unwrap_or_else(|| match subject {
+        Subject::Custom(m) => m.threshold(),
+        _ => scoring.threshold(metric),
+    });
     if !(0.0..=1.0).contains(&threshold) {
         return Err(invalid(
             "threshold",
@@ -240,34 +287,55 @@ fn check(scoring: &Scoring, metric: Metric, case: &RagCase, options: &EvalOption
     })
 }
 
-/// `metric` on `case`, asked through `session`, with `options` over the
+/// `subject` on `case`, asked through `session`, with `options` over the
 /// `scoring` defaults.
 pub(crate) async fn evaluate(
     session: &Session,
     scoring: &Scoring,
-    metric: Metric,
+    subject: Subject<'_>,
     case: &RagCase,
     options: &EvalOptions,
 ) -> Result<Evaluation> {
-    let plan = check(scoring, metric, case, options)?;
+    let plan = check(scoring, subject, case, options)?;
     let tally = Tally::default();
     let ask = Asker {
         session,
         tally: &tally,
     };
     let how = scoring.verification;
-    let scored = match metric {
-        Metric::Faithfulness => {
+    let metric = subject.metric();
+    let scored = match subject {
+        Subject::Metric(Metric::Faithfulness) => {
             let weights = options.weights.unwrap_or(scoring.weights);
             faithfulness::faithfulness(&ask, how, case, weights, &plan).await?
         }
-        Metric::Hallucination => {
-            let floor = options.confidence_floor.unwrap_or(scoring.confidence_floor);
+        Subject::Metric(Metric::Hallucination) => {
+            let floor = options.confidence_floor.or(scoring.confidence_floor);
             faithfulness::hallucination(&ask, how, case, floor, &plan).await?
         }
-        Metric::Relevance => relevance::relevance(&ask, how, case, &plan).await?,
-        Metric::ContextPrecision => context::precision(&ask, how, case, &plan).await?,
-        Metric::ContextRecall => context::recall(&ask, how, case, &plan).await?,
+        Subject::Metric(Metric::Relevance) => relevance::relevance(&ask, how, case, &plan).await?,
+        Subject::Metric(Metric::ContextPrecision) => {
+            context::precision(&ask, how, case, &plan).await?
+        }
+        Subject::Metric(Metric::ContextRecall) => context::recall(&ask, how, case, &plan).await?,
+        Subject::Metric(Metric::Correctness) => {
+            let measure = options.correctness.unwrap_or(scoring.correctness);
+            correctness::correctness(&ask, how, case, measure, &plan).await?
+        }
+        Subject::Criteria(c) => criteria::criteria(&ask, c, case, &plan).await?,
+        Subject::Custom(m) => custom::custom(&ask, m, case, &plan).await?,
+        Subject::Metric(Metric::Criteria) => {
+            return Err(Error::MissingInput {
+                metric,
+                what: "the criteria: use `Judge::criteria(&case, \"…\")` or `assert_judged!`",
+            });
+        }
+        Subject::Metric(_) => {
+            return Err(Error::MissingInput {
+                metric,
+                what: "the metric's definition: use `Judge::custom(&metric, &case)`",
+            });
+        }
     };
     // A split vote's score is the median sample's: the decided verdicts'
     // score would pretend the judge made up its mind.
@@ -285,13 +353,12 @@ pub(crate) async fn evaluate(
             .collect();
         stats::spread(&scores, plan.threshold, passed)
     });
-    let counts = matches!(
-        metric,
-        Metric::Faithfulness | Metric::Hallucination | Metric::ContextRecall
-    )
-    .then(|| ClaimCounts::of(&scored.claims, scored.dropped));
+    let counts = metric
+        .verifies_claims()
+        .then(|| ClaimCounts::of(&scored.claims, scored.dropped));
     Ok(Evaluation {
         metric,
+        name: scored.name,
         score,
         threshold: plan.threshold,
         passed,
@@ -302,6 +369,8 @@ pub(crate) async fn evaluate(
         passages: scored.passages,
         usage: tally.total(),
         spread,
+        precision: scored.precision,
+        recall: scored.recall,
     })
 }
 
@@ -343,9 +412,43 @@ pub(crate) async fn verify_labelled(
         session,
         tally: &tally,
     };
-    let (voted, _) =
-        claims::verify_voted(&ask, scoring.verification, claims, passages, &plan, |_| 0.0).await?;
-    Ok((voted, tally.total()))
+    let checked =
+        claims::check(&ask, scoring.verification, claims, passages, &plan, |_| 0.0).await?;
+    Ok((checked.voted, tally.total()))
+}
+
+/// One claim checked against `passages` through the claim path, as a
+/// [`ClaimVerdict`] (for [`Judge::verify_claim`](crate::Judge::verify_claim)).
+pub(crate) async fn verify_claim(
+    session: &Session,
+    scoring: &Scoring,
+    claim: &str,
+    passages: &[String],
+) -> Result<ClaimVerdict> {
+    let plan = Plan {
+        samples: scoring.samples,
+        agreement: scoring.agreement,
+        threshold: 0.5,
+    };
+    let tally = Tally::default();
+    let ask = Asker {
+        session,
+        tally: &tally,
+    };
+    let claims = [claim.to_owned()];
+    let checked = claims::check(
+        &ask,
+        scoring.verification,
+        &claims,
+        passages,
+        &plan,
+        |set| VerdictWeights::RATIO.score(set.iter().map(|v| v.verdict)),
+    )
+    .await?;
+    let mut details = faithfulness::details(&claims, checked.voted, |v| {
+        v.verdict != crate::core::Verdict::Supported
+    });
+    Ok(details.remove(0))
 }
 
 /// The claims of `text` (a response, or an expected answer), as the

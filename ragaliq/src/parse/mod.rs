@@ -377,22 +377,44 @@ fn text_field(obj: &Obj, key: &str, raw: &str) -> Result<String, ParseError> {
 /// assert_eq!(ragaliq::parse::claims(r#"{"claims": ["<claim>"]}"#).unwrap_err().kind.name(), "placeholder");
 /// ```
 pub fn claims(raw: &str) -> Result<Vec<String>, ParseError> {
+    string_list(raw, "claims", "claim")
+}
+
+/// Evaluation steps: `{"steps": ["…", …]}` or a bare array of strings, at
+/// least one.
+///
+/// ```
+/// let steps = ragaliq::parse::steps(r#"{"steps": ["Find the policy number.", "Look for a promise."]}"#).unwrap();
+/// assert_eq!(steps.len(), 2);
+/// assert_eq!(ragaliq::parse::steps(r#"{"steps": []}"#).unwrap_err().kind.name(), "wrong_shape");
+/// ```
+pub fn steps(raw: &str) -> Result<Vec<String>, ParseError> {
+    let steps = string_list(raw, "steps", "step")?;
+    if steps.is_empty() {
+        return Err(shape("the list of steps is empty".into(), raw));
+    }
+    Ok(steps)
+}
+
+/// A list of strings under `key` (`{"claims": [...]}`), or a bare array;
+/// an item may also be an object holding the string under `item`.
+fn string_list(raw: &str, key: &str, item: &str) -> Result<Vec<String>, ParseError> {
     let value = json::extract_complete(raw)?;
-    let value = unwrap_once(value, |v| has(v, "claims") || is_string_list(v));
+    let value = unwrap_once(value, |v| has(v, key) || is_string_list(v));
     let items: Vec<J> = match &value {
         J::Array(items) if is_string_list(&value) => items.clone(),
-        J::Object(o) => match get(o, "claims", raw)? {
+        J::Object(o) => match get(o, key, raw)? {
             Some(J::Array(items)) => items.clone(),
             Some(other) => {
                 return Err(shape(
-                    format!("`claims` should be a list, found {}", other.describe()),
+                    format!("`{key}` should be a list, found {}", other.describe()),
                     raw,
                 ));
             }
             None => {
                 return Err(shape(
                     format!(
-                        "expected {{\"claims\": [...]}}, found an object with keys {}",
+                        "expected {{\"{key}\": [...]}}, found an object with keys {}",
                         keys(o)
                     ),
                     raw,
@@ -401,7 +423,7 @@ pub fn claims(raw: &str) -> Result<Vec<String>, ParseError> {
         },
         other => {
             return Err(shape(
-                format!("expected {{\"claims\": [...]}}, found {}", other.describe()),
+                format!("expected {{\"{key}\": [...]}}, found {}", other.describe()),
                 raw,
             ));
         }
@@ -409,10 +431,10 @@ pub fn claims(raw: &str) -> Result<Vec<String>, ParseError> {
     items
         .iter()
         .enumerate()
-        .map(|(i, item)| {
-            let text = match item {
+        .map(|(i, entry)| {
+            let text = match entry {
                 J::String(s) => Some(s.clone()),
-                J::Object(o) => match get(o, "claim", raw)? {
+                J::Object(o) => match get(o, item, raw)? {
                     Some(J::String(s)) => Some(s.clone()),
                     _ => None,
                 },
@@ -426,9 +448,9 @@ pub fn claims(raw: &str) -> Result<Vec<String>, ParseError> {
                     raw,
                 )),
                 Some(t) if !t.is_empty() => Ok(t.to_owned()),
-                Some(_) => Err(shape(format!("claim {} is empty", i + 1), raw)),
+                Some(_) => Err(shape(format!("{item} {} is empty", i + 1), raw)),
                 None => Err(shape(
-                    format!("claim {} is {}, not a string", i + 1, item.describe()),
+                    format!("{item} {} is {}, not a string", i + 1, entry.describe()),
                     raw,
                 )),
             }

@@ -1,0 +1,278 @@
+//! A team's own rule in plain words ([`Criteria`]), and how answer
+//! correctness is scored ([`Correctness`]).
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// How answer correctness turns its two halves into a score.
+///
+/// Precision is the share of the response's claims the reference backs
+/// (what it says that is right); recall the share of the reference's claims
+/// the response states (what it leaves out or gets wrong).
+///
+/// ```
+/// use ragaliq::Correctness;
+/// assert_eq!(Correctness::default(), Correctness::F1);
+/// assert_eq!(Correctness::F1.score(1.0, 0.5), 2.0 / 3.0);
+/// assert_eq!(Correctness::Recall.score(1.0, 0.5), 0.5);
+/// assert_eq!(Correctness::F1.score(0.0, 0.0), 0.0);
+/// assert_eq!("precision".parse(), Ok(Correctness::Precision));
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Correctness {
+    /// The harmonic mean of precision and recall (0 when both are 0).
+    #[default]
+    F1,
+    /// What the response says that the reference backs.
+    Precision,
+    /// What of the reference the response says.
+    Recall,
+}
+
+impl Correctness {
+    /// Every spelling, for messages.
+    pub const NAMES: &'static str = "f1, precision, recall";
+
+    /// The score from precision and recall, in [0, 1].
+    #[must_use]
+    pub fn score(self, precision: f64, recall: f64) -> f64 {
+        let score = match self {
+            Correctness::Precision => precision,
+            Correctness::Recall => recall,
+            Correctness::F1 if precision + recall > 0.0 => {
+                2.0 * precision * recall / (precision + recall)
+            }
+            Correctness::F1 => 0.0,
+        };
+        super::verdict::clamp_score(score)
+    }
+
+    /// Its name in configuration.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Correctness::F1 => "f1",
+            Correctness::Precision => "precision",
+            Correctness::Recall => "recall",
+        }
+    }
+}
+
+impl std::str::FromStr for Correctness {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "f1" => Ok(Correctness::F1),
+            "precision" => Ok(Correctness::Precision),
+            "recall" => Ok(Correctness::Recall),
+            _ => Err(format!(
+                "unknown correctness score `{s}`; expected one of: {}",
+                Correctness::NAMES
+            )),
+        }
+    }
+}
+
+impl fmt::Display for Correctness {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// How criteria are judged.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum CriteriaForm {
+    /// Does the response meet the criteria? The score is P(yes) (1 or 0
+    /// from the word written), with the judge's one-sentence reason. One
+    /// call per case.
+    #[default]
+    YesNo,
+    /// G-Eval: evaluation steps written once per criteria text (one call,
+    /// recorded and shared by every case with the same criteria), then a
+    /// score from 1 to 5 per case, weighted by the probabilities of the
+    /// score tokens where the judge gives them (the score written
+    /// otherwise), mapped to [0, 1], with the judge's reason.
+    Scored,
+}
+
+impl CriteriaForm {
+    /// Every spelling, for messages.
+    pub const NAMES: &'static str = "yes_no, scored";
+
+    /// Its name in configuration and case files.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            CriteriaForm::YesNo => "yes_no",
+            CriteriaForm::Scored => "scored",
+        }
+    }
+
+    /// The form called `name`.
+    #[must_use]
+    pub fn from_name(name: &str) -> Option<CriteriaForm> {
+        match name {
+            "yes_no" => Some(CriteriaForm::YesNo),
+            "scored" => Some(CriteriaForm::Scored),
+            _ => None,
+        }
+    }
+}
+
+/// A team's own rule, in plain words: "Cites the policy number and never
+/// promises a refund".
+///
+/// The judge sees the question, the response and the rule; the retrieved
+/// passages and the expected answer too when the rule names them (see
+/// [`Criteria::uses_context`]), or when set with
+/// [`with_context`](Criteria::with_context) /
+/// [`with_expected`](Criteria::with_expected).
+///
+/// ```
+/// use ragaliq::{Criteria, CriteriaForm};
+/// let c = Criteria::new("Every figure it states appears in the passages").named("figures");
+/// assert_eq!(c.form(), CriteriaForm::YesNo);
+/// assert!(c.uses_context(), "it names the passages");
+/// assert_eq!(c.name(), "figures");
+/// let s = Criteria::scored("Addresses the customer politely and offers a next step");
+/// assert_eq!(s.form(), CriteriaForm::Scored);
+/// assert!(!s.uses_context());
+/// assert_eq!(s.name(), "Addresses the customer politely and offers a next step");
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Criteria {
+    text: String,
+    name: Option<String>,
+    form: CriteriaForm,
+    context: Option<bool>,
+    expected: Option<bool>,
+}
+
+/// Words that name the retrieved passages in a rule.
+const CONTEXT_WORDS: [&str; 8] = [
+    "passage",
+    "context",
+    "document",
+    "source",
+    "retrieved",
+    "policy text",
+    "knowledge",
+    "provided",
+];
+/// Words that name the expected answer in a rule.
+const EXPECTED_WORDS: [&str; 3] = ["expected answer", "reference", "gold answer"];
+
+impl Criteria {
+    /// Criteria judged yes or no ([`CriteriaForm::YesNo`]).
+    #[must_use]
+    pub fn new(text: impl Into<String>) -> Criteria {
+        Criteria {
+            text: text.into(),
+            name: None,
+            form: CriteriaForm::YesNo,
+            context: None,
+            expected: None,
+        }
+    }
+
+    /// Criteria scored from 1 to 5 with evaluation steps
+    /// ([`CriteriaForm::Scored`], G-Eval).
+    #[must_use]
+    pub fn scored(text: impl Into<String>) -> Criteria {
+        Criteria::new(text).with_form(CriteriaForm::Scored)
+    }
+
+    /// A short name for reports and test names (`case::criteria:name`);
+    /// the text when none is given.
+    #[must_use]
+    pub fn named(mut self, name: impl Into<String>) -> Criteria {
+        self.name = Some(name.into());
+        self
+    }
+
+    /// How the criteria are judged.
+    #[must_use]
+    pub fn with_form(mut self, form: CriteriaForm) -> Criteria {
+        self.form = form;
+        self
+    }
+
+    /// Shows the judge the retrieved passages, or not, whatever the rule's
+    /// words say.
+    #[must_use]
+    pub fn with_context(mut self, shown: bool) -> Criteria {
+        self.context = Some(shown);
+        self
+    }
+
+    /// Shows the judge the expected answer, or not, whatever the rule's
+    /// words say.
+    #[must_use]
+    pub fn with_expected(mut self, shown: bool) -> Criteria {
+        self.expected = Some(shown);
+        self
+    }
+
+    /// The rule.
+    #[must_use]
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// Its name, or its text.
+    #[must_use]
+    pub fn name(&self) -> &str {
+        self.name.as_deref().unwrap_or(&self.text)
+    }
+
+    /// How it is judged.
+    #[must_use]
+    pub fn form(&self) -> CriteriaForm {
+        self.form
+    }
+
+    /// Whether the judge is shown the retrieved passages: as set, else when
+    /// the rule names them ("passage", "context", "document", "source",
+    /// "retrieved", "policy text", "knowledge", "provided", in any case).
+    #[must_use]
+    pub fn uses_context(&self) -> bool {
+        self.context
+            .unwrap_or_else(|| names(&self.text, &CONTEXT_WORDS))
+    }
+
+    /// Whether the judge is shown the expected answer: as set, else when
+    /// the rule names it ("expected answer", "reference", "gold answer").
+    #[must_use]
+    pub fn uses_expected(&self) -> bool {
+        self.expected
+            .unwrap_or_else(|| names(&self.text, &EXPECTED_WORDS))
+    }
+}
+
+fn names(text: &str, words: &[&str]) -> bool {
+    let lower = text.to_lowercase();
+    words.iter().any(|w| lower.contains(w))
+}
+
+impl From<&str> for Criteria {
+    fn from(text: &str) -> Criteria {
+        Criteria::new(text)
+    }
+}
+
+impl From<String> for Criteria {
+    fn from(text: String) -> Criteria {
+        Criteria::new(text)
+    }
+}
+
+impl From<&Criteria> for Criteria {
+    fn from(c: &Criteria) -> Criteria {
+        c.clone()
+    }
+}

@@ -1,0 +1,324 @@
+//! The judge's metric methods: each evaluates one case, through the
+//! judge's session (recording, memo, budget, pace, samples).
+
+use super::Judge;
+use crate::core::{Criteria, Evaluation, Metric, RagCase, Samples, Usage};
+use crate::error::Result;
+use crate::metrics::{self, CustomMetric, EvalOptions, Subject, Voted};
+use crate::session::Tally;
+use crate::tasks::Ask;
+
+impl Judge {
+    /// Faithfulness of the response to the context.
+    ///
+    /// Claim extraction (one call; none with sentences as claims), then one
+    /// short question per claim and, for a claim not supported, whether the
+    /// passages contradict it (with the JSON strategy: one batched
+    /// verification per `verify_batch` claims, plus re-asks).
+    pub async fn faithfulness(&self, case: &RagCase) -> Result<Evaluation> {
+        self.evaluate(Metric::Faithfulness, case).await
+    }
+
+    /// Hallucination: the share of claims that are not hallucinated. Shares
+    /// its calls with [`faithfulness`](Self::faithfulness) on the same case.
+    pub async fn hallucination(&self, case: &RagCase) -> Result<Evaluation> {
+        self.evaluate(Metric::Hallucination, case).await
+    }
+
+    /// How well the response answers the query (one call).
+    pub async fn relevance(&self, case: &RagCase) -> Result<Evaluation> {
+        self.evaluate(Metric::Relevance, case).await
+    }
+
+    /// Rank-weighted precision of the retrieved passages (one short question
+    /// per passage; one call with the JSON strategy).
+    pub async fn context_precision(&self, case: &RagCase) -> Result<Evaluation> {
+        self.evaluate(Metric::ContextPrecision, case).await
+    }
+
+    /// Share of the expected facts the context covers.
+    pub async fn context_recall(&self, case: &RagCase) -> Result<Evaluation> {
+        self.evaluate(Metric::ContextRecall, case).await
+    }
+
+    /// Answer correctness: the response graded against the case's expected
+    /// answer. Its claims are checked against the reference (precision:
+    /// what it says that the reference backs) and the reference's claims
+    /// against it (recall: what of the reference it says); the score is
+    /// their F1 unless [`EvalOptions::with_correctness`] or
+    /// `scoring.correctness` says precision or recall.
+    ///
+    /// Calls: one extraction per text (the response's is shared with
+    /// faithfulness, the reference's with context recall), then one short
+    /// question per claim of each (the JSON prompts: one batch per
+    /// `verify_batch` claims of each).
+    ///
+    /// ```
+    /// # use ragaliq::judge::{BoxFuture, Judge, JudgeRequest, JudgeResponse, Transport};
+    /// # use ragaliq::{RagCase, TransportError, Verdict};
+    /// # struct Canned;
+    /// # impl Transport for Canned {
+    /// #     fn provider(&self) -> &str { "canned" }
+    /// #     fn complete<'a>(&'a self, r: &'a JudgeRequest) -> BoxFuture<'a, Result<JudgeResponse, TransportError>> {
+    /// #         let user = &r.messages[0].content;
+    /// #         let text = match r.task.as_str() {
+    /// #             "extract_claims" if user.contains("14 days") => r#"{"claims": ["Refunds take 14 days."]}"#,
+    /// #             "extract_claims" => r#"{"claims": ["Refunds take 30 days.", "Refunds go to the card."]}"#,
+    /// #             _ if user.contains("<claim>Refunds go to the card.</claim>") => "no",
+    /// #             _ => "no",
+    /// #         };
+    /// #         Box::pin(async move { Ok(JudgeResponse::text(text)) })
+    /// #     }
+    /// # }
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// # let judge = Judge::builder(Canned).build().unwrap();
+    /// let case = RagCase::new("How long do refunds take?")
+    ///     .response("Refunds take 14 days.")
+    ///     .expected_answer("Refunds take 30 days and go to the card.");
+    /// let eval = judge.correctness(&case).await.unwrap();
+    /// assert_eq!((eval.precision, eval.recall), (Some(0.0), Some(0.0)));
+    /// assert!(!eval.passed);
+    /// # });
+    /// ```
+    pub async fn correctness(&self, case: &RagCase) -> Result<Evaluation> {
+        self.evaluate(Metric::Correctness, case).await
+    }
+
+    /// Whether the response meets `criteria`, a team's own rule in plain
+    /// words (a `&str`, or a [`Criteria`] for the scored form, a name, or
+    /// the passages shown). The failure message quotes the judge's reason.
+    ///
+    /// Calls: one (yes/no); scored, one more per criteria text for its
+    /// evaluation steps, shared by every case with the same criteria.
+    ///
+    /// ```
+    /// # use ragaliq::judge::{BoxFuture, Judge, JudgeRequest, JudgeResponse, Transport};
+    /// # use ragaliq::{RagCase, TransportError};
+    /// # struct Canned;
+    /// # impl Transport for Canned {
+    /// #     fn provider(&self) -> &str { "canned" }
+    /// #     fn complete<'a>(&'a self, _: &'a JudgeRequest) -> BoxFuture<'a, Result<JudgeResponse, TransportError>> {
+    /// #         Box::pin(async { Ok(JudgeResponse::text("no. It promises a full refund.")) })
+    /// #     }
+    /// # }
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// # let judge = Judge::builder(Canned).build().unwrap();
+    /// let case = RagCase::new("Can I get my money back?")
+    ///     .response("Yes, we will refund you in full, no questions asked.");
+    /// let eval = judge
+    ///     .criteria(&case, "Never promises a refund")
+    ///     .await
+    ///     .unwrap();
+    /// assert!(!eval.passed);
+    /// assert!(eval.reasoning.contains("It promises a full refund."));
+    /// # });
+    /// ```
+    pub async fn criteria(
+        &self,
+        case: &RagCase,
+        criteria: impl Into<Criteria>,
+    ) -> Result<Evaluation> {
+        self.criteria_with(case, criteria, &EvalOptions::default())
+            .await
+    }
+
+    /// [`criteria`](Self::criteria) with `options` overriding the defaults.
+    pub async fn criteria_with(
+        &self,
+        case: &RagCase,
+        criteria: impl Into<Criteria>,
+        options: &EvalOptions,
+    ) -> Result<Evaluation> {
+        let criteria = criteria.into();
+        metrics::evaluate(
+            &self.session,
+            &self.scoring,
+            Subject::Criteria(&criteria),
+            case,
+            options,
+        )
+        .await
+    }
+
+    /// A metric of one's own ([`CustomMetric`]) on `case`.
+    pub async fn custom(&self, metric: &CustomMetric, case: &RagCase) -> Result<Evaluation> {
+        self.custom_with(metric, case, &EvalOptions::default())
+            .await
+    }
+
+    /// [`custom`](Self::custom) with `options` overriding the defaults.
+    pub async fn custom_with(
+        &self,
+        metric: &CustomMetric,
+        case: &RagCase,
+        options: &EvalOptions,
+    ) -> Result<Evaluation> {
+        metrics::evaluate(
+            &self.session,
+            &self.scoring,
+            Subject::Custom(metric),
+            case,
+            options,
+        )
+        .await
+    }
+
+    /// One claim checked against `passages`, as every metric that verifies
+    /// claims checks them: its verdict, the probability it was read with
+    /// and the passage sentence closest to it. The piece to build an
+    /// evaluator of one's own from.
+    ///
+    /// ```
+    /// # use ragaliq::judge::{BoxFuture, Judge, JudgeRequest, JudgeResponse, Transport};
+    /// # use ragaliq::{TransportError, Verdict};
+    /// # struct Canned;
+    /// # impl Transport for Canned {
+    /// #     fn provider(&self) -> &str { "canned" }
+    /// #     fn complete<'a>(&'a self, _: &'a JudgeRequest) -> BoxFuture<'a, Result<JudgeResponse, TransportError>> {
+    /// #         Box::pin(async { Ok(JudgeResponse::text("yes")) })
+    /// #     }
+    /// # }
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// # let judge = Judge::builder(Canned).build().unwrap();
+    /// let v = judge
+    ///     .verify_claim("Refunds take 30 days.", &["Refunds are accepted within 30 days.".into()])
+    ///     .await
+    ///     .unwrap();
+    /// assert_eq!(v.verdict, Verdict::Supported);
+    /// # });
+    /// ```
+    pub async fn verify_claim(
+        &self,
+        claim: &str,
+        passages: &[String],
+    ) -> Result<crate::core::ClaimVerdict> {
+        metrics::verify_claim(&self.session, &self.scoring, claim, passages).await
+    }
+
+    /// `metric` on `case` with the judge's default threshold and weights.
+    pub async fn evaluate(&self, metric: Metric, case: &RagCase) -> Result<Evaluation> {
+        self.evaluate_with(metric, case, &EvalOptions::default())
+            .await
+    }
+
+    /// `metric` on `case` with `options` overriding the defaults.
+    ///
+    /// ```
+    /// # use ragaliq::judge::{BoxFuture, Judge, JudgeRequest, JudgeResponse, Transport};
+    /// # use ragaliq::{EvalOptions, Metric, RagCase, TransportError, VerdictWeights};
+    /// # struct Canned;
+    /// # impl Transport for Canned {
+    /// #     fn provider(&self) -> &str { "canned" }
+    /// #     fn complete<'a>(&'a self, r: &'a JudgeRequest) -> BoxFuture<'a, Result<JudgeResponse, TransportError>> {
+    /// #         let text = if r.task == "extract_claims" { r#"{"claims": ["Refunds take 30 days.", "Refunds are free."]}"# }
+    /// #             else { r#"{"verdicts": [{"claim": 1, "evidence": "Refunds take 30 days.", "verdict": "supported"}, {"claim": 2, "evidence": "", "verdict": "no_evidence"}]}"# };
+    /// #         Box::pin(async move { Ok(JudgeResponse::text(text)) })
+    /// #     }
+    /// # }
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// # let judge = Judge::builder(Canned).with_strategy(ragaliq::Strategy::Json).build().unwrap();
+    /// # let case = RagCase::new("How long do refunds take?")
+    /// #     .context(["Refunds take 30 days."])
+    /// #     .response("Refunds take 30 days. Refunds are free.");
+    /// let strict = EvalOptions::default()
+    ///     .with_threshold(0.9)
+    ///     .with_weights(VerdictWeights::STRICT);
+    /// let eval = judge.evaluate_with(Metric::Faithfulness, &case, &strict).await.unwrap();
+    /// assert_eq!(eval.score, 0.0); // (1 + -1) / 2, clamped
+    /// assert!(!eval.passed);
+    /// # });
+    /// ```
+    pub async fn evaluate_with(
+        &self,
+        metric: Metric,
+        case: &RagCase,
+        options: &EvalOptions,
+    ) -> Result<Evaluation> {
+        metrics::evaluate(
+            &self.session,
+            &self.scoring,
+            metrics::Subject::Metric(metric),
+            case,
+            options,
+        )
+        .await
+    }
+
+    /// Labelled claims verified against their passages and voted over the
+    /// judge's samples (for calibration).
+    pub(crate) async fn verify_labelled(
+        &self,
+        claims: &[String],
+        passages: &[String],
+    ) -> Result<(Vec<Voted>, Usage)> {
+        metrics::verify_labelled(&self.session, &self.scoring, claims, passages).await
+    }
+
+    /// The atomic claims of `text` (a response to `query`, or an expected
+    /// answer), as the metrics take them: listed by the judge (one call,
+    /// recorded and memoised like any other; claims it writes that are not
+    /// in the text are left out), or the text's sentences when the judge
+    /// takes sentences as claims (`[judge] claims = "sentences"`).
+    ///
+    /// ```
+    /// # use ragaliq::judge::{BoxFuture, Judge, JudgeRequest, JudgeResponse, Transport};
+    /// # use ragaliq::TransportError;
+    /// # struct Canned;
+    /// # impl Transport for Canned {
+    /// #     fn provider(&self) -> &str { "canned" }
+    /// #     fn complete<'a>(&'a self, _: &'a JudgeRequest) -> BoxFuture<'a, Result<JudgeResponse, TransportError>> {
+    /// #         Box::pin(async { Ok(JudgeResponse::text(r#"{"claims": ["Refunds take 30 days.", "Refunds are free."]}"#)) })
+    /// #     }
+    /// # }
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// let judge = Judge::builder(Canned).build().unwrap();
+    /// let claims = judge
+    ///     .extract_claims("How do refunds work?", "Refunds take 30 days and are free.")
+    ///     .await
+    ///     .unwrap();
+    /// assert_eq!(claims, ["Refunds take 30 days.", "Refunds are free."]);
+    /// let sentences = Judge::builder(Canned).with_sentences_as_claims(true).build().unwrap();
+    /// let claims = sentences.extract_claims("Why?", "It rains. Is it cold? Yes.").await.unwrap();
+    /// assert_eq!(claims, ["It rains.", "Yes."]);
+    /// assert_eq!(sentences.usage().calls, 0);
+    /// # });
+    /// ```
+    pub async fn extract_claims(&self, query: &str, text: &str) -> Result<Vec<String>> {
+        metrics::extract_claims(&self.session, &self.scoring, query, text)
+            .await
+            .map(|(claims, _)| claims)
+    }
+
+    /// A labelled answer's relevance (for calibration), every sample asked.
+    pub(crate) async fn relevance_labelled(
+        &self,
+        query: &str,
+        response: &str,
+    ) -> Result<Evaluation> {
+        let case = RagCase::new(query).response(response);
+        let options = EvalOptions::default().with_samples(Samples::Fixed(self.samples().max()));
+        self.evaluate_with(Metric::Relevance, &case, &options).await
+    }
+
+    /// A labelled passage's relevance (for calibration): context precision
+    /// over that one passage, every sample asked.
+    pub(crate) async fn passage_labelled(&self, query: &str, passage: &str) -> Result<Evaluation> {
+        let case = RagCase::new(query).context([passage]);
+        let options = EvalOptions::default().with_samples(Samples::Fixed(self.samples().max()));
+        self.evaluate_with(Metric::ContextPrecision, &case, &options)
+            .await
+    }
+
+    /// P(relevant) at or above which a passage is relevant (short
+    /// questions).
+    #[must_use]
+    pub fn passage_threshold(&self) -> f64 {
+        self.scoring.verification.passage_threshold
+    }
+
+    /// Asks one task outside any metric (case generation); its usage counts
+    /// for this judge.
+    pub(crate) async fn ask<A: Ask>(&self, ask: &A) -> Result<A::Answer> {
+        self.session.ask(&Tally::default(), ask, 0).await
+    }
+}

@@ -1,0 +1,236 @@
+//! The one claim path: claims checked against a text, for every metric
+//! that verifies claims (faithfulness, hallucination, context recall,
+//! answer correctness, and claim checks of one's own).
+//!
+//! [`check`] is the piece they all call: it asks every sample the plan
+//! asks for, in the way the judge is set to ask ([`short`] questions or the
+//! [`json`] prompts: chosen here, nowhere else), and votes. A metric only
+//! says which claims, against which text, and how a sample's verdicts
+//! score. Extraction ([`extract()`]) lists a text's claims, once per text.
+//!
+//! With no text to check against, every claim has no evidence and no call
+//! is made.
+
+mod extract;
+mod json;
+mod short;
+
+pub(crate) use extract::extract;
+
+use super::sampling::{sample, vote_items};
+use super::{Asker, Plan};
+use crate::core::{Agreement, Strategy, Verdict};
+use crate::error::Result;
+use crate::evidence::Found;
+use crate::parse::ParsedVerdict;
+use crate::tasks::CheckedVerdict;
+
+/// How many single-claim re-asks run at once (the judge's own concurrency
+/// limit applies on top).
+const REASK_CONCURRENCY: usize = 4;
+
+/// How claims (and passages) are asked about and read.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Verification {
+    /// Short yes/no questions, or the JSON prompts.
+    pub strategy: Strategy,
+    /// JSON prompts: claims asked about in one call (1: each claim alone).
+    pub batch: usize,
+    /// JSON prompts: whether a verdict's evidence must be found in the
+    /// passages.
+    pub evidence_checked: bool,
+    /// Yes/no questions: P(supported) at or above which a claim is supported.
+    pub claim_threshold: f64,
+    /// Yes/no questions: P(relevant) at or above which a passage is relevant.
+    pub passage_threshold: f64,
+    /// Yes/no questions: whether an unsupported claim is asked whether it
+    /// is contradicted.
+    pub contradiction: bool,
+    /// Yes/no questions: P(contradicted) at or above which an unsupported
+    /// claim is contradicted.
+    pub contradiction_threshold: f64,
+    /// Yes/no questions: passages longer than this are asked about in
+    /// chunks (0: never).
+    pub chunk_chars: usize,
+    /// Claims are the text's sentences (no judge call), not what the
+    /// judge extracts.
+    pub sentences: bool,
+}
+
+/// A claim's verdict after the vote over every sample.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Voted {
+    pub verdict: ParsedVerdict,
+    /// Where the winning verdict's evidence was found, when it was.
+    pub found: Option<Found>,
+    /// `Some` with several samples.
+    pub agreement: Option<Agreement>,
+    pub undecided: bool,
+    /// The verdict needs evidence and its quote was in no passage, even
+    /// asked again alone (evidence checked): it decides nothing.
+    pub ungrounded: bool,
+    /// P(supported) read from the judge's token probabilities (the mean
+    /// over the agreeing samples).
+    pub probability: Option<f64>,
+    /// P(contradicted), for an unsupported claim asked about it (the mean
+    /// over the agreeing samples that were asked).
+    pub contradiction: Option<f64>,
+    /// The evidence was found by ragaliq (the closest passage sentence).
+    pub located: bool,
+}
+
+/// How bad a verdict is for the answer: ties go to the worse one.
+fn rank(v: Verdict) -> i32 {
+    match v {
+        Verdict::Contradicted => 0,
+        Verdict::NoEvidence => 1,
+        Verdict::PartiallySupported => 2,
+        Verdict::Supported => 3,
+    }
+}
+
+/// A sample's verdict as scored: an ungrounded one counts as no evidence
+/// (it never helps the answer).
+pub(super) fn scored(v: &CheckedVerdict, checked: bool) -> Verdict {
+    if checked && v.ungrounded {
+        Verdict::NoEvidence
+    } else {
+        v.verdict.verdict
+    }
+}
+
+/// What [`check`] found: each claim's voted verdict, and each sample's
+/// score.
+pub(crate) struct Checked {
+    pub voted: Vec<Voted>,
+    pub sample_scores: Vec<f64>,
+}
+
+/// `claims` checked against `against` (a context's passages, or a
+/// reference text): every sample the plan asks for, asked the way `how`
+/// says, and the vote. `score` turns one sample's verdicts (an ungrounded
+/// one read as no evidence) into that sample's score (for
+/// [`Samples::Auto`](crate::Samples::Auto) and the spread).
+pub(crate) async fn check(
+    ask: &Asker<'_>,
+    how: Verification,
+    claims: &[String],
+    against: &[String],
+    plan: &Plan,
+    score: impl Fn(&[ParsedVerdict]) -> f64,
+) -> Result<Checked> {
+    let sample_score = |set: &Vec<CheckedVerdict>| {
+        let read: Vec<ParsedVerdict> = set
+            .iter()
+            .map(|v| ParsedVerdict {
+                verdict: scored(v, how.evidence_checked),
+                ..v.verdict.clone()
+            })
+            .collect();
+        score(&read)
+    };
+    let sampled = sample(plan, |s| verify(ask, how, claims, against, s), sample_score).await?;
+    // An ungrounded verdict is no vote: it is `None` here, and the vote is
+    // over what the grounded samples said.
+    let key =
+        |v: &CheckedVerdict| (!(how.evidence_checked && v.ungrounded)).then_some(v.verdict.verdict);
+    let worse = |k: Option<Verdict>| k.map_or(-1, rank);
+    let voted = vote_items(&sampled.answers, claims.len(), plan, key, worse)
+        .into_iter()
+        .map(|vote| {
+            let first = vote.agreeing[0];
+            let confidences: Vec<f64> = vote
+                .agreeing
+                .iter()
+                .filter_map(|v| v.verdict.confidence)
+                .collect();
+            let ungrounded = vote.winner.is_none();
+            let mean = |values: Vec<f64>| {
+                (!values.is_empty()).then(|| values.iter().sum::<f64>() / values.len() as f64)
+            };
+            let probabilities: Vec<f64> =
+                vote.agreeing.iter().filter_map(|v| v.probability).collect();
+            let contradictions: Vec<f64> = vote
+                .agreeing
+                .iter()
+                .filter_map(|v| v.contradiction)
+                .collect();
+            Voted {
+                verdict: ParsedVerdict {
+                    verdict: vote.winner.unwrap_or(first.verdict.verdict),
+                    evidence: vote
+                        .agreeing
+                        .iter()
+                        .map(|v| v.verdict.evidence.clone())
+                        .find(|e| !e.is_empty())
+                        .unwrap_or_default(),
+                    confidence: match (vote.agreement, &confidences[..]) {
+                        // One sample: its confidence as given.
+                        (None, _) => first.verdict.confidence,
+                        (Some(_), []) => None,
+                        (Some(_), c) => Some(c.iter().sum::<f64>() / c.len() as f64),
+                    },
+                },
+                found: vote.agreeing.iter().find_map(|v| v.found.clone()),
+                agreement: vote.agreement,
+                undecided: vote.undecided || ungrounded,
+                ungrounded,
+                probability: mean(probabilities),
+                contradiction: mean(contradictions),
+                located: first.located,
+            }
+        })
+        .collect();
+    Ok(Checked {
+        voted,
+        sample_scores: sampled.scores,
+    })
+}
+
+/// One verdict per claim, in claim order, from sample `sample`: the one
+/// place the way of asking is chosen.
+async fn verify(
+    ask: &Asker<'_>,
+    how: Verification,
+    claims: &[String],
+    against: &[String],
+    sample: u32,
+) -> Result<Vec<CheckedVerdict>> {
+    if against.is_empty() {
+        return Ok(claims
+            .iter()
+            .map(|_| CheckedVerdict::no_evidence())
+            .collect());
+    }
+    match how.strategy {
+        Strategy::Json => json::verify(ask, how, claims, against, sample).await,
+        Strategy::Probability | Strategy::Word => {
+            short::verify(ask, how, claims, against, sample).await
+        }
+    }
+}
+
+/// A text's sentences (ended by `.`, `!` or `?` before a space, or a line
+/// break), trimmed.
+pub(super) fn sentences(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let bytes = text.as_bytes();
+    for (i, c) in text.char_indices() {
+        let end = i + c.len_utf8();
+        let boundary = c == '\n'
+            || (matches!(c, '.' | '!' | '?') && bytes.get(end).is_none_or(u8::is_ascii_whitespace));
+        if boundary {
+            let s = text[start..end].trim();
+            if !s.is_empty() {
+                out.push(s);
+            }
+            start = end;
+        }
+    }
+    let s = text[start..].trim();
+    if !s.is_empty() {
+        out.push(s);
+    }
+    out
+}

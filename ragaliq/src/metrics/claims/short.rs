@@ -1,0 +1,184 @@
+//! Claims verified with short questions (`strategy = "probability"` or
+//! `"word"`): one question per claim, read from the judge's token
+//! probabilities or the word it wrote, and decided by one rule.
+
+use super::{Asker, Verification};
+use crate::core::Verdict;
+use crate::error::Result;
+use crate::parse::ParsedVerdict;
+use crate::tasks::{CheckedVerdict, ClaimContradicted, ClaimSupported};
+
+/// How many claims' questions are in flight at once (the judge's own
+/// concurrency limit applies on top).
+const CONCURRENCY: usize = 4;
+
+/// One verdict per claim, in claim order, from sample `sample`: each claim
+/// asked alone, in order, so a server's prompt cache keeps the passages
+/// between one claim's question and the next's.
+pub(super) async fn verify(
+    ask: &Asker<'_>,
+    how: Verification,
+    claims: &[String],
+    passages: &[String],
+    sample: u32,
+) -> Result<Vec<CheckedVerdict>> {
+    use futures_util::{StreamExt, stream};
+    let asked = stream::iter(claims)
+        .map(|claim| probe(ask, how, claim, passages, sample))
+        .buffered(CONCURRENCY)
+        .collect::<Vec<_>>()
+        .await;
+    crate::metrics::sampling::every(asked)
+}
+
+/// One claim asked with short questions (see the module): supported, and
+/// when not, contradicted; its evidence the closest passage sentence.
+async fn probe(
+    ask: &Asker<'_>,
+    how: Verification,
+    claim: &str,
+    passages: &[String],
+    sample: u32,
+) -> Result<CheckedVerdict> {
+    let chunks = chunks(passages, how.chunk_chars);
+    let mut supported: Option<(f64, bool)> = None;
+    for chunk in &chunks {
+        let read = ask
+            .ask(
+                &ClaimSupported {
+                    claim,
+                    passages: chunk,
+                },
+                sample,
+            )
+            .await?;
+        if supported.is_none_or(|(p, _)| read.p_yes > p) {
+            supported = Some((read.p_yes, read.from_probabilities));
+        }
+    }
+    let (p, from_probabilities) = supported.unwrap_or((0.0, false));
+    let mut asked_contradiction = None;
+    let verdict = if p >= how.claim_threshold {
+        (Verdict::Supported, from_probabilities.then_some(p))
+    } else if how.contradiction {
+        let mut contradicted: Option<(f64, bool)> = None;
+        for chunk in &chunks {
+            let read = ask
+                .ask(
+                    &ClaimContradicted {
+                        claim,
+                        passages: chunk,
+                    },
+                    sample,
+                )
+                .await?;
+            if contradicted.is_none_or(|(q, _)| read.p_yes > q) {
+                contradicted = Some((read.p_yes, read.from_probabilities));
+            }
+        }
+        asked_contradiction = contradicted.and_then(|(q, from)| from.then_some(q));
+        match contradicted {
+            Some((q, from)) if q >= how.contradiction_threshold => {
+                (Verdict::Contradicted, from.then_some(q))
+            }
+            _ => (Verdict::NoEvidence, from_probabilities.then_some(1.0 - p)),
+        }
+    } else {
+        (Verdict::NoEvidence, from_probabilities.then_some(1.0 - p))
+    };
+    let found = crate::evidence::closest_sentence(claim, passages);
+    let evidence = found
+        .as_ref()
+        .map(|f| passages[f.passage][f.span.clone()].to_owned())
+        .unwrap_or_default();
+    Ok(CheckedVerdict {
+        verdict: ParsedVerdict {
+            verdict: verdict.0,
+            evidence,
+            confidence: verdict.1,
+        },
+        found,
+        ungrounded: false,
+        probability: from_probabilities.then_some(p),
+        contradiction: asked_contradiction,
+        located: true,
+    })
+}
+
+/// The passages in chunks of at most `chars` characters (0: one chunk of
+/// all): whole passages together while they fit, and a passage longer than
+/// `chars` alone, cut into groups of its sentences.
+fn chunks(passages: &[String], chars: usize) -> Vec<Vec<String>> {
+    let total: usize = passages.iter().map(|p| p.chars().count()).sum();
+    if chars == 0 || total <= chars {
+        return vec![passages.to_vec()];
+    }
+    let mut out: Vec<Vec<String>> = Vec::new();
+    let mut current: Vec<String> = Vec::new();
+    let mut size = 0;
+    for passage in passages {
+        let n = passage.chars().count();
+        if n > chars || size + n > chars {
+            if !current.is_empty() {
+                out.push(std::mem::take(&mut current));
+            }
+            size = 0;
+        }
+        if n > chars {
+            let mut part = String::new();
+            for sentence in super::sentences(passage) {
+                if !part.is_empty() && part.chars().count() + sentence.chars().count() > chars {
+                    out.push(vec![std::mem::take(&mut part)]);
+                }
+                if !part.is_empty() {
+                    part.push(' ');
+                }
+                part.push_str(sentence);
+            }
+            if !part.is_empty() {
+                out.push(vec![part]);
+            }
+            continue;
+        }
+        current.push(passage.clone());
+        size += n;
+    }
+    if !current.is_empty() {
+        out.push(current);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::chunks;
+
+    #[test]
+    fn long_contexts_are_cut_into_chunks_of_whole_passages_or_sentences() {
+        let p = |s: &str| s.to_owned();
+        let short = vec![p("aaaa."), p("bbbb."), p("cccc.")];
+        assert_eq!(chunks(&short, 0), vec![short.clone()], "0: never");
+        assert_eq!(chunks(&short, 100), vec![short.clone()], "all fit");
+        assert_eq!(
+            chunks(&short, 10),
+            vec![vec![p("aaaa."), p("bbbb.")], vec![p("cccc.")]]
+        );
+        // A passage longer than a chunk alone, by its sentences.
+        let long = vec![p("One two. Three four. Five six."), p("x.")];
+        assert_eq!(
+            chunks(&long, 20),
+            vec![
+                vec![p("One two. Three four.")],
+                vec![p("Five six.")],
+                vec![p("x.")]
+            ]
+        );
+        // Every character of every passage is in some chunk.
+        let total: usize = chunks(&long, 5)
+            .iter()
+            .flatten()
+            .map(|c| c.chars().filter(|c| !c.is_whitespace()).count())
+            .sum();
+        assert_eq!(total, "Onetwo.Threefour.Fivesix.x.".len());
+    }
+}

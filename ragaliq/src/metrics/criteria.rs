@@ -1,0 +1,116 @@
+//! Criteria: a team's own rule in plain words, judged yes or no (P(yes)
+//! read from the answer word) or scored 1 to 5 after evaluation steps
+//! written once per criteria text (G-Eval). Either way the judge's reason
+//! comes with the answer, in the same call.
+
+use super::sampling::sample;
+use super::{Asker, Plan, Scored};
+use crate::core::{Criteria, CriteriaForm, Metric, RagCase};
+use crate::error::{Error, Result};
+use crate::stats;
+use crate::tasks::{CriteriaMet, CriteriaScore, CriteriaSteps, Judged};
+
+pub(super) async fn criteria(
+    ask: &Asker<'_>,
+    criteria: &Criteria,
+    case: &RagCase,
+    plan: &Plan,
+) -> Result<Scored> {
+    if criteria.text().trim().is_empty() {
+        return Err(Error::MissingInput {
+            metric: Metric::Criteria,
+            what: "criteria text: the rule is empty",
+        });
+    }
+    let context = criteria.uses_context().then_some(&case.context[..]);
+    let expected = if criteria.uses_expected() {
+        Some(
+            case.expected_answer
+                .as_deref()
+                .filter(|a| !a.trim().is_empty())
+                .ok_or(Error::MissingInput {
+                    metric: Metric::Criteria,
+                    what: "an expected answer: the criteria name it (or set `.with_expected(false)`)",
+                })?,
+        )
+    } else {
+        None
+    };
+    let response = case.response_text();
+    let sampled = match criteria.form() {
+        CriteriaForm::YesNo => {
+            let question = CriteriaMet {
+                criteria: criteria.text(),
+                query: &case.query,
+                response,
+                context,
+                expected,
+            };
+            sample(plan, |s| ask.ask(&question, s), |j: &Judged| j.score).await?
+        }
+        CriteriaForm::Scored => {
+            // The steps are written once per criteria text (sample 0),
+            // whatever the samples: every case with these criteria is
+            // scored by the same steps.
+            let steps = ask
+                .ask(
+                    &CriteriaSteps {
+                        criteria: criteria.text(),
+                    },
+                    0,
+                )
+                .await?;
+            let question = CriteriaScore {
+                criteria: criteria.text(),
+                steps: &steps,
+                query: &case.query,
+                response,
+                context,
+                expected,
+            };
+            sample(plan, |s| ask.ask(&question, s), |j: &Judged| j.score).await?
+        }
+    };
+    let scores = sampled.scores;
+    let median = stats::median(&scores);
+    let read = sampled
+        .answers
+        .iter()
+        .find(|j| j.score == median)
+        .unwrap_or(&sampled.answers[0]);
+    let undecided = scores.len() > 1 && {
+        let sides: Vec<bool> = scores.iter().map(|s| *s >= plan.threshold).collect();
+        !stats::vote(&sides, i32::from).1.reaches(plan.agreement)
+    };
+    let what = match criteria.form() {
+        CriteriaForm::YesNo => "that the response meets the criteria",
+        CriteriaForm::Scored => {
+            "for how well the response meets the criteria (1 to 5, mapped to 0 to 1)"
+        }
+    };
+    let mut reasoning = if read.reason.is_empty() {
+        "The judge gave no reason.".to_owned()
+    } else {
+        format!("The judge's reason: \"{}\"", read.reason)
+    };
+    reasoning.push_str(&format!(
+        " ({} {what}: {})",
+        score_name(criteria),
+        read.read
+    ));
+    Ok(Scored {
+        score: median,
+        reasoning,
+        undecided,
+        sample_scores: scores,
+        name: Some(criteria.name().to_owned()),
+        ..Scored::default()
+    })
+}
+
+fn score_name(criteria: &Criteria) -> &'static str {
+    match criteria.form() {
+        CriteriaForm::YesNo => "P(yes)",
+        CriteriaForm::Scored => "score",
+    }
+}

@@ -1,0 +1,594 @@
+//! Metrics of one's own: a prompt template, how its answer is read (an
+//! answer word with its probability, or JSON against a schema) and a
+//! scorer, asked through the same session as every built-in metric
+//! (recording, memo, budget, pace, samples and vote, undecided).
+
+use super::sampling::sample;
+use super::{Asker, Plan, Scored};
+use crate::core::{Check, CheckOutcome, JudgeResponse};
+use crate::core::{ConfigError, RagCase};
+use crate::error::{Error, Result};
+use crate::parse::{ParseError, ParseErrorKind, WordAnswer};
+use crate::prompts::{Shape, Task, Template, escape};
+use crate::stats;
+use crate::tasks::{Ask, OwnTask, document};
+use serde_json::Value;
+use std::fmt;
+use std::sync::Arc;
+
+/// What the judge answered a [`CustomMetric`]'s question, as read.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum CustomAnswer {
+    /// An answer word: its probabilities over the metric's words (from the
+    /// judge's token probabilities where the server gives them, else 1 for
+    /// the word written), and the reason the judge wrote after it.
+    Word {
+        /// The answer word's reading ([`crate::parse::answer_word`]).
+        answer: WordAnswer,
+        /// What the judge wrote after the word.
+        reason: String,
+    },
+    /// A JSON value, checked against the metric's schema.
+    Json(Value),
+}
+
+/// A [`CustomMetric`]'s score for one case: in [0, 1], with why.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct CustomScore {
+    /// The score, in [0, 1].
+    pub score: f64,
+    /// Why, in a sentence, for the failure message.
+    pub reasoning: String,
+}
+
+impl CustomScore {
+    /// A score and its reasoning.
+    #[must_use]
+    pub fn new(score: f64, reasoning: impl Into<String>) -> CustomScore {
+        CustomScore {
+            score,
+            reasoning: reasoning.into(),
+        }
+    }
+}
+
+type Scorer =
+    dyn Fn(&CustomAnswer, &RagCase) -> std::result::Result<CustomScore, String> + Send + Sync;
+
+/// A metric of one's own.
+///
+/// The template is plain text with `{{query}}`, `{{response}}`,
+/// `{{context}}` (the passages, numbered `[1]`, `[2]`), `{{expected}}` (the
+/// expected answer) and `{{facts}}` (the expected facts, one per line),
+/// each escaped so no case can close a tag; it may start with a header
+/// (`version: 2`, then a line `---`), whose version is part of every
+/// recording's fingerprint: bump it when the wording changes. Without a
+/// header the version is 1.
+///
+/// The answer is read one of two ways:
+///
+/// - [`answered_by`](Self::answered_by) words: the judge answers one of
+///   them first, then a reason; the probability of each is read from its
+///   token probabilities (the word written where the server gives none).
+///   Unless a scorer says otherwise, the score is the first word's
+///   probability.
+/// - [`answered_in_json`](Self::answered_in_json) a schema: the judge
+///   answers a JSON object (the schema is sent as a structured-output
+///   format where the server takes one) that must satisfy the schema's
+///   `type`, `properties`, `required`, `enum`, `items`, `minimum`,
+///   `maximum`, `minItems` and `maxItems`; the scorer turns it into a score.
+///
+/// ```
+/// use ragaliq::{CustomAnswer, CustomMetric, CustomScore};
+/// let tone = CustomMetric::new(
+///     "polite",
+///     "<question>{{query}}</question>\n<response>{{response}}</response>\n\nIs the response polite? Answer \"yes\" or \"no\" first, then give your reason in one sentence.",
+/// )
+/// .unwrap()
+/// .answered_by(["yes", "no"])
+/// .with_threshold(0.6);
+/// assert_eq!(tone.name(), "polite");
+/// assert_eq!(tone.threshold(), 0.6);
+///
+/// let steps = CustomMetric::new("steps", "version: 2\n---\nCount the steps in {{response}}. Reply: {\"steps\": <n>}")
+///     .unwrap()
+///     .answered_in_json(serde_json::json!({
+///         "type": "object",
+///         "properties": {"steps": {"type": "integer", "minimum": 0}},
+///         "required": ["steps"]
+///     }))
+///     .scored_by(|answer, _case| match answer {
+///         CustomAnswer::Json(v) => {
+///             let n = v["steps"].as_u64().unwrap_or(0);
+///             Ok(CustomScore::new(if n <= 3 { 1.0 } else { 0.0 }, format!("{n} steps")))
+///         }
+///         _ => Err("expected JSON".into()),
+///     });
+/// assert_eq!(steps.version(), "2");
+/// ```
+#[derive(Clone)]
+pub struct CustomMetric {
+    name: String,
+    template: Template,
+    reply: Reply,
+    scorer: Option<Arc<Scorer>>,
+    threshold: f64,
+}
+
+#[derive(Clone, Debug)]
+enum Reply {
+    Words(Vec<String>),
+    Json(Value),
+}
+
+impl fmt::Debug for CustomMetric {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CustomMetric")
+            .field("name", &self.name)
+            .field("version", &self.template.version)
+            .field("reply", &self.reply)
+            .field("scorer", &self.scorer.as_ref().map(|_| "…"))
+            .field("threshold", &self.threshold)
+            .finish()
+    }
+}
+
+impl CustomMetric {
+    /// A metric called `name` (letters, digits, `-` and `_`), asking
+    /// `template` (see the type), answered "yes" or "no" and scored by
+    /// P(yes) until told otherwise, passing at 0.7.
+    ///
+    /// # Errors
+    ///
+    /// The name is not a plain name, the template's header is malformed, or
+    /// it names a placeholder ragaliq does not fill.
+    pub fn new(
+        name: impl Into<String>,
+        template: &str,
+    ) -> std::result::Result<CustomMetric, ConfigError> {
+        let name = name.into();
+        if name.is_empty()
+            || !name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+        {
+            return Err(ConfigError::Invalid {
+                origin: "custom metric name".into(),
+                value: name,
+                expected:
+                    "letters, digits, `-` and `_` (it names the metric in reports and recordings)"
+                        .into(),
+            });
+        }
+        let origin = format!("custom metric `{name}`");
+        let template = if template.contains("\n---\n") {
+            Template::parse(template, &origin)?
+        } else {
+            Template::parse(&format!("version: 1\n---\n{template}"), &origin)?
+        };
+        if let Some(unknown) = placeholders(&template.body)
+            .into_iter()
+            .find(|p| !PLACEHOLDERS.contains(&p.as_str()))
+        {
+            return Err(ConfigError::Template {
+                origin,
+                problem: format!(
+                    "`{{{{{unknown}}}}}` is no placeholder ragaliq fills (it fills: {})",
+                    PLACEHOLDERS.join(", ")
+                ),
+            });
+        }
+        Ok(CustomMetric {
+            name,
+            template,
+            reply: Reply::Words(vec!["yes".into(), "no".into()]),
+            scorer: None,
+            threshold: 0.7,
+        })
+    }
+
+    /// A metric whose template is the file at `path` (read now).
+    ///
+    /// # Errors
+    ///
+    /// The file cannot be read, or as [`new`](Self::new).
+    pub fn from_file(
+        name: impl Into<String>,
+        path: impl AsRef<std::path::Path>,
+    ) -> std::result::Result<CustomMetric, ConfigError> {
+        let path = path.as_ref();
+        let text = std::fs::read_to_string(path).map_err(|e| ConfigError::Template {
+            origin: path.display().to_string(),
+            problem: e.to_string(),
+        })?;
+        CustomMetric::new(name, &text)
+    }
+
+    /// The judge answers one of `words` first (lower case; the first is
+    /// the one the default score reads), then a reason.
+    #[must_use]
+    pub fn answered_by<I, S>(mut self, words: I) -> CustomMetric
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.reply = Reply::Words(words.into_iter().map(|w| w.into().to_lowercase()).collect());
+        self
+    }
+
+    /// The judge answers a JSON object satisfying `schema`; a scorer
+    /// ([`scored_by`](Self::scored_by)) is then needed.
+    #[must_use]
+    pub fn answered_in_json(mut self, schema: Value) -> CustomMetric {
+        self.reply = Reply::Json(schema);
+        self
+    }
+
+    /// How an answer becomes a score in [0, 1] (an `Err` says why the
+    /// answer cannot be scored, and fails the evaluation as a judge error).
+    #[must_use]
+    pub fn scored_by<F>(mut self, scorer: F) -> CustomMetric
+    where
+        F: Fn(&CustomAnswer, &RagCase) -> std::result::Result<CustomScore, String>
+            + Send
+            + Sync
+            + 'static,
+    {
+        self.scorer = Some(Arc::new(scorer));
+        self
+    }
+
+    /// The threshold the score passes at (default 0.7).
+    #[must_use]
+    pub fn with_threshold(mut self, threshold: f64) -> CustomMetric {
+        self.threshold = threshold;
+        self
+    }
+
+    /// Its name.
+    #[must_use]
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Its template's version.
+    #[must_use]
+    pub fn version(&self) -> &str {
+        &self.template.version
+    }
+
+    /// The threshold it passes at, unless an
+    /// [`EvalOptions`](crate::EvalOptions) says otherwise.
+    #[must_use]
+    pub fn threshold(&self) -> f64 {
+        self.threshold
+    }
+
+    fn score(&self, answer: &CustomAnswer, case: &RagCase) -> Result<CustomScore> {
+        let scored = match (&self.scorer, answer) {
+            (Some(f), _) => f(answer, case),
+            (None, CustomAnswer::Word { answer, reason }) => Ok(CustomScore::new(
+                answer.probabilities[0],
+                if reason.is_empty() {
+                    format!("{} ({})", self.first_word(), answer.read)
+                } else {
+                    format!("The judge's reason: \"{reason}\" ({})", answer.read)
+                },
+            )),
+            (None, CustomAnswer::Json(_)) => Err(
+                "a metric answered in JSON needs a scorer (`scored_by`) to turn its answer into a score"
+                    .to_owned(),
+            ),
+        };
+        let bad = |detail: String| Error::JudgeResponse {
+            task: "custom",
+            source: ParseError::new(ParseErrorKind::WrongShape { detail }, ""),
+        };
+        let scored = scored.map_err(|why| bad(format!("metric `{}`: {why}", self.name)))?;
+        if !(0.0..=1.0).contains(&scored.score) {
+            return Err(bad(format!(
+                "metric `{}`: its scorer gave {}, not a score from 0 to 1",
+                self.name, scored.score
+            )));
+        }
+        Ok(scored)
+    }
+
+    fn first_word(&self) -> String {
+        match &self.reply {
+            Reply::Words(w) => format!("P({})", w.first().map_or("", String::as_str)),
+            Reply::Json(_) => "the score".into(),
+        }
+    }
+}
+
+/// What a custom template may name.
+const PLACEHOLDERS: [&str; 5] = ["query", "response", "context", "expected", "facts"];
+
+fn placeholders(body: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = body;
+    while let Some(start) = rest.find("{{") {
+        let after = &rest[start + 2..];
+        match after.find("}}") {
+            Some(end) => {
+                out.push(after[..end].trim().to_owned());
+                rest = &after[end + 2..];
+            }
+            None => break,
+        }
+    }
+    out
+}
+
+/// A custom metric's question on one case.
+struct Question<'a> {
+    metric: &'a CustomMetric,
+    case: &'a RagCase,
+}
+
+impl Ask for Question<'_> {
+    type Answer = CustomAnswer;
+    // Only for the trait's defaults: `own` supplies the task.
+    const TASK: Task = Task::CriteriaMet;
+
+    fn vars(&self) -> Vec<(&'static str, String)> {
+        let case = self.case;
+        vec![
+            ("query", escape(case.query.trim())),
+            ("response", escape(case.response_text().trim())),
+            ("context", document(&case.context)),
+            (
+                "expected",
+                escape(case.expected_answer.as_deref().unwrap_or_default().trim()),
+            ),
+            (
+                "facts",
+                case.expected_facts
+                    .iter()
+                    .map(|f| escape(f.trim()))
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+            ),
+        ]
+    }
+
+    fn subject(&self) -> Value {
+        let case = self.case;
+        let mut subject = serde_json::json!({"metric": self.metric.name, "query": case.query, "response": case.response_text()});
+        if !case.context.is_empty() {
+            subject["passages"] = serde_json::json!(case.context);
+        }
+        if let Some(e) = &case.expected_answer {
+            subject["expected"] = serde_json::json!(e);
+        }
+        subject
+    }
+
+    fn shape(&self) -> Shape {
+        Shape::items(1)
+    }
+
+    fn read(&self, reply: &str) -> std::result::Result<CustomAnswer, ParseError> {
+        self.read_response(&JudgeResponse::text(reply))
+    }
+
+    fn read_response(
+        &self,
+        response: &JudgeResponse,
+    ) -> std::result::Result<CustomAnswer, ParseError> {
+        match &self.metric.reply {
+            Reply::Words(words) => {
+                let words: Vec<&str> = words.iter().map(String::as_str).collect();
+                let answer = crate::parse::answer_word(
+                    &response.text,
+                    response.logprobs.as_deref(),
+                    &words,
+                )?;
+                Ok(CustomAnswer::Word {
+                    answer,
+                    reason: crate::tasks::reason_after(&response.text),
+                })
+            }
+            Reply::Json(schema) => {
+                let text = crate::parse::canonical(&response.text)
+                    .ok_or_else(|| ParseError::new(ParseErrorKind::NoJson, &response.text))?;
+                let value: Value = serde_json::from_str(&text)
+                    .map_err(|_| ParseError::new(ParseErrorKind::NoJson, &response.text))?;
+                if let Err(detail) = check_schema(&value, schema, "the answer") {
+                    return Err(ParseError::new(
+                        ParseErrorKind::WrongShape { detail },
+                        &response.text,
+                    ));
+                }
+                Ok(CustomAnswer::Json(value))
+            }
+        }
+    }
+
+    fn checks(&self, answer: &CustomAnswer) -> Vec<Check> {
+        match answer {
+            CustomAnswer::Word { answer, .. } => vec![Check {
+                item: 1,
+                outcome: CheckOutcome::Read(answer.read.clone()),
+            }],
+            CustomAnswer::Json(_) => Vec::new(),
+        }
+    }
+
+    fn own(&self) -> Option<OwnTask<'_>> {
+        Some(OwnTask {
+            name: &self.metric.name,
+            template: &self.metric.template,
+            schema: match &self.metric.reply {
+                Reply::Json(schema) => Some(schema),
+                Reply::Words(_) => None,
+            },
+        })
+    }
+}
+
+/// Whether `value` satisfies `schema`, for the keywords the type's docs
+/// list (a subset: enough for the answers a judge is asked for, not a
+/// JSON Schema validator); why not, naming the place.
+fn check_schema(value: &Value, schema: &Value, at: &str) -> std::result::Result<(), String> {
+    if let Some(kind) = schema.get("type").and_then(Value::as_str) {
+        let ok = match kind {
+            "object" => value.is_object(),
+            "array" => value.is_array(),
+            "string" => value.is_string(),
+            "integer" => value.is_i64() || value.is_u64(),
+            "number" => value.is_number(),
+            "boolean" => value.is_boolean(),
+            "null" => value.is_null(),
+            _ => true,
+        };
+        if !ok {
+            return Err(format!("{at} should be {kind}, found {value}"));
+        }
+    }
+    if let Some(options) = schema.get("enum").and_then(Value::as_array)
+        && !options.contains(value)
+    {
+        return Err(format!(
+            "{at} is {value}, not one of {}",
+            Value::Array(options.clone())
+        ));
+    }
+    if let Some(n) = value.as_f64() {
+        if let Some(min) = schema.get("minimum").and_then(Value::as_f64)
+            && n < min
+        {
+            return Err(format!("{at} is {n}, under the minimum {min}"));
+        }
+        if let Some(max) = schema.get("maximum").and_then(Value::as_f64)
+            && n > max
+        {
+            return Err(format!("{at} is {n}, over the maximum {max}"));
+        }
+    }
+    if let Some(object) = value.as_object() {
+        for key in schema
+            .get("required")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+        {
+            if !object.contains_key(key) {
+                return Err(format!("{at} has no `{key}`"));
+            }
+        }
+        if let Some(properties) = schema.get("properties").and_then(Value::as_object) {
+            for (key, sub) in properties {
+                if let Some(v) = object.get(key) {
+                    check_schema(v, sub, &format!("{at}'s `{key}`"))?;
+                }
+            }
+        }
+    }
+    if let Some(items) = value.as_array() {
+        let len = items.len() as u64;
+        if let Some(min) = schema.get("minItems").and_then(Value::as_u64)
+            && len < min
+        {
+            return Err(format!("{at} has {len} items, fewer than {min}"));
+        }
+        if let Some(max) = schema.get("maxItems").and_then(Value::as_u64)
+            && len > max
+        {
+            return Err(format!("{at} has {len} items, more than {max}"));
+        }
+        if let Some(sub) = schema.get("items") {
+            for (i, item) in items.iter().enumerate() {
+                check_schema(item, sub, &format!("{at}'s item {}", i + 1))?;
+            }
+        }
+    }
+    Ok(())
+}
+
+pub(super) async fn custom(
+    ask: &Asker<'_>,
+    metric: &CustomMetric,
+    case: &RagCase,
+    plan: &Plan,
+) -> Result<Scored> {
+    let question = &Question { metric, case };
+    let sampled = sample(
+        plan,
+        |s| async move {
+            let answer = ask.ask(question, s).await?;
+            let scored = metric.score(&answer, case)?;
+            Ok(scored)
+        },
+        |s: &CustomScore| s.score,
+    )
+    .await?;
+    let scores = sampled.scores;
+    let median = stats::median(&scores);
+    let chosen = sampled
+        .answers
+        .iter()
+        .find(|s| s.score == median)
+        .unwrap_or(&sampled.answers[0]);
+    let undecided = scores.len() > 1 && {
+        let sides: Vec<bool> = scores.iter().map(|s| *s >= plan.threshold).collect();
+        !stats::vote(&sides, i32::from).1.reaches(plan.agreement)
+    };
+    Ok(Scored {
+        score: median,
+        reasoning: chosen.reasoning.clone(),
+        undecided,
+        sample_scores: scores,
+        name: Some(metric.name.clone()),
+        ..Scored::default()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn answers_are_checked_against_the_schema() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "tone": {"type": "string", "enum": ["polite", "rude"]},
+                "score": {"type": "number", "minimum": 0, "maximum": 1},
+                "issues": {"type": "array", "items": {"type": "string"}, "maxItems": 2}
+            },
+            "required": ["tone", "score"]
+        });
+        assert!(check_schema(&json!({"tone": "polite", "score": 0.5}), &schema, "it").is_ok());
+        let no = |v: Value| check_schema(&v, &schema, "the answer").unwrap_err();
+        assert_eq!(no(json!({"tone": "polite"})), "the answer has no `score`");
+        assert!(no(json!({"tone": "warm", "score": 1})).contains("not one of"));
+        assert!(no(json!({"tone": "rude", "score": 2})).contains("over the maximum 1"));
+        assert!(
+            no(json!({"tone": "rude", "score": 1, "issues": ["a", "b", "c"]}))
+                .contains("more than 2")
+        );
+        assert!(
+            no(json!({"tone": "rude", "score": 1, "issues": [3]}))
+                .contains("item 1 should be string")
+        );
+        assert!(no(json!([1])).contains("should be object"));
+    }
+
+    #[test]
+    fn templates_name_only_what_ragaliq_fills() {
+        assert!(CustomMetric::new("ok", "{{query}} {{response}} {{context}}").is_ok());
+        let e = CustomMetric::new("bad", "{{question}}").unwrap_err();
+        assert!(
+            e.to_string().contains("`{{question}}` is no placeholder"),
+            "{e}"
+        );
+        assert!(CustomMetric::new("a b", "x").is_err());
+        assert_eq!(CustomMetric::new("v", "x").unwrap().version(), "1");
+    }
+}
