@@ -220,7 +220,7 @@ fn write_fit(
             ((c.kappa * 1000.0).round() / 1000.0).into(),
         )?;
     }
-    let kind = fit.kind.plural();
+    let kind = fit.kind.key();
     set_in("fitted", "model", model.into())?;
     set_in("fitted", &format!("{kind}_set"), set.into())?;
     set_in("fitted", &format!("{kind}_date"), today().into())?;

@@ -42,6 +42,7 @@
 //! | `judge.verify_batch` | `RAGALIQ_VERIFY_BATCH` | 1 to 64 | 4 (claims per verification call with `strategy = "json"`; 1 asks each claim alone) |
 //! | `scoring.confidence_floor` | `RAGALIQ_CONFIDENCE_FLOOR` | 0 to 1 | none: hallucination counts the claims that are not supported; when set, a supported claim whose P(supported) (or stated confidence) is under it counts too |
 //! | `scoring.correctness` | `RAGALIQ_CORRECTNESS` | `f1`, `precision`, `recall` | `f1` |
+//! | `judge.criteria_form` | `RAGALIQ_CRITERIA_FORM` | `yes_no`, `scored` | `yes_no`: the form `cargo ragaliq calibrate` judges labelled criteria in |
 //! | `scoring.evidence` | `RAGALIQ_EVIDENCE` | `checked`, `off` | `checked`: a verdict's quote must be in a passage |
 //! | `scoring.samples` | `RAGALIQ_SAMPLES` | 1 to 25, or `"auto"` | 1 |
 //! | `scoring.agreement` | `RAGALIQ_AGREEMENT` | over 0.5, up to 1 | 0.6 (3 of 5) |
@@ -218,6 +219,8 @@ pub struct Config {
     pub confidence_floor: Option<f64>,
     /// How answer correctness scores.
     pub correctness: crate::core::Correctness,
+    /// The form criteria given as plain text take where nothing else says.
+    pub criteria_form: crate::core::CriteriaForm,
     /// A folder of prompt templates overriding the built-in ones.
     pub prompts_dir: Option<PathBuf>,
     /// The configuration file that was read, if any.
@@ -470,6 +473,8 @@ impl Config {
                     "judge.contradiction_threshold" => judge.contradiction_threshold = None,
                     "judge.passage_threshold" => judge.passage_threshold = None,
                     "thresholds.relevance" => thresholds.relevance = None,
+                    "thresholds.correctness" => thresholds.correctness = None,
+                    "thresholds.criteria" => thresholds.criteria = None,
                     _ => {}
                 }
             }
@@ -806,6 +811,18 @@ impl Config {
             .map_or(crate::core::Correctness::F1, |v| {
                 v.parse().expect("checked")
             });
+        let criteria_form = r
+            .pick(
+                "RAGALIQ_CRITERIA_FORM",
+                "judge.criteria_form",
+                judge.criteria_form.take(),
+                text,
+                |v| crate::core::CriteriaForm::from_name(v).is_some(),
+                crate::core::CriteriaForm::NAMES,
+            )?
+            .map_or(crate::core::CriteriaForm::YesNo, |v| {
+                crate::core::CriteriaForm::from_name(&v).expect("checked")
+            });
         let samples = match ((r.env)("RAGALIQ_SAMPLES"), scoring.samples) {
             (Some(v), _) => Samples::parse(&v).ok_or_else(|| ConfigError::Invalid {
                 origin: "RAGALIQ_SAMPLES".into(),
@@ -920,6 +937,7 @@ impl Config {
             weights,
             confidence_floor,
             correctness,
+            criteria_form,
             prompts_dir,
             file: file.map(|(_, p)| p.to_path_buf()),
             max_cost_usd,
@@ -1111,6 +1129,12 @@ fn fitted_keys(table: &toml::Table) -> Vec<&'static str> {
     if has("passages") {
         keys.push("judge.passage_threshold");
     }
+    if has("graded") {
+        keys.push("thresholds.correctness");
+    }
+    if has("judged") {
+        keys.push("thresholds.criteria");
+    }
     keys
 }
 
@@ -1161,6 +1185,7 @@ struct RawJudge {
     contradiction_threshold: Option<f64>,
     chunk_chars: Option<i64>,
     claims: Option<String>,
+    criteria_form: Option<String>,
 }
 
 #[derive(Default, Deserialize)]

@@ -492,7 +492,7 @@ async fn faithfulness_and_hallucination_share_every_call() {
 }
 
 #[tokio::test]
-async fn hallucination_counts_low_confidence_support() {
+async fn hallucination_counts_low_confidence_support_only_with_a_floor() {
     let batch = json!({"verdicts": [
         {"claim": 1, "verdict": "supported", "evidence": QUOTE, "confidence": 0.95},
         {"claim": 2, "verdict": "supported", "evidence": QUOTE, "confidence": 0.6}
@@ -500,18 +500,21 @@ async fn hallucination_counts_low_confidence_support() {
     let (server, _) = canned(claims(2), batch).await;
     let judge = wm_judge(&server);
     let case = RagCase::new("q").context([PASSAGE]).response(response(2));
+    // One rule by default: hallucinated means not supported, as
+    // faithfulness counts it.
     let h = within(judge.hallucination(&case)).await.unwrap();
+    let f = within(judge.faithfulness(&case)).await.unwrap();
+    assert_eq!((h.score, f.score), (1.0, 1.0));
+    let strict = EvalOptions::default().with_confidence_floor(0.8);
+    let h = within(judge.evaluate_with(Metric::Hallucination, &case, &strict))
+        .await
+        .unwrap();
     assert_eq!(h.score, 0.5);
     assert!(
-        h.reasoning.contains("confidence below 0.8"),
+        h.reasoning.contains("confidence below the floor 0.8"),
         "{}",
         h.reasoning
     );
-    let lenient = EvalOptions::default().with_confidence_floor(0.5);
-    let h = within(judge.evaluate_with(Metric::Hallucination, &case, &lenient))
-        .await
-        .unwrap();
-    assert_eq!(h.score, 1.0);
 }
 
 #[tokio::test]

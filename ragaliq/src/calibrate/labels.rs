@@ -19,6 +19,13 @@
 //! - **A passage** (context precision) — `id`, `area`, `query`, `passage`,
 //!   `label` (`relevant`: it helps answer the question; `not_relevant`),
 //!   and `note`.
+//! - **A graded answer** (answer correctness) — `id`, `area`, `query`,
+//!   `reference` (the expected answer), `response`, `label` (`correct`;
+//!   `partial`: right in part, or with a wrong detail; `incorrect`) and
+//!   `note`. Partial counts as not correct in the agreement figures.
+//! - **A judged response** (criteria) — `id`, `area`, `criteria` (the rule
+//!   in plain words), `query`, optional `passages`, `response`, `label`
+//!   (`meets` or `fails`) and `note`.
 
 use crate::core::Verdict;
 use crate::data_files::LoadError;
@@ -38,16 +45,36 @@ pub enum ItemKind {
     Answer,
     /// A passage retrieved for a query (context precision).
     Passage,
+    /// A response graded against a reference answer (answer correctness).
+    Graded,
+    /// A response judged against criteria in plain words.
+    Judged,
 }
 
 impl ItemKind {
-    /// `claims`, `answers`, `passages`: what a report counts.
+    /// `claims`, `answers`, `passages`, `graded answers`, `judged
+    /// responses`: what a report counts.
     #[must_use]
     pub fn plural(self) -> &'static str {
         match self {
             ItemKind::Claim => "claims",
             ItemKind::Answer => "answers",
             ItemKind::Passage => "passages",
+            ItemKind::Graded => "graded answers",
+            ItemKind::Judged => "judged responses",
+        }
+    }
+
+    /// The kind's one-word name, as `--fit` writes it in a judge file's
+    /// `[fitted]` keys (`claims_kappa`, `graded_kappa`).
+    #[must_use]
+    pub fn key(self) -> &'static str {
+        match self {
+            ItemKind::Claim => "claims",
+            ItemKind::Answer => "answers",
+            ItemKind::Passage => "passages",
+            ItemKind::Graded => "graded",
+            ItemKind::Judged => "judged",
         }
     }
 }
@@ -67,6 +94,16 @@ pub enum Label {
     Irrelevant,
     /// A passage that does not help answer the question.
     NotRelevant,
+    /// A graded answer that is correct.
+    Correct,
+    /// A graded answer right in part (or with a wrong detail).
+    PartlyCorrect,
+    /// A graded answer that is wrong.
+    Incorrect,
+    /// A response that meets the criteria.
+    Meets,
+    /// A response that fails the criteria.
+    Fails,
 }
 
 impl Label {
@@ -80,13 +117,22 @@ impl Label {
             Label::Partial => "partial",
             Label::Irrelevant => "irrelevant",
             Label::NotRelevant => "not_relevant",
+            Label::Correct => "correct",
+            Label::PartlyCorrect => "partial",
+            Label::Incorrect => "incorrect",
+            Label::Meets => "meets",
+            Label::Fails => "fails",
         }
     }
 
-    /// Supported, or relevant: the positive side of the two-way figures.
+    /// Supported, relevant, correct or meets: the positive side of the
+    /// two-way figures.
     #[must_use]
     pub fn positive(self) -> bool {
-        matches!(self, Label::Verdict(Verdict::Supported) | Label::Relevant)
+        matches!(
+            self,
+            Label::Verdict(Verdict::Supported) | Label::Relevant | Label::Correct | Label::Meets
+        )
     }
 
     /// The person's verdict, for a claim labelled with one of the four.
@@ -110,8 +156,13 @@ pub struct LabelledClaim {
     pub kind: ItemKind,
     /// The subject area, for the per-area breakdown.
     pub area: String,
-    /// The question, for an answer or a passage.
+    /// The question, for an answer, a passage, a graded answer or a
+    /// judged response.
     pub query: Option<String>,
+    /// The reference answer, for a graded answer.
+    pub reference: Option<String>,
+    /// The criteria, for a judged response.
+    pub criteria: Option<String>,
     /// What a claim is checked against; for a passage, the passage.
     pub passages: Vec<String>,
     /// The claim; for an answer, the response; for a passage, the passage.
@@ -153,6 +204,8 @@ struct Item {
     query: Option<String>,
     response: Option<String>,
     passage: Option<String>,
+    reference: Option<String>,
+    criteria: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -288,6 +341,9 @@ fn to_claims(
         message,
         also: None,
     };
+    if item.reference.is_some() || item.criteria.is_some() {
+        return to_graded_or_judged(item, line, file, out);
+    }
     if item.response.is_some() || item.passage.is_some() {
         return to_relevance(item, line, file, out);
     }
@@ -386,6 +442,8 @@ fn to_claims(
             kind: ItemKind::Claim,
             area: area.clone(),
             query: None,
+            reference: None,
+            criteria: None,
             passages: passages.clone(),
             claim: c.claim.trim().to_owned(),
             label,
@@ -517,12 +575,127 @@ fn to_relevance(
         kind,
         area,
         query: Some(query),
+        reference: None,
+        criteria: None,
         passages: if kind == ItemKind::Passage {
             vec![text.trim().to_owned()]
         } else {
             Vec::new()
         },
         claim: text.trim().to_owned(),
+        label,
+        note: item
+            .note
+            .map(|n| n.trim().to_owned())
+            .filter(|n| !n.is_empty()),
+        file: file.to_owned(),
+        line,
+        two_way: false,
+    });
+    Ok(())
+}
+
+/// A graded answer (`reference`, `response`) or a judged response
+/// (`criteria`, `response`, optional `passages`).
+fn to_graded_or_judged(
+    item: Item,
+    line: usize,
+    file: &Path,
+    out: &mut Vec<LabelledClaim>,
+) -> Result<(), LoadError> {
+    let err = |message: String| LoadError {
+        file: file.to_owned(),
+        line: Some(line),
+        column: None,
+        message,
+        also: None,
+    };
+    let (kind, labels): (ItemKind, &[(&str, Label)]) = match (&item.reference, &item.criteria) {
+        (Some(_), None) => (
+            ItemKind::Graded,
+            &[
+                ("correct", Label::Correct),
+                ("partial", Label::PartlyCorrect),
+                ("incorrect", Label::Incorrect),
+            ],
+        ),
+        (None, Some(_)) => (
+            ItemKind::Judged,
+            &[("meets", Label::Meets), ("fails", Label::Fails)],
+        ),
+        _ => {
+            return Err(err(
+                "an item holds a `reference` (a graded answer) or `criteria` (a judged response), not both".into(),
+            ));
+        }
+    };
+    if item.claim.is_some() || item.claims.is_some() || item.passage.is_some() {
+        return Err(err(
+            "a graded answer or judged response holds `response`, not `claim`, `claims` or `passage`".into(),
+        ));
+    }
+    if kind == ItemKind::Graded && !item.passages.is_empty() {
+        return Err(err(
+            "a graded answer is graded against its `reference`, not passages".into(),
+        ));
+    }
+    let id = item.id.unwrap_or_default().trim().to_owned();
+    if id.is_empty()
+        || !id
+            .chars()
+            .all(|ch| ch.is_ascii_alphanumeric() || matches!(ch, '_' | '-' | '.'))
+    {
+        return Err(err(format!(
+            "id `{id}` must be non-empty and made of letters, digits, `_`, `-` and `.`"
+        )));
+    }
+    let area = item
+        .area
+        .map(|a| a.trim().to_owned())
+        .filter(|a| !a.is_empty())
+        .ok_or_else(|| err(format!("`{id}`: missing `area`")))?;
+    let response = item
+        .response
+        .map(|r| r.trim().to_owned())
+        .ok_or_else(|| err(format!("`{id}`: missing `response`")))?;
+    let text_of = |v: Option<String>, what: &str| {
+        v.map(|t| t.trim().to_owned())
+            .filter(|t| !t.is_empty())
+            .ok_or_else(|| err(format!("`{id}`: `{what}` is empty")))
+    };
+    let (reference, criteria) = match kind {
+        ItemKind::Graded => (Some(text_of(item.reference, "reference")?), None),
+        _ => (None, Some(text_of(item.criteria, "criteria")?)),
+    };
+    let written = item.label.unwrap_or_default();
+    let label = labels
+        .iter()
+        .find(|(name, _)| *name == written.trim())
+        .map(|(_, l)| *l)
+        .ok_or_else(|| {
+            err(format!(
+                "`{id}`: label `{}` is not one of {}",
+                written.trim(),
+                labels
+                    .iter()
+                    .map(|(n, _)| *n)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))
+        })?;
+    out.push(LabelledClaim {
+        id,
+        kind,
+        area,
+        query: Some(item.query.unwrap_or_default().trim().to_owned()),
+        reference,
+        criteria,
+        passages: item
+            .passages
+            .into_iter()
+            .filter(|p| !p.trim().is_empty())
+            .collect(),
+        claim: response,
         label,
         note: item
             .note
@@ -589,6 +762,8 @@ fn csv_items(text: &str) -> Located<Vec<(Item, usize)>> {
                 note: cell("note"),
                 claims: None,
                 query: None,
+                reference: None,
+                criteria: None,
                 response: None,
                 passage: None,
             },

@@ -447,7 +447,8 @@ fn groups(claims: &[LabelledClaim]) -> Vec<Group> {
             g.file == c.file
                 && match c.kind {
                     ItemKind::Claim => first.passages == c.passages,
-                    ItemKind::Answer | ItemKind::Passage => first.query == c.query,
+                    ItemKind::Judged => first.criteria == c.criteria && first.query == c.query,
+                    _ => first.query == c.query,
                 }
         };
         match groups.iter_mut().find(same) {
@@ -493,6 +494,8 @@ fn two_way(kind: ItemKind) -> [&'static str; 2] {
     match kind {
         ItemKind::Claim => ["supported", "not_supported"],
         ItemKind::Answer | ItemKind::Passage => ["relevant", "not_relevant"],
+        ItemKind::Graded => ["correct", "not_correct"],
+        ItemKind::Judged => ["meets", "fails"],
     }
 }
 
@@ -531,16 +534,34 @@ async fn judge_group(
                 .collect();
             Ok((outcomes, usage))
         }
-        ItemKind::Answer | ItemKind::Passage => {
+        _ => {
             let query = first.query.clone().unwrap_or_default();
             let mut outcomes = Vec::new();
             let mut usage = Usage::default();
             for &i in &group.members {
                 let item = &claims[i];
-                let outcome = if item.kind == ItemKind::Answer {
-                    judge.relevance_labelled(&query, &item.claim).await
-                } else {
-                    judge.passage_labelled(&query, &item.claim).await
+                let outcome = match item.kind {
+                    ItemKind::Answer => judge.relevance_labelled(&query, &item.claim).await,
+                    ItemKind::Graded => {
+                        judge
+                            .correctness_labelled(
+                                &query,
+                                &item.claim,
+                                item.reference.as_deref().unwrap_or_default(),
+                            )
+                            .await
+                    }
+                    ItemKind::Judged => {
+                        judge
+                            .criteria_labelled(
+                                &query,
+                                &item.passages,
+                                &item.claim,
+                                item.criteria.as_deref().unwrap_or_default(),
+                            )
+                            .await
+                    }
+                    _ => judge.passage_labelled(&query, &item.claim).await,
                 };
                 let eval = match outcome {
                     Ok(eval) => eval,
@@ -554,8 +575,9 @@ async fn judge_group(
                     Some(p) => (p.relevant, p.probability, p.reason.clone()),
                     None => (eval.passed, Some(eval.score), eval.reasoning.clone()),
                 };
+                let [yes, no] = two_way(item.kind);
                 outcomes.push(Outcome::Judged {
-                    label: if positive { "relevant" } else { "not_relevant" },
+                    label: if positive { yes } else { no },
                     positive,
                     verdict: None,
                     probability,
@@ -769,6 +791,8 @@ async fn calibrate_one(
         ItemKind::Claim => judge.claim_threshold(),
         ItemKind::Answer => judge.default_threshold(Metric::Relevance),
         ItemKind::Passage => judge.passage_threshold(),
+        ItemKind::Graded => judge.default_threshold(Metric::Correctness),
+        ItemKind::Judged => judge.default_threshold(Metric::Criteria),
     };
     JudgeResult {
         name: name.to_owned(),

@@ -31,6 +31,13 @@ pub struct CalibrationReport {
     pub areas: BTreeMap<String, usize>,
     /// The kappa floor, when one is set.
     pub min_kappa: Option<f64>,
+    /// For graded answers: how far plain matching agrees with the labels
+    /// (an answer is correct when it holds the reference, normalised as
+    /// SQuAD does: lower case, no punctuation, no articles; for a
+    /// reference listing `Accepted answers: "A"; "B"`, any of them). The
+    /// floor a judge must beat: strong where references are short names
+    /// and dates, weak where answers paraphrase.
+    pub matching: Option<AgreementStats>,
     /// One result per judge, in the order given.
     pub judges: Vec<JudgeResult>,
 }
@@ -217,6 +224,8 @@ impl Fit {
             ItemKind::Claim => ("judge", "claim_threshold"),
             ItemKind::Answer => ("thresholds", "relevance"),
             ItemKind::Passage => ("judge", "passage_threshold"),
+            ItemKind::Graded => ("thresholds", "correctness"),
+            ItemKind::Judged => ("thresholds", "criteria"),
         }
     }
 }
@@ -295,13 +304,25 @@ impl CalibrationReport {
             *labels.entry(c.label.label().to_owned()).or_insert(0) += 1;
             *areas.entry(c.area.clone()).or_insert(0) += 1;
         }
+        let kind = claims.first().map_or(ItemKind::Claim, |c| c.kind);
+        let matching = (kind == ItemKind::Graded).then(|| {
+            let pairs: Vec<(usize, usize)> = claims
+                .iter()
+                .map(|c| {
+                    let matched = plain_match(c.reference.as_deref().unwrap_or_default(), &c.claim);
+                    (usize::from(!c.label.positive()), usize::from(!matched))
+                })
+                .collect();
+            crate::stats::agreement(&["correct", "not_correct"], &pairs, 0, 0)
+        });
         CalibrationReport {
             format: FORMAT,
-            kind: claims.first().map_or(ItemKind::Claim, |c| c.kind),
+            kind,
             claims: claims.len(),
             labels,
             areas,
             min_kappa,
+            matching,
             judges,
         }
     }
@@ -498,6 +519,8 @@ impl CalibrationReport {
         match self.kind {
             ItemKind::Claim => ("four verdicts:", "supported / not:"),
             ItemKind::Answer | ItemKind::Passage => ("relevant / not:", "relevant / not:"),
+            ItemKind::Graded => ("correct / not:", "correct / not:"),
+            ItemKind::Judged => ("meets / fails:", "meets / fails:"),
         }
     }
 }
@@ -508,6 +531,8 @@ pub(super) fn fit_line(fit: &Fit) -> String {
         ItemKind::Claim => "P(supported)",
         ItemKind::Answer => "the relevance score",
         ItemKind::Passage => "P(relevant)",
+        ItemKind::Graded => "the correctness score",
+        ItemKind::Judged => "the criteria score",
     };
     let kappa = |k: Option<f64>| k.map_or_else(|| "undefined".to_owned(), |k| format!("{k:.3}"));
     let mut line = format!(
@@ -597,9 +622,49 @@ fn markdown_matrix(stats: &AgreementStats) -> String {
 /// The console form: per judge the headline figures, the confusion matrix
 /// and the first disagreements; then, with several judges, the comparison
 /// table.
+/// SQuAD's answer normalisation: lower case, letters and digits, no
+/// articles, single spaces.
+fn normalise(text: &str) -> String {
+    let cleaned: String = text
+        .to_lowercase()
+        .chars()
+        .map(|c| if c.is_alphanumeric() { c } else { ' ' })
+        .collect();
+    cleaned
+        .split_whitespace()
+        .filter(|w| !matches!(*w, "a" | "an" | "the"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Whether `response` holds the reference (or one of the accepted answers
+/// it lists), normalised, as whole words.
+pub(crate) fn plain_match(reference: &str, response: &str) -> bool {
+    let alternatives: Vec<String> = match reference.trim().strip_prefix("Accepted answers:") {
+        Some(list) => list
+            .split(';')
+            .map(|a| a.trim().trim_matches('"').to_owned())
+            .collect(),
+        None => vec![reference.to_owned()],
+    };
+    let haystack = format!(" {} ", normalise(response));
+    alternatives.iter().any(|a| {
+        let needle = normalise(a);
+        !needle.is_empty() && haystack.contains(&format!(" {needle} "))
+    })
+}
+
 impl fmt::Display for CalibrationReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(f, "agreement with {}", self.set_line())?;
+        if let Some(m) = &self.matching {
+            writeln!(
+                f,
+                "floor: plain matching (the reference, normalised, found in the answer): accuracy {:.3}  kappa {}",
+                m.accuracy,
+                kappa_text(m)
+            )?;
+        }
         for j in &self.judges {
             writeln!(
                 f,

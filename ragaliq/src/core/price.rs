@@ -19,7 +19,8 @@ impl Price {
     /// The estimated cost of `usage` (live calls only: replayed answers cost nothing).
     ///
     /// ```
-    /// use ragaliq::{Price, Usage};
+    /// use ragaliq::Usage;
+    /// use ragaliq::config::Price;
     /// let price = Price { input_per_million: 0.15, output_per_million: 0.60 };
     /// let usage = Usage { calls: 2, input_tokens: 1_000_000, output_tokens: 500_000, replayed: 7, shared: 0, replayed_tokens: 0 };
     /// assert!((price.cost(&usage) - 0.45).abs() < 1e-12);

@@ -3,9 +3,12 @@
 //!
 //! Every format holds the same fields: `id`, `query`, `context` (a list),
 //! `response`, `expected_answer`, `expected_facts` (a list), `tags` (a list),
-//! `thresholds` (per metric) and `expect`. In CSV, list cells are JSON arrays
-//! (`["a", "b"]`) or `|`-separated, thresholds are columns named
-//! `threshold_<metric>`, and an empty `response` cell is a response not given.
+//! `criteria` (a map of names to rules in plain words, each judged as its
+//! own trial; a rule may be `{text: "…", form: scored}`), `thresholds` (per
+//! metric) and `expect`. In CSV, list cells are JSON arrays (`["a", "b"]`)
+//! or `|`-separated, the `criteria` cell a JSON map, thresholds are columns
+//! named `threshold_<metric>`, and an empty `response` cell is a response
+//! not given.
 //!
 //! `expect: fail` marks a bad answer that the metrics must catch: its trials
 //! pass when the score is *below* the threshold, and fail when the answer
@@ -31,6 +34,8 @@ pub struct LoadedCase {
     pub thresholds: BTreeMap<Metric, f64>,
     /// The metrics that must score the answer below their threshold.
     pub expect_fail: std::collections::BTreeSet<Metric>,
+    /// The case's own criteria, each its own trial.
+    pub criteria: Vec<crate::core::Criteria>,
     /// The file it came from.
     pub file: PathBuf,
     /// Its line in that file (1-based).
@@ -62,9 +67,23 @@ struct Record {
     #[serde(default)]
     tags: Vec<String>,
     #[serde(default)]
+    criteria: BTreeMap<String, RawCriteria>,
+    #[serde(default)]
     thresholds: Thresholds,
     #[serde(default)]
     expect: Option<Expect>,
+}
+
+/// A rule in a case file: its text, or `{text, form}`.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum RawCriteria {
+    Text(String),
+    Full {
+        text: String,
+        #[serde(default)]
+        form: Option<String>,
+    },
 }
 
 /// `expect: fail`, or `expect: {faithfulness: fail, …}`.
@@ -218,6 +237,7 @@ fn csv_records(text: &str) -> Located<Vec<(Record, usize)>> {
                 | "expected_answer"
                 | "expected_facts"
                 | "tags"
+                | "criteria"
                 | "expect"
         ) || h
             .strip_prefix("threshold_")
@@ -228,7 +248,7 @@ fn csv_records(text: &str) -> Located<Vec<(Record, usize)>> {
             Some(1),
             None,
             format!(
-                "unknown column `{h}`; expected id, query, context, response, expected_answer, expected_facts, tags, expect or threshold_<metric>"
+                "unknown column `{h}`; expected id, query, context, response, expected_answer, expected_facts, tags, criteria, expect or threshold_<metric>"
             ),
         ));
     }
@@ -302,6 +322,16 @@ fn csv_records(text: &str) -> Located<Vec<(Record, usize)>> {
                 expected_answer: (!expected_answer.is_empty()).then_some(expected_answer),
                 expected_facts: list("expected_facts")?,
                 tags: list("tags")?,
+                criteria: match cell("criteria").map(str::trim).filter(|c| !c.is_empty()) {
+                    None => BTreeMap::new(),
+                    Some(json) => serde_json::from_str(json).map_err(|e| {
+                        (
+                            Some(line),
+                            None,
+                            format!("column `criteria`: a JSON map of names to rules ({e})"),
+                        )
+                    })?,
+                },
                 thresholds,
                 expect,
             },
@@ -339,6 +369,28 @@ fn to_case(record: Record, file: &Path, line: usize) -> Result<LoadedCase, LoadE
         Some(e) => e.failing().map_err(|m| err(format!("case `{id}`: {m}")))?,
         None => Default::default(),
     };
+    let mut criteria = Vec::new();
+    for (name, raw) in record.criteria {
+        let (text, form) = match raw {
+            RawCriteria::Text(text) => (text, None),
+            RawCriteria::Full { text, form } => (text, form),
+        };
+        if name.trim().is_empty() || text.trim().is_empty() {
+            return Err(err(format!(
+                "case `{id}`: criteria `{name}` needs a name and a rule in plain words"
+            )));
+        }
+        let form = match form.as_deref() {
+            None => crate::core::CriteriaForm::YesNo,
+            Some(f) => crate::core::CriteriaForm::from_name(f).ok_or_else(|| {
+                err(format!(
+                    "case `{id}`: criteria `{name}`: form `{f}`; expected one of {}",
+                    crate::core::CriteriaForm::NAMES
+                ))
+            })?,
+        };
+        criteria.push(crate::core::Criteria::new(text).named(name).with_form(form));
+    }
     let case = RagCase {
         id: Some(id),
         query: record.query,
@@ -353,6 +405,7 @@ fn to_case(record: Record, file: &Path, line: usize) -> Result<LoadedCase, LoadE
         case,
         thresholds,
         expect_fail,
+        criteria,
         file: file.to_owned(),
         line,
     })

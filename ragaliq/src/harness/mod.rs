@@ -51,7 +51,7 @@ mod junit;
 pub mod report;
 
 use crate::config::Config;
-use crate::core::{ConfigError, Evaluation, Metric, Mode};
+use crate::core::{ConfigError, Criteria, Evaluation, Metric, Mode};
 use crate::error::Error;
 use crate::judge::Judge;
 use crate::metrics::EvalOptions;
@@ -80,6 +80,7 @@ pub fn suite(dir: impl AsRef<Path>) -> Suite {
             Metric::Relevance,
         ],
         thresholds: BTreeMap::new(),
+        criteria: Vec::new(),
         tags: Vec::new(),
         judge: None,
         report_dir: None,
@@ -96,6 +97,7 @@ pub struct Suite {
     dir: PathBuf,
     metrics: Vec<Metric>,
     thresholds: BTreeMap<Metric, f64>,
+    criteria: Vec<Criteria>,
     tags: Vec<String>,
     judge: Option<Judge>,
     report_dir: Option<PathBuf>,
@@ -155,6 +157,21 @@ impl Suite {
     /// The metrics to run on every case (default: faithfulness, hallucination, relevance).
     pub fn metrics(mut self, metrics: impl IntoIterator<Item = Metric>) -> Self {
         self.metrics = metrics.into_iter().collect();
+        self
+    }
+
+    /// Criteria every case is judged against, each its own trial
+    /// (`case::criteria:<name>`), beside the criteria a case file gives
+    /// (`criteria: {name: "…"}`).
+    ///
+    /// ```
+    /// use ragaliq::Criteria;
+    /// let suite = ragaliq::suite("tests/rag_cases")
+    ///     .criteria(Criteria::new("Never promises a refund").named("no-promise"));
+    /// # let _ = suite;
+    /// ```
+    pub fn criteria(mut self, criteria: impl Into<Criteria>) -> Self {
+        self.criteria.push(criteria.into());
         self
     }
 
@@ -328,8 +345,15 @@ impl Suite {
                 manifest_dir,
                 loaded,
             });
-            for metric in &self.metrics {
-                let metric = *metric;
+            let criteria = self.criteria.iter().chain(&state.loaded.criteria);
+            let subjects: Vec<TrialOf> = self
+                .metrics
+                .iter()
+                .map(|m| TrialOf::Metric(*m))
+                .chain(criteria.map(|c| TrialOf::Criteria(c.clone())))
+                .collect();
+            for subject in subjects {
+                let metric = subject.metric();
                 let threshold = state
                     .loaded
                     .thresholds
@@ -339,9 +363,10 @@ impl Suite {
                 let state = state.clone();
                 let results = results.clone();
                 let handle = runtime.handle().clone();
-                trials.push(Trial::test(format!("{id}::{metric}"), move || {
-                    state.run_trial(metric, threshold, &handle, &results)
-                }));
+                trials.push(Trial::test(
+                    format!("{id}::{}", subject.label()),
+                    move || state.run_trial(&subject, threshold, &handle, &results),
+                ));
             }
         }
 
@@ -451,6 +476,33 @@ impl Suite {
     }
 }
 
+/// What one trial measures.
+enum TrialOf {
+    Metric(Metric),
+    Criteria(Criteria),
+}
+
+impl TrialOf {
+    fn metric(&self) -> Metric {
+        match self {
+            TrialOf::Metric(m) => *m,
+            TrialOf::Criteria(_) => Metric::Criteria,
+        }
+    }
+
+    fn name(&self) -> Option<String> {
+        match self {
+            TrialOf::Metric(_) => None,
+            TrialOf::Criteria(c) => Some(c.name().to_owned()),
+        }
+    }
+
+    /// `faithfulness`, `criteria:<name>`: the trial's name after the case.
+    fn label(&self) -> String {
+        report::label(self.metric(), self.name().as_deref())
+    }
+}
+
 struct CaseState {
     loaded: LoadedCase,
     judge: Judge,
@@ -465,23 +517,28 @@ impl CaseState {
     /// One trial: the evaluation, then the case's recording through insta.
     fn run_trial(
         &self,
-        metric: Metric,
+        subject: &TrialOf,
         threshold: Option<f64>,
         handle: &tokio::runtime::Handle,
         results: &Mutex<Vec<TrialResult>>,
     ) -> Result<(), Failed> {
-        let options = EvalOptions {
-            threshold,
-            ..EvalOptions::default()
-        };
-        let judge = self.judge.for_trial(metric.name());
-        let outcome = handle.block_on(judge.evaluate_with(metric, &self.loaded.case, &options));
+        let mut options = EvalOptions::default();
+        options.threshold = threshold;
+        let label = subject.label();
+        let judge = self.judge.for_trial(label.clone());
+        let case = &self.loaded.case;
+        let outcome = handle.block_on(async {
+            match subject {
+                TrialOf::Metric(m) => judge.evaluate_with(*m, case, &options).await,
+                TrialOf::Criteria(c) => judge.criteria_with(case, c, &options).await,
+            }
+        });
         // A trial the judge could not finish keeps its earlier exchanges.
         let complete = match &outcome {
             Ok(_) => true,
             Err(e) => e.is_configuration(),
         };
-        let function = format!("{}::{metric}", self.loaded.id());
+        let function = format!("{}::{label}", self.loaded.id());
         let site = Site {
             file: &self.source_file,
             module_path: &self.module_path,
@@ -492,15 +549,9 @@ impl CaseState {
         let snapshot = self.recorder.location().snapshot.clone();
         let description = self.recorder.description();
         let asserted = catch_unwind(AssertUnwindSafe(|| {
-            self.recorder
-                .commit(Some(metric.name()), complete, |recording| {
-                    crate::record::assert_snapshot(
-                        &snapshot,
-                        &recording.to_yaml(),
-                        &description,
-                        site,
-                    );
-                })
+            self.recorder.commit(Some(&label), complete, |recording| {
+                crate::record::assert_snapshot(&snapshot, &recording.to_yaml(), &description, site);
+            })
         }));
         let review = match asserted {
             Ok(Ok(_)) => None,
@@ -510,12 +561,12 @@ impl CaseState {
                 snapshot.display()
             )),
         };
-        self.conclude(metric, outcome, threshold, review, results)
+        self.conclude(subject, outcome, threshold, review, results)
     }
 
     fn conclude(
         &self,
-        metric: Metric,
+        subject: &TrialOf,
         outcome: Result<Evaluation, Error>,
         threshold: Option<f64>,
         review: Option<String>,
@@ -529,7 +580,9 @@ impl CaseState {
             case.line
         );
         let recording = self.recorder.where_line();
-        let expect_fail = case.expect_fail.contains(&metric);
+        let metric_kind = subject.metric();
+        let metric = subject.label();
+        let expect_fail = case.expect_fail.contains(&metric_kind);
         let (mut result, mut message) = match outcome {
             Ok(eval) => {
                 let message = if let Some(reason) = eval.undecided_reason() {
@@ -560,13 +613,14 @@ impl CaseState {
                 } else {
                     "the judge failed (this is not a low score)"
                 };
-                let threshold = threshold.unwrap_or_else(|| self.judge.default_threshold(metric));
+                let threshold =
+                    threshold.unwrap_or_else(|| self.judge.default_threshold(metric_kind));
                 let message = format!(
                     "{place}: {metric}: {kind}\n{error}\njudge: {}\n{recording}",
                     self.judge.describe()
                 );
                 (
-                    TrialResult::from_error(case, metric, threshold, &error),
+                    TrialResult::from_error(case, metric_kind, subject.name(), threshold, &error),
                     Some(message),
                 )
             }

@@ -167,6 +167,9 @@ pub struct TrialResult {
     pub case: String,
     /// Metric.
     pub metric: Metric,
+    /// For criteria, their name (a case may have several).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
     /// Outcome.
     pub outcome: Outcome,
     /// The score, when there is one.
@@ -208,10 +211,18 @@ pub struct TrialResult {
 }
 
 impl TrialResult {
+    /// What the trial measured, as its name says it: `faithfulness`, or
+    /// `criteria:<name>`.
+    #[must_use]
+    pub fn label(&self) -> String {
+        label(self.metric, self.name.as_deref())
+    }
+
     pub(super) fn from_evaluation(case: &LoadedCase, e: Evaluation) -> Self {
         TrialResult {
             case: case.id().to_owned(),
             metric: e.metric,
+            name: e.name.clone().filter(|_| e.metric == Metric::Criteria),
             outcome: if e.undecided {
                 Outcome::Undecided
             } else if e.passed {
@@ -238,12 +249,14 @@ impl TrialResult {
     pub(super) fn from_error(
         case: &LoadedCase,
         metric: Metric,
+        name: Option<String>,
         threshold: f64,
         error: &Error,
     ) -> Self {
         TrialResult {
             case: case.id().to_owned(),
             metric,
+            name,
             outcome: if error.is_configuration() {
                 Outcome::ConfigError
             } else if error.is_recording() {
@@ -341,6 +354,15 @@ pub struct MetricSummary {
     pub mean: f64,
 }
 
+/// What a trial measured, as its name says it: the metric, or
+/// `criteria:<name>`.
+pub(crate) fn label(metric: Metric, name: Option<&str>) -> String {
+    match name {
+        Some(name) => format!("{metric}:{name}"),
+        None => metric.to_string(),
+    }
+}
+
 /// A score that changed against the baseline.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Change {
@@ -348,6 +370,9 @@ pub struct Change {
     pub case: String,
     /// Metric.
     pub metric: Metric,
+    /// For criteria, their name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
     /// The baseline's score.
     pub baseline: f64,
     /// This run's score.
@@ -390,7 +415,9 @@ impl Report {
         mut results: Vec<TrialResult>,
         spending: &[Spending],
     ) -> Report {
-        results.sort_by(|a, b| (a.case.as_str(), a.metric).cmp(&(b.case.as_str(), b.metric)));
+        results.sort_by(|a, b| {
+            (a.case.as_str(), a.metric, &a.name).cmp(&(b.case.as_str(), b.metric, &b.name))
+        });
         let count = |o: Outcome| results.iter().filter(|r| r.outcome == o).count();
         let wrong_side = results
             .iter()
@@ -483,21 +510,22 @@ impl Report {
     /// Records score changes against `baseline`; returns how many are
     /// regressions beyond `tolerance` (none are counted without a tolerance).
     pub fn compare(&mut self, baseline: &Report, tolerance: Option<f64>) -> usize {
-        let before: BTreeMap<(&str, Metric), f64> = baseline
+        let before: BTreeMap<(&str, String), f64> = baseline
             .results
             .iter()
-            .filter_map(|r| r.score.map(|s| ((r.case.as_str(), r.metric), s)))
+            .filter_map(|r| r.score.map(|s| ((r.case.as_str(), r.label()), s)))
             .collect();
         self.changes = self
             .results
             .iter()
             .filter_map(|r| {
                 let current = r.score?;
-                let previous = *before.get(&(r.case.as_str(), r.metric))?;
+                let previous = *before.get(&(r.case.as_str(), r.label()))?;
                 let delta = current - previous;
                 (delta.abs() > 1e-9).then(|| Change {
                     case: r.case.clone(),
                     metric: r.metric,
+                    name: r.name.clone(),
                     baseline: previous,
                     current,
                     delta: round4(delta),
@@ -555,8 +583,12 @@ impl Report {
     /// The case × metric table printed after the trials.
     #[must_use]
     pub fn console_table(&self) -> String {
-        let metrics: Vec<Metric> = {
-            let mut m: Vec<Metric> = self.results.iter().map(|r| r.metric).collect();
+        let metrics: Vec<(Metric, Option<String>)> = {
+            let mut m: Vec<(Metric, Option<String>)> = self
+                .results
+                .iter()
+                .map(|r| (r.metric, r.name.clone()))
+                .collect();
             m.sort();
             m.dedup();
             m
@@ -565,17 +597,17 @@ impl Report {
         cases.dedup();
         let width = cases.iter().map(|c| c.len()).max().unwrap_or(4).max(4);
         let mut out = format!("{:width$}", "case");
-        for m in &metrics {
-            let _ = write!(out, "  {:>17}", m.name());
+        for (m, name) in &metrics {
+            let _ = write!(out, "  {:>17}", label(*m, name.as_deref()));
         }
         out.push('\n');
         for case in &cases {
             let _ = write!(out, "{case:width$}");
-            for m in &metrics {
+            for (m, name) in &metrics {
                 let cell = self
                     .results
                     .iter()
-                    .find(|r| r.case == *case && r.metric == *m)
+                    .find(|r| r.case == *case && r.metric == *m && r.name == *name)
                     .map_or_else(
                         || "-".to_owned(),
                         |r| match (r.outcome, r.score) {
@@ -613,7 +645,7 @@ impl Report {
                     "worse"
                 },
                 c.case,
-                c.metric,
+                label(c.metric, c.name.as_deref()),
                 c.baseline,
                 c.current,
                 c.delta
@@ -645,7 +677,7 @@ impl Report {
                 out,
                 "| {} | {} | {} | {:.2} | {} |",
                 r.case,
-                r.metric,
+                r.label(),
                 r.score
                     .map_or_else(|| "—".to_owned(), |s| format!("{s:.2}")),
                 r.threshold,
@@ -672,7 +704,7 @@ impl Report {
                     out,
                     "| {} | {} | {:.2} | {:.2} | {:+.2}{} |",
                     c.case,
-                    c.metric,
+                    label(c.metric, c.name.as_deref()),
                     c.baseline,
                     c.current,
                     c.delta,
@@ -697,21 +729,22 @@ impl Report {
                     let message = match (&r.error, r.score) {
                         (Some(e), _) => format!("{}: {e}", r.outcome.label()),
                         (None, Some(score)) if r.pending_review && r.outcome == Outcome::Passed => {
-                            format!("{}: {score:.2}; the recording awaits review", r.metric)
+                            format!("{}: {score:.2}; the recording awaits review", r.label())
                         }
                         (None, Some(score)) if r.expect_fail && r.outcome == Outcome::Passed => {
                             format!(
                                 "{}: a bad answer was not caught: {score:.2} >= threshold {:.2}",
-                                r.metric, r.threshold
+                                r.label(),
+                                r.threshold
                             )
                         }
                         (None, Some(score)) => format!(
                             "{} {}: {score:.2} against threshold {:.2}",
-                            r.metric,
+                            r.label(),
                             r.outcome.label(),
                             r.threshold
                         ),
-                        (None, None) => r.metric.to_string(),
+                        (None, None) => r.label(),
                     };
                     let text = r.reasoning.clone();
                     match r.outcome {
@@ -723,7 +756,7 @@ impl Report {
                     }
                 };
                 Case {
-                    name: format!("{}::{}", r.case, r.metric),
+                    name: format!("{}::{}", r.case, r.label()),
                     classname: r.case.as_str(),
                     status,
                 }
@@ -786,7 +819,7 @@ impl Report {
             first.mode,
             first.run.clone(),
         );
-        let mut trials: BTreeMap<(String, Metric), TrialResult> = BTreeMap::new();
+        let mut trials: BTreeMap<(String, String), TrialResult> = BTreeMap::new();
         let mut duplicates = Vec::new();
         let mut spending = Vec::new();
         let mut processes = 0;
@@ -794,9 +827,9 @@ impl Report {
         for report in reports {
             cases.extend(report.cases);
             for r in report.results {
-                let key = (r.case.clone(), r.metric);
+                let key = (r.case.clone(), r.label());
                 if trials.insert(key, r.clone()).is_some() {
-                    duplicates.push(format!("{}::{}", r.case, r.metric));
+                    duplicates.push(format!("{}::{}", r.case, r.label()));
                 }
             }
             let s = &report.summary;
@@ -830,6 +863,7 @@ mod tests {
         TrialResult {
             case: case.into(),
             metric,
+            name: None,
             outcome,
             score,
             threshold: 0.7,

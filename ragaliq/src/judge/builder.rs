@@ -101,6 +101,7 @@ impl JudgeBuilder {
                 samples: config.samples,
                 agreement: config.agreement,
                 correctness: config.correctness,
+                criteria_form: config.criteria_form,
                 verification: Verification {
                     strategy: config.strategy,
                     batch: config.verify_batch,
@@ -113,6 +114,7 @@ impl JudgeBuilder {
                     sentences: config.sentences,
                 },
                 fitted_note: config.fitted.as_ref().and_then(|f| f.note(&config.model)),
+                reads_probabilities: false,
             },
             // Every answer collect mode gets comes from a batch, which
             // both providers price at half.
@@ -269,6 +271,13 @@ impl JudgeBuilder {
         self
     }
 
+    /// The form plain-text criteria take where nothing else says
+    /// (calibration; case files without `form`): yes/no by default.
+    pub fn with_criteria_form(mut self, form: crate::core::CriteriaForm) -> Self {
+        self.scoring.criteria_form = form;
+        self
+    }
+
     /// How answer correctness scores (default [`Correctness::F1`]).
     pub fn with_correctness(mut self, correctness: crate::core::Correctness) -> Self {
         self.scoring.correctness = correctness;
@@ -396,7 +405,7 @@ impl JudgeBuilder {
 
     /// The checked settings: the client, how requests are written, and the
     /// metrics' defaults.
-    pub(crate) fn into_parts(self) -> Result<(Client, Asking, Scoring), ConfigError> {
+    pub(crate) fn into_parts(mut self) -> Result<(Client, Asking, Scoring), ConfigError> {
         let invalid = |origin: &str, value: String, expected: &str| ConfigError::Invalid {
             origin: origin.into(),
             value,
@@ -524,6 +533,14 @@ impl JudgeBuilder {
         // fingerprints.
         let probabilities = self.scoring.verification.strategy == Strategy::Probability
             && self.transport.provider() != "anthropic";
+        if probabilities && self.scoring.samples.max() > 1 {
+            return Err(invalid(
+                "samples",
+                self.scoring.samples.to_string(),
+                crate::metrics::SAMPLES_UNDER_PROBABILITIES,
+            ));
+        }
+        self.scoring.reads_probabilities = probabilities;
         let client = Client::new(
             self.transport,
             client::Settings {

@@ -300,6 +300,42 @@ impl Judge {
         self.evaluate_with(Metric::Relevance, &case, &options).await
     }
 
+    /// A labelled answer's correctness against its reference (for
+    /// calibration), every sample asked.
+    pub(crate) async fn correctness_labelled(
+        &self,
+        query: &str,
+        response: &str,
+        reference: &str,
+    ) -> Result<Evaluation> {
+        let case = RagCase::new(query)
+            .response(response)
+            .expected_answer(reference);
+        let options = EvalOptions::default().with_samples(Samples::Fixed(self.samples().max()));
+        self.evaluate_with(Metric::Correctness, &case, &options)
+            .await
+    }
+
+    /// A labelled response judged against its criteria (for calibration),
+    /// in the judge's criteria form, every sample asked. The passages are
+    /// shown when the item has them.
+    pub(crate) async fn criteria_labelled(
+        &self,
+        query: &str,
+        passages: &[String],
+        response: &str,
+        criteria: &str,
+    ) -> Result<Evaluation> {
+        let case = RagCase::new(query)
+            .context(passages.to_vec())
+            .response(response);
+        let criteria = Criteria::new(criteria)
+            .with_form(self.scoring.criteria_form)
+            .with_context(!passages.is_empty());
+        let options = EvalOptions::default().with_samples(Samples::Fixed(self.samples().max()));
+        self.criteria_with(&case, criteria, &options).await
+    }
+
     /// A labelled passage's relevance (for calibration): context precision
     /// over that one passage, every sample asked.
     pub(crate) async fn passage_labelled(&self, query: &str, passage: &str) -> Result<Evaluation> {

@@ -109,11 +109,22 @@ pub(crate) struct Scoring {
     pub samples: Samples,
     pub agreement: f64,
     pub correctness: Correctness,
+    /// The form criteria given as plain text take where nothing else says
+    /// (calibration, case files without `form`).
+    pub criteria_form: crate::core::CriteriaForm,
     pub verification: Verification,
     /// Said in the judge's description when a file's fitted thresholds do
     /// not apply to this judge's model ([`crate::config::Fitted::note`]).
     pub fitted_note: Option<String>,
+    /// Verdicts and scores are read from the judge's token probabilities
+    /// (short questions, a provider that returns them): asking again gives
+    /// the same probability, so several samples are refused.
+    pub reads_probabilities: bool,
 }
+
+/// Why `samples` above 1 is refused where verdicts are read from token
+/// probabilities.
+pub(crate) const SAMPLES_UNDER_PROBABILITIES: &str = "1 here: verdicts are read from the judge's token probabilities, which are the same every time the same question is asked (they do not depend on the temperature or on what was sampled), so every vote would be unanimous and the extra samples would cost and tell nothing. To sample a judge, ask for the word it writes (`strategy = \"word\"`) or the JSON prompts (`strategy = \"json\"`) with `temperature` above 0";
 
 impl Default for Scoring {
     fn default() -> Self {
@@ -124,6 +135,7 @@ impl Default for Scoring {
             samples: Samples::default(),
             agreement: crate::core::DEFAULT_AGREEMENT,
             correctness: Correctness::F1,
+            criteria_form: crate::core::CriteriaForm::YesNo,
             verification: Verification {
                 strategy: crate::core::Strategy::default(),
                 batch: crate::core::DEFAULT_VERIFY_BATCH,
@@ -136,6 +148,7 @@ impl Default for Scoring {
                 sentences: false,
             },
             fitted_note: None,
+            reads_probabilities: false,
         }
     }
 }
@@ -266,6 +279,13 @@ fn check(
     samples
         .check()
         .map_err(|(value, expected)| invalid("samples", value, &expected))?;
+    if scoring.reads_probabilities && samples.max() > 1 {
+        return Err(invalid(
+            "samples",
+            samples.to_string(),
+            SAMPLES_UNDER_PROBABILITIES,
+        ));
+    }
     let agreement = options.agreement.unwrap_or(scoring.agreement);
     if !(agreement > 0.5 && agreement <= 1.0) {
         return Err(invalid(
