@@ -128,8 +128,8 @@ pub fn run(args: Args) -> Result<bool, String> {
                     let (table, key) = fit.key();
                     let also = fit.contradiction.as_ref().map_or_else(String::new, |c| {
                         format!(
-                            " and {table}.contradiction_threshold = {} (four-verdict kappa {:.3})",
-                            c.threshold, c.kappa
+                            " and {table}.contradiction_ratio = {} (four-verdict kappa {:.3})",
+                            c.ratio, c.kappa
                         )
                     });
                     println!(
@@ -213,7 +213,7 @@ fn write_fit(
     };
     set_in(table, key, fit.threshold.into())?;
     if let Some(c) = &fit.contradiction {
-        set_in(table, "contradiction_threshold", c.threshold.into())?;
+        set_in(table, "contradiction_ratio", c.ratio.into())?;
         set_in(
             "fitted",
             "contradiction_kappa",
@@ -276,7 +276,7 @@ mod tests {
             0.5,
             Some(0.4),
         )
-        .with_contradiction(0.26, 0.35, 0.5, Some(0.23), 120);
+        .with_contradiction(3.0, 0.35, Some(0.7), 2.0, Some(0.23), 120);
         super::write_fit(&file, &fit, "labels/dev", "m").unwrap();
         let text = std::fs::read_to_string(&file).unwrap();
         assert!(
@@ -291,7 +291,7 @@ mod tests {
         // The file still configures a judge.
         let config = ragaliq::Config::from_sources(Some((&text, &file)), &dir, &|_| None).unwrap();
         assert_eq!(config.claim_threshold, 0.34);
-        assert_eq!(config.contradiction_threshold, 0.26);
+        assert_eq!(config.contradiction_ratio, 3.0);
         assert_eq!(config.fitted.unwrap().model.as_deref(), Some("m"));
         std::fs::remove_dir_all(&dir).unwrap();
     }

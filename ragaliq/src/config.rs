@@ -33,10 +33,10 @@
 //! | `thresholds.<metric>` | `RAGALIQ_THRESHOLD_<METRIC>` | 0 to 1 | faithfulness, relevance, context precision and recall 0.7; hallucination 0.8 |
 //! | `scoring.weights` | `RAGALIQ_WEIGHTS` | `ratio`, `weighted`, `strict`, or four numbers | `ratio` |
 //! | `judge.strategy` | `RAGALIQ_STRATEGY` | `probability`, `word`, `json` | `probability`: short yes/no questions read from token probabilities (see [`Strategy`]) |
-//! | `judge.claim_threshold` | `RAGALIQ_CLAIM_THRESHOLD` | 0 to 1 | 0.5: P(supported) at or above which a claim is supported (`cargo ragaliq calibrate --fit` fits it) |
+//! | `judge.claim_threshold` | `RAGALIQ_CLAIM_THRESHOLD` | 0 to 1 | 0.33: P(supported) at or above which a claim is supported (`cargo ragaliq calibrate --fit` fits it) |
 //! | `judge.passage_threshold` | `RAGALIQ_PASSAGE_THRESHOLD` | 0 to 1 | 0.5: P(relevant) at or above which a passage counts as relevant (context precision) |
-//! | `judge.contradiction` | `RAGALIQ_CONTRADICTION` | `true`, `false` | `true`: an unsupported claim is asked whether the passages contradict it |
-//! | `judge.contradiction_threshold` | `RAGALIQ_CONTRADICTION_THRESHOLD` | 0 to 1 | 0.25: P(contradicted) at or above which an unsupported claim is contradicted (`--fit` fits it) |
+//! | `judge.contradiction` | `RAGALIQ_CONTRADICTION` | `true`, `false` | `true`: a claim the judge answers no to is asked whether the passages contradict it |
+//! | `judge.contradiction_ratio` | `RAGALIQ_CONTRADICTION_RATIO` | 1 to 100 | 3: an unsupported claim is contradicted when P(contradicted) is more than this many times P(supported) (`--fit` fits it) |
 //! | `judge.claims` | `RAGALIQ_CLAIMS` | `extract`, `sentences` | `extract`: the judge lists the response's atomic claims; `sentences` takes its sentences, with no call |
 //! | `judge.chunk_chars` | `RAGALIQ_CHUNK_CHARS` | 0 to 1,000,000 | 0 (never): passages longer than this are asked about in chunks, and the best chunk counts |
 //! | `judge.verify_batch` | `RAGALIQ_VERIFY_BATCH` | 1 to 64 | 4 (claims per verification call with `strategy = "json"`; 1 asks each claim alone) |
@@ -191,9 +191,9 @@ pub struct Config {
     pub passage_threshold: f64,
     /// Whether an unsupported claim is asked whether it is contradicted.
     pub contradiction: bool,
-    /// P(contradicted) at or above which an unsupported claim is
-    /// contradicted.
-    pub contradiction_threshold: f64,
+    /// How many times P(supported) P(contradicted) must reach for an
+    /// unsupported claim to be contradicted.
+    pub contradiction_ratio: f64,
     /// Passages longer than this (characters) are asked about in chunks; 0
     /// never chunks.
     pub chunk_chars: usize,
@@ -267,7 +267,7 @@ impl std::fmt::Debug for Config {
             .field("claim_threshold", &self.claim_threshold)
             .field("passage_threshold", &self.passage_threshold)
             .field("contradiction", &self.contradiction)
-            .field("contradiction_threshold", &self.contradiction_threshold)
+            .field("contradiction_ratio", &self.contradiction_ratio)
             .field("chunk_chars", &self.chunk_chars)
             .field("sentences", &self.sentences)
             .field("evidence_checked", &self.evidence_checked)
@@ -470,7 +470,7 @@ impl Config {
             for key in &f.keys {
                 match *key {
                     "judge.claim_threshold" => judge.claim_threshold = None,
-                    "judge.contradiction_threshold" => judge.contradiction_threshold = None,
+                    "judge.contradiction_ratio" => judge.contradiction_ratio = None,
                     "judge.passage_threshold" => judge.passage_threshold = None,
                     "thresholds.relevance" => thresholds.relevance = None,
                     "thresholds.correctness" => thresholds.correctness = None,
@@ -659,7 +659,7 @@ impl Config {
             "judge.claim_threshold",
             judge.claim_threshold,
         )?
-        .unwrap_or(crate::core::DEFAULT_PROBABILITY_THRESHOLD);
+        .unwrap_or(crate::core::DEFAULT_CLAIM_THRESHOLD);
         let passage_threshold = probability(
             "RAGALIQ_PASSAGE_THRESHOLD",
             "judge.passage_threshold",
@@ -676,12 +676,29 @@ impl Config {
                 "true or false",
             )?
             .unwrap_or(true);
-        let contradiction_threshold = probability(
-            "RAGALIQ_CONTRADICTION_THRESHOLD",
-            "judge.contradiction_threshold",
-            judge.contradiction_threshold,
-        )?
-        .unwrap_or(crate::core::DEFAULT_CONTRADICTION_THRESHOLD);
+        if judge.contradiction_threshold.is_some()
+            || (r.env)("RAGALIQ_CONTRADICTION_THRESHOLD").is_some()
+        {
+            return Err(ConfigError::Invalid {
+                origin: if judge.contradiction_threshold.is_some() {
+                    format!("{file_name}: judge.contradiction_threshold")
+                } else {
+                    "RAGALIQ_CONTRADICTION_THRESHOLD".into()
+                },
+                value: "set".into(),
+                expected: "judge.contradiction_ratio instead: a claim is contradicted when P(contradicted) is more than that many times P(supported) (default 3); `cargo ragaliq calibrate --fit` fits it".into(),
+            });
+        }
+        let contradiction_ratio = r
+            .pick(
+                "RAGALIQ_CONTRADICTION_RATIO",
+                "judge.contradiction_ratio",
+                judge.contradiction_ratio,
+                float,
+                |x| (1.0..=100.0).contains(x),
+                "a ratio from 1 to 100",
+            )?
+            .unwrap_or(crate::core::DEFAULT_CONTRADICTION_RATIO);
         let chunk_chars = r
             .pick(
                 "RAGALIQ_CHUNK_CHARS",
@@ -926,7 +943,7 @@ impl Config {
             claim_threshold,
             passage_threshold,
             contradiction,
-            contradiction_threshold,
+            contradiction_ratio,
             chunk_chars,
             sentences,
             evidence_checked,
@@ -1121,7 +1138,7 @@ fn fitted_keys(table: &toml::Table) -> Vec<&'static str> {
         keys.push("judge.claim_threshold");
     }
     if has("contradiction") || has("claims") {
-        keys.push("judge.contradiction_threshold");
+        keys.push("judge.contradiction_ratio");
     }
     if has("answers") {
         keys.push("thresholds.relevance");
@@ -1183,6 +1200,7 @@ struct RawJudge {
     passage_threshold: Option<f64>,
     contradiction: Option<bool>,
     contradiction_threshold: Option<f64>,
+    contradiction_ratio: Option<f64>,
     chunk_chars: Option<i64>,
     claims: Option<String>,
     criteria_form: Option<String>,

@@ -200,6 +200,7 @@ pub(crate) fn marked(text: &str, marks: &[Mark]) -> String {
     out
 }
 
+#[cfg(feature = "suite")]
 /// A histogram of `scores` (each in [0, 1]) in ten bins, with the
 /// threshold drawn as a dashed line, as inline SVG; its `<title>` and the
 /// caption say the same in words.
@@ -264,6 +265,7 @@ pub(crate) fn histogram(scores: &[f64], threshold: f64, label: &str) -> String {
     svg
 }
 
+#[cfg(feature = "calibration")]
 /// An interval `lo..hi` around `value` on a -1..1 axis (kappa), as a small
 /// inline SVG with the value in words in its `<title>`.
 pub(crate) fn interval(value: Option<f64>, range: Option<(f64, f64)>, words: &str) -> String {
@@ -297,6 +299,7 @@ pub(crate) fn interval(value: Option<f64>, range: Option<(f64, f64)>, words: &st
     svg
 }
 
+#[cfg(feature = "calibration")]
 /// A background for a heat-map cell holding `share` (0 to 1) of its row:
 /// white to a blue dark enough for white text above one half, so the
 /// number printed in the cell stays readable.

@@ -149,17 +149,23 @@ mod assertions;
 // `cargo ragaliq`'s own plumbing (batch recording, run folders): public only
 // so the subcommand can drive it, not part of the documented API and not
 // covered by semver.
+#[cfg(feature = "batch")]
 #[doc(hidden)]
 pub mod batch;
+#[cfg(feature = "calibration")]
 pub mod calibrate;
 mod client;
 pub mod config;
 mod core;
+#[cfg(any(feature = "suite", feature = "calibration"))]
 mod data_files;
 mod error;
 pub mod evidence;
+#[cfg(feature = "generate")]
 pub mod generation;
+#[cfg(feature = "suite")]
 pub mod harness;
+#[cfg(any(feature = "suite", feature = "calibration"))]
 mod html;
 pub mod judge;
 mod metrics;
@@ -178,10 +184,13 @@ pub use crate::core::{
     CriteriaForm, Evaluation, Metric, PassageVerdict, RagCase, Samples, Spread, Strategy, Usage,
     Verdict, VerdictWeights,
 };
+#[cfg(feature = "calibration")]
 pub use calibrate::calibration;
 pub use config::{Config, Mode, Provider};
 pub use error::{Error, Result};
+#[cfg(feature = "generate")]
 pub use generation::generate;
+#[cfg(feature = "suite")]
 pub use harness::suite;
 pub use judge::Judge;
 pub use metrics::{CustomAnswer, CustomMetric, CustomScore, EvalOptions};

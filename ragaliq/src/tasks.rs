@@ -10,9 +10,10 @@
 
 use crate::core::{Check, CheckOutcome, JsonMode, JudgeRequest, JudgeResponse, Message, Verdict};
 use crate::evidence::{self, Found, Grounding};
+#[cfg(feature = "generate")]
+use crate::parse::GeneratedCase;
 use crate::parse::{
-    self, Batch, GeneratedCase, ParseError, ParseErrorKind, ParsedRelevance, ParsedVerdict,
-    ScoredReply, YesNo,
+    self, Batch, ParseError, ParseErrorKind, ParsedRelevance, ParsedVerdict, ScoredReply, YesNo,
 };
 use crate::prompts::{SchemaDialect, Shape, Task, Templates, escape, numbered};
 use serde_json::json;
@@ -657,6 +658,7 @@ impl Ask for PassageRelevance<'_> {
 }
 
 /// Questions with grounded answers written from one document.
+#[cfg(feature = "generate")]
 pub(crate) struct GenerateCases<'a> {
     /// The document's file name, for the recording.
     pub file: Option<&'a str>,
@@ -665,6 +667,7 @@ pub(crate) struct GenerateCases<'a> {
     pub document: &'a str,
 }
 
+#[cfg(feature = "generate")]
 impl Ask for GenerateCases<'_> {
     type Answer = Vec<GeneratedCase>;
     const TASK: Task = Task::GenerateCases;

@@ -817,7 +817,7 @@ async fn calibrate_one(
             .flatten()
             .map(|f| {
                 if kind == ItemKind::Claim && judge.asks_contradiction() {
-                    fit_contradiction(f, &scored_four, judge.contradiction_threshold())
+                    fit_contradiction(f, &scored_four, judge.contradiction_ratio())
                 } else {
                     f
                 }
@@ -825,45 +825,79 @@ async fn calibrate_one(
     }
 }
 
-/// Adds to a claim fit the threshold on P(contradicted) that agrees best
-/// with the labels over the four verdicts, the claim threshold fitted:
-/// a claim at or above it is supported, one below it contradicted when
-/// its P(contradicted) reaches the candidate, else no evidence. A claim
-/// the recording did not ask (it was supported at the threshold it was
-/// recorded with) counts as no evidence. Unchanged when no claim was asked.
+/// The ratios `--fit` tries for the contradiction rule.
+const RATIOS: [f64; 11] = [1.0, 1.25, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0];
+
+/// Adds to a claim fit the contradiction ratio for the labels, the claim
+/// threshold fitted: a claim at or above it is supported, one below it
+/// contradicted when it was asked and P(contradicted) is at least the
+/// ratio times P(supported), else no evidence (the one rule,
+/// `metrics::claims::rule`). Of the ratios that call claims contradicted
+/// rightly at least 60% of the time (an accusation must earn it, as for
+/// the default), the one with the best four-verdict kappa; when none does,
+/// the best kappa of all. Unchanged when no claim was asked.
 fn fit_contradiction(fit: Fit, scored: &[(Verdict, f64, Option<f64>)], current: f64) -> Fit {
-    let below: Vec<f64> = scored
+    let asked = scored
         .iter()
-        .filter(|(_, p, _)| *p < fit.threshold)
-        .filter_map(|(_, _, q)| *q)
-        .collect();
-    if below.is_empty() {
+        .filter(|(_, p, q)| *p < fit.threshold && q.is_some())
+        .count();
+    if asked == 0 {
         return fit;
     }
     let four: Vec<&str> = FOUR.iter().map(|v| v.label()).collect();
     let index = |v: Verdict| FOUR.iter().position(|f| *f == v).unwrap_or(0);
     let supported_at = fit.threshold;
-    let kappa_at = |t: f64| {
-        let pairs: Vec<(usize, usize)> = scored
+    let judged = |ratio: f64| -> Vec<(Verdict, Verdict)> {
+        scored
             .iter()
             .map(|(person, p, q)| {
-                let judge = if *p >= supported_at {
-                    Verdict::Supported
-                } else if q.is_some_and(|q| q >= t) {
-                    Verdict::Contradicted
-                } else {
-                    Verdict::NoEvidence
+                let reading = crate::metrics::Reading {
+                    supported: *p,
+                    contradicted: *q,
                 };
-                (index(*person), index(judge))
+                (*person, reading.decide(supported_at, ratio).0)
             })
+            .collect()
+    };
+    let kappa_at = |ratio: f64| {
+        let pairs: Vec<(usize, usize)> = judged(ratio)
+            .into_iter()
+            .map(|(person, judge)| (index(person), index(judge)))
             .collect();
         crate::stats::agreement(&four, &pairs, 0, 0).kappa
     };
-    let best = best_of(written_cuts(&below), current, kappa_at);
-    match best {
-        Some((threshold, kappa)) => {
-            fit.with_contradiction(threshold, kappa, current, kappa_at(current), below.len())
-        }
+    let precision_at = |ratio: f64| {
+        let called: Vec<Verdict> = judged(ratio)
+            .into_iter()
+            .filter(|(_, judge)| *judge == Verdict::Contradicted)
+            .map(|(person, _)| person)
+            .collect();
+        (!called.is_empty()).then(|| {
+            called
+                .iter()
+                .filter(|p| **p == Verdict::Contradicted)
+                .count() as f64
+                / called.len() as f64
+        })
+    };
+    let earned: Vec<f64> = RATIOS
+        .into_iter()
+        .filter(|r| precision_at(*r).is_some_and(|p| p >= 0.6))
+        .collect();
+    let chosen = if earned.is_empty() {
+        best_of(RATIOS.to_vec(), current, kappa_at)
+    } else {
+        best_of(earned, current, kappa_at)
+    };
+    match chosen {
+        Some((ratio, kappa)) => fit.with_contradiction(
+            ratio,
+            kappa,
+            precision_at(ratio),
+            current,
+            kappa_at(current),
+            asked,
+        ),
         None => fit,
     }
 }
@@ -1038,30 +1072,36 @@ mod tests {
     }
 
     #[test]
-    fn the_contradiction_threshold_is_fitted_below_the_claim_threshold() {
+    fn the_contradiction_ratio_earns_its_accusations() {
         use Verdict::*;
         let scored = [
             (Supported, 0.9, None),
             (Supported, 0.7, None),
-            (Contradicted, 0.1, Some(0.31)),
-            (Contradicted, 0.2, Some(0.28)),
-            (NoEvidence, 0.2, Some(0.12)),
-            (NoEvidence, 0.05, Some(0.2)),
+            (Contradicted, 0.05, Some(0.5)),
+            (Contradicted, 0.1, Some(0.35)),
+            (NoEvidence, 0.2, Some(0.3)),
+            (NoEvidence, 0.1, Some(0.12)),
             // Recorded as supported (not asked), now below the threshold:
-            // counted as no evidence.
+            // no evidence.
             (NoEvidence, 0.55, None),
         ];
         let fit = Fit::new(ItemKind::Claim, 0.6, 1.0, 7, 0.5, Some(0.7));
-        let fit = fit_contradiction(fit, &scored, 0.5);
+        let fit = fit_contradiction(fit, &scored, 1.0);
         let c = fit.contradiction.unwrap();
-        assert!(c.threshold > 0.2 && c.threshold <= 0.28, "{c:?}");
-        assert_eq!(c.kappa, 1.0);
-        assert!(c.kappa_at_current.unwrap() < 1.0);
+        // 1.25 already calls 2 of 3 rightly, but from 1.5 on only the two
+        // people call contradicted are: the best kappa among the earned,
+        // the nearest to the current of equals.
+        assert_eq!(c.ratio, 1.5, "{c:?}");
+        assert_eq!((c.kappa, c.precision), (1.0, Some(1.0)));
+        assert!(
+            c.kappa_at_current.unwrap() < 1.0,
+            "at 1 every asked claim is contradicted"
+        );
         assert_eq!(c.asked, 4);
         // None asked: the fit is as it was.
         let none = [(Supported, 0.9, None), (NoEvidence, 0.1, None)];
         let fit = Fit::new(ItemKind::Claim, 0.5, 1.0, 2, 0.5, Some(1.0));
-        assert!(fit_contradiction(fit, &none, 0.5).contradiction.is_none());
+        assert!(fit_contradiction(fit, &none, 3.0).contradiction.is_none());
     }
 
     #[test]

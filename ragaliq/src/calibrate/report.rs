@@ -139,18 +139,24 @@ pub struct Fit {
     pub contradiction: Option<ContradictionFit>,
 }
 
-/// The threshold on P(contradicted) fitted to the labels' four verdicts.
+/// The contradiction ratio fitted to the labels (a claim is contradicted
+/// when P(contradicted) is more than this many times P(supported)).
 #[derive(Clone, Debug, Serialize)]
 #[non_exhaustive]
 pub struct ContradictionFit {
-    /// The threshold (rounded to three decimals).
-    pub threshold: f64,
+    /// The ratio: the smallest that calls claims contradicted rightly at
+    /// least 60% of the time on the labels, else the one with the best
+    /// four-verdict kappa.
+    pub ratio: f64,
     /// The four-verdict kappa at it (and at the fitted claim threshold).
     pub kappa: f64,
-    /// The judge's contradiction threshold now.
+    /// Of the claims it calls contradicted, the share people call
+    /// contradicted (`None` when it calls none).
+    pub precision: Option<f64>,
+    /// The judge's contradiction ratio now.
     pub current: f64,
-    /// The four-verdict kappa at the current contradiction threshold (and
-    /// the fitted claim threshold), on the same claims.
+    /// The four-verdict kappa at the current ratio (and the fitted claim
+    /// threshold), on the same claims.
     pub kappa_at_current: Option<f64>,
     /// Claims below the fitted claim threshold that were asked whether
     /// they are contradicted.
@@ -200,15 +206,17 @@ impl Fit {
     #[must_use]
     pub fn with_contradiction(
         mut self,
-        threshold: f64,
+        ratio: f64,
         kappa: f64,
+        precision: Option<f64>,
         current: f64,
         kappa_at_current: Option<f64>,
         asked: usize,
     ) -> Fit {
         self.contradiction = Some(ContradictionFit {
-            threshold,
+            ratio,
             kappa,
+            precision,
             current,
             kappa_at_current,
             asked,
@@ -546,11 +554,12 @@ pub(super) fn fit_line(fit: &Fit) -> String {
     );
     if let Some(c) = &fit.contradiction {
         line.push_str(&format!(
-            "; below it, P(contradicted) >= {:.3} gives four-verdict kappa {:.3} (at the current {:.2}: {}) over the {} asked",
-            c.threshold,
+            "; below it, contradicted at P(contradicted) > {} x P(supported) gives four-verdict kappa {:.3} (at the current {}: {}), contradicted right {} of the time, over the {} asked",
+            c.ratio,
             c.kappa,
             c.current,
             kappa(c.kappa_at_current),
+            c.precision.map_or_else(|| "—".to_owned(), |p| format!("{p:.2}")),
             c.asked
         ));
     }

@@ -42,7 +42,7 @@ pub use request::{
     Fingerprint, JudgeRequest, JudgeResponse, Message, ResponseFormat, Role, StopReason,
 };
 pub use samples::{
-    AUTO_BAND, Agreement, DEFAULT_AGREEMENT, DEFAULT_CONTRADICTION_THRESHOLD,
+    AUTO_BAND, Agreement, DEFAULT_AGREEMENT, DEFAULT_CLAIM_THRESHOLD, DEFAULT_CONTRADICTION_RATIO,
     DEFAULT_PROBABILITY_THRESHOLD, DEFAULT_VERIFY_BATCH, Samples, Spread,
 };
 pub use strategy::Strategy;

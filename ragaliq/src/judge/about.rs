@@ -110,11 +110,11 @@ impl Judge {
         self.scoring.verification.claim_threshold
     }
 
-    /// P(contradicted) at or above which an unsupported claim is
-    /// contradicted (short questions, when asked).
+    /// How many times P(supported) P(contradicted) must reach for an
+    /// unsupported claim to be contradicted (short questions).
     #[must_use]
-    pub fn contradiction_threshold(&self) -> f64 {
-        self.scoring.verification.contradiction_threshold
+    pub fn contradiction_ratio(&self) -> f64 {
+        self.scoring.verification.contradiction_ratio
     }
 
     /// Whether an unsupported claim is asked whether the passages
@@ -164,8 +164,8 @@ impl Judge {
                 ));
                 if self.asks_contradiction() {
                     out.push_str(&format!(
-                        ", contradicted at P >= {}",
-                        probability(self.contradiction_threshold())
+                        ", contradicted at P(contradicted) > {} x P(supported)",
+                        probability(self.contradiction_ratio())
                     ));
                 }
             }

@@ -109,7 +109,7 @@ impl JudgeBuilder {
                     claim_threshold: config.claim_threshold,
                     passage_threshold: config.passage_threshold,
                     contradiction: config.contradiction,
-                    contradiction_threshold: config.contradiction_threshold,
+                    contradiction_ratio: config.contradiction_ratio,
                     chunk_chars: config.chunk_chars,
                     sentences: config.sentences,
                 },
@@ -359,11 +359,13 @@ impl JudgeBuilder {
         self
     }
 
-    /// P(contradicted) at or above which an unsupported claim is
-    /// contradicted (default 0.25, where both kit models agree best; `cargo ragaliq calibrate --fit` fits it
-    /// with the claim threshold).
-    pub fn with_contradiction_threshold(mut self, p: f64) -> Self {
-        self.scoring.verification.contradiction_threshold = p;
+    /// How many times P(supported) P(contradicted) must reach for an
+    /// unsupported claim to be contradicted (default 3: "contradicted" is
+    /// said only when the judge's case for it clearly beats its case for
+    /// support; `cargo ragaliq calibrate --fit` fits it with the claim
+    /// threshold).
+    pub fn with_contradiction_ratio(mut self, ratio: f64) -> Self {
+        self.scoring.verification.contradiction_ratio = ratio;
         self
     }
 
@@ -559,11 +561,17 @@ impl JudgeBuilder {
         for (name, p) in [
             ("claim_threshold", v.claim_threshold),
             ("passage_threshold", v.passage_threshold),
-            ("contradiction_threshold", v.contradiction_threshold),
         ] {
             if !(0.0..=1.0).contains(&p) {
                 return Err(invalid(name, p.to_string(), "a probability from 0 to 1"));
             }
+        }
+        if !(1.0..=100.0).contains(&v.contradiction_ratio) {
+            return Err(invalid(
+                "contradiction_ratio",
+                v.contradiction_ratio.to_string(),
+                "a ratio from 1 to 100",
+            ));
         }
         let asking = Asking {
             model: self.model,

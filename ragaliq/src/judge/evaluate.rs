@@ -2,11 +2,15 @@
 //! judge's session (recording, memo, budget, pace, samples).
 
 use super::Judge;
-use crate::core::{Criteria, Evaluation, Metric, RagCase, Samples, Usage};
+use crate::core::{Criteria, Evaluation, Metric, RagCase};
+#[cfg(feature = "calibration")]
+use crate::core::{Samples, Usage};
 use crate::error::Result;
-use crate::metrics::{self, CustomMetric, EvalOptions, Subject, Voted};
-use crate::session::Tally;
-use crate::tasks::Ask;
+#[cfg(feature = "calibration")]
+use crate::metrics::Voted;
+use crate::metrics::{self, CustomMetric, EvalOptions, Subject};
+#[cfg(feature = "generate")]
+use crate::{session::Tally, tasks::Ask};
 
 impl Judge {
     /// Faithfulness of the response to the context.
@@ -244,6 +248,7 @@ impl Judge {
         .await
     }
 
+    #[cfg(feature = "calibration")]
     /// Labelled claims verified against their passages and voted over the
     /// judge's samples (for calibration).
     pub(crate) async fn verify_labelled(
@@ -289,6 +294,7 @@ impl Judge {
             .map(|(claims, _)| claims)
     }
 
+    #[cfg(feature = "calibration")]
     /// A labelled answer's relevance (for calibration), every sample asked.
     pub(crate) async fn relevance_labelled(
         &self,
@@ -300,6 +306,7 @@ impl Judge {
         self.evaluate_with(Metric::Relevance, &case, &options).await
     }
 
+    #[cfg(feature = "calibration")]
     /// A labelled answer's correctness against its reference (for
     /// calibration), every sample asked.
     pub(crate) async fn correctness_labelled(
@@ -316,6 +323,7 @@ impl Judge {
             .await
     }
 
+    #[cfg(feature = "calibration")]
     /// A labelled response judged against its criteria (for calibration),
     /// in the judge's criteria form, every sample asked. The passages are
     /// shown when the item has them.
@@ -336,6 +344,7 @@ impl Judge {
         self.criteria_with(&case, criteria, &options).await
     }
 
+    #[cfg(feature = "calibration")]
     /// A labelled passage's relevance (for calibration): context precision
     /// over that one passage, every sample asked.
     pub(crate) async fn passage_labelled(&self, query: &str, passage: &str) -> Result<Evaluation> {
@@ -352,6 +361,7 @@ impl Judge {
         self.scoring.verification.passage_threshold
     }
 
+    #[cfg(feature = "generate")]
     /// Asks one task outside any metric (case generation); its usage counts
     /// for this judge.
     pub(crate) async fn ask<A: Ask>(&self, ask: &A) -> Result<A::Answer> {

@@ -13,7 +13,11 @@ mod faithfulness;
 mod relevance;
 mod sampling;
 
-pub(crate) use claims::{Verification, Voted};
+pub(crate) use claims::Verification;
+#[cfg(feature = "calibration")]
+pub(crate) use claims::Voted;
+#[cfg(feature = "calibration")]
+pub(crate) use claims::rule::Reading;
 pub use custom::{CustomAnswer, CustomMetric, CustomScore};
 
 use crate::core::{
@@ -140,10 +144,10 @@ impl Default for Scoring {
                 strategy: crate::core::Strategy::default(),
                 batch: crate::core::DEFAULT_VERIFY_BATCH,
                 evidence_checked: true,
-                claim_threshold: crate::core::DEFAULT_PROBABILITY_THRESHOLD,
+                claim_threshold: crate::core::DEFAULT_CLAIM_THRESHOLD,
                 passage_threshold: crate::core::DEFAULT_PROBABILITY_THRESHOLD,
                 contradiction: true,
-                contradiction_threshold: crate::core::DEFAULT_CONTRADICTION_THRESHOLD,
+                contradiction_ratio: crate::core::DEFAULT_CONTRADICTION_RATIO,
                 chunk_chars: 0,
                 sentences: false,
             },
@@ -412,6 +416,7 @@ fn plural(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
+#[cfg(feature = "calibration")]
 /// Verdicts on labelled `claims` against `passages`, voted over `samples`
 /// (for [calibration](crate::calibration())): one batched call per sample, through the
 /// session's recording like any evaluation. `Auto` asks its cap:

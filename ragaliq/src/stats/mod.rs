@@ -2,8 +2,10 @@
 //! per-sample scores, and agreement with people (kappa with a bootstrap
 //! interval, macro-F1, confusion matrices).
 
+#[cfg(feature = "calibration")]
 mod agreement;
 
+#[cfg(feature = "calibration")]
 pub use agreement::{AgreementStats, DEFAULT_RESAMPLES, LabelStats, agreement, agreement_grouped};
 
 use crate::core::{Agreement, Spread};

@@ -239,6 +239,7 @@ pub(crate) async fn send(
 /// Sends `builder` (a request made with [`client`]) where no response
 /// format is asked for (the calls around a batch: uploads, polls,
 /// downloads), with [`send`]'s error classification.
+#[cfg(feature = "batch")]
 pub(crate) async fn send_request(
     builder: reqwest::RequestBuilder,
     url: &str,
@@ -351,6 +352,7 @@ async fn read_bytes(
 /// file), handing each line to `each` as it arrives: the file is never held
 /// whole. A line longer than [`limits::MAX_BATCH_LINE_BYTES`], or no byte
 /// for `idle`, is an error.
+#[cfg(feature = "batch")]
 pub(crate) async fn read_lines(
     mut response: reqwest::Response,
     key: Option<&ApiKey>,

@@ -7,6 +7,7 @@
 //! budgets, sessions or metrics.
 
 mod anthropic;
+#[cfg(feature = "batch")]
 mod batch;
 mod error;
 mod http;
@@ -17,6 +18,7 @@ mod retry;
 mod tls;
 
 pub use anthropic::{ANTHROPIC_VERSION, AnthropicTransport};
+#[cfg(feature = "batch")]
 pub use batch::{BatchApi, BatchKind, BatchLine, BatchProgress, BatchTag, LineResult};
 pub use error::{TransportError, TransportErrorKind};
 pub use http::endpoint_label;

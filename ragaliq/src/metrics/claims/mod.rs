@@ -13,6 +13,7 @@
 
 mod extract;
 mod json;
+pub(crate) mod rule;
 mod short;
 
 pub(crate) use extract::extract;
@@ -43,12 +44,12 @@ pub(crate) struct Verification {
     pub claim_threshold: f64,
     /// Yes/no questions: P(relevant) at or above which a passage is relevant.
     pub passage_threshold: f64,
-    /// Yes/no questions: whether an unsupported claim is asked whether it
-    /// is contradicted.
+    /// Yes/no questions: whether a claim the judge answered no to is asked
+    /// whether it is contradicted.
     pub contradiction: bool,
-    /// Yes/no questions: P(contradicted) at or above which an unsupported
-    /// claim is contradicted.
-    pub contradiction_threshold: f64,
+    /// Yes/no questions: how many times P(supported) P(contradicted) must
+    /// reach for a claim to be contradicted ([`rule`]).
+    pub contradiction_ratio: f64,
     /// Yes/no questions: passages longer than this are asked about in
     /// chunks (0: never).
     pub chunk_chars: usize,

@@ -1,7 +1,10 @@
 //! Claims verified with short questions (`strategy = "probability"` or
-//! `"word"`): one question per claim, read from the judge's token
-//! probabilities or the word it wrote, and decided by one rule.
+//! `"word"`): whether the passages support the claim, and, where the judge
+//! answered no, whether they contradict it; read from the judge's token
+//! probabilities or the word it wrote, and decided by the one rule
+//! ([`super::rule`]).
 
+use super::rule::Reading;
 use super::{Asker, Verification};
 use crate::core::Verdict;
 use crate::error::Result;
@@ -57,11 +60,10 @@ async fn probe(
         }
     }
     let (p, from_probabilities) = supported.unwrap_or((0.0, false));
-    let mut asked_contradiction = None;
-    let verdict = if p >= how.claim_threshold {
-        (Verdict::Supported, from_probabilities.then_some(p))
-    } else if how.contradiction {
-        let mut contradicted: Option<(f64, bool)> = None;
+    // Asked after the judge's own "no", never because of a threshold (see
+    // `rule`): editing a threshold replays from the same recording.
+    let mut contradicted: Option<(f64, bool)> = None;
+    if how.contradiction && Reading::asks_contradiction(p) {
         for chunk in &chunks {
             let read = ask
                 .ask(
@@ -76,16 +78,20 @@ async fn probe(
                 contradicted = Some((read.p_yes, read.from_probabilities));
             }
         }
-        asked_contradiction = contradicted.and_then(|(q, from)| from.then_some(q));
-        match contradicted {
-            Some((q, from)) if q >= how.contradiction_threshold => {
-                (Verdict::Contradicted, from.then_some(q))
-            }
-            _ => (Verdict::NoEvidence, from_probabilities.then_some(1.0 - p)),
-        }
-    } else {
-        (Verdict::NoEvidence, from_probabilities.then_some(1.0 - p))
+    }
+    let reading = Reading {
+        supported: p,
+        contradicted: contradicted.map(|(q, _)| q),
     };
+    let (verdict, confidence) = reading.decide(how.claim_threshold, how.contradiction_ratio);
+    // A probability is shown only where one was read: the word written
+    // carries none.
+    let read_from_probabilities = match verdict {
+        Verdict::Contradicted => contradicted.is_some_and(|(_, from)| from),
+        _ => from_probabilities,
+    };
+    let asked_contradiction = contradicted.and_then(|(q, from)| from.then_some(q));
+    let verdict = (verdict, read_from_probabilities.then_some(confidence));
     let found = crate::evidence::closest_sentence(claim, passages);
     let evidence = found
         .as_ref()

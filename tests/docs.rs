@@ -1,0 +1,286 @@
+//! The docs show what the code prints now: every output block in README.md,
+//! ARCHITECTURE.md and docs/guide/*.md that is marked with the command
+//! that produces it is produced again here and compared, and every
+//! example in examples/ is run by at least one of them. A change of
+//! default that changes what a command prints fails this test, not the
+//! reader.
+//!
+//! A block is marked by an HTML comment on the line before its fence:
+//!
+//! ````markdown
+//! <!-- output: CI=true cargo run --example quickstart -->
+//! ```text
+//! …what it prints…
+//! ```
+//! ````
+//!
+//! The command is run from the workspace root with the binaries `cargo
+//! test --workspace` built (`cargo run --example X -- ARGS` runs
+//! `target/<profile>/examples/X ARGS`, `cargo ragaliq ARGS` runs
+//! `target/<profile>/cargo-ragaliq ragaliq ARGS`), with the variables
+//! written before it, and `CI=true` unless it says otherwise, so nothing
+//! is asked of a judge. Its standard output (and standard error, for a
+//! command that ends in `2>&1`) is compared with the block after both are
+//! normalised: times (`0.08 s`, `12 ms`) become `<time>`, the workspace's
+//! path becomes `.`, trailing spaces go.
+//!
+//! `RAGALIQ_DOCS_BLESS=1 cargo test --test docs` rewrites the blocks with
+//! what the commands print now (review the diff before committing it).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The folder the workspace's binaries are in (`target/debug`), from this
+/// test's own path (`target/debug/deps/docs-…`).
+fn bin_dir() -> PathBuf {
+    let exe = std::env::current_exe().expect("the test's own path");
+    exe.parent()
+        .and_then(Path::parent)
+        .expect("target/<profile>/deps/<test>")
+        .to_owned()
+}
+
+/// One marked block.
+#[derive(Debug)]
+struct Block {
+    file: PathBuf,
+    /// The line of the marker (1-based).
+    line: usize,
+    command: String,
+    /// The block's text, as written.
+    text: String,
+    /// Where the text sits in the file (byte range), for blessing.
+    span: std::ops::Range<usize>,
+}
+
+fn doc_files() -> Vec<PathBuf> {
+    let root = root();
+    let mut files = vec![root.join("README.md"), root.join("ARCHITECTURE.md")];
+    if let Ok(dir) = std::fs::read_dir(root.join("docs/guide")) {
+        let mut guide: Vec<PathBuf> = dir
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|e| e == "md"))
+            .collect();
+        guide.sort();
+        files.extend(guide);
+    }
+    files.into_iter().filter(|f| f.exists()).collect()
+}
+
+fn blocks(file: &Path) -> Vec<Block> {
+    let text = std::fs::read_to_string(file).unwrap();
+    let mut out = Vec::new();
+    let mut offset = 0;
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let mut i = 0;
+    while i < lines.len() {
+        let line = lines[i].trim();
+        if let Some(command) = line
+            .strip_prefix("<!-- output:")
+            .and_then(|l| l.strip_suffix("-->"))
+        {
+            let marker_line = i + 1;
+            let fence = lines.get(i + 1).map(|l| l.trim_end()).unwrap_or_default();
+            assert!(
+                fence.starts_with("```"),
+                "{}:{marker_line}: an output marker must be followed by a fenced block",
+                file.display()
+            );
+            let start = offset + lines[i].len() + lines[i + 1].len();
+            let mut j = i + 2;
+            let mut end = start;
+            while j < lines.len() && lines[j].trim_end() != "```" {
+                end += lines[j].len();
+                j += 1;
+            }
+            assert!(
+                j < lines.len(),
+                "{}:{marker_line}: the block is not closed",
+                file.display()
+            );
+            out.push(Block {
+                file: file.to_owned(),
+                line: marker_line,
+                command: command.trim().to_owned(),
+                text: text[start..end].to_owned(),
+                span: start..end,
+            });
+            for k in i..=j {
+                offset += lines[k].len();
+            }
+            i = j + 1;
+            continue;
+        }
+        offset += lines[i].len();
+        i += 1;
+    }
+    out
+}
+
+/// The command's program and arguments, and its variables.
+fn parse(command: &str) -> (Vec<(String, String)>, PathBuf, Vec<String>, bool) {
+    let mut words: Vec<String> = command.split_whitespace().map(str::to_owned).collect();
+    let merged = words.last().is_some_and(|w| w == "2>&1");
+    if merged {
+        words.pop();
+    }
+    let mut env = vec![("CI".to_owned(), "true".to_owned())];
+    while let Some((k, v)) = words.first().and_then(|w| w.split_once('=')) {
+        if !k.chars().all(|c| c.is_ascii_uppercase() || c == '_') {
+            break;
+        }
+        env.push((k.to_owned(), v.to_owned()));
+        words.remove(0);
+    }
+    let bins = bin_dir();
+    let (program, args) = match words.iter().map(String::as_str).collect::<Vec<_>>()[..] {
+        ["cargo", "run", "--example", name, ref rest @ ..] => {
+            let rest: Vec<String> = rest
+                .iter()
+                .skip_while(|w| **w != "--")
+                .skip(1)
+                .map(|w| (*w).to_owned())
+                .collect();
+            (bins.join("examples").join(name), rest)
+        }
+        ["cargo", "ragaliq", ref rest @ ..] => {
+            let mut args = vec!["ragaliq".to_owned()];
+            args.extend(rest.iter().map(|w| (*w).to_owned()));
+            (bins.join("cargo-ragaliq"), args)
+        }
+        _ => panic!("a marked command is `cargo run --example …` or `cargo ragaliq …`: {command}"),
+    };
+    (env, program, args, merged)
+}
+
+fn normalise(text: &str) -> String {
+    let root = root().display().to_string();
+    let mut out = String::new();
+    for line in text.replace(&root, ".").lines() {
+        let mut l = String::new();
+        let chars: Vec<char> = line.chars().collect();
+        let mut i = 0;
+        while i < chars.len() {
+            // A number followed by " s" or " ms" (a time) reads as <time>.
+            if chars[i].is_ascii_digit() && (i == 0 || !chars[i - 1].is_alphanumeric()) {
+                let mut j = i;
+                while j < chars.len() && (chars[j].is_ascii_digit() || chars[j] == '.') {
+                    j += 1;
+                }
+                let rest: String = chars[j..].iter().collect();
+                let unit = [" ms", " s"].into_iter().find(|u| {
+                    rest.starts_with(u)
+                        && rest[u.len()..]
+                            .chars()
+                            .next()
+                            .is_none_or(|c| !c.is_alphanumeric())
+                });
+                if let Some(unit) = unit {
+                    l.push_str("<time>");
+                    i = j + unit.len();
+                    continue;
+                }
+            }
+            l.push(chars[i]);
+            i += 1;
+        }
+        out.push_str(l.trim_end());
+        out.push('\n');
+    }
+    out.trim_end().to_owned()
+}
+
+fn run(block: &Block) -> String {
+    let (env, program, args, merged) = parse(&block.command);
+    assert!(
+        program.exists(),
+        "{}:{}: {} is not built; run the whole workspace's tests (`cargo test --workspace`)",
+        block.file.display(),
+        block.line,
+        program.display()
+    );
+    let out = Command::new(&program)
+        .args(&args)
+        .envs(env)
+        .env_remove("RAGALIQ_MODE")
+        .current_dir(root())
+        .output()
+        .unwrap_or_else(|e| panic!("{}: {e}", program.display()));
+    let mut text = String::from_utf8_lossy(&out.stdout).into_owned();
+    if merged {
+        text.push_str(&String::from_utf8_lossy(&out.stderr));
+    }
+    text
+}
+
+#[test]
+fn every_marked_output_block_is_what_its_command_prints() {
+    let bless = std::env::var_os("RAGALIQ_DOCS_BLESS").is_some();
+    let mut problems = Vec::new();
+    let mut examples_run = std::collections::BTreeSet::new();
+    for file in doc_files() {
+        let found = blocks(&file);
+        let mut text = std::fs::read_to_string(&file).unwrap();
+        // Blessing rewrites from the end, so earlier spans stay valid.
+        for block in found.iter().rev() {
+            if let Some(name) = block.command.split("--example ").nth(1) {
+                examples_run.insert(name.split_whitespace().next().unwrap_or("").to_owned());
+            }
+            let printed = run(block);
+            if normalise(&printed) == normalise(&block.text) {
+                continue;
+            }
+            if bless {
+                text.replace_range(block.span.clone(), &printed);
+            } else {
+                problems.push(format!(
+                    "{}:{}: `{}` prints something else now.\n--- the docs show\n{}\n--- it prints\n{}\n",
+                    block.file.display(),
+                    block.line,
+                    block.command,
+                    normalise(&block.text),
+                    normalise(&printed)
+                ));
+            }
+        }
+        if bless {
+            std::fs::write(&file, text).unwrap();
+        }
+    }
+    // Every example runs in some marked block: none is only compiled.
+    let mut examples: Vec<String> = std::fs::read_dir(root().join("examples"))
+        .unwrap()
+        .filter_map(|e| {
+            let p = e.ok()?.path();
+            let stem = p.file_stem()?.to_string_lossy().into_owned();
+            (p.extension()? == "rs").then_some(stem)
+        })
+        .collect();
+    examples.sort();
+    for e in examples {
+        if !examples_run.contains(&e) {
+            problems.push(format!(
+                "examples/{e}.rs is run by no marked block in the docs: show what it prints"
+            ));
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "{}\n(RAGALIQ_DOCS_BLESS=1 cargo test --test docs rewrites the blocks)",
+        problems.join("\n")
+    );
+}
+
+#[test]
+fn normalising_hides_times_and_the_workspace_path_only() {
+    let root = root().display().to_string();
+    assert_eq!(
+        normalise(&format!("done in 0.08 s at {root}/x, 12 ms; 3 samples  \n")),
+        "done in <time> at ./x, <time>; 3 samples"
+    );
+    assert_eq!(normalise("v0.5 s1 2 sets"), "v0.5 s1 2 sets");
+}
