@@ -556,7 +556,7 @@ impl Templates {
     /// with a word and a reason, `system.txt` otherwise.
     #[must_use]
     pub fn system_for(&self, task: Task) -> &Template {
-        &self.system_of(task).1
+        self.system_of(task).1
     }
 
     fn system_of(&self, task: Task) -> (&'static str, &Arc<Template>) {

@@ -522,8 +522,10 @@ impl CaseState {
         handle: &tokio::runtime::Handle,
         results: &Mutex<Vec<TrialResult>>,
     ) -> Result<(), Failed> {
-        let mut options = EvalOptions::default();
-        options.threshold = threshold;
+        let options = EvalOptions {
+            threshold,
+            ..EvalOptions::default()
+        };
         let label = subject.label();
         let judge = self.judge.for_trial(label.clone());
         let case = &self.loaded.case;

@@ -376,7 +376,7 @@ mod tests {
                 },
             ],
         };
-        let e = yes_no("The claim", Some(&[the.clone()])).unwrap_err();
+        let e = yes_no("The claim", Some(std::slice::from_ref(&the))).unwrap_err();
         assert_eq!(e.kind.name(), "not_yes_no", "{e}");
         // The same position with the word written after it: the word is
         // read where it was written, not at "The".
