@@ -152,6 +152,8 @@ impl Provider {
 pub struct Config {
     /// The mode recordings are used in.
     pub mode: Mode,
+    /// The mode is replay because `CI` is set (no variable or file set it).
+    pub mode_from_ci: bool,
     /// The provider.
     pub provider: Provider,
     /// The model.
@@ -385,19 +387,19 @@ impl Config {
         let mut thresholds = raw.thresholds.unwrap_or_default();
         let scoring = raw.scoring.unwrap_or_default();
 
-        let mode = r
-            .pick(
-                "RAGALIQ_MODE",
-                "mode",
-                raw.mode,
-                text,
-                |m| Mode::from_name(m).is_some(),
-                Mode::NAMES,
-            )?
-            .map_or_else(
-                || Mode::default_for(env),
-                |m| Mode::from_name(&m).expect("checked"),
-            );
+        let picked_mode = r.pick(
+            "RAGALIQ_MODE",
+            "mode",
+            raw.mode,
+            text,
+            |m| Mode::from_name(m).is_some(),
+            Mode::NAMES,
+        )?;
+        let mode_from_ci = picked_mode.is_none() && Mode::default_for(env) == Mode::Replay;
+        let mode = picked_mode.map_or_else(
+            || Mode::default_for(env),
+            |m| Mode::from_name(&m).expect("checked"),
+        );
 
         // RAGALIQ_JUDGE: `provider`, `provider:model`, or a base URL.
         let file_provider = r
@@ -924,6 +926,7 @@ impl Config {
             .map(|k| ApiKey::new(k.trim()));
         Ok(Config {
             mode,
+            mode_from_ci,
             provider,
             model,
             base_url,
@@ -1098,7 +1101,7 @@ impl Resolver<'_> {
 /// let same = read(&|_| None);
 /// assert_eq!(same.claim_threshold, 0.31);
 /// let other = read(&|v| (v == "RAGALIQ_MODEL").then(|| "gpt-4o-mini".to_string()));
-/// assert_eq!(other.claim_threshold, 0.5, "the default, not small's fit");
+/// assert_eq!(other.claim_threshold, 0.33, "the default, not small's fit");
 /// assert!(!other.fitted.unwrap().applied);
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -172,6 +172,7 @@ mod metrics;
 pub mod parse;
 pub mod prompts;
 pub mod record;
+mod recorded;
 #[doc(hidden)]
 pub mod run;
 mod session;
@@ -196,6 +197,7 @@ pub use judge::Judge;
 pub use metrics::{CustomAnswer, CustomMetric, CustomScore, EvalOptions};
 pub use parse::{ParseError, ParseErrorKind};
 pub use ragaliq_macros::rag_test;
+pub use recorded::RecordedJudge;
 pub use transport::{TransportError, TransportErrorKind};
 
 /// The names a test file needs: `use ragaliq::prelude::*;`.
@@ -205,5 +207,6 @@ pub mod prelude {
         Judge, Metric, RagCase, Samples, Verdict, VerdictWeights, assert_caught,
         assert_context_precision, assert_context_recall, assert_correct, assert_faithful,
         assert_judged, assert_metric, assert_no_hallucination, assert_relevant, rag_test,
+        recorded_judge,
     };
 }

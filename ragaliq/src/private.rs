@@ -17,7 +17,14 @@ use std::path::{Path, PathBuf};
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 
+pub use crate::recorded::{Here, recorded_judge};
 pub use ragaliq_macros::__assertion_options;
+
+/// The type name of `f`: `recorded_judge!` reads the enclosing function's
+/// path from a function it defines.
+pub fn type_name_of<T>(_: T) -> &'static str {
+    std::any::type_name::<T>()
+}
 pub use tokio;
 
 /// Warns about `#[should_panic]` without `expected` on a `#[rag_test]`: a
@@ -48,6 +55,8 @@ pub struct TestSpec {
     pub mode: Option<Mode>,
     /// `judge = "provider:model"`.
     pub judge: Option<&'static str>,
+    /// `config = "path/to/judge.toml"`, relative to the package root.
+    pub config: Option<&'static str>,
     /// `flavor = "multi_thread"`.
     pub multi_thread: bool,
     /// The test also carries `#[should_panic]`.
@@ -82,6 +91,7 @@ pub fn run_test(spec: TestSpec, body: impl FnOnce(Judge) -> Pin<Box<dyn Future<O
         match (name, spec.mode, spec.judge) {
             ("RAGALIQ_MODE", Some(mode), _) => Some(mode.name().to_owned()),
             ("RAGALIQ_JUDGE", _, Some(judge)) => Some(judge.to_owned()),
+            ("RAGALIQ_CONFIG", ..) if spec.config.is_some() => spec.config.map(str::to_owned),
             _ => std::env::var(name).ok(),
         }
     };
@@ -503,6 +513,7 @@ mod tests {
             package: "ragaliq",
             mode: None,
             judge: None,
+            config: None,
             multi_thread: false,
             should_panic: false,
         }

@@ -33,6 +33,10 @@ pub(crate) struct Session {
     client: Arc<Client>,
     asking: Arc<Asking>,
     recorder: Option<Arc<Recorder>>,
+    /// The configured mode, for a session with no recorder: in replay it
+    /// refuses to call out (`None` for a judge built in code, whose caller
+    /// chose its transport).
+    mode: Option<(crate::core::Mode, &'static str)>,
     usage: Arc<UsageNode>,
     trial: Option<String>,
     /// Exchanges already answered for this recording (by any trial): a
@@ -87,10 +91,19 @@ impl Session {
             client,
             asking,
             recorder: None,
+            mode: None,
             usage: Arc::default(),
             trial: None,
             served: Arc::default(),
         }
+    }
+
+    /// The session of a configured judge: in replay mode, without a
+    /// recorder, it refuses to call out (`why` says why the mode is
+    /// replay).
+    pub(crate) fn with_mode(mut self, mode: crate::core::Mode, why: &'static str) -> Session {
+        self.mode = Some((mode, why));
+        self
     }
 
     /// A session that serves and records through `recorder`; its usage adds
@@ -114,6 +127,7 @@ impl Session {
             client: self.client.clone(),
             asking: self.asking.clone(),
             recorder,
+            mode: self.mode,
             usage: Arc::new(UsageNode {
                 parent: Some(self.usage.clone()),
                 ..UsageNode::default()
@@ -218,6 +232,16 @@ impl Session {
                 };
                 self.charge(tally, usage);
                 return Ok((response, fingerprint));
+            }
+            if self.recorder.is_none()
+                && let Some((crate::core::Mode::Replay, why)) = self.mode
+            {
+                return Err(Error::Recording(
+                    crate::record::RecordingError::Unrecorded {
+                        exchange: crate::record::describe_exchange(request),
+                        why: why.to_owned(),
+                    },
+                ));
             }
             let charge = |spent: Usage| self.charge(tally, spent);
             match self

@@ -193,15 +193,17 @@ impl Fit {
         }
     }
 
-    /// The fit with a contradiction threshold: `threshold` on
-    /// P(contradicted), its four-verdict kappa, the current threshold and
-    /// its kappa, over `asked` claims.
+    /// The fit with a contradiction ratio: `ratio` (contradicted when
+    /// P(contradicted) is more than `ratio` times P(supported)), its
+    /// four-verdict kappa, the precision of its "contradicted" (`None`
+    /// when it accuses no claim), the current ratio and its kappa, over
+    /// `asked` claims the contradiction question was asked of.
     ///
     /// ```
     /// use ragaliq::calibrate::{Fit, ItemKind};
-    /// let fit = Fit::new(ItemKind::Claim, 0.34, 0.56, 176, 0.5, Some(0.43))
-    ///     .with_contradiction(0.26, 0.35, 0.5, Some(0.23), 120);
-    /// assert_eq!(fit.contradiction.unwrap().threshold, 0.26);
+    /// let fit = Fit::new(ItemKind::Claim, 0.34, 0.56, 176, 0.33, Some(0.43))
+    ///     .with_contradiction(2.0, 0.35, Some(0.71), 3.0, Some(0.31), 120);
+    /// assert_eq!(fit.contradiction.unwrap().ratio, 2.0);
     /// ```
     #[must_use]
     pub fn with_contradiction(

@@ -68,18 +68,33 @@ impl Judge {
 
     /// A judge from `ragaliq.toml` (at the package root, if present) and the
     /// environment, as [`Config::load`] reads them.
+    ///
+    /// It keeps the configured mode without a recording of its own: in
+    /// replay mode (the default when `CI` is set) it refuses every question
+    /// with a [`RecordingError::Unrecorded`](crate::record::RecordingError)
+    /// that says how to record, instead of calling out. In a test, use
+    /// `#[rag_test]` or [`recorded_judge!`](crate::recorded_judge), which
+    /// bind it to a recording; for a nightly run against a real provider,
+    /// `RAGALIQ_MODE=live`.
     pub fn from_env() -> Result<Judge, ConfigError> {
         Judge::from_config(&Config::load()?)
     }
 
     /// A judge as `config` describes it, over this process's shared client
-    /// for that configuration.
+    /// for that configuration. As [`from_env`](Self::from_env), it refuses
+    /// to call out in replay mode unless a recording serves it.
     pub fn from_config(config: &Config) -> Result<Judge, ConfigError> {
         let builder = JudgeBuilder::from_config(config)?;
         let key = builder.client_key(config);
         let (client, asking, scoring) = builder.into_parts()?;
         let client = client::shared(key, move || client);
-        Ok(Judge::over(Session::new(client, Arc::new(asking)), scoring))
+        let why = if config.mode_from_ci {
+            "CI is set"
+        } else {
+            "RAGALIQ_MODE or ragaliq.toml says replay"
+        };
+        let session = Session::new(client, Arc::new(asking)).with_mode(config.mode, why);
+        Ok(Judge::over(session, scoring))
     }
 
     fn over(session: Session, scoring: Scoring) -> Judge {

@@ -43,6 +43,11 @@ pub use ordered::Ordered;
 pub use recording::{Exchange, FORMAT, Recording, Settings, Tokens};
 pub(crate) use snapfile::pending_path;
 
+/// What a request asks, readably (`claim_supported "…"`), for messages.
+pub(crate) fn describe_exchange(request: &crate::core::JudgeRequest) -> String {
+    recording::describe(&request.task, &request.subject)
+}
+
 use crate::core::sync::lock;
 use crate::core::{Fingerprint, JsonMode, JudgeRequest, JudgeResponse, Mode};
 use crate::run;
@@ -116,6 +121,20 @@ pub enum RecordingError {
         path: PathBuf,
         /// The command that records it afresh.
         command: String,
+    },
+    /// Replay mode (or `CI` set), and the judge has no recording at all: a
+    /// judge made with [`Judge::from_env`](crate::Judge::from_env) or
+    /// [`from_config`](crate::Judge::from_config) and used outside
+    /// `#[rag_test]` and [`recorded_judge!`](crate::recorded_judge). It never
+    /// calls out in this mode.
+    #[error(
+        "this judge has no recording, and the mode is replay ({why}): it may not call the judge, so {exchange} was not asked\n  in a test, use #[rag_test] or `let judge = ragaliq::recorded_judge!();`, which replay from a recording; record it with: RAGALIQ_MODE=record cargo test\n  to call a real provider anyway (a nightly run), set RAGALIQ_MODE=live"
+    )]
+    Unrecorded {
+        /// The exchange asked for, readably.
+        exchange: String,
+        /// Why the mode is replay: `CI is set`, or `RAGALIQ_MODE=replay`.
+        why: String,
     },
     /// A recording file that cannot be read or parsed. It is never
     /// overwritten in replay mode.
@@ -336,6 +355,10 @@ impl Recorder {
     }
 
     /// Keeps a live answer for the recording (not in live mode).
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "each argument is a field of the exchange written; a struct for one caller would only rename them"
+    )]
     pub(crate) fn store(
         &self,
         fingerprint: &Fingerprint,
