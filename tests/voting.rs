@@ -8,7 +8,7 @@
 //!
 //! ```sh
 //! cargo run -p ragaliq-scripted --bin scripted-judge -- 8788 --flip 0.2 --seed 7 &
-//! RAGALIQ_MODE=record RAGALIQ_BASE_URL=http://127.0.0.1:8788/v1 cargo test --test voting
+//! RAGALIQ_MODE=record cargo test --test voting
 //! cargo insta review
 //! ```
 
@@ -28,14 +28,14 @@ fn case() -> RagCase {
 
 /// The answer holds one unsupported claim: the vote must not let it pass,
 /// and the message shows each claim's agreement and the score's spread.
-#[rag_test]
+#[rag_test(config = "tests/judges/voting.toml")]
 #[should_panic(expected = "samples agree")]
 async fn five_samples_vote_on_each_claim(judge: Judge) {
     assert_faithful!(judge, case(), samples = 5);
 }
 
 /// The same recording read as data: every claim voted on by five samples.
-#[rag_test]
+#[rag_test(config = "tests/judges/voting.toml")]
 async fn every_claim_carries_its_agreement(judge: Judge) {
     let options = EvalOptions::default().with_samples(Samples::Fixed(5));
     let eval = judge

@@ -7,7 +7,7 @@ use syn::parse::Parser;
 use syn::spanned::Spanned;
 use syn::{FnArg, ItemFn, LitStr, ReturnType};
 
-const OPTIONS: &str = "mode, judge, name, flavor, crate";
+const OPTIONS: &str = "mode, judge, config, name, flavor, crate";
 const MODES: [&str; 4] = ["replay", "auto", "record", "live"];
 const FLAVORS: [&str; 2] = ["current_thread", "multi_thread"];
 const PROVIDERS: [&str; 4] = ["openai", "anthropic", "ollama", "openai-compatible"];
@@ -17,6 +17,7 @@ const PROVIDERS: [&str; 4] = ["openai", "anthropic", "ollama", "openai-compatibl
 struct Options {
     mode: Option<LitStr>,
     judge: Option<LitStr>,
+    config: Option<LitStr>,
     name: Option<LitStr>,
     multi_thread: bool,
     krate: Option<syn::Path>,
@@ -63,6 +64,7 @@ fn parse_options(args: TokenStream) -> syn::Result<Options> {
         let slot = match key.as_str() {
             "mode" => &mut options.mode,
             "judge" => &mut options.judge,
+            "config" => &mut options.config,
             "name" => &mut options.name,
             "flavor" => &mut flavor,
             "crate" => {
@@ -271,6 +273,10 @@ fn generate(f: ItemFn, options: Options) -> TokenStream {
         Some(j) => quote!(::core::option::Option::Some(#j)),
         None => quote!(::core::option::Option::None),
     };
+    let config = match &options.config {
+        Some(c) => quote!(::core::option::Option::Some(#c)),
+        None => quote!(::core::option::Option::None),
+    };
     let multi_thread = options.multi_thread;
     let should_panic = attrs.iter().any(|a| a.path().is_ident("should_panic"));
     // `#[should_panic]` without `expected` passes on any panic, a judge
@@ -310,6 +316,7 @@ fn generate(f: ItemFn, options: Options) -> TokenStream {
                     package: ::core::env!("CARGO_PKG_NAME"),
                     mode: #mode,
                     judge: #judge,
+                    config: #config,
                     multi_thread: #multi_thread,
                     should_panic: #should_panic,
                 },
@@ -360,6 +367,7 @@ mod tests {
             quote!(
                 mode = "replay",
                 judge = "anthropic:claude-x",
+                config = "tests/judges/claude.toml",
                 name = "refunds",
                 flavor = "multi_thread",
                 crate = "my::ragaliq"

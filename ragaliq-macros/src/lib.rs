@@ -36,6 +36,10 @@ use proc_macro::TokenStream;
 /// // A judge of its own: provider and model (the key comes from the environment).
 /// #[rag_test(judge = "anthropic:claude-haiku-4-5")]
 /// async fn with_claude(judge: Judge) { /* … */ }
+///
+/// // A judge file of its own (another way of asking, thresholds, samples).
+/// #[rag_test(config = "tests/judges/sampled.toml")]
+/// async fn sampled(judge: Judge) { /* … */ }
 /// ```
 ///
 /// (These examples are `ignore`d here because this crate cannot depend on
@@ -48,6 +52,7 @@ use proc_macro::TokenStream;
 /// | --- | --- | --- |
 /// | `mode` | `"replay"`, `"auto"`, `"record"`, `"live"` | `RAGALIQ_MODE`, else `replay` when `CI` is set, else `auto` |
 /// | `judge` | `"provider:model"` | the configured judge |
+/// | `config` | a judge file, relative to the package root | `RAGALIQ_CONFIG`, else `ragaliq.toml` |
 /// | `name` | the recording's name | the function's name |
 /// | `flavor` | `"current_thread"`, `"multi_thread"` | `"current_thread"` |
 /// | `crate` | a path to `ragaliq`, for re-exports | `::ragaliq` |
