@@ -38,7 +38,7 @@ unset CI RAGALIQ_JUDGE RAGALIQ_MODEL RAGALIQ_PROVIDER
 export RAGALIQ_MODE=record
 # A test whose recording changed fails, as insta does: that is expected here.
 RAGALIQ_BASE_URL=http://127.0.0.1:8787/v1 cargo test -q -p ragaliq-tests \
-  --test rag --test rag_suite --no-fail-fast >/dev/null 2>&1 || true
+  --test rag --test rag_suite --test recorded --no-fail-fast >/dev/null 2>&1 || true
 RAGALIQ_BASE_URL=http://127.0.0.1:8788/v1 cargo test -q -p ragaliq-tests \
   --test voting >/dev/null 2>&1 || true
 cargo run -q -p cargo-ragaliq -- ragaliq calibrate tests/labelled_claims \

@@ -37,12 +37,12 @@ async fn quickstart_replays_offline() {
             && verdict("hallucinating", Metric::Relevance)
     );
     assert!(!verdict("irrelevant", Metric::Relevance));
-    // Where the recorded 1.5B differs from a person (README, "The
-    // quickstart"): its P(supported) 0.78 for the faithful claim is under
-    // hallucination's confidence floor 0.8, and it wrote claims about the
-    // query, not the off-topic answer's, so that answer is undecided (asked
-    // twice), not failed for its invented fact.
-    assert!(!verdict("faithful", Metric::Hallucination));
+    // One rule for faithfulness and hallucination: the faithful claim,
+    // supported at the claim threshold, passes both. Where the recorded 1.5B
+    // differs from a person (README, "The quickstart"): it wrote claims about
+    // the query, not the off-topic answer's, so that answer is undecided
+    // (asked twice), not failed for its invented fact.
+    assert!(verdict("faithful", Metric::Hallucination));
     let undecided = graded
         .iter()
         .filter(|(c, _, e)| c.id.as_deref() == Some("irrelevant") && e.as_ref().unwrap().undecided)

@@ -1,0 +1,134 @@
+//! Answers graded against a reference, by criteria in plain words and by a
+//! metric of one's own, through `#[rag_test]` as a user writes them. The
+//! recordings in `tests/snapshots/grading__*.snap` were made from
+//! Qwen2.5-Coder-1.5B-Instruct on the realjudge kit's llama-server
+//! (`tests/judges/qwen15.toml`) and replay offline, with no key.
+//!
+//! The cases are what a person would grade plainly: an answer that says
+//! the reference in other words, one that contradicts it, a reply that
+//! promises what the rule forbids. Where the small model grades otherwise
+//! than a person, the test says so rather than being changed until it
+//! passes. Re-record with the kit's server on port 8767:
+//!
+//! ```sh
+//! RAGALIQ_MODE=record cargo test --test grading
+//! cargo insta review
+//! ```
+
+use ragaliq::prelude::*;
+
+const REFERENCE: &str =
+    "Refunds are accepted within 30 days of delivery and are paid to the original payment method.";
+
+fn refund(response: &str) -> RagCase {
+    RagCase::new("How do refunds work?")
+        .id("refund")
+        .response(response)
+        .expected_answer(REFERENCE)
+}
+
+/// The reference itself, as the answer: every claim backed both ways.
+#[rag_test(config = "tests/judges/qwen15.toml")]
+async fn the_reference_itself_is_correct(judge: Judge) {
+    let eval = assert_correct!(judge, refund(REFERENCE));
+    assert_eq!(eval.score, 1.0, "{eval}");
+}
+
+/// A wrong window and a wrong way of paying: the failure names what the
+/// reference says against each.
+#[rag_test(config = "tests/judges/qwen15.toml")]
+#[should_panic(expected = "contradicted by the reference")]
+async fn a_wrong_answer_fails_with_both_sides_quoted(judge: Judge) {
+    assert_correct!(
+        judge,
+        refund("Refunds are accepted within 14 days of delivery and are paid as store credit.")
+    );
+}
+
+/// Recall alone: an answer that leaves out how refunds are paid.
+#[rag_test(config = "tests/judges/qwen15.toml")]
+#[should_panic(expected = "the reference's claims the answer does not state")]
+async fn a_partial_answer_fails_recall(judge: Judge) {
+    assert_correct!(
+        judge,
+        refund("You can get a refund within 30 days of delivery."),
+        correctness = Correctness::Recall
+    );
+}
+
+const RULE: &str = "Never promises a refund";
+
+fn reply(response: &str) -> RagCase {
+    RagCase::new("Can I return the blender I bought last week?")
+        .id("reply")
+        .context(["Refunds are decided by the returns team after inspection."])
+        .response(response)
+}
+
+/// The yes/no form on a reply that breaks the rule outright: the failure
+/// quotes the judge's reason.
+#[rag_test(config = "tests/judges/qwen15.toml")]
+#[should_panic(expected = "The judge's reason")]
+async fn a_broken_rule_fails_with_the_judges_reason(judge: Judge) {
+    assert_judged!(
+        judge,
+        reply("Sure, send it back and you will get a full refund, no questions asked."),
+        RULE
+    );
+}
+
+/// The scored form (evaluation steps written once for the rule, then a
+/// 1–5 score weighted by its token probabilities), same reply.
+#[rag_test(config = "tests/judges/qwen15.toml")]
+#[should_panic(expected = "score")]
+async fn a_broken_rule_scores_low(judge: Judge) {
+    assert_judged!(
+        judge,
+        reply("Sure, send it back and you will get a full refund, no questions asked."),
+        Criteria::scored(RULE)
+    );
+}
+
+fn same_language() -> CustomMetric {
+    CustomMetric::new(
+        "same-language",
+        "version: 1\n---\n<question>{{query}}</question>\n\n<response>{{response}}</response>\n\nIs the response written in the same language as the question? Answer \"yes\" or \"no\" first, then give your reason in one sentence.",
+    )
+    .expect("the template parses")
+    .answered_by(["yes", "no"])
+}
+
+/// A metric of one's own, asked through the same session (recorded,
+/// replayed): a Spanish question answered in English. A person says no;
+/// the recorded 1.5B says yes (P 0.59), so this case is kept, not changed,
+/// and run with `cargo test --test grading -- --ignored` against a better
+/// judge.
+#[rag_test(config = "tests/judges/qwen15.toml")]
+#[ignore = "Qwen2.5-Coder-1.5B calls an English reply to a Spanish question the same language (P(yes) 0.59)"]
+#[should_panic(expected = "same-language")]
+async fn an_answer_in_another_language_fails_the_teams_metric(judge: Judge) {
+    let case = RagCase::new("¿Puedo devolver un artículo sin recibo?")
+        .id("language")
+        .response("Yes, within 30 days, with any proof of purchase.");
+    assert_metric!(judge, case, &same_language(), threshold = 0.5);
+}
+
+fn polite() -> CustomMetric {
+    CustomMetric::new(
+        "polite",
+        "version: 1\n---\n<response>{{response}}</response>\n\nIs the response polite to the customer? Answer \"yes\" or \"no\" first, then give your reason in one sentence.",
+    )
+    .expect("the template parses")
+    .answered_by(["yes", "no"])
+}
+
+/// A second metric of one's own, on a reply a person calls rude: the
+/// failure names the metric and quotes the judge's reason.
+#[rag_test(config = "tests/judges/qwen15.toml")]
+#[should_panic(expected = "polite")]
+async fn a_rude_reply_fails_the_teams_metric(judge: Judge) {
+    let case = RagCase::new("Where is my order?")
+        .id("rude")
+        .response("Figure it out yourself, I am not your personal assistant.");
+    assert_metric!(judge, case, &polite(), threshold = 0.5);
+}
