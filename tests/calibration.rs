@@ -327,12 +327,14 @@ async fn a_two_way_set_is_held_to_its_two_way_kappa() {
             .await
             .unwrap()
     };
-    let report = run(0.05).await;
+    // The two-way kappa is 0.400 (the four-verdict kappa, 0 here, would
+    // fail any floor above 0).
+    let report = run(0.35).await;
     let judge = &report.judges[0];
     assert!(!judge.four_way_measured());
     assert_eq!((judge.usage.calls, judge.judged), (0, 273));
     let two_way = judge.collapsed.kappa.unwrap();
-    assert!((0.05..0.1).contains(&two_way), "{two_way}");
+    assert!((0.35..0.45).contains(&two_way), "{two_way}");
     assert!(report.passed(), "{}", report.failures().join("\n"));
     assert!(
         report
@@ -340,18 +342,20 @@ async fn a_two_way_set_is_held_to_its_two_way_kappa() {
             .contains("not measured: the labels say supported or not supported only"),
         "{report}"
     );
-    let report = run(0.1).await;
+    let report = run(0.45).await;
     assert_eq!(
         report.failures(),
         [format!(
-            "judge `qwen05-unfitted`: kappa {two_way:.3} is below the floor 0.10"
+            "judge `qwen05-unfitted`: kappa {two_way:.3} is below the floor 0.45"
         )]
     );
 }
 
 /// The kit models asked the short questions (the default way of asking):
-/// their thresholds fitted on the dev halves (`tests/judges/qwen15.toml`,
-/// `qwen05.toml`), reported on the test halves, which were never tuned on.
+/// claims read by the shipped rule (chosen leave-one-source-out on public
+/// sources, BENCHMARKS.md), relevance and passage thresholds fitted on the
+/// dev halves (`tests/judges/qwen15.toml`, `qwen05.toml`), reported on the
+/// test halves, which were never tuned on.
 /// The figures README and BENCHMARKS.md quote, replayed with no call: a
 /// change to the questions, to how probabilities are read or to a default
 /// shows here before it silently moves a published number.
@@ -364,23 +368,23 @@ async fn the_short_questions_replay_to_the_published_test_figures() {
             "qwen15",
             "qwen15",
             180,
-            0.296,
-            Some(0.176),
+            0.37,
+            Some(0.143),
         ),
         (
             "tests/labelled_claims/test",
             "qwen05",
             "qwen05",
             180,
-            0.129,
-            Some(0.066),
+            0.068,
+            Some(0.039),
         ),
         (
             "tests/public_claims/begin/test",
             "qwen15",
             "qwen15",
             272,
-            0.635,
+            0.439,
             None,
         ),
         (
@@ -388,7 +392,7 @@ async fn the_short_questions_replay_to_the_published_test_figures() {
             "qwen05",
             "qwen05",
             272,
-            0.474,
+            0.456,
             None,
         ),
         (
@@ -452,23 +456,23 @@ async fn the_dev_halves_and_the_befores_replay_to_the_published_figures() {
             "qwen15-unfitted",
             "qwen15-unfitted",
             180,
-            0.440,
-            Some(0.258),
+            0.551,
+            Some(0.184),
         ),
         (
             "tests/labelled_claims/dev",
             "qwen05-unfitted",
             "qwen05-unfitted",
             180,
-            -0.011,
-            Some(0.014),
+            0.125,
+            Some(0.058),
         ),
         (
             "tests/public_claims/begin/dev",
             "qwen15-unfitted",
             "qwen15-unfitted",
             273,
-            0.694,
+            0.504,
             None,
         ),
         (
@@ -548,7 +552,7 @@ async fn the_dev_halves_and_the_befores_replay_to_the_published_figures() {
             "qwen15-chunk400",
             "qwen15-chunk400",
             81,
-            0.760,
+            0.528,
             None,
         ),
     ])
@@ -560,6 +564,9 @@ async fn the_dev_halves_and_the_befores_replay_to_the_published_figures() {
 /// four-verdict kappa where the labels give four verdicts (a set labelled
 /// supported / not says it measures nothing there).
 async fn replays_to(published: &[Published]) {
+    // Every row is checked before failing, so one run lists every figure
+    // that moved.
+    let mut moved = Vec::new();
     for &(set, name, file, decided, two_way, four) in published {
         let report = ragaliq::calibration(set)
             .with_mode(Mode::Replay)
@@ -570,27 +577,36 @@ async fn replays_to(published: &[Published]) {
         let judge = &report.judges[0];
         // + 0.0: a kappa of -0.0 reads as 0.0.
         let kappa = |k: Option<f64>| k.map(|k| (k * 1000.0).round() / 1000.0 + 0.0);
-        assert_eq!(
-            (
-                judge.usage.calls,
-                judge.not_judged.len(),
-                judge.judged,
-                judge.undecided
-            ),
-            (0, 0, decided, 0),
-            "{set} {name}: calls, not verified, decided, undecided"
+        let counts = (
+            judge.usage.calls,
+            judge.not_judged.len(),
+            judge.judged,
+            judge.undecided,
         );
-        assert_eq!(kappa(judge.collapsed.kappa), Some(two_way), "{set} {name}");
+        if counts != (0, 0, decided, 0) {
+            moved.push(format!(
+                "{set} {name}: calls, not verified, decided, undecided {counts:?}, published (0, 0, {decided}, 0)"
+            ));
+        }
+        if kappa(judge.collapsed.kappa) != Some(two_way) {
+            moved.push(format!(
+                "{set} {name}: two-way kappa {:?}, published {two_way}",
+                kappa(judge.collapsed.kappa)
+            ));
+        }
         if let Some(four) = four {
-            assert!(judge.four_way_measured(), "{set} {name}");
-            assert_eq!(
-                kappa(judge.verdicts.kappa),
-                Some(four),
-                "{set} {name}: four verdicts"
-            );
-        } else if set.contains("claims") {
+            if !judge.four_way_measured() || kappa(judge.verdicts.kappa) != Some(four) {
+                moved.push(format!(
+                    "{set} {name}: four-verdict kappa {:?}, published {four}",
+                    kappa(judge.verdicts.kappa)
+                ));
+            }
+        } else if set.contains("claims") && judge.four_way_measured() {
             // BEGIN says supported or not: four verdicts measure nothing.
-            assert!(!judge.four_way_measured(), "{set} {name}");
+            moved.push(format!(
+                "{set} {name}: four verdicts measured on a two-way set"
+            ));
         }
     }
+    assert!(moved.is_empty(), "figures moved:\n{}", moved.join("\n"));
 }
