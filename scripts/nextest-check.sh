@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The README's CI recipe, run the way a user runs it: a throwaway crate with
+# The guide's CI recipe (docs/guide/suites-and-reports.md), run the way a user runs it: a throwaway crate with
 # ragaliq (from this workspace) as a dev-dependency, 9 `#[rag_test]`s (one a
 # `#[should_panic]` test of a bad answer) and a suite of 8 cases x 3 metrics,
 # against the scripted judge on 127.0.0.1.

@@ -253,7 +253,7 @@ async fn markup_in_labelled_claims_stays_text_on_the_page() {
 }
 
 /// Every real model's recordings (`tests/labelled_claims/strategies`)
-/// replay with no call and give the figures BENCHMARKS.md and README quote:
+/// replay with no call and give the figures BENCHMARKS.md quotes:
 /// a change to how requests are built, or to how replies are read and
 /// checked, shows here before it silently changes a published number.
 #[tokio::test]
@@ -356,7 +356,7 @@ async fn a_two_way_set_is_held_to_its_two_way_kappa() {
 /// sources, BENCHMARKS.md), relevance and passage thresholds fitted on the
 /// dev halves (`tests/judges/qwen15.toml`, `qwen05.toml`), reported on the
 /// test halves, which were never tuned on.
-/// The figures README and BENCHMARKS.md quote, replayed with no call: a
+/// The figures BENCHMARKS.md and the guide quote, replayed with no call: a
 /// change to the questions, to how probabilities are read or to a default
 /// shows here before it silently moves a published number.
 #[tokio::test]

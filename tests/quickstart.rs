@@ -39,7 +39,7 @@ async fn quickstart_replays_offline() {
     assert!(!verdict("irrelevant", Metric::Relevance));
     // One rule for faithfulness and hallucination: the faithful claim,
     // supported at the claim threshold, passes both. Where the recorded 1.5B
-    // differs from a person (README, "The quickstart"): it wrote claims about
+    // differs from a person (README, "Try it"): it wrote claims about
     // the query, not the off-topic answer's, so that answer is undecided
     // (asked twice), not failed for its invented fact.
     assert!(verdict("faithful", Metric::Hallucination));

@@ -17,7 +17,9 @@ pub struct Args {
     /// environment configure, named `default`.
     #[arg(long = "judge", value_name = "NAME=FILE")]
     judges: Vec<String>,
-    /// Exit with 1 when a judge's kappa over the four verdicts is below this.
+    /// Exit with 1 when a judge's kappa is below this: over the four
+    /// verdicts where the claims' labels give more than supported / not,
+    /// else supported / not; relevant / not for answers and passages.
     #[arg(long, value_name = "KAPPA")]
     min_kappa: Option<f64>,
     /// Recording mode (auto, record, replay, live), instead of RAGALIQ_MODE / CI.

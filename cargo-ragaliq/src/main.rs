@@ -53,9 +53,9 @@ enum Command {
     Status(recordings::StatusArgs),
     /// Convert format-1 recordings (JSON) to format 2 (YAML) in place.
     Migrate(recordings::MigrateArgs),
-    /// Report how far a judge agrees with labelled claims.
+    /// Report how far a judge agrees with labelled items (claims, answers, passages, graded answers, criteria).
     ///
-    /// Verifies every labelled claim through the judge (recorded and
+    /// Verifies every labelled item through the judge (recorded and
     /// replayed like any test), then prints accuracy, Cohen's kappa with a
     /// 95% interval, macro-F1, per-label precision and recall and the
     /// confusion matrix. Exits with 1 when kappa is below --min-kappa.

@@ -48,9 +48,13 @@ pub fn finish(
     complete: bool,
 ) -> std::io::Result<()> {
     let usage = judge.usage();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let snapshot = &recorder.location().snapshot;
     println!(
-        "\n{} judge calls, {} answers replayed from examples/recordings/{name}.snap",
-        usage.calls, usage.replayed
+        "\n{} judge calls, {} answers replayed from {}",
+        usage.calls,
+        usage.replayed,
+        snapshot.strip_prefix(root).unwrap_or(snapshot).display()
     );
     if let Some(pending) = recorder.save_pending_after(complete, &format!("examples/{name}.rs"))? {
         println!(

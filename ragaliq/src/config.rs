@@ -678,16 +678,22 @@ impl Config {
                 "true or false",
             )?
             .unwrap_or(true);
-        if judge.contradiction_threshold.is_some()
-            || (r.env)("RAGALIQ_CONTRADICTION_THRESHOLD").is_some()
-        {
+        // A retired key: refused with what replaced it, never ignored.
+        let retired = match (
+            judge.contradiction_threshold,
+            (r.env)("RAGALIQ_CONTRADICTION_THRESHOLD"),
+        ) {
+            (Some(t), _) => Some((
+                format!("{file_name}: judge.contradiction_threshold"),
+                t.to_string(),
+            )),
+            (None, Some(v)) => Some(("RAGALIQ_CONTRADICTION_THRESHOLD".into(), v)),
+            (None, None) => None,
+        };
+        if let Some((origin, value)) = retired {
             return Err(ConfigError::Invalid {
-                origin: if judge.contradiction_threshold.is_some() {
-                    format!("{file_name}: judge.contradiction_threshold")
-                } else {
-                    "RAGALIQ_CONTRADICTION_THRESHOLD".into()
-                },
-                value: "set".into(),
+                origin,
+                value,
                 expected: "judge.contradiction_ratio instead: a claim is contradicted when P(contradicted) is more than that many times P(supported) (default 3); `cargo ragaliq calibrate --fit` fits it".into(),
             });
         }
