@@ -1,9 +1,15 @@
 #!/usr/bin/env bash
 # What a user pays before the first test runs: a throwaway crate with ragaliq
-# (from this workspace) as its only dev-dependency, 4 `#[rag_test]`s and a
-# `harness = false` suite, built from a fresh target folder.
+# (from this workspace) as its only dev-dependency, 4 `#[rag_test]`s and (with
+# --suite) a `harness = false` suite, built from a fresh target folder.
 #
-#   scripts/bench-downstream.sh [--features "..."] [--no-default-features] [--keep DIR]
+#   scripts/bench-downstream.sh [--features "..."] [--no-default-features] [--suite]
+#                               [--ragaliq DIR] [--keep DIR]
+#
+# --ragaliq names another checkout's root (e.g. a `git worktree` of an older
+# commit) to build against, with that checkout's Cargo.lock. The common case
+# (#[rag_test] and the assertion macros, no suite) is the default; a suite
+# needs `--suite --features suite` on trees where it is a feature.
 #
 # Prints the wall, user and system time of `cargo test --no-run` and the 15
 # largest units of `cargo build --timings` (from the same build). Uses the
@@ -14,12 +20,15 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 features=""
 default_features=true
 keep=""
+suite=false
 while [ $# -gt 0 ]; do
   case "$1" in
     --features) features="$2"; shift 2 ;;
     --no-default-features) default_features=false; shift ;;
     --keep) keep="$2"; shift 2 ;;
-    -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
+    --suite) suite=true; shift ;;
+    --ragaliq) root=$(cd "$2" && pwd); shift 2 ;;
+    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
     *) echo "bench-downstream: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -40,11 +49,10 @@ publish = false
 
 [dev-dependencies]
 ragaliq = { path = "$root/ragaliq", default-features = $default_features$feature_list }
-
-[[test]]
-name = "suite"
-harness = false
 TOML
+if $suite; then
+  printf '\n[[test]]\nname = "suite"\nharness = false\n' >>"$work/Cargo.toml"
+fi
 mkdir -p "$work/src"
 echo "//! A crate under test." >"$work/src/lib.rs"
 cat >"$work/tests/rag.rs" <<'RS'
@@ -77,11 +85,13 @@ async fn context(judge: Judge) {
     assert_context_recall!(judge, case);
 }
 RS
+if $suite; then
 cat >"$work/tests/suite.rs" <<'RS'
 fn main() -> std::process::ExitCode {
     ragaliq::suite("tests/rag_cases").run()
 }
 RS
+fi
 cat >"$work/tests/rag_cases/cases.yaml" <<'YAML'
 - id: refund-window
   query: What is the refund window?
