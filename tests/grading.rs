@@ -78,14 +78,19 @@ async fn a_broken_rule_fails_with_the_judges_reason(judge: Judge) {
 }
 
 /// The scored form (evaluation steps written once for the rule, then a
-/// 1–5 score weighted by its token probabilities), same reply.
+/// 1–5 score weighted by its token probabilities), same reply. At the
+/// default threshold 0.7, given here because the judge file's
+/// `thresholds.criteria` (0.416) was fitted on the yes/no form's P(yes),
+/// another scale: ragaliq has one criteria threshold for both forms (a
+/// known limitation, in the guide).
 #[rag_test(config = "tests/judges/qwen15.toml")]
 #[should_panic(expected = "score")]
 async fn a_broken_rule_scores_low(judge: Judge) {
     assert_judged!(
         judge,
         reply("Sure, send it back and you will get a full refund, no questions asked."),
-        Criteria::scored(RULE)
+        Criteria::scored(RULE),
+        threshold = 0.7
     );
 }
 
