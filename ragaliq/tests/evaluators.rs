@@ -396,6 +396,23 @@ async fn an_extracted_claim_the_response_never_made_is_dropped() {
         "{}",
         eval.reasoning
     );
+    assert_eq!(eval.counts.map(|c| c.dropped), Some(2));
+    // Context recall extracts its facts from the expected answer the same
+    // way: what it drops is counted and said there too.
+    let case = case
+        .response("")
+        .expected_answer("Our stores open at nine in the morning.");
+    let recall = within(wm_judge(&server).evaluate(Metric::ContextRecall, &case))
+        .await
+        .unwrap();
+    assert_eq!(recall.counts.map(|c| c.dropped), Some(2), "{recall}");
+    assert!(
+        recall
+            .reasoning
+            .contains("2 claims the judge extracted were dropped"),
+        "{}",
+        recall.reasoning
+    );
 }
 
 #[tokio::test]

@@ -173,14 +173,17 @@ pub(super) async fn recall(
     case: &RagCase,
     plan: &Plan,
 ) -> Result<Scored> {
-    let facts = if !case.expected_facts.is_empty() {
-        case.expected_facts.clone()
+    // Facts written by hand are taken as they are; claims extracted from
+    // the expected answer keep what extraction dropped, for the counts.
+    let (facts, extracted) = if !case.expected_facts.is_empty() {
+        (case.expected_facts.clone(), None)
     } else if let Some(answer) = case
         .expected_answer
         .as_deref()
         .filter(|a| !a.trim().is_empty())
     {
-        claims::extract(ask, how, &case.query, answer).await?.claims
+        let extracted = claims::extract(ask, how, &case.query, answer).await?;
+        (extracted.claims.clone(), Some(extracted))
     } else {
         return Err(Error::MissingInput {
             metric: Metric::ContextRecall,
@@ -203,7 +206,7 @@ pub(super) async fn recall(
     let score = VerdictWeights::RATIO.score(voted.iter().map(|v| v.verdict.verdict));
     let details = details(&facts, voted, |v| v.verdict != Verdict::Supported);
     let covered = details.iter().filter(|c| !c.failed).count();
-    let reasoning = if case.context.is_empty() {
+    let mut reasoning = if case.context.is_empty() {
         "No context was retrieved, so no expected fact is covered.".to_owned()
     } else {
         format!(
@@ -211,12 +214,16 @@ pub(super) async fn recall(
             plural(details.len(), "expected fact", "expected facts")
         )
     };
+    if let Some(extracted) = &extracted {
+        reasoning.push_str(&super::faithfulness::dropped(extracted));
+    }
     Ok(Scored {
         score,
         reasoning,
         claims: details,
         undecided,
         sample_scores: scores,
+        dropped: extracted.map_or(0, |e| e.dropped.len()),
         ..Scored::default()
     })
 }
