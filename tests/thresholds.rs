@@ -122,3 +122,53 @@ async fn a_judge_without_a_recording_refuses_in_replay_mode() {
     assert_eq!(judge.usage().calls, 0);
     println!("{message}");
 }
+
+/// The quickstart's file fits relevance and passages for the 1.5B
+/// (`[fitted] model`): another model gets the defaults, and its judge's
+/// description says so.
+#[test]
+fn thresholds_fitted_for_one_model_give_way_to_the_defaults_for_another() {
+    let same = config(&[]);
+    assert_eq!(same.passage_threshold, 0.414);
+    assert_eq!(
+        Judge::from_config(&same)
+            .unwrap()
+            .default_threshold(Metric::Relevance),
+        0.47
+    );
+    let other = config(&[("RAGALIQ_MODEL", "gpt-4o-mini")]);
+    assert_eq!(other.passage_threshold, 0.5, "the default, not the 1.5B's");
+    let judge = Judge::from_config(&other).unwrap();
+    assert_eq!(judge.default_threshold(Metric::Relevance), 0.7);
+    let described = judge.describe();
+    assert!(
+        described
+            .contains("thresholds fitted for `qwen2.5-coder-1.5b` not applied to `gpt-4o-mini`"),
+        "{described}"
+    );
+}
+
+/// Probabilities read from the same question are the same every time:
+/// samples above 1 are refused there, with what to do instead, and
+/// accepted where the judge's written word is sampled.
+#[tokio::test]
+async fn samples_are_refused_where_they_would_all_be_the_same() {
+    let refused = match Judge::from_config(&config(&[("RAGALIQ_SAMPLES", "5")])) {
+        Err(e) => e.to_string(),
+        Ok(judge) => {
+            let case = quickstart::cases().into_iter().next().unwrap();
+            judge.faithfulness(&case).await.unwrap_err().to_string()
+        }
+    };
+    assert!(
+        refused.contains("the same every time the same question is asked")
+            && refused.contains("strategy = \"word\""),
+        "{refused}"
+    );
+    let sampled = config(&[
+        ("RAGALIQ_SAMPLES", "5"),
+        ("RAGALIQ_STRATEGY", "word"),
+        ("RAGALIQ_TEMPERATURE", "0.7"),
+    ]);
+    assert!(Judge::from_config(&sampled).is_ok());
+}
