@@ -982,7 +982,7 @@ impl Config {
     }
 
     /// The price of the configured model: an override, else the built-in
-    /// table ([`BUILTIN_PRICES`](crate::config::BUILTIN_PRICES)), else `None`.
+    /// table ([`BUILTIN_PRICES`]), else `None`.
     #[must_use]
     pub fn price(&self) -> Option<Price> {
         price_for(&self.model, &self.prices)

@@ -278,7 +278,7 @@ impl JudgeBuilder {
         self
     }
 
-    /// How answer correctness scores (default [`Correctness::F1`]).
+    /// How answer correctness scores (default [`Correctness::F1`](crate::Correctness::F1)).
     pub fn with_correctness(mut self, correctness: crate::core::Correctness) -> Self {
         self.scoring.correctness = correctness;
         self
