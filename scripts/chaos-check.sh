@@ -55,7 +55,7 @@ edition = "2024"
 publish = false
 
 [dev-dependencies]
-ragaliq = { path = "$root/ragaliq" }
+ragaliq = { path = "$root/ragaliq", features = ["suite"] }
 
 [[test]]
 name = "suite"

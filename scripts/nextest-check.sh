@@ -48,7 +48,7 @@ edition = "2024"
 publish = false
 
 [dev-dependencies]
-ragaliq = { path = "$root/ragaliq" }
+ragaliq = { path = "$root/ragaliq", features = ["suite"] }
 
 [[test]]
 name = "suite"
