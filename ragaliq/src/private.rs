@@ -11,6 +11,7 @@ use crate::error::{Error, NOT_RECORDED};
 use crate::judge::Judge;
 use crate::metrics::EvalOptions;
 use crate::record::{Location, Recorder, Site};
+use futures_util::future::BoxFuture;
 use std::future::Future;
 use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
 use std::path::{Path, PathBuf};
@@ -86,7 +87,20 @@ fn note_failure(failure: Failure) {
 /// Runs one `#[rag_test]`: builds the judge and its recorder, runs the body,
 /// then asserts the recording through insta, as the test's own snapshot.
 #[track_caller]
-pub fn run_test(spec: TestSpec, body: impl FnOnce(Judge) -> Pin<Box<dyn Future<Output = ()>>>) {
+pub fn run_test(
+    spec: TestSpec,
+    body: impl FnOnce(Judge) -> Pin<Box<dyn Future<Output = ()>>> + 'static,
+) {
+    // Generic only in name: the work is in `run_boxed`, compiled once here
+    // rather than once per test in the user's crate.
+    run_boxed(spec, Box::new(body));
+}
+
+/// A test's body, as [`run_test`] takes it.
+type Body = Box<dyn FnOnce(Judge) -> Pin<Box<dyn Future<Output = ()>>>>;
+
+#[track_caller]
+fn run_boxed(spec: TestSpec, body: Body) {
     let env = |name: &str| -> Option<String> {
         match (name, spec.mode, spec.judge) {
             ("RAGALIQ_MODE", Some(mode), _) => Some(mode.name().to_owned()),
@@ -290,15 +304,39 @@ pub fn custom(m: &crate::CustomMetric) -> What<'_> {
     What::Custom(m)
 }
 
-pub async fn assert_metric(
+pub fn assert_metric<'a>(
+    macro_name: &'a str,
+    judge: &'a Judge,
+    case: &'a RagCase,
+    what: impl Into<What<'a>>,
+    options: Result<EvalOptions, String>,
+    expect: Expect,
+) -> BoxFuture<'a, Result<Evaluation, String>> {
+    assert_boxed(macro_name, judge, case, what.into(), options, expect)
+}
+
+/// Boxed in a function that is not generic, so that its state machine,
+/// and the evaluation's under it, are compiled once in ragaliq, not in
+/// every test crate.
+fn assert_boxed<'a>(
+    macro_name: &'a str,
+    judge: &'a Judge,
+    case: &'a RagCase,
+    what: What<'a>,
+    options: Result<EvalOptions, String>,
+    expect: Expect,
+) -> BoxFuture<'a, Result<Evaluation, String>> {
+    Box::pin(assert_here(macro_name, judge, case, what, options, expect))
+}
+
+async fn assert_here(
     macro_name: &str,
     judge: &Judge,
     case: &RagCase,
-    what: impl Into<What<'_>>,
+    what: What<'_>,
     options: Result<EvalOptions, String>,
     expect: Expect,
 ) -> Result<Evaluation, String> {
-    let what = what.into();
     let metric = match &what {
         What::Metric(m) => m.to_string(),
         What::Criteria(c) => format!("criteria {:?}", c.name()),

@@ -476,6 +476,60 @@ async fn an_unknown_label_is_an_error_carrying_the_reply_not_a_guess() {
     );
 }
 
+/// A team evaluates its cases in parallel on tokio's tasks: every metric's
+/// future must be `Send` (its claims asked concurrently included), and the
+/// spawned evaluations share one judge's calls.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn evaluations_run_on_spawned_tasks() {
+    let server = ScriptedJudge::start().await;
+    let judge = scripted(&server, 8);
+    let mut tasks = tokio::task::JoinSet::new();
+    for metric in [
+        Metric::Faithfulness,
+        Metric::Hallucination,
+        Metric::Relevance,
+    ] {
+        let judge = judge.clone();
+        tasks.spawn(async move {
+            let eval = judge.evaluate(metric, &refund_case()).await?;
+            Ok::<_, Error>(format!("{metric} {:.2}", eval.score))
+        });
+    }
+    let claim = judge.clone();
+    tasks.spawn(async move {
+        let verdict = claim
+            .verify_claim(
+                "Refunds are accepted within 30 days.",
+                &["Refunds are accepted within 30 days of delivery.".into()],
+            )
+            .await?;
+        Ok(format!("claim {:?}", verdict.verdict))
+    });
+    let mut done = Vec::new();
+    while let Some(joined) = within(tasks.join_next()).await {
+        done.push(joined.unwrap().unwrap());
+    }
+    done.sort();
+    // The same, asked one after another on this task.
+    let alone = ScriptedJudge::start().await;
+    let sequential = scripted(&alone, 1);
+    let mut expected = Vec::new();
+    for metric in [
+        Metric::Faithfulness,
+        Metric::Hallucination,
+        Metric::Relevance,
+    ] {
+        let eval = within(sequential.evaluate(metric, &refund_case()))
+            .await
+            .unwrap();
+        expected.push(format!("{metric} {:.2}", eval.score));
+    }
+    expected.push("claim Supported".into());
+    expected.sort();
+    assert_eq!(done, expected);
+    assert_eq!(server.requests(), 6);
+}
+
 #[tokio::test]
 async fn faithfulness_and_hallucination_share_every_call() {
     let server = ScriptedJudge::start().await;

@@ -27,6 +27,7 @@ use crate::core::{
 use crate::error::{Error, Result};
 use crate::session::{Session, Tally};
 use crate::stats;
+use futures_util::future::BoxFuture;
 
 /// The reasoning of an evaluation left undecided because the judge listed
 /// no claim in a response that states something.
@@ -313,7 +314,23 @@ fn check(
 
 /// `subject` on `case`, asked through `session`, with `options` over the
 /// `scoring` defaults.
-pub(crate) async fn evaluate(
+///
+/// Boxed here, as are [`verify_claim`] and [`extract_claims`]: the future is
+/// made into a trait object inside ragaliq, so the evaluation's state
+/// machines (every metric, the session, the client) are compiled once, in
+/// this crate, instead of again in every test crate that awaits them
+/// (measured in BENCHMARKS.md, "A lean build").
+pub(crate) fn evaluate<'a>(
+    session: &'a Session,
+    scoring: &'a Scoring,
+    subject: Subject<'a>,
+    case: &'a RagCase,
+    options: &'a EvalOptions,
+) -> BoxFuture<'a, Result<Evaluation>> {
+    Box::pin(evaluate_here(session, scoring, subject, case, options))
+}
+
+async fn evaluate_here(
     session: &Session,
     scoring: &Scoring,
     subject: Subject<'_>,
@@ -444,7 +461,17 @@ pub(crate) async fn verify_labelled(
 
 /// One claim checked against `passages` through the claim path, as a
 /// [`ClaimVerdict`] (for [`Judge::verify_claim`](crate::Judge::verify_claim)).
-pub(crate) async fn verify_claim(
+/// Boxed, as [`evaluate`] says why.
+pub(crate) fn verify_claim<'a>(
+    session: &'a Session,
+    scoring: &'a Scoring,
+    claim: &'a str,
+    passages: &'a [String],
+) -> BoxFuture<'a, Result<ClaimVerdict>> {
+    Box::pin(verify_claim_here(session, scoring, claim, passages))
+}
+
+async fn verify_claim_here(
     session: &Session,
     scoring: &Scoring,
     claim: &str,
@@ -479,8 +506,17 @@ pub(crate) async fn verify_claim(
 /// The claims of `text` (a response, or an expected answer), as the
 /// metrics take them: extracted by the judge (once per text, memoised) or,
 /// with `sentences`, its sentences. Claims the judge wrote that are not in
-/// the text are left out.
-pub(crate) async fn extract_claims(
+/// the text are left out. Boxed, as [`evaluate`] says why.
+pub(crate) fn extract_claims<'a>(
+    session: &'a Session,
+    scoring: &'a Scoring,
+    query: &'a str,
+    text: &'a str,
+) -> BoxFuture<'a, Result<(Vec<String>, crate::core::Usage)>> {
+    Box::pin(extract_claims_here(session, scoring, query, text))
+}
+
+async fn extract_claims_here(
     session: &Session,
     scoring: &Scoring,
     query: &str,

@@ -26,8 +26,10 @@ pub(super) async fn verify(
     sample: u32,
 ) -> Result<Vec<CheckedVerdict>> {
     use futures_util::{StreamExt, stream};
-    let asked = stream::iter(claims)
-        .map(|claim| probe(ask, how, claim, passages, sample))
+    // By index: a closure over `&String` here makes the future's `Send`
+    // unprovable (rust-lang/rust#102211) once it is boxed as `Send`.
+    let asked = stream::iter(0..claims.len())
+        .map(|i| probe(ask, how, &claims[i], passages, sample))
         .buffered(CONCURRENCY)
         .collect::<Vec<_>>()
         .await;
