@@ -4,12 +4,15 @@
 # --suite) a `harness = false` suite, built from a fresh target folder.
 #
 #   scripts/bench-downstream.sh [--features "..."] [--no-default-features] [--suite]
-#                               [--ragaliq DIR] [--keep DIR]
+#                               [--test-files N] [--ragaliq DIR] [--keep DIR]
 #
 # --ragaliq names another checkout's root (e.g. a `git worktree` of an older
 # commit) to build against, with that checkout's Cargo.lock. The common case
 # (#[rag_test] and the assertion macros, no suite) is the default; a suite
 # needs `--suite --features suite` on trees where it is a feature.
+# --test-files N writes N identical test files (tests/rag.rs, rag2.rs, …), as
+# a crate whose tests are spread over several files: each is a crate of its
+# own, so what ragaliq leaves to its users to compile is paid N times.
 #
 # Prints the wall, user and system time of `cargo test --no-run` and the 15
 # largest units of `cargo build --timings` (from the same build). Uses the
@@ -21,14 +24,16 @@ features=""
 default_features=true
 keep=""
 suite=false
+test_files=1
 while [ $# -gt 0 ]; do
   case "$1" in
     --features) features="$2"; shift 2 ;;
     --no-default-features) default_features=false; shift ;;
     --keep) keep="$2"; shift 2 ;;
     --suite) suite=true; shift ;;
+    --test-files) test_files="$2"; shift 2 ;;
     --ragaliq) root=$(cd "$2" && pwd); shift 2 ;;
-    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
     *) echo "bench-downstream: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -85,6 +90,9 @@ async fn context(judge: Judge) {
     assert_context_recall!(judge, case);
 }
 RS
+for i in $(seq 2 "$test_files"); do
+  cp "$work/tests/rag.rs" "$work/tests/rag$i.rs"
+done
 if $suite; then
 cat >"$work/tests/suite.rs" <<'RS'
 fn main() -> std::process::ExitCode {
