@@ -144,8 +144,12 @@ pub fn run(args: Args) -> Result<bool, String> {
                     );
                 }
                 None => println!(
-                    "fitted: nothing for judge `{}`: its verdicts came with no probabilities, or the labels hold one side only",
-                    judge.name
+                    "fitted: nothing for judge `{}`: {}",
+                    judge.name,
+                    judge
+                        .unfitted
+                        .as_deref()
+                        .unwrap_or("no threshold was found")
                 ),
             }
         }

@@ -794,6 +794,11 @@ async fn calibrate_one(
         ItemKind::Graded => judge.default_threshold(Metric::Correctness),
         ItemKind::Judged => judge.default_threshold(Metric::Criteria),
     };
+    let (fitted, unfitted) = match fit.then(|| fit_threshold(kind, &scored, current)) {
+        Some(Ok(f)) => (Some(f), None),
+        Some(Err(why)) => (None, Some(why)),
+        None => (None, None),
+    };
     JudgeResult {
         name: name.to_owned(),
         judge: judge.describe(),
@@ -812,16 +817,14 @@ async fn calibrate_one(
         not_judged,
         disagreements,
         undecided_claims,
-        fit: fit
-            .then(|| fit_threshold(kind, &scored, current))
-            .flatten()
-            .map(|f| {
-                if kind == ItemKind::Claim && judge.asks_contradiction() {
-                    fit_contradiction(f, &scored_four, judge.contradiction_ratio())
-                } else {
-                    f
-                }
-            }),
+        fit: fitted.map(|f| {
+            if kind == ItemKind::Claim && judge.asks_contradiction() {
+                fit_contradiction(f, &scored_four, judge.contradiction_ratio())
+            } else {
+                f
+            }
+        }),
+        unfitted,
     }
 }
 
@@ -963,18 +966,23 @@ fn best_of(
 /// labels (two-way kappa over the decided items that have one), and the
 /// kappa at `current`. Candidates are the midpoints between neighbouring
 /// probabilities (and 0 and 1); of equally good ones, the nearest to
-/// `current`. `None` without probabilities (the word strategy) or without
-/// both labels.
-fn fit_threshold(kind: ItemKind, scored: &[(bool, f64)], current: f64) -> Option<Fit> {
+/// `current`. Why not, without probabilities (the word strategy), without
+/// both labels, or when every item scored the same.
+fn fit_threshold(kind: ItemKind, scored: &[(bool, f64)], current: f64) -> Result<Fit, String> {
+    if scored.is_empty() {
+        return Err("its verdicts came with no probabilities or scores".into());
+    }
     let has = |side: bool| scored.iter().any(|(p, _)| *p == side);
     if !has(true) || !has(false) {
-        return None;
+        return Err("the labels of the items it decided hold one side only".into());
     }
     let mut values: Vec<f64> = scored.iter().map(|(_, p)| *p).collect();
     values.sort_by(f64::total_cmp);
     values.dedup();
-    if values.len() < 2 {
-        return None;
+    if let [only] = values[..] {
+        return Err(format!(
+            "every item it decided scored {only:.2}, so no threshold separates them"
+        ));
     }
     let kappa_at = |t: f64| {
         let pairs: Vec<(usize, usize)> = scored
@@ -983,8 +991,9 @@ fn fit_threshold(kind: ItemKind, scored: &[(bool, f64)], current: f64) -> Option
             .collect();
         crate::stats::agreement(&["yes", "no"], &pairs, 0, 0).kappa
     };
-    let (threshold, kappa) = best_of(written_cuts(&values), current, kappa_at)?;
-    Some(Fit::new(
+    let (threshold, kappa) = best_of(written_cuts(&values), current, kappa_at)
+        .ok_or_else(|| "no threshold gives a defined kappa".to_owned())?;
+    Ok(Fit::new(
         kind,
         threshold,
         kappa,
@@ -1052,7 +1061,11 @@ mod tests {
         assert!(fit.kappa_at_current.unwrap() < 1.0);
         assert_eq!(fit.items, 5);
         // One side only: nothing to fit.
-        assert!(fit_threshold(ItemKind::Claim, &[(true, 0.2), (true, 0.9)], 0.5).is_none());
+        assert!(fit_threshold(ItemKind::Claim, &[(true, 0.2), (true, 0.9)], 0.5).is_err());
+        assert_eq!(
+            fit_threshold(ItemKind::Graded, &[(true, 0.0), (false, 0.0)], 0.7).unwrap_err(),
+            "every item it decided scored 0.00, so no threshold separates them"
+        );
     }
 
     #[test]

@@ -88,6 +88,10 @@ pub struct JudgeResult {
     /// ([`Calibration::with_fit`](super::Calibration::with_fit)) and the
     /// judge's verdicts come with probabilities.
     pub fit: Option<Fit>,
+    /// Why no threshold was fitted, when one was asked for and none was
+    /// found (no probabilities, one side of the labels only, every item
+    /// scored the same).
+    pub unfitted: Option<String>,
 }
 
 impl JudgeResult {
