@@ -45,14 +45,18 @@ async fn a_wrong_answer_fails_with_both_sides_quoted(judge: Judge) {
     );
 }
 
-/// Recall alone: an answer that leaves out how refunds are paid.
+/// Recall alone: an answer that leaves out how refunds are paid fails a
+/// team that wants the whole reference stated (its own threshold: the
+/// judge file's, fitted on graded answers where most correct answers
+/// score low with this model, is 0.1, which a half-told answer passes).
 #[rag_test(config = "tests/judges/qwen15.toml")]
 #[should_panic(expected = "the reference's claims the answer does not state")]
 async fn a_partial_answer_fails_recall(judge: Judge) {
     assert_correct!(
         judge,
         refund("You can get a refund within 30 days of delivery."),
-        correctness = Correctness::Recall
+        correctness = Correctness::Recall,
+        threshold = 0.9
     );
 }
 
