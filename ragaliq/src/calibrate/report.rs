@@ -863,6 +863,7 @@ mod tests {
             disagreements: Vec::new(),
             undecided_claims: Vec::new(),
             fit: None,
+            unfitted: None,
         };
         let report = CalibrationReport::new(&[], None, vec![judge]);
         let text = report.to_string();
