@@ -472,6 +472,24 @@ async fn the_short_questions_replay_to_the_published_test_figures() {
             0.025,
             None,
         ),
+        // K-QA's physicians' must-have statements as criteria: a public
+        // set nobody fitted on, read at the threshold fitted on ours.
+        (
+            "tests/public_criteria/kqa/test",
+            "qwen15",
+            "qwen15",
+            90,
+            0.416,
+            None,
+        ),
+        (
+            "tests/public_criteria/kqa/test",
+            "qwen05",
+            "qwen05",
+            90,
+            0.025,
+            None,
+        ),
         (
             "tests/labelled_relevance/test",
             "qwen15",
