@@ -736,6 +736,19 @@ async fn replays_to(published: &[Published]) {
                 "{set} {name}: calls, not verified, decided, undecided {counts:?}, published (0, {not_verified}, {decided}, {undecided})"
             ));
         }
+        // What the CLI prints for a run with items not verified names
+        // them as the set's items ("graded answers"), not as claims.
+        let said = format!(
+            "judge `{name}`: {not_verified} of {} {} could not be verified",
+            report.claims,
+            report.kind.plural()
+        );
+        if not_verified > 0 && !report.failures().iter().any(|f| f.starts_with(&said)) {
+            moved.push(format!(
+                "{set} {name}: failures {:?}, expected {said:?}",
+                report.failures()
+            ));
+        }
         if kappa(judge.collapsed.kappa) != Some(two_way) {
             moved.push(format!(
                 "{set} {name}: two-way kappa {:?}, published {two_way}",

@@ -355,10 +355,11 @@ impl CalibrationReport {
         for j in &self.judges {
             if !j.not_judged.is_empty() {
                 out.push(format!(
-                    "judge `{}`: {} of {} claims could not be verified (first: {} at {}: {})",
+                    "judge `{}`: {} of {} {} could not be verified (first: {} at {}: {})",
                     j.name,
                     j.not_judged.len(),
                     self.claims,
+                    self.kind.plural(),
                     j.not_judged[0].id,
                     j.not_judged[0].place,
                     j.not_judged[0].error
