@@ -175,7 +175,7 @@ pub async fn measure(
     let mut config = Config::from_sources(Some((&text, &root.join(judge_file))), root, &env)?;
     config.sentences = sentences;
     if let Some(mode) = mode {
-        config.mode = mode;
+        config.set_mode(mode);
     }
     let stem = stem(judge_file);
     let file = root.join(dir).join("responses.jsonl");

@@ -117,9 +117,10 @@ async fn run() -> Result<bool, Box<dyn std::error::Error>> {
     let recorder = Arc::new(Recorder::new(location(), config.mode));
     let judge = Judge::from_config(&config)?.with_recorder(recorder.clone());
     println!(
-        "judge: {}; mode {}; recording {}",
+        "judge: {}; mode {} ({}); recording {}",
         judge.describe(),
         config.mode,
+        config.mode_reason(),
         location().snapshot.display()
     );
 

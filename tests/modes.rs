@@ -287,3 +287,225 @@ async fn no_secret_reaches_a_recording_or_a_message() {
     assert!(scanned >= 1);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+// ── CI never calls a judge unless the job itself says so ──────────────────
+//
+// The children below each ask the judge one question (relevance), through
+// each of the three ways to get a judge; `ci_never_calls_a_judge_it_was_not_told_to`
+// runs them with `CI=true` and a configuration file or attribute that asks
+// for a mode that calls, and counts the requests at a scripted judge.
+
+/// Each child's own question, so that the process's memo does not answer
+/// one child's with another's.
+fn ci_case(child: &str) -> RagCase {
+    RagCase::new(format!("How long is the refund window ({child})?"))
+        .context(["Refunds are accepted within 30 days of delivery."])
+        .response("Refunds are accepted within 30 days of delivery.")
+}
+
+#[rag_test]
+#[ignore = "run in a child process by the CI tests"]
+async fn ci_rag_test(judge: Judge) {
+    assert_relevant!(judge, ci_case("ci_rag_test"));
+}
+
+#[rag_test(mode = "auto")]
+#[ignore = "run in a child process by the CI tests"]
+async fn ci_attribute_auto(judge: Judge) {
+    assert_relevant!(judge, ci_case("ci_attribute_auto"));
+}
+
+#[rag_test(mode = "record")]
+#[ignore = "run in a child process by the CI tests"]
+async fn ci_attribute_record(judge: Judge) {
+    assert_relevant!(judge, ci_case("ci_attribute_record"));
+}
+
+#[tokio::test]
+#[ignore = "run in a child process by the CI tests"]
+async fn ci_recorded_judge() {
+    let judge = ragaliq::recorded_judge!();
+    assert_relevant!(judge, ci_case("ci_recorded_judge"));
+}
+
+#[tokio::test]
+#[ignore = "run in a child process by the CI tests"]
+async fn ci_from_env() {
+    let judge = Judge::from_env().expect("configuration");
+    assert_relevant!(judge, ci_case("ci_from_env"));
+}
+
+/// Runs this binary's ignored tests matching `filter` (all of them in one
+/// process) with `CI=true`, the configuration file `config` and `extra`.
+fn run_ci_child(filter: &str, dir: &Path, config: &Path, extra: &[(&str, &str)]) -> Run {
+    let mut cmd = Command::new(std::env::current_exe().expect("test binary"));
+    cmd.args([filter, "--ignored", "--test-threads=1"])
+        .env("CI", "true")
+        .env_remove("TF_BUILD")
+        .env_remove("RAGALIQ_MODE")
+        .env_remove("RAGALIQ_BASE_URL")
+        .env_remove("RAGALIQ_JUDGE")
+        .env_remove("RAGALIQ_MODEL")
+        .env_remove("RAGALIQ_PROMPTS_DIR")
+        .env_remove("NEXTEST_RUN_ID")
+        .env_remove("RAGALIQ_RUN_ID")
+        .env_remove("INSTA_FORCE_PASS")
+        .env("RAGALIQ_CONFIG", config)
+        .env("RAGALIQ_SNAPSHOT_DIR", dir)
+        .env("RAGALIQ_MAX_RETRIES", "0")
+        .env("INSTA_UPDATE", "new");
+    for (k, v) in extra {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().expect("run the child tests");
+    Run {
+        passed: out.status.success(),
+        output: format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ),
+    }
+}
+
+/// A judge file pointing at `url`, with `mode` set when given.
+fn judge_file(dir: &Path, mode: Option<&str>, url: &str) -> PathBuf {
+    let path = dir.join(format!("ci-{}.toml", mode.unwrap_or("unset")));
+    let mode = mode.map_or_else(String::new, |m| format!("mode = \"{m}\"\n"));
+    std::fs::write(
+        &path,
+        format!("{mode}[judge]\nprovider = \"openai-compatible\"\nmodel = \"scripted\"\nbase_url = \"{url}\"\n"),
+    )
+    .unwrap();
+    path
+}
+
+/// What each child's failure must say: the command that records it, which
+/// under CI sets RAGALIQ_MODE=record (the one setting CI honours).
+const CI_CHILDREN: [(&str, &str); 5] = [
+    (
+        "ci_rag_test",
+        "record it with: RAGALIQ_MODE=record cargo test -p ragaliq-tests --test modes -- ci_rag_test --exact",
+    ),
+    (
+        "ci_attribute_auto",
+        "record it with: RAGALIQ_MODE=record cargo test -p ragaliq-tests --test modes -- ci_attribute_auto --exact",
+    ),
+    (
+        "ci_attribute_record",
+        "record it with: RAGALIQ_MODE=record cargo test -p ragaliq-tests --test modes -- ci_attribute_record --exact",
+    ),
+    (
+        "ci_recorded_judge",
+        "record it with: RAGALIQ_MODE=record cargo test -p ragaliq-tests --test modes -- ci_recorded_judge",
+    ),
+    (
+        "ci_from_env",
+        "record it with: RAGALIQ_MODE=record cargo test",
+    ),
+];
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ci_never_calls_a_judge_it_was_not_told_to() {
+    let server = ScriptedJudge::start().await;
+    let url = server.base_url();
+    let dir = temp_dir("ci");
+    let snapshots = dir.join("snapshots");
+    std::fs::create_dir_all(&snapshots).unwrap();
+    // Each file mode that calls the judge, and none (the attributes' case):
+    // every child, one process per file, nothing asked.
+    for mode in [Some("auto"), Some("record"), Some("live"), None] {
+        let config = judge_file(&dir, mode, &url);
+        let run = run_ci_child("ci_", &snapshots, &config, &[]);
+        let shown = mode.unwrap_or("none");
+        assert!(
+            !run.passed,
+            "file mode {shown}: nothing is recorded, so every child fails"
+        );
+        assert_eq!(
+            server.requests(),
+            0,
+            "file mode {shown}: CI called the judge\n{}",
+            run.output
+        );
+        for (child, command) in CI_CHILDREN {
+            assert!(
+                run.output.contains(&format!("test {child} ... FAILED")),
+                "file mode {shown}, {child}:\n{}",
+                run.output
+            );
+            assert!(
+                run.output.contains(command),
+                "file mode {shown}, {child}: no `{command}`\n{}",
+                run.output
+            );
+        }
+        assert!(
+            run.output
+                .contains("no recording for test `modes::ci_rag_test` (mode replay)"),
+            "{}",
+            run.output
+        );
+        // What was ignored is said once for the process, on stderr, with
+        // where it came from and how to record in CI on purpose.
+        let said: Vec<&str> = run
+            .output
+            .lines()
+            .filter(|l| l.starts_with("ragaliq: CI is set, so "))
+            .collect();
+        assert_eq!(said.len(), 1, "file mode {shown}:\n{}", run.output);
+        // The first test run (in name order) that ignored something says
+        // it: the attribute, which would have beaten the file.
+        let expected = "ragaliq: CI is set, so #[rag_test(mode = \"auto\")] on test `modes::ci_attribute_auto` is ignored and the mode is replay (CI is set)";
+        assert!(
+            said[0].starts_with(expected),
+            "{}\nnot: {expected}",
+            said[0]
+        );
+        assert!(
+            said[0].contains("set RAGALIQ_MODE=record in the job's environment"),
+            "{}",
+            said[0]
+        );
+        if let Some(m) = mode {
+            // A test without an attribute: the file's mode is the one said,
+            // with the file's path.
+            let run = run_ci_child("ci_rag_test", &snapshots, &config, &[]);
+            let expected = format!(
+                "ragaliq: CI is set, so ci-{m}.toml's mode = \"{m}\" ({}) is ignored and the mode is replay (CI is set)",
+                config.display()
+            );
+            assert!(
+                run.output.contains(&expected),
+                "not: {expected}\n{}",
+                run.output
+            );
+            assert_eq!(server.requests(), 0, "{}", run.output);
+        }
+        // Judge::from_env says why it refused.
+        assert!(
+            run.output
+                .contains("this judge has no recording, and the mode is replay (CI is set"),
+            "{}",
+            run.output
+        );
+    }
+    assert_eq!(
+        std::fs::read_dir(&snapshots).unwrap().count(),
+        0,
+        "replay writes nothing"
+    );
+
+    // The nightly job that records on purpose says so in its environment:
+    // every way to get a judge then asks it (one question each).
+    let config = judge_file(&dir, Some("auto"), &url);
+    let run = run_ci_child("ci_", &snapshots, &config, &[("RAGALIQ_MODE", "record")]);
+    assert_eq!(server.requests(), 5, "{}", run.output);
+    assert!(
+        !run.output.contains("no recording for test"),
+        "{}",
+        run.output
+    );
+
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -50,7 +50,7 @@ use proc_macro::TokenStream;
 ///
 /// | option | values | default |
 /// | --- | --- | --- |
-/// | `mode` | `"replay"`, `"auto"`, `"record"`, `"live"` | `RAGALIQ_MODE`, else `replay` when `CI` is set, else `auto` |
+/// | `mode` | `"replay"`, `"auto"`, `"record"`, `"live"` | `RAGALIQ_MODE`, else the file's `mode`, else `replay` when `CI` is set, else `auto`; where `CI` is set anything but `"replay"` is ignored (only `RAGALIQ_MODE` picks another mode there) |
 /// | `judge` | `"provider:model"` | the configured judge |
 /// | `config` | a judge file, relative to the package root | `RAGALIQ_CONFIG`, else `ragaliq.toml` |
 /// | `name` | the recording's name | the function's name |

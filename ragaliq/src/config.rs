@@ -9,9 +9,19 @@
 //! `RAGALIQ_BASE_URL`, which beat the file. The file's model and base URL
 //! apply only while the provider is the file's own.
 //!
+//! **The mode under CI.** Where `CI` is set (as insta detects it: `CI` set
+//! to anything but `false`, `0` or nothing, else `TF_BUILD` set) the mode
+//! is `replay` unless `RAGALIQ_MODE` in the job's environment says
+//! otherwise (a nightly job that records on purpose). A `mode` in the file
+//! or in `#[rag_test(mode = "…")]` that asks for anything but `replay` is
+//! ignored there, and one line on stderr per process says so, so a
+//! committed setting never makes CI call a judge. Elsewhere the attribute
+//! beats `RAGALIQ_MODE`, which beats the file. [`Config::mode_origin`]
+//! and [`Config::mode_reason`] say what decided.
+//!
 //! | key in `ragaliq.toml` | variable | accepted | default |
 //! | --- | --- | --- | --- |
-//! | `mode` | `RAGALIQ_MODE` | `replay`, `auto`, `record`, `live` | `replay` on CI, else `auto` |
+//! | `mode` | `RAGALIQ_MODE` | `replay`, `auto`, `record`, `live` | `replay` on CI, else `auto`; under CI only `RAGALIQ_MODE` picks another mode (a file's or `#[rag_test]`'s other than `replay` is ignored, said once on stderr) |
 //! | `judge.provider` | `RAGALIQ_JUDGE` (`provider:model`, or a base URL) | `openai`, `anthropic`, `ollama`, `openai-compatible` | `openai` |
 //! | `judge.model` | `RAGALIQ_MODEL` | any model name | per provider |
 //! | `judge.base_url` | `RAGALIQ_BASE_URL` (or `RAGALIQ_JUDGE=http://…`) | `http://…` or `https://…` | per provider; none for `openai-compatible` (replay needs none) |
@@ -152,8 +162,12 @@ impl Provider {
 pub struct Config {
     /// The mode recordings are used in.
     pub mode: Mode,
-    /// The mode is replay because `CI` is set (no variable or file set it).
-    pub mode_from_ci: bool,
+    /// What decided [`mode`](Self::mode) (see [`Config::mode_reason`]).
+    pub mode_origin: ModeOrigin,
+    /// A mode the file or a test's attribute asked for and that was ignored
+    /// because `CI` is set: under CI only `RAGALIQ_MODE` picks a mode other
+    /// than replay.
+    pub mode_ignored: Option<IgnoredMode>,
     /// The provider.
     pub provider: Provider,
     /// The model.
@@ -250,6 +264,8 @@ impl std::fmt::Debug for Config {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Config")
             .field("mode", &self.mode)
+            .field("mode_origin", &self.mode_origin)
+            .field("mode_ignored", &self.mode_ignored)
             .field("provider", &self.provider)
             .field("model", &self.model)
             .field("base_url", &self.base_url.as_deref().map(redact_url))
@@ -306,6 +322,18 @@ impl Config {
         root: &Path,
         env: &dyn Fn(&str) -> Option<String>,
     ) -> Result<Config, ConfigError> {
+        Config::load_with(root, env, None)
+    }
+
+    /// [`load_from`](Self::load_from) for a `#[rag_test]` whose attribute
+    /// asks for `attribute`'s mode (the mode, and the test it is on). The
+    /// attribute beats `RAGALIQ_MODE` and the file, except under `CI`,
+    /// where it may only ask for replay.
+    pub(crate) fn load_with(
+        root: &Path,
+        env: &dyn Fn(&str) -> Option<String>,
+        attribute: Option<(Mode, String)>,
+    ) -> Result<Config, ConfigError> {
         let path = match env("RAGALIQ_CONFIG").filter(|p| !p.is_empty()) {
             Some(p) => {
                 let p = root.join(p);
@@ -330,7 +358,12 @@ impl Config {
                 });
             }
         };
-        Config::from_sources(text.as_deref().map(|t| (t, path.as_path())), root, env)
+        Config::resolve(
+            text.as_deref().map(|t| (t, path.as_path())),
+            root,
+            env,
+            attribute,
+        )
     }
 
     /// Resolves configuration from a file's text (with its path, for
@@ -358,6 +391,15 @@ impl Config {
         file: Option<(&str, &Path)>,
         root: &Path,
         env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Config, ConfigError> {
+        Config::resolve(file, root, env, None)
+    }
+
+    fn resolve(
+        file: Option<(&str, &Path)>,
+        root: &Path,
+        env: &dyn Fn(&str) -> Option<String>,
+        attribute: Option<(Mode, String)>,
     ) -> Result<Config, ConfigError> {
         let raw: RawFile = match file {
             Some((text, path)) => toml::from_str(text).map_err(|e| ConfigError::File {
@@ -387,18 +429,26 @@ impl Config {
         let mut thresholds = raw.thresholds.unwrap_or_default();
         let scoring = raw.scoring.unwrap_or_default();
 
-        let picked_mode = r.pick(
-            "RAGALIQ_MODE",
-            "mode",
-            raw.mode,
-            text,
-            |m| Mode::from_name(m).is_some(),
-            Mode::NAMES,
-        )?;
-        let mode_from_ci = picked_mode.is_none() && Mode::default_for(env) == Mode::Replay;
-        let mode = picked_mode.map_or_else(
-            || Mode::default_for(env),
-            |m| Mode::from_name(&m).expect("checked"),
+        let valid_mode = |m: &String| Mode::from_name(m).is_some();
+        let variable_mode = r
+            .pick("RAGALIQ_MODE", "mode", None, text, valid_mode, Mode::NAMES)?
+            .map(|m| Mode::from_name(&m).expect("checked"));
+        // The variable beats the file: the file's mode is read (and
+        // checked) only when the variable does not set one.
+        let file_mode = match variable_mode {
+            Some(_) => None,
+            None => r
+                .pick_file("mode", raw.mode, valid_mode, Mode::NAMES)?
+                .map(|m| Mode::from_name(&m).expect("checked")),
+        };
+        let file_path = file.map_or_else(|| root.join("ragaliq.toml"), |(_, p)| p.to_path_buf());
+        let (mode, mode_origin, mode_ignored) = pick_mode(
+            [
+                attribute.map(|(m, test)| (m, ModeOrigin::Attribute(test))),
+                variable_mode.map(|m| (m, ModeOrigin::Variable)),
+                file_mode.map(|m| (m, ModeOrigin::File(file_path))),
+            ],
+            Mode::default_for(env) == Mode::Replay,
         );
 
         // RAGALIQ_JUDGE: `provider`, `provider:model`, or a base URL.
@@ -932,7 +982,8 @@ impl Config {
             .map(|k| ApiKey::new(k.trim()));
         Ok(Config {
             mode,
-            mode_from_ci,
+            mode_origin,
+            mode_ignored,
             provider,
             model,
             base_url,
@@ -973,6 +1024,55 @@ impl Config {
             fitted,
             api_key,
         })
+    }
+
+    /// Why the mode is what it is, in words for banners and messages:
+    /// `CI is set`, `RAGALIQ_MODE`, `ragaliq.toml's mode`, or, when CI made
+    /// ragaliq ignore a mode, `CI is set; ragaliq.toml's mode = "auto"
+    /// ignored`.
+    ///
+    /// ```
+    /// use ragaliq::{Config, Mode};
+    /// use std::path::Path;
+    /// let ci = |name: &str| (name == "CI").then(|| "true".to_string());
+    /// let file = Some(("mode = \"auto\"\n", Path::new("ragaliq.toml")));
+    /// let c = Config::from_sources(file, Path::new("."), &ci).unwrap();
+    /// assert_eq!(c.mode, Mode::Replay);
+    /// assert_eq!(c.mode_reason(), "CI is set; ragaliq.toml's mode = \"auto\" ignored");
+    /// ```
+    #[must_use]
+    pub fn mode_reason(&self) -> String {
+        let because = self.mode_origin.to_string();
+        match (&self.mode_ignored, &self.mode_origin) {
+            (None, _) => because,
+            (Some(ignored), ModeOrigin::Ci) => format!("{because}; {ignored} ignored"),
+            (Some(ignored), _) => format!("{because}; CI is set, so {ignored} is ignored"),
+        }
+    }
+
+    /// The one line to say, once per process, that CI made ragaliq ignore
+    /// the mode a file or an attribute asked for; `None` when nothing was
+    /// ignored.
+    #[must_use]
+    pub fn mode_warning(&self) -> Option<String> {
+        let ignored = self.mode_ignored.as_ref()?;
+        let from = match &ignored.origin {
+            ModeOrigin::File(path) => format!(" ({})", path.display()),
+            _ => String::new(),
+        };
+        Some(format!(
+            "ragaliq: CI is set, so {ignored}{from} is ignored and the mode is {} ({}): under CI a file or #[rag_test] may only ask for replay, so no judge is called unless the job says so; to record in CI on purpose, set RAGALIQ_MODE=record in the job's environment (said once per process)",
+            self.mode, self.mode_origin
+        ))
+    }
+
+    /// Sets the mode from code (a suite's or a calibration's own choice),
+    /// which then owns it: what the configuration said about the mode no
+    /// longer applies.
+    pub fn set_mode(&mut self, mode: Mode) {
+        self.mode = mode;
+        self.mode_origin = ModeOrigin::Code;
+        self.mode_ignored = None;
     }
 
     /// The API key read from [`api_key_env`](Self::api_key_env), if set.
@@ -1085,6 +1185,101 @@ impl Resolver<'_> {
             }),
             other => Ok(other),
         }
+    }
+}
+
+/// What decided a [`Config`]'s mode. Its `Display` is the reason in words
+/// (`CI is set`, `RAGALIQ_MODE`, …).
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ModeOrigin {
+    /// `RAGALIQ_MODE` in the environment.
+    Variable,
+    /// `mode` in the configuration file at this path.
+    File(PathBuf),
+    /// `#[rag_test(mode = "…")]` on this test (`module::test`).
+    Attribute(String),
+    /// Code set it after loading ([`Config::set_mode`]).
+    Code,
+    /// Nothing asked for a mode (or only what CI made ragaliq ignore), and
+    /// `CI` is set: replay.
+    Ci,
+    /// Nothing asked for a mode, and `CI` is not set: auto.
+    Default,
+}
+
+impl std::fmt::Display for ModeOrigin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ModeOrigin::Variable => f.write_str("RAGALIQ_MODE"),
+            ModeOrigin::File(path) => write!(f, "{}'s mode", file_label(path)),
+            ModeOrigin::Attribute(test) => write!(f, "#[rag_test(mode = …)] on `{test}`"),
+            ModeOrigin::Code => f.write_str("set by the program"),
+            ModeOrigin::Ci => f.write_str("CI is set"),
+            ModeOrigin::Default => f.write_str("the default outside CI"),
+        }
+    }
+}
+
+/// A mode that was asked for and ignored because `CI` is set.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct IgnoredMode {
+    /// The mode asked for.
+    pub mode: Mode,
+    /// Who asked: the file or a test's attribute.
+    pub origin: ModeOrigin,
+}
+
+/// `ragaliq.toml's mode = "auto"`, `#[rag_test(mode = "auto")] on test
+/// `rag::refund``.
+impl std::fmt::Display for IgnoredMode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.origin {
+            ModeOrigin::File(path) => {
+                write!(f, "{}'s mode = \"{}\"", file_label(path), self.mode)
+            }
+            ModeOrigin::Attribute(test) => {
+                write!(f, "#[rag_test(mode = \"{}\")] on test `{test}`", self.mode)
+            }
+            other => write!(f, "mode {} ({other})", self.mode),
+        }
+    }
+}
+
+/// A configuration file's name, as messages call it.
+fn file_label(path: &Path) -> String {
+    path.file_name().map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    )
+}
+
+/// The mode from what asked for one, in precedence order (a test's
+/// attribute, `RAGALIQ_MODE`, the file): the first that asked, else the
+/// default (`replay` under CI, `auto` elsewhere).
+///
+/// Under CI, only `RAGALIQ_MODE` may ask for a mode that calls the judge: a
+/// file or an attribute that asks for anything but replay is skipped, and
+/// the first one skipped that would otherwise have decided is returned as
+/// ignored, so that it can be said. A CI job that records on purpose says
+/// so in its own environment.
+fn pick_mode(
+    asked: [Option<(Mode, ModeOrigin)>; 3],
+    ci: bool,
+) -> (Mode, ModeOrigin, Option<IgnoredMode>) {
+    let mut ignored = None;
+    for (mode, origin) in asked.into_iter().flatten() {
+        if ci && mode != Mode::Replay && origin != ModeOrigin::Variable {
+            ignored.get_or_insert(IgnoredMode { mode, origin });
+            continue;
+        }
+        return (mode, origin, ignored);
+    }
+    if ci {
+        (Mode::Replay, ModeOrigin::Ci, ignored)
+    } else {
+        (Mode::Auto, ModeOrigin::Default, ignored)
     }
 }
 
@@ -1336,6 +1531,104 @@ mod tests {
                 .mode,
             Mode::Record
         );
+    }
+
+    #[test]
+    fn under_ci_a_file_may_only_ask_for_replay() {
+        for asked in ["auto", "record", "live"] {
+            let file = format!("mode = \"{asked}\"\n");
+            let c = load(Some(&file), &[("CI", "true")]).unwrap();
+            assert_eq!((c.mode, &c.mode_origin), (Mode::Replay, &ModeOrigin::Ci));
+            assert_eq!(
+                c.mode_reason(),
+                format!("CI is set; ragaliq.toml's mode = \"{asked}\" ignored")
+            );
+            let warning = c.mode_warning().unwrap();
+            assert!(
+                warning.contains(&format!(
+                    "ragaliq.toml's mode = \"{asked}\" (/pkg/ragaliq.toml) is ignored and the mode is replay"
+                )) && warning.contains("set RAGALIQ_MODE=record in the job's environment")
+                    && !warning.contains('\n'),
+                "{warning}"
+            );
+            // Outside CI the file decides.
+            let c = load(Some(&file), &[("CI", "false")]).unwrap();
+            assert_eq!(c.mode, Mode::from_name(asked).unwrap());
+            assert_eq!(c.mode_reason(), "ragaliq.toml's mode");
+            assert!(c.mode_warning().is_none());
+            // TF_BUILD (Azure Pipelines) is CI too, as insta has it.
+            let c = load(Some(&file), &[("TF_BUILD", "True")]).unwrap();
+            assert_eq!(c.mode, Mode::Replay);
+        }
+        // Replay asked for under CI is no conflict.
+        let c = load(Some("mode = \"replay\"\n"), &[("CI", "true")]).unwrap();
+        assert_eq!(c.mode, Mode::Replay);
+        assert!(matches!(c.mode_origin, ModeOrigin::File(_)));
+        assert!(c.mode_ignored.is_none() && c.mode_warning().is_none());
+        // The job's own variable records on purpose, and nothing is ignored:
+        // the variable beats the file anyway.
+        let c = load(
+            Some("mode = \"auto\"\n"),
+            &[("CI", "true"), ("RAGALIQ_MODE", "record")],
+        )
+        .unwrap();
+        assert_eq!(
+            (c.mode, &c.mode_origin),
+            (Mode::Record, &ModeOrigin::Variable)
+        );
+        assert!(c.mode_warning().is_none());
+        assert_eq!(
+            load(None, &[("CI", "true")]).unwrap().mode_reason(),
+            "CI is set"
+        );
+        assert_eq!(
+            load(None, &[]).unwrap().mode_reason(),
+            "the default outside CI"
+        );
+    }
+
+    #[test]
+    fn the_attribute_pins_a_mode_except_under_ci() {
+        let with = |vars: &[(&str, &str)], attribute: Mode| {
+            let vars: HashMap<String, String> = vars
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect();
+            let env = move |name: &str| vars.get(name).cloned();
+            Config::resolve(
+                Some(("mode = \"auto\"\n", Path::new("/pkg/ragaliq.toml"))),
+                Path::new("/pkg"),
+                &env,
+                Some((attribute, "rag::refund".to_owned())),
+            )
+            .unwrap()
+        };
+        // Outside CI it beats the variable and the file.
+        let c = with(&[("RAGALIQ_MODE", "replay")], Mode::Live);
+        assert_eq!(c.mode, Mode::Live);
+        assert_eq!(c.mode_reason(), "#[rag_test(mode = …)] on `rag::refund`");
+        // Under CI, anything but replay is ignored; the file's auto is too.
+        for asked in [Mode::Auto, Mode::Record, Mode::Live] {
+            let c = with(&[("CI", "true")], asked);
+            assert_eq!((c.mode, &c.mode_origin), (Mode::Replay, &ModeOrigin::Ci));
+            assert_eq!(
+                c.mode_reason(),
+                format!("CI is set; #[rag_test(mode = \"{asked}\")] on test `rag::refund` ignored")
+            );
+            assert!(c.mode_warning().unwrap().contains("RAGALIQ_MODE=record"));
+        }
+        // The nightly job's variable decides, and the line says what it
+        // overrode.
+        let c = with(&[("CI", "true"), ("RAGALIQ_MODE", "record")], Mode::Auto);
+        assert_eq!(c.mode, Mode::Record);
+        assert_eq!(
+            c.mode_reason(),
+            "RAGALIQ_MODE; CI is set, so #[rag_test(mode = \"auto\")] on test `rag::refund` is ignored"
+        );
+        // An attribute that pins replay stays pinned, even for that job.
+        let c = with(&[("CI", "true"), ("RAGALIQ_MODE", "record")], Mode::Replay);
+        assert_eq!(c.mode, Mode::Replay);
+        assert!(c.mode_warning().is_none());
     }
 
     #[test]

@@ -102,15 +102,17 @@ type Body = Box<dyn FnOnce(Judge) -> Pin<Box<dyn Future<Output = ()>>>>;
 #[track_caller]
 fn run_boxed(spec: TestSpec, body: Body) {
     let env = |name: &str| -> Option<String> {
-        match (name, spec.mode, spec.judge) {
-            ("RAGALIQ_MODE", Some(mode), _) => Some(mode.name().to_owned()),
-            ("RAGALIQ_JUDGE", _, Some(judge)) => Some(judge.to_owned()),
-            ("RAGALIQ_CONFIG", ..) if spec.config.is_some() => spec.config.map(str::to_owned),
+        match (name, spec.judge) {
+            ("RAGALIQ_JUDGE", Some(judge)) => Some(judge.to_owned()),
+            ("RAGALIQ_CONFIG", _) if spec.config.is_some() => spec.config.map(str::to_owned),
             _ => std::env::var(name).ok(),
         }
     };
     let root = Path::new(spec.manifest_dir);
-    let config = match Config::load_from(root, &env)
+    // The attribute's mode is its own source, not a stand-in for
+    // RAGALIQ_MODE: under CI it may only ask for replay.
+    let attribute = spec.mode.map(|mode| (mode, test_label(&spec)));
+    let config = match Config::load_with(root, &env, attribute)
         .and_then(|c| Judge::from_config(&c).map(|j| (c, j)))
     {
         Ok(pair) => pair,

@@ -36,7 +36,7 @@ pub(crate) struct Session {
     /// The configured mode, for a session with no recorder: in replay it
     /// refuses to call out (`None` for a judge built in code, whose caller
     /// chose its transport).
-    mode: Option<(crate::core::Mode, &'static str)>,
+    mode: Option<(crate::core::Mode, Arc<str>)>,
     usage: Arc<UsageNode>,
     trial: Option<String>,
     /// Exchanges already answered for this recording (by any trial): a
@@ -101,8 +101,8 @@ impl Session {
     /// The session of a configured judge: in replay mode, without a
     /// recorder, it refuses to call out (`why` says why the mode is
     /// replay).
-    pub(crate) fn with_mode(mut self, mode: crate::core::Mode, why: &'static str) -> Session {
-        self.mode = Some((mode, why));
+    pub(crate) fn with_mode(mut self, mode: crate::core::Mode, why: String) -> Session {
+        self.mode = Some((mode, why.into()));
         self
     }
 
@@ -127,7 +127,7 @@ impl Session {
             client: self.client.clone(),
             asking: self.asking.clone(),
             recorder,
-            mode: self.mode,
+            mode: self.mode.clone(),
             usage: Arc::new(UsageNode {
                 parent: Some(self.usage.clone()),
                 ..UsageNode::default()
@@ -234,12 +234,12 @@ impl Session {
                 return Ok((response, fingerprint));
             }
             if self.recorder.is_none()
-                && let Some((crate::core::Mode::Replay, why)) = self.mode
+                && let Some((crate::core::Mode::Replay, why)) = &self.mode
             {
                 return Err(Error::Recording(
                     crate::record::RecordingError::Unrecorded {
                         exchange: crate::record::describe_exchange(request),
-                        why: why.to_owned(),
+                        why: why.to_string(),
                     },
                 ));
             }

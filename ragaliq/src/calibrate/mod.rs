@@ -255,8 +255,11 @@ impl Calibration {
             env("CARGO_MANIFEST_DIR").map_or_else(|| PathBuf::from("."), PathBuf::from)
         });
         let root = root.canonicalize().unwrap_or(root);
-        let config = Config::load_from(&root, &env)?;
-        let mode = self.mode.unwrap_or(config.mode);
+        let mut config = Config::load_from(&root, &env)?;
+        if let Some(mode) = self.mode {
+            config.set_mode(mode);
+        }
+        let mode = config.mode;
         if let Some(floor) = self.min_kappa
             && !(-1.0..=1.0).contains(&floor)
         {

@@ -244,7 +244,7 @@ impl Suite {
         let root = env("CARGO_MANIFEST_DIR").map_or_else(|| PathBuf::from("."), PathBuf::from);
         let mut config = Config::load_from(&root, &env)?;
         if let Some(mode) = self.mode {
-            config.mode = mode;
+            config.set_mode(mode);
         }
         let judge = match self.judge {
             Some(j) => j,

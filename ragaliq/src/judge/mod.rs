@@ -88,11 +88,10 @@ impl Judge {
         let key = builder.client_key(config);
         let (client, asking, scoring) = builder.into_parts()?;
         let client = client::shared(key, move || client);
-        let why = if config.mode_from_ci {
-            "CI is set"
-        } else {
-            "RAGALIQ_MODE or ragaliq.toml says replay"
-        };
+        if let Some(warning) = config.mode_warning() {
+            warn_once(&warning);
+        }
+        let why = config.mode_reason();
         let session = Session::new(client, Arc::new(asking)).with_mode(config.mode, why);
         Ok(Judge::over(session, scoring))
     }
@@ -125,4 +124,16 @@ impl Judge {
             scoring: self.scoring.clone(),
         }
     }
+}
+
+/// Writes `line` to the process's standard error the first time a judge is
+/// built with a warning, and never again: one line per process, not one per
+/// test. Written to the stream itself, not through `eprintln!`, which the
+/// test harness captures and shows only for failing tests.
+fn warn_once(line: &str) {
+    use std::io::Write;
+    static SAID: std::sync::Once = std::sync::Once::new();
+    SAID.call_once(|| {
+        let _ = writeln!(std::io::stderr(), "{line}");
+    });
 }

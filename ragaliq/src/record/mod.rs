@@ -133,7 +133,8 @@ pub enum RecordingError {
     Unrecorded {
         /// The exchange asked for, readably.
         exchange: String,
-        /// Why the mode is replay: `CI is set`, or `RAGALIQ_MODE=replay`.
+        /// Why the mode is replay ([`Config::mode_reason`](crate::Config::mode_reason)):
+        /// `CI is set`, `RAGALIQ_MODE`, `ragaliq.toml's mode`, …
         why: String,
     },
     /// A recording file that cannot be read or parsed. It is never
