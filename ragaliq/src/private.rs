@@ -10,7 +10,7 @@ use crate::core::{Evaluation, Metric};
 use crate::error::{Error, NOT_RECORDED};
 use crate::judge::Judge;
 use crate::metrics::EvalOptions;
-use crate::record::{Location, Recorder, Site};
+use crate::record::{Binder, Location, Recorder, Site};
 use futures_util::future::BoxFuture;
 use std::future::Future;
 use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
@@ -128,6 +128,18 @@ fn run_boxed(spec: TestSpec, body: Body) {
         test: test_label(&spec),
         record_command: record_command(&spec),
     };
+    // One binder per recording: a `recorded_judge!()` in the body, or
+    // another test of the same name, fails here or there with both named.
+    let binder = Binder::here("#[rag_test]", spec.file, spec.line, test_label(&spec));
+    if let Err(e) = crate::record::bind(&location.snapshot, &binder) {
+        if spec.should_panic {
+            eprintln!(
+                "ragaliq: {e}\n  this #[should_panic] test is failed instead of passing on it"
+            );
+            return;
+        }
+        panic!("{e}");
+    }
     let recorder = Arc::new(Recorder::new(location, config.mode));
     let judge = judge.with_recorder(recorder.clone());
 

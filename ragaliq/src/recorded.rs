@@ -9,10 +9,15 @@
 //! test, the recording goes to insta, as `#[rag_test]`'s does: a new or
 //! changed one fails the test and waits for `cargo insta review`. A test
 //! that panics keeps what it paid for as a pending snapshot to review.
+//!
+//! A recording has one binder: a second `recorded_judge!()` (or
+//! `#[rag_test]`) that maps to the same file from other code or another
+//! test panics, naming both, instead of letting the two judges drop each
+//! other's answers (see the `record` module's binding rules).
 
 use crate::config::Config;
 use crate::judge::Judge;
-use crate::record::{Location, Recorder, Site};
+use crate::record::{Binder, Location, Recorder, Site};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -109,6 +114,19 @@ pub fn recorded_judge(here: Here) -> RecordedJudge {
         test: format!("{}::{function}", here.module_path),
         record_command: record_command(&here, &source, function),
     };
+    // A recording has one binder: a second judge mapped to this file (a
+    // second call in this function, this helper called by another test, a
+    // `#[rag_test]` around it, the same name elsewhere) fails here, before
+    // it can drop the first one's answers.
+    let binder = Binder::here(
+        "recorded_judge!()",
+        here.file,
+        here.line,
+        format!("{}::{function}", here.module_path),
+    );
+    if let Err(e) = crate::record::bind(&location.snapshot, &binder) {
+        panic!("{e}");
+    }
     let recorder = Arc::new(Recorder::new(location, config.mode));
     RecordedJudge {
         judge: judge.with_recorder(recorder.clone()),
@@ -182,6 +200,14 @@ impl Drop for RecordedJudge {
 /// does; the recording is asserted through insta when the judge is dropped
 /// (see [`RecordedJudge`]). `recorded_judge!(name = "…")` names the
 /// recording otherwise. A configuration error panics with its message.
+///
+/// One recording, one judge: a second binding of the same file by other
+/// code (a second `recorded_judge!()` in the function, a `#[rag_test]`
+/// around it) or from another test (a helper several tests call, the same
+/// `name` in two tests) panics with both call sites, in this process or in
+/// another process of the run. Give each its own `name`, or make the judge
+/// once and pass it (or a clone) along. The same line in the same test
+/// binding again, as a loop or a retried test does, is allowed.
 ///
 /// ```no_run
 /// use ragaliq::prelude::*;

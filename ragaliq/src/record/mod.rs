@@ -30,8 +30,14 @@
 //! processes are all kept. So no exchange is lost, whatever the interleaving,
 //! and an exchange no trial asks for any more drops out, which replay then
 //! reports as a changed snapshot.
+//!
+//! `#[rag_test]` and `recorded_judge!()` also refuse a second *binder* of a
+//! file (other code, or another test, mapped to the same recording), in a
+//! process and across a run's processes, naming both; see
+//! [`RecordingError::Shared`].
 
 mod assertion;
+mod binding;
 mod insta_settings;
 mod ordered;
 mod recording;
@@ -39,6 +45,7 @@ mod snapfile;
 mod stale;
 
 pub use assertion::{Site, assert_snapshot, workspace_root};
+pub(crate) use binding::{Binder, bind};
 pub use ordered::Ordered;
 pub use recording::{Exchange, FORMAT, Recording, Settings, Tokens};
 pub(crate) use snapfile::pending_path;
@@ -145,6 +152,21 @@ pub enum RecordingError {
         path: PathBuf,
         /// The reader's or parser's message.
         problem: String,
+    },
+    /// A second judge binds a recording another binds already (see
+    /// [`recorded_judge!`](crate::recorded_judge)): each would drop the
+    /// other's answers when it writes the recording.
+    #[error(
+        "recording {path} is bound by two judges: first by {first}, and again by {second}; each would drop the other's answers when it writes the recording, and in record mode the last to write wins\n  give each judge a recording of its own (`recorded_judge!(name = \"…\")`, `#[rag_test(name = \"…\")]`), or make the judge once and pass it to the code that needs it",
+        path = .path.display()
+    )]
+    Shared {
+        /// The recording.
+        path: PathBuf,
+        /// The binder that holds it: where, in which function and test.
+        first: String,
+        /// The binder refused.
+        second: String,
     },
     /// The recording cannot be locked for merging (see [`run`]
     /// on locks): writing it unlocked could lose another process's exchanges.
