@@ -1,13 +1,17 @@
 //! Two judges never share one recording by accident: a second binding of a
 //! recording file by other code or another test fails, naming both call
-//! sites, in one process and across the processes of one run.
+//! sites, in one process and across the processes of one run; and no
+//! recorder drops the exchanges another recorder of the same file used.
 //! The children are this binary's own ignored tests, run as processes with
 //! a controlled environment (the recordings go to a temporary folder).
 
-use ragaliq::RecordedJudge;
 use ragaliq::prelude::*;
+use ragaliq::record::{Location, Recorder, Recording};
+use ragaliq::{Metric, Mode, RecordedJudge};
+use ragaliq_scripted::ScriptedJudge;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::Arc;
 
 // ── children ───────────────────────────────────────────────────────────────
 // None asks the judge: a binding is refused when the judge is made.
@@ -284,5 +288,82 @@ fn a_second_process_of_the_run_binding_from_elsewhere_fails_with_both_named() {
     let runs = ragaliq::run::state_dir().join("runs");
     let _ = std::fs::remove_dir_all(runs.join(&id));
     let _ = std::fs::remove_dir_all(runs.join(&other));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+fn judge(url: &str) -> Judge {
+    Judge::builder(ragaliq::judge::OpenAiTransport::new(url))
+        .with_model("scripted")
+        .build()
+        .unwrap()
+}
+
+fn case(i: usize) -> RagCase {
+    RagCase::new(format!("What is refund rule number {i}?"))
+        .context([format!(
+            "Refund rule number {i} allows returns within {i} days."
+        )])
+        .response(format!(
+            "Refund rule number {i} allows returns within {i} days."
+        ))
+}
+
+/// Two recorders of one file (made in code, where nothing refuses the
+/// second): neither drops what the other used, whichever writes first.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_recorders_of_one_file_keep_each_others_exchanges() {
+    let server = ScriptedJudge::start().await;
+    let dir = temp_dir("merge");
+    let at = || {
+        Location::at(
+            dir.join("shared.snap"),
+            "bindings::shared",
+            "RAGALIQ_MODE=record cargo test",
+        )
+    };
+    // Record mode: both record their own question; each write is a whole
+    // recording, complete, of what its writer asked.
+    let a = Arc::new(Recorder::new(at(), Mode::Record));
+    let b = Arc::new(Recorder::new(at(), Mode::Record));
+    let url = server.base_url();
+    let judge_a = judge(&url).with_recorder(a.clone());
+    let judge_b = judge(&url).with_recorder(b.clone());
+    judge_a.evaluate(Metric::Relevance, &case(1)).await.unwrap();
+    judge_b.evaluate(Metric::Relevance, &case(2)).await.unwrap();
+    a.save_pending("tests/bindings.rs").unwrap();
+    b.save_pending("tests/bindings.rs").unwrap();
+    let pending = dir.join("shared.snap.new");
+    let written = Recording::read(&pending).unwrap().unwrap();
+    assert_eq!(
+        written.exchanges.len(),
+        2,
+        "the first writer's answer was dropped"
+    );
+    std::fs::rename(&pending, dir.join("shared.snap")).unwrap();
+
+    // Replay: each replays its own from the accepted file, and the merge
+    // of the first to finish keeps what the other used.
+    let a = Arc::new(Recorder::new(at(), Mode::Replay));
+    let b = Arc::new(Recorder::new(at(), Mode::Replay));
+    let silent = judge("http://127.0.0.1:9/v1");
+    silent
+        .with_recorder(a.clone())
+        .evaluate(Metric::Relevance, &case(1))
+        .await
+        .unwrap();
+    silent
+        .with_recorder(b.clone())
+        .evaluate(Metric::Relevance, &case(2))
+        .await
+        .unwrap();
+    for (who, recorder) in [("a", &a), ("b", &b)] {
+        let merged = recorder
+            .commit(None, true, |r| r.exchanges.len())
+            .unwrap()
+            .unwrap();
+        assert_eq!(merged, 2, "{who}'s merge drops the other's exchange");
+    }
+    assert_eq!(silent.usage().calls, 0);
+    assert_eq!(server.requests(), 2);
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -31,6 +31,13 @@
 //! and an exchange no trial asks for any more drops out, which replay then
 //! reports as a changed snapshot.
 //!
+//! A writer drops only exchanges it can tell are its own: ones that were in
+//! the recording when it was made, that it no longer asked for, and that no
+//! other recorder of the file in this process (nor, in a run, another
+//! process) used. An exchange another writer added meanwhile stays. For a
+//! test that is its file's one writer this changes nothing: what it read is
+//! what it writes over.
+//!
 //! `#[rag_test]` and `recorded_judge!()` also refuse a second *binder* of a
 //! file (other code, or another test, mapped to the same recording), in a
 //! process and across a run's processes, naming both; see
@@ -61,8 +68,8 @@ use crate::run;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
 /// Where a recording lives and how to name it in messages.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -202,7 +209,26 @@ pub struct Recorder {
     index: HashMap<String, usize>,
     load_error: Option<RecordingError>,
     used: Mutex<BTreeMap<String, Used>>,
+    /// The exchanges every recorder of this file in this process used, by
+    /// trial (see [`uses_of`]); `None` in live mode.
+    uses: Option<Arc<Mutex<Uses>>>,
     new: AtomicUsize,
+}
+
+/// Fingerprints used, by trial.
+type Uses = BTreeMap<String, BTreeSet<String>>;
+
+/// What every recorder of the file at `snapshot` (by canonical path) used in
+/// this process, shared by those recorders: one recorder's write keeps what
+/// another used, as the run's state does across processes.
+fn uses_of(snapshot: &Path) -> Arc<Mutex<Uses>> {
+    static USES: std::sync::OnceLock<Mutex<HashMap<PathBuf, Arc<Mutex<Uses>>>>> =
+        std::sync::OnceLock::new();
+    let key = run::lock::canonical(snapshot);
+    lock(USES.get_or_init(Mutex::default))
+        .entry(key)
+        .or_default()
+        .clone()
 }
 
 /// An exchange this process used, and the trials that used it.
@@ -249,14 +275,26 @@ impl Recorder {
             .map(|(i, e)| (e.fingerprint.clone(), i))
             .collect();
         Recorder {
-            location,
             mode,
             source,
             recorded,
             index,
             load_error,
             used: Mutex::new(BTreeMap::new()),
+            uses: (mode != Mode::Live).then(|| uses_of(&location.snapshot)),
             new: AtomicUsize::new(0),
+            location,
+        }
+    }
+
+    /// Notes that `trial` used the exchange `key`, for every recorder of
+    /// this file in the process.
+    fn note_use(&self, key: &str, trial: Option<&str>) {
+        if let Some(uses) = &self.uses {
+            lock(uses)
+                .entry(trial.unwrap_or(WHOLE).to_owned())
+                .or_default()
+                .insert(key.to_owned());
         }
     }
 
@@ -343,6 +381,8 @@ impl Recorder {
             rechecked: false,
         });
         entry.trials.insert(trial.unwrap_or(WHOLE).to_owned());
+        drop(used);
+        self.note_use(&fingerprint.to_string(), trial);
         Some(exchange.response())
     }
 
@@ -404,6 +444,7 @@ impl Recorder {
             requested,
             probabilities_refused,
         );
+        self.note_use(&key, trial);
         let mut used = lock(&self.used);
         let entry = used.entry(key).or_insert_with(|| Used {
             exchange: exchange.clone(),
@@ -477,7 +518,8 @@ impl Recorder {
             .filter(|u| u.trials.contains(trial))
             .cloned()
             .collect();
-        merge(base, &used, trial, complete, kept_by_run)
+        let known = |fingerprint: &str| self.index.contains_key(fingerprint);
+        merge(base, &used, trial, complete, kept_by_run, &known)
     }
 
     /// Merges this process's exchanges for `trial` into the recording on
@@ -507,8 +549,17 @@ impl Recorder {
         // file of it found now was left by a writer that died.
         run::remove_left_behind(snapshot);
         run::remove_left_behind(&pending_path(snapshot));
-        let kept_by_run = self.run_state(trial)?;
-        let recording = self.merge_onto(&base, trial, complete, &kept_by_run);
+        // Kept whatever this trial asked: what other processes of the run
+        // and other recorders of this file in this process used.
+        let mut kept = self.run_state(trial)?;
+        if let Some(uses) = &self.uses {
+            for (t, fingerprints) in lock(uses).iter() {
+                kept.entry(t.clone())
+                    .or_default()
+                    .extend(fingerprints.iter().cloned());
+            }
+        }
+        let recording = self.merge_onto(&base, trial, complete, &kept);
         if recording.exchanges.is_empty() && !existed {
             return Ok(None);
         }
@@ -783,16 +834,26 @@ fn state_name(snapshot: &Path) -> String {
 }
 
 /// `base` with `trial`'s exchanges replaced by `used` (when the trial ran to
-/// its end) or joined by them (when it did not). Exchanges of `trial` that
-/// `kept_by_run` lists (this run's other processes used them) stay.
+/// its end) or joined by them (when it did not).
+///
+/// A writer drops only what it can tell is its own and no longer asked
+/// for: an exchange of `trial` goes only when the writer read it at its
+/// start (`known`: it was in the recording this recorder was made with, so
+/// it would have served the question) and nobody else used it (`kept`: the
+/// exchanges this run's other processes and this process's other recorders
+/// of the file used, by trial). An exchange another writer added since
+/// this one read the file stays. A test that is the file's one writer
+/// reads at its start what it writes over, so its recording comes out as
+/// before: what it used, nothing else.
 fn merge(
     base: &Recording,
     used: &[Used],
     trial: &str,
     complete: bool,
-    kept_by_run: &BTreeMap<String, BTreeSet<String>>,
+    kept: &BTreeMap<String, BTreeSet<String>>,
+    known: &dyn Fn(&str) -> bool,
 ) -> Recording {
-    let kept = kept_by_run.get(trial);
+    let kept = kept.get(trial);
     let tags = |e: &Exchange| -> BTreeSet<String> {
         if e.used_by.is_empty() {
             BTreeSet::from([WHOLE.to_owned()])
@@ -803,7 +864,7 @@ fn merge(
     let mut out: BTreeMap<String, (Exchange, BTreeSet<String>)> = BTreeMap::new();
     for e in &base.exchanges {
         let mut t = tags(e);
-        if complete && !kept.is_some_and(|k| k.contains(&e.fingerprint)) {
+        if complete && known(&e.fingerprint) && !kept.is_some_and(|k| k.contains(&e.fingerprint)) {
             t.remove(trial);
         }
         if !t.is_empty() {
@@ -895,6 +956,7 @@ mod tests {
             "faithfulness",
             true,
             &BTreeMap::new(),
+            &|_| true,
         );
         let got = fps(&r);
         assert!(
@@ -917,6 +979,7 @@ mod tests {
             WHOLE,
             false,
             &BTreeMap::new(),
+            &|_| true,
         );
         assert_eq!(r.exchanges.len(), 2);
         let r = merge(
@@ -925,6 +988,7 @@ mod tests {
             WHOLE,
             true,
             &BTreeMap::new(),
+            &|_| true,
         );
         assert_eq!(
             r.exchanges.len(),
@@ -939,9 +1003,37 @@ mod tests {
             exchanges: vec![exchange('a', &[]), exchange('b', &[])],
         };
         let kept = BTreeMap::from([(WHOLE.to_owned(), BTreeSet::from(["a".repeat(64)]))]);
-        let r = merge(&base, &[used(exchange('c', &[]), true)], WHOLE, true, &kept);
+        let r = merge(
+            &base,
+            &[used(exchange('c', &[]), true)],
+            WHOLE,
+            true,
+            &kept,
+            &|_| true,
+        );
         let got: Vec<char> = fps(&r).into_iter().map(|(f, _)| f).collect();
         assert_eq!(got.len(), 2);
         assert!(got.contains(&'a') && got.contains(&'c'), "{got:?}");
+    }
+
+    #[test]
+    fn exchanges_written_after_this_writer_read_the_file_stay() {
+        // The writer read `a` at its start; `b` was added by another writer
+        // of the file since. A complete write that asks only `c` drops `a`
+        // (its own, no longer asked) and keeps `b` (not its to drop).
+        let base = Recording {
+            exchanges: vec![exchange('a', &[]), exchange('b', &[])],
+        };
+        let read_at_start = "a".repeat(64);
+        let r = merge(
+            &base,
+            &[used(exchange('c', &[]), true)],
+            WHOLE,
+            true,
+            &BTreeMap::new(),
+            &|fp| fp == read_at_start,
+        );
+        let got: Vec<char> = fps(&r).into_iter().map(|(f, _)| f).collect();
+        assert_eq!(got, vec!['b', 'c'], "{got:?}");
     }
 }
