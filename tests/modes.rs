@@ -418,6 +418,11 @@ async fn ci_never_calls_a_judge_it_was_not_told_to() {
         let config = judge_file(&dir, mode, &url);
         let run = run_ci_child("ci_", &snapshots, &config, &[]);
         let shown = mode.unwrap_or("none");
+        println!(
+            "CI=true, the file's mode {shown}, children {}: {} requests",
+            CI_CHILDREN.map(|(c, _)| c).join(", "),
+            server.requests()
+        );
         assert!(
             !run.passed,
             "file mode {shown}: nothing is recorded, so every child fails"
@@ -500,6 +505,10 @@ async fn ci_never_calls_a_judge_it_was_not_told_to() {
     // every way to get a judge then asks it (one question each).
     let config = judge_file(&dir, Some("auto"), &url);
     let run = run_ci_child("ci_", &snapshots, &config, &[("RAGALIQ_MODE", "record")]);
+    println!(
+        "CI=true RAGALIQ_MODE=record, the file's mode auto: {} requests",
+        server.requests()
+    );
     assert_eq!(server.requests(), 5, "{}", run.output);
     assert!(
         !run.output.contains("no recording for test"),

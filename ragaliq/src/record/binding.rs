@@ -14,8 +14,11 @@
 //! test). The same binder binding again is no conflict: a test the harness
 //! runs again, in this process or another process of the run (nextest's
 //! retries), or a loop around one `recorded_judge!()`. Clones of one judge
-//! share one binding. Suites bind their per-case recordings themselves
-//! (one recorder per case, shared by its trials) and do not come here.
+//! share one binding. A judge made inside a task on a runtime's worker
+//! thread is known by that thread's name, so two tests making it there
+//! from one line are not told apart. Suites bind their per-case
+//! recordings themselves (one recorder per case, shared by its trials) and
+//! do not come here.
 //!
 //! Within a process the first binder of each file is kept for the
 //! process's life, so tests that run one after the other collide too.
