@@ -124,7 +124,7 @@ async fn a_judge_without_a_recording_refuses_in_replay_mode() {
 }
 
 /// The quickstart's file fits relevance and passages for the 1.5B
-/// (`[fitted] model`): another model gets the defaults, and its judge's
+/// (`[fitted] answers_model`, `passages_model`): another model gets the defaults, and its judge's
 /// description says so.
 #[test]
 fn thresholds_fitted_for_one_model_give_way_to_the_defaults_for_another() {
