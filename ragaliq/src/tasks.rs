@@ -354,6 +354,9 @@ impl CheckedVerdict {
 pub(crate) struct ExtractClaims<'a> {
     pub query: &'a str,
     pub text: &'a str,
+    /// What the text is, in messages and in what a dropped claim is not
+    /// in: `response` or `reference`. Not asked: the question is the same.
+    pub of: &'static str,
 }
 
 /// Extracted claims: those that come from the response, and those set aside.
@@ -361,8 +364,10 @@ pub(crate) struct ExtractClaims<'a> {
 pub(crate) struct Extracted {
     pub claims: Vec<String>,
     /// Claims dropped: their number in the judge's list, the claim, and
-    /// why (not in the response, or a repeat).
+    /// why (not in the response or reference, or a repeat).
     pub dropped: Vec<(usize, String, String)>,
+    /// What the text is: `response` or `reference`.
+    pub of: &'static str,
     /// The judge listed no claim, even asked again, for a text that states
     /// something ([`evidence::states_something`]): nothing to score it by.
     pub missed: bool,
@@ -395,11 +400,12 @@ impl Ask for ExtractClaims<'_> {
             claims: Vec::new(),
             dropped: Vec::new(),
             missed: false,
+            of: self.of,
         };
         for (i, claim) in parse::claims(reply)?.into_iter().enumerate() {
             if !evidence::claim_in_text(&claim, &source) {
                 out.dropped
-                    .push((i + 1, claim, "not in the response".into()));
+                    .push((i + 1, claim, format!("not in the {}", self.of)));
             } else if out.claims.iter().any(|c| evidence::same_claim(c, &claim)) {
                 out.dropped
                     .push((i + 1, claim, "repeats an earlier claim".into()));
