@@ -597,7 +597,7 @@ async fn finish_intent(
                 .map(|c| format!("{} ({}, made {})", c.id, c.status, c.created_at))
                 .collect();
             return Err(format!(
-                "a batch of {n} request(s) of round {} was being submitted and its creation was not confirmed; {} has {} batch(es) of {n} request(s) made since then that could be it, or another run's (a parallel shard's): {}. Its batches carry no tag to tell, so none is taken and nothing is submitted again. Find out which is yours (the provider's console lists them with the key that made them), then run `cargo ragaliq record --batch --resume --adopt <id>` to take the one that is this record's, or `cargo ragaliq record --batch --resume --submit-again` when none is; to drop one of yours instead, cancel it (POST /v1/messages/batches/<id>/cancel: a canceled batch is not named again) and `--resume`",
+                "a batch of {n} request(s) of round {} was being submitted and its creation was not confirmed; {} has {} batch(es) of {n} request(s) made since then that could be it, or another run's (a parallel shard's): {}. Its batches carry no tag to tell, so none is taken and nothing is submitted again. Only you can tell which is yours (what else made batches with this key since then); then run `cargo ragaliq record --batch --resume --adopt <id>` to take the one that is this record's, or `cargo ragaliq record --batch --resume --submit-again` when none is; to drop one of yours instead, cancel it (POST /v1/messages/batches/<id>/cancel: a canceled batch is not named again) and `--resume`",
                 state.round,
                 api.provider(),
                 candidates.len(),

@@ -526,10 +526,13 @@ impl BatchApi {
             .map(|c| format!("{} ({}, made {})", c.id, c.status, c.created_at))
             .collect();
         TransportError::other(format!(
-            "the batch's creation was not confirmed ({create}), and the provider has {} batch(es) of {} request(s) made since {} that could be it: {}. Anthropic's batches carry no tag to tell this submission's (tag `{}`) from another run's, such as a parallel shard's of as many requests, so none is taken as this one's, and it is not created again, which could pay for the same questions twice. Only you can tell which is yours (what else made batches with this key since then); cancel one you do not want with POST {}/<id>/cancel",
+            "the batch's creation was not confirmed ({create}), and the provider has {} batch(es) of {} request(s) made since {} (two minutes before the submission started, for clocks that differ) that could be it: {}. Anthropic's batches carry no tag to tell this submission's (tag `{}`) from another run's, such as a parallel shard's of as many requests, so none is taken as this one's, and it is not created again, which could pay for the same questions twice. Only you can tell which is yours (what else made batches with this key since then); cancel one you do not want with POST {}/<id>/cancel",
             candidates.len(),
             tag.requests,
-            httpdate::fmt_http_date(std::time::UNIX_EPOCH + Duration::from_secs(tag.since_secs)),
+            httpdate::fmt_http_date(
+                std::time::UNIX_EPOCH
+                    + Duration::from_secs(tag.since_secs.saturating_sub(CLOCK_SLACK_SECS))
+            ),
             listed.join(", "),
             tag.tag,
             http::redact_url(&self.url("messages/batches")),
@@ -558,7 +561,8 @@ impl BatchApi {
                     "one of {} request(s) created since {} (for tag `{}`; Anthropic's batches carry none)",
                     tag.requests,
                     httpdate::fmt_http_date(
-                        std::time::UNIX_EPOCH + Duration::from_secs(tag.since_secs)
+                        std::time::UNIX_EPOCH
+                            + Duration::from_secs(tag.since_secs.saturating_sub(CLOCK_SLACK_SECS))
                     ),
                     tag.tag
                 ),
@@ -590,7 +594,7 @@ impl BatchApi {
         let fresh = |id: &str| !known.iter().any(|k| k == id);
         // Clocks differ: a batch created up to two minutes "before" the
         // submission started may still be it.
-        let since = tag.since_secs.saturating_sub(120);
+        let since = tag.since_secs.saturating_sub(CLOCK_SLACK_SECS);
         let listed = self.list_since(since).await?;
         let id_of = |b: &Value| b.get("id").and_then(Value::as_str).map(str::to_owned);
         match self.kind {
@@ -845,6 +849,10 @@ fn may_have_created(e: &TransportError) -> bool {
         _ => false,
     }
 }
+
+/// How much earlier than a submission's start (by this machine's clock) a
+/// batch the provider made for it may say it was made.
+const CLOCK_SLACK_SECS: u64 = 120;
 
 /// The most pages of a batch list read back to a submission's time (100
 /// batches each).
