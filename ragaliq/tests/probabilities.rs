@@ -500,6 +500,7 @@ async fn a_metric_of_ones_own_is_read_after_its_marker_and_nowhere_else() {
     let eval = within(judge(&server).custom(&no_refund_promise(), &case))
         .await
         .unwrap();
+    println!("{eval}");
     // P(no) 0.75, read at " no" after the marker: not the "yes" of the
     // reason, nor the "The" that starts the reply.
     assert!((eval.score - 0.75).abs() < 1e-9, "{eval}");
@@ -532,6 +533,7 @@ async fn a_metric_of_ones_own_is_read_after_its_marker_and_nowhere_else() {
     let e = within(judge(&server).custom(&first, &case))
         .await
         .unwrap_err();
+    println!("{e}");
     assert!(
         e.to_string()
             .contains("`The` stands where the question asked for its answer word"),
