@@ -261,6 +261,9 @@ fn check(
     options: &EvalOptions,
 ) -> Result<Plan> {
     case.validate()?;
+    if let Subject::Custom(m) = subject {
+        m.check()?;
+    }
     let metric = subject.metric();
     let invalid = |origin: &str, value: String, expected: &str| -> Error {
         ConfigError::Invalid {
