@@ -5,11 +5,13 @@
 //! default that changes what a command prints fails this test, not the
 //! reader.
 //!
-//! A block is marked by an HTML comment on the line before its fence:
+//! A block is marked by an HTML comment on the line before its fence, and
+//! its first line is the command, as the reader copies it:
 //!
 //! ````markdown
-//! <!-- output: CI=true cargo run --example quickstart -->
+//! <!-- output -->
 //! ```text
+//! $ CI=true cargo run --example quickstart
 //! …what it prints…
 //! ```
 //! ````
@@ -17,12 +19,20 @@
 //! The command is run from the workspace root with the binaries `cargo
 //! test --workspace` built (`cargo run --example X -- ARGS` runs
 //! `target/<profile>/examples/X ARGS`, `cargo ragaliq ARGS` runs
-//! `target/<profile>/cargo-ragaliq ragaliq ARGS`), with the variables
-//! written before it, and `CI=true` unless it says otherwise, so nothing
-//! is asked of a judge. Its standard output (and standard error, for a
-//! command that ends in `2>&1`) is compared with the block after both are
-//! normalised: times (`0.08 s`, `12 ms`) become `<time>`, the workspace's
-//! path becomes `.`, trailing spaces go.
+//! `target/<profile>/cargo-ragaliq ragaliq ARGS`), as a reader runs it in
+//! a plain shell: `CI`, `TF_BUILD` and every `RAGALIQ_*` variable of this
+//! test's own environment are removed, and only the variables written
+//! before the command are set. What a reader copies is what ran: a block
+//! that needs `CI=true` says so in its command. Its standard output (and
+//! standard error, for a command that ends in `2>&1`) is compared with the
+//! block after both are normalised: times (`0.08 s`, `12 ms`) become
+//! `<time>`, the workspace's path becomes `.`, trailing spaces go.
+//!
+//! The command must exit with status 0, or with the status the marker
+//! names for a command that fails on purpose (`<!-- output (exit 1) -->`
+//! above `$ cargo ragaliq calibrate … --min-kappa 0.6`):
+//! a command that prints its block and then panics or fails is a problem,
+//! not a pass.
 //!
 //! `RAGALIQ_DOCS_BLESS=1 cargo test --test docs` rewrites the blocks with
 //! what the commands print now (review the diff before committing it).
@@ -51,6 +61,8 @@ struct Block {
     /// The line of the marker (1-based).
     line: usize,
     command: String,
+    /// The exit status the marker expects (0 unless it says `(exit N)`).
+    exit: i32,
     /// The block's text, as written.
     text: String,
     /// Where the text sits in the file (byte range), for blessing.
@@ -79,19 +91,34 @@ fn blocks(file: &Path) -> Vec<Block> {
     let mut i = 0;
     while i < lines.len() {
         let line = lines[i].trim();
-        if let Some(command) = line
-            .strip_prefix("<!-- output:")
+        if let Some(rest) = line
+            .strip_prefix("<!-- output")
             .and_then(|l| l.strip_suffix("-->"))
         {
             let marker_line = i + 1;
+            let exit = marker(rest).unwrap_or_else(|| {
+                panic!(
+                    "{}:{marker_line}: a marker is `<!-- output -->` or `<!-- output (exit N) -->`",
+                    file.display()
+                )
+            });
             let fence = lines.get(i + 1).map(|l| l.trim_end()).unwrap_or_default();
             assert!(
                 fence.starts_with("```"),
                 "{}:{marker_line}: an output marker must be followed by a fenced block",
                 file.display()
             );
-            let start = offset + lines[i].len() + lines[i + 1].len();
-            let mut j = i + 2;
+            let command = lines
+                .get(i + 2)
+                .and_then(|l| l.trim_end().strip_prefix("$ "))
+                .unwrap_or_else(|| {
+                    panic!(
+                        "{}:{marker_line}: a marked block starts with the command that prints it, as `$ cargo …`",
+                        file.display()
+                    )
+                });
+            let start = offset + lines[i].len() + lines[i + 1].len() + lines[i + 2].len();
+            let mut j = i + 3;
             let mut end = start;
             while j < lines.len() && lines[j].trim_end() != "```" {
                 end += lines[j].len();
@@ -106,6 +133,7 @@ fn blocks(file: &Path) -> Vec<Block> {
                 file: file.to_owned(),
                 line: marker_line,
                 command: command.trim().to_owned(),
+                exit,
                 text: text[start..end].to_owned(),
                 span: start..end,
             });
@@ -119,6 +147,20 @@ fn blocks(file: &Path) -> Vec<Block> {
     out
 }
 
+/// What follows `<!-- output` in a marker: nothing (exit 0 expected) or
+/// ` (exit N)`.
+fn marker(rest: &str) -> Option<i32> {
+    let rest = rest.trim();
+    if rest.is_empty() {
+        return Some(0);
+    }
+    rest.strip_prefix("(exit ")?
+        .strip_suffix(')')?
+        .trim()
+        .parse()
+        .ok()
+}
+
 /// The command's program and arguments, and its variables.
 fn parse(command: &str) -> (Vec<(String, String)>, PathBuf, Vec<String>, bool) {
     let mut words: Vec<String> = command.split_whitespace().map(str::to_owned).collect();
@@ -126,7 +168,7 @@ fn parse(command: &str) -> (Vec<(String, String)>, PathBuf, Vec<String>, bool) {
     if merged {
         words.pop();
     }
-    let mut env = vec![("CI".to_owned(), "true".to_owned())];
+    let mut env = Vec::new();
     while let Some((k, v)) = words.first().and_then(|w| w.split_once('=')) {
         if !k.chars().all(|c| c.is_ascii_uppercase() || c == '_') {
             break;
@@ -192,7 +234,15 @@ fn normalise(text: &str) -> String {
     out.trim_end().to_owned()
 }
 
-fn run(block: &Block) -> String {
+/// What a marked command printed, and how it ended.
+struct Ran {
+    printed: String,
+    /// The exit status (`None`: ended by a signal).
+    status: Option<i32>,
+    stderr: String,
+}
+
+fn run(block: &Block) -> Ran {
     let (env, program, args, merged) = parse(&block.command);
     assert!(
         program.exists(),
@@ -201,18 +251,69 @@ fn run(block: &Block) -> String {
         block.line,
         program.display()
     );
-    let out = Command::new(&program)
+    let mut command = Command::new(&program);
+    // A reader's plain shell: none of this process's CI or ragaliq
+    // variables, only the ones the command writes.
+    for (name, _) in std::env::vars_os() {
+        let name = name.to_string_lossy();
+        if name == "CI" || name == "TF_BUILD" || name.starts_with("RAGALIQ_") {
+            command.env_remove(&*name);
+        }
+    }
+    let out = command
         .args(&args)
         .envs(env)
-        .env_remove("RAGALIQ_MODE")
         .current_dir(root())
         .output()
         .unwrap_or_else(|e| panic!("{}: {e}", program.display()));
-    let mut text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let mut printed = String::from_utf8_lossy(&out.stdout).into_owned();
     if merged {
-        text.push_str(&String::from_utf8_lossy(&out.stderr));
+        printed.push_str(&String::from_utf8_lossy(&out.stderr));
     }
-    text
+    Ran {
+        printed,
+        status: out.status.code(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// What is wrong with a block, if anything: the command ended otherwise
+/// than its marker says, or printed something else.
+fn check(block: &Block, ran: &Ran) -> Option<String> {
+    if ran.status != Some(block.exit) {
+        let status = ran.status.map_or_else(
+            || "was killed by a signal".to_owned(),
+            |s| format!("exited with status {s}"),
+        );
+        return Some(format!(
+            "{}:{}: `{}` {status}, but its marker expects {}{}.\n--- standard error (last lines)\n{}\n",
+            block.file.display(),
+            block.line,
+            block.command,
+            block.exit,
+            if block.exit == 0 {
+                " (a command that fails on purpose says so: `<!-- output (exit N) -->`)"
+            } else {
+                ""
+            },
+            last_lines(&ran.stderr, 15)
+        ));
+    }
+    (normalise(&ran.printed) != normalise(&block.text)).then(|| {
+        format!(
+            "{}:{}: `{}` prints something else now.\n--- the docs show\n{}\n--- it prints\n{}\n",
+            block.file.display(),
+            block.line,
+            block.command,
+            normalise(&block.text),
+            normalise(&ran.printed)
+        )
+    })
+}
+
+fn last_lines(text: &str, n: usize) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    lines[lines.len().saturating_sub(n)..].join("\n")
 }
 
 #[test]
@@ -228,24 +329,19 @@ fn every_marked_output_block_is_what_its_command_prints() {
             if let Some(name) = block.command.split("--example ").nth(1) {
                 examples_run.insert(name.split_whitespace().next().unwrap_or("").to_owned());
             }
-            let printed = run(block);
-            if normalise(&printed) == normalise(&block.text) {
+            let ran = run(block);
+            let Some(problem) = check(block, &ran) else {
                 continue;
-            }
-            if bless {
+            };
+            // Blessing rewrites what a command printed, never a block
+            // whose command ended otherwise than its marker says.
+            if bless && ran.status == Some(block.exit) {
                 // The workspace's path reads as `.`, as it is compared: a
                 // blessed block shows no one's home folder.
                 let root = root().display().to_string();
-                text.replace_range(block.span.clone(), &printed.replace(&root, "."));
+                text.replace_range(block.span.clone(), &ran.printed.replace(&root, "."));
             } else {
-                problems.push(format!(
-                    "{}:{}: `{}` prints something else now.\n--- the docs show\n{}\n--- it prints\n{}\n",
-                    block.file.display(),
-                    block.line,
-                    block.command,
-                    normalise(&block.text),
-                    normalise(&printed)
-                ));
+                problems.push(problem);
             }
         }
         if bless {
@@ -284,4 +380,63 @@ fn normalising_hides_times_and_the_workspace_path_only() {
         "done in <time> at ./x, <time>; 3 samples"
     );
     assert_eq!(normalise("v0.5 s1 2 sets"), "v0.5 s1 2 sets");
+}
+
+fn block(command: &str, exit: i32, text: &str) -> Block {
+    Block {
+        file: root().join("README.md"),
+        line: 1,
+        command: command.to_owned(),
+        exit,
+        text: text.to_owned(),
+        span: 0..0,
+    }
+}
+
+#[test]
+fn a_command_that_prints_its_block_and_then_fails_is_a_problem() {
+    let b = block("cargo ragaliq --help", 0, "usage\n");
+    let ran = |status| Ran {
+        printed: "usage\n".to_owned(),
+        status,
+        stderr: "thread 'main' panicked at src/main.rs:1:1".to_owned(),
+    };
+    assert!(check(&b, &ran(Some(0))).is_none());
+    let problem = check(&b, &ran(Some(101))).expect("a panic after the block is a problem");
+    assert!(problem.contains("exited with status 101"), "{problem}");
+    assert!(problem.contains("panicked at"), "{problem}");
+    assert!(
+        check(&b, &ran(None))
+            .unwrap()
+            .contains("killed by a signal")
+    );
+    // A command that fails on purpose says so, and then must fail.
+    let on_purpose = block("cargo ragaliq --help", 1, "usage\n");
+    assert!(check(&on_purpose, &ran(Some(1))).is_none());
+    assert!(check(&on_purpose, &ran(Some(0))).is_some());
+}
+
+#[test]
+fn markers_name_the_exit_status_a_command_is_expected_to_end_with() {
+    assert_eq!(marker(" "), Some(0));
+    assert_eq!(marker(" (exit 1) "), Some(1));
+    assert_eq!(marker(" (exit one)"), None);
+    assert_eq!(marker(": cargo run --example quickstart"), None);
+}
+
+#[test]
+fn a_real_command_is_run_with_its_status_and_without_this_tests_ci() {
+    // `calibrate` with a floor the judge misses prints its whole report
+    // and then exits 1: a block of that report would match, and the
+    // status is what fails it.
+    let b = block(
+        "cargo ragaliq calibrate tests/labelled_criteria/test --judge qwen15=tests/judges/qwen15.toml --min-kappa 0.99",
+        0,
+        "",
+    );
+    let ran = run(&b);
+    assert_eq!(ran.status, Some(1), "{}", ran.stderr);
+    assert!(ran.printed.contains("FAILED"), "{}", ran.printed);
+    let problem = check(&block(&b.command, 0, &ran.printed), &ran).unwrap();
+    assert!(problem.contains("exited with status 1"), "{problem}");
 }

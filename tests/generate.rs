@@ -45,8 +45,10 @@ async fn generated_cases_load_in_a_suite() {
         Some("Refunds are accepted within 30 days of delivery.")
     );
 
+    // The folder does not exist yet: the writer makes it (a fresh clone's
+    // `target/`, or one where CARGO_TARGET_DIR points elsewhere).
     let dir = std::env::temp_dir().join(format!("ragaliq-generated-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
     ragaliq::generation::write_jsonl(&cases, &dir.join("generated.jsonl")).unwrap();
     let loaded = ragaliq::harness::cases::load_dir(&dir).unwrap();
     assert_eq!(loaded.len(), 5);

@@ -112,15 +112,12 @@ pub fn run(args: Args) -> Result<bool, String> {
             let file = here.join(spec.split_once('=').map_or(spec.as_str(), |(_, f)| f));
             // A threshold fitted on part of the set is fitted on a set
             // nobody chose: refused, loudly, until every item is judged.
-            let unjudged = judge.not_judged.len() + judge.pending.len();
-            if unjudged > 0 {
+            if !judge.not_judged.is_empty() || !judge.pending.is_empty() {
                 refused = true;
                 eprintln!(
-                    "fitted: NOT written for judge `{}`: {} of the items were not judged ({} not judged, {} recordings pending review); a threshold fitted on the rest would be fitted on a set nobody chose. Record and review them, then fit again.",
+                    "fitted: NOT written for judge `{}`: {}; a threshold fitted on the rest would be fitted on a set nobody chose. Record and review them, then fit again.",
                     judge.name,
-                    unjudged,
-                    judge.not_judged.len(),
-                    judge.pending.len()
+                    unjudged_text(judge.not_judged.len(), report.claims, judge.pending.len())
                 );
                 continue;
             }
@@ -179,6 +176,23 @@ pub fn run(args: Args) -> Result<bool, String> {
     Ok(report.passed())
 }
 
+/// What keeps a fit from being written: items not judged (of the set's
+/// items) and recording files awaiting review, each counted as what it is.
+fn unjudged_text(not_judged: usize, items: usize, pending: usize) -> String {
+    let mut parts = Vec::new();
+    if not_judged > 0 {
+        parts.push(format!("{not_judged} of the {items} items were not judged"));
+    }
+    if pending > 0 {
+        parts.push(format!(
+            "{pending} recording file{} {} pending review",
+            if pending == 1 { "" } else { "s" },
+            if pending == 1 { "is" } else { "are" }
+        ));
+    }
+    parts.join(" and ")
+}
+
 /// The folders as a command line writes them.
 fn dirs_text(dirs: &[PathBuf]) -> String {
     dirs.iter()
@@ -203,6 +217,27 @@ fn write_fit(
     let mut doc: toml_edit::DocumentMut = text
         .parse()
         .map_err(|e| format!("{}: not TOML: {e}", path.display()))?;
+    // Each kind names its own model: fitting passages on model B never
+    // makes model A's claim threshold apply to B. A file written when one
+    // `model` stood for every kind keeps that model for the kinds it had.
+    if let Some(fitted) = doc.get_mut("fitted").and_then(|t| t.as_table_like_mut())
+        && let Some(legacy) = fitted
+            .get("model")
+            .and_then(toml_edit::Item::as_str)
+            .map(str::to_owned)
+    {
+        for (other, _) in ragaliq::config::FITTED_KINDS {
+            let had = fitted.iter().any(|(k, _)| {
+                k.starts_with(&format!("{other}_"))
+                    || (other == "claims" && k.starts_with("contradiction_"))
+            });
+            let key = format!("{other}_model");
+            if had && fitted.get(&key).is_none() {
+                fitted.insert(&key, toml_edit::value(legacy.as_str()));
+            }
+        }
+        fitted.remove("model");
+    }
     let (table, key) = fit.key();
     let mut set_in = |t: &str, k: &str, v: toml_edit::Value| -> Result<(), String> {
         if doc.get(t).is_none() {
@@ -227,7 +262,7 @@ fn write_fit(
         )?;
     }
     let kind = fit.kind.key();
-    set_in("fitted", "model", model.into())?;
+    set_in("fitted", &format!("{kind}_model"), model.into())?;
     set_in("fitted", &format!("{kind}_set"), set.into())?;
     set_in("fitted", &format!("{kind}_date"), today().into())?;
     set_in(
@@ -298,8 +333,115 @@ mod tests {
         let config = ragaliq::Config::from_sources(Some((&text, &file)), &dir, &|_| None).unwrap();
         assert_eq!(config.claim_threshold, 0.34);
         assert_eq!(config.contradiction_ratio, 3.0);
-        assert_eq!(config.fitted.unwrap().model.as_deref(), Some("m"));
+        let fitted = config.fitted.unwrap();
+        assert_eq!(fitted.kinds.len(), 1);
+        assert_eq!(fitted.kinds[0].model.as_deref(), Some("m"));
+        assert!(text.contains("claims_model = \"m\""), "{text}");
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Claims fitted on model A, then passages on model B: B does not get
+    /// A's claim threshold or contradiction ratio.
+    #[test]
+    fn each_kind_keeps_the_model_it_was_fitted_for() {
+        let dir = std::env::temp_dir().join(format!("ragaliq-fit-kinds-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("judge.toml");
+        // Written by an earlier ragaliq: one `model` for every kind.
+        std::fs::write(
+            &file,
+            "[judge]\nprovider = \"openai-compatible\"\nmodel = \"b\"\nclaim_threshold = 0.2\ncontradiction_ratio = 5.0\n\n[fitted]\nmodel = \"a\"\nclaims_set = \"x\"\nclaims_kappa = 0.5\ncontradiction_kappa = 0.4\n",
+        )
+        .unwrap();
+        let passages = ragaliq::calibrate::Fit::new(
+            ragaliq::calibrate::ItemKind::Passage,
+            0.42,
+            0.6,
+            50,
+            0.5,
+            Some(0.5),
+        );
+        super::write_fit(&file, &passages, "passages/dev", "b").unwrap();
+        let text = std::fs::read_to_string(&file).unwrap();
+        assert!(text.contains("claims_model = \"a\""), "{text}");
+        assert!(text.contains("passages_model = \"b\""), "{text}");
+        assert!(!text.contains("\nmodel = \"a\""), "{text}");
+        let read = |model: &str| {
+            ragaliq::Config::from_sources(Some((&text, &file)), &dir, &|v| {
+                (v == "RAGALIQ_MODEL").then(|| model.to_owned())
+            })
+            .unwrap()
+        };
+        let b = read("b");
+        assert_eq!(b.passage_threshold, 0.42, "b's own fit");
+        assert_eq!(
+            (b.claim_threshold, b.contradiction_ratio),
+            (0.33, 3.0),
+            "a's claim fit must not apply to b"
+        );
+        let a = read("a");
+        assert_eq!((a.claim_threshold, a.contradiction_ratio), (0.2, 5.0));
+        assert_eq!(
+            a.passage_threshold, 0.5,
+            "b's passage fit must not apply to a"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A judge file that is a link to a shared one stays a link, and keeps
+    /// its permissions.
+    #[cfg(unix)]
+    #[test]
+    fn a_linked_judge_file_is_written_through() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = std::env::temp_dir().join(format!("ragaliq-fit-link-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("shared")).unwrap();
+        let real = dir.join("shared/judge.toml");
+        std::fs::write(
+            &real,
+            "[judge]\nprovider = \"openai-compatible\"\nmodel = \"m\"\n",
+        )
+        .unwrap();
+        std::fs::set_permissions(&real, std::fs::Permissions::from_mode(0o600)).unwrap();
+        let link = dir.join("judge.toml");
+        std::os::unix::fs::symlink("shared/judge.toml", &link).unwrap();
+        let fit = ragaliq::calibrate::Fit::new(
+            ragaliq::calibrate::ItemKind::Claim,
+            0.3,
+            0.5,
+            10,
+            0.5,
+            Some(0.4),
+        );
+        super::write_fit(&link, &fit, "labels/dev", "m").unwrap();
+        assert!(
+            std::fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        assert!(
+            std::fs::read_to_string(&real)
+                .unwrap()
+                .contains("claim_threshold = 0.3")
+        );
+        let mode = std::fs::metadata(&real).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_refusal_counts_items_and_recording_files_apart() {
+        assert_eq!(
+            super::unjudged_text(3, 76, 2),
+            "3 of the 76 items were not judged and 2 recording files are pending review"
+        );
+        assert_eq!(
+            super::unjudged_text(0, 76, 1),
+            "1 recording file is pending review"
+        );
     }
 
     #[test]

@@ -62,9 +62,10 @@
 //! | — | `RAGALIQ_REPORT_DIR` | a folder for suite reports | none |
 //! | — | `RAGALIQ_COLLECT` | a batch folder (set by `cargo ragaliq record --batch`) | none: unrecorded questions are asked |
 //!
-//! A `[fitted]` table (`set`, `date`, the kappas) says where the thresholds
-//! in the file were fitted; `cargo ragaliq calibrate --fit` writes it, and
-//! ragaliq reads nothing else from it.
+//! A `[fitted]` table (per kind fitted: the model, the set, the date, the
+//! kappa) says where the thresholds in the file were fitted; `cargo ragaliq
+//! calibrate --fit` writes it. ragaliq reads only the models from it: each
+//! kind's thresholds apply to its own model only (see [`Fitted`]).
 //!
 //! `RAGALIQ_CONFIG` names another file to read instead of `ragaliq.toml`.
 //! API keys are read only from the variable `api_key_env` names, never from
@@ -251,8 +252,9 @@ pub struct Config {
     /// --batch`): the batch folder where unrecorded questions are queued
     /// instead of asked, and their answers read once the batch ends.
     pub collect: Option<PathBuf>,
-    /// The file's `[fitted]` table: the model its thresholds were fitted
-    /// for, and whether they apply to this judge's model.
+    /// The file's `[fitted]` table: for each kind fitted, the model its
+    /// thresholds were fitted for, and whether they apply to this judge's
+    /// model.
     pub fitted: Option<Fitted>,
     api_key: Option<ApiKey>,
 }
@@ -505,21 +507,9 @@ impl Config {
         // Thresholds fitted for one model apply to that model only: a file
         // fitted for the 1.5B read with RAGALIQ_MODEL=gpt-4o-mini falls back
         // to the defaults for what was fitted, and says so.
-        let fitted = raw.fitted.as_ref().map(|table| {
-            let model_fitted = table
-                .get("model")
-                .and_then(toml::Value::as_str)
-                .map(str::to_owned);
-            let applied = model_fitted.as_deref().is_none_or(|m| m == model);
-            let keys = fitted_keys(table);
-            Fitted {
-                model: model_fitted,
-                applied,
-                keys,
-            }
-        });
-        if let Some(f) = fitted.as_ref().filter(|f| !f.applied) {
-            for key in &f.keys {
+        let fitted = raw.fitted.as_ref().map(|table| Fitted::read(table, &model));
+        for kind in fitted.iter().flat_map(|f| &f.kinds).filter(|k| !k.applied) {
+            for key in &kind.keys {
                 match *key {
                     "judge.claim_threshold" => judge.claim_threshold = None,
                     "judge.contradiction_ratio" => judge.contradiction_ratio = None,
@@ -1286,77 +1276,128 @@ fn pick_mode(
 /// Where a file's fitted thresholds came from (its `[fitted]` table,
 /// written by `cargo ragaliq calibrate --fit`), and whether they apply.
 ///
-/// Thresholds fitted for one model do not carry over to another: when the
-/// model configured (by the file, `RAGALIQ_MODEL` or `RAGALIQ_JUDGE`) is
-/// not the one `[fitted] model` names, the fitted keys take their defaults
-/// (a variable that sets one still wins) and the judge's description says
-/// so.
+/// Thresholds fitted for one model do not carry over to another, kind by
+/// kind: each kind `--fit` wrote (claims, answers, passages, graded
+/// answers, judged responses) names the model it was fitted for
+/// (`claims_model`, `passages_model`, …). A kind fitted for another model
+/// than the one configured (by the file, `RAGALIQ_MODEL` or
+/// `RAGALIQ_JUDGE`) takes its defaults (a variable that sets one still
+/// wins), and the judge's description says so. Files written before the
+/// model was kept per kind have one `model` for every kind.
 ///
 /// ```
 /// use ragaliq::Config;
 /// use std::path::Path;
-/// let file = "[judge]\nprovider = \"openai-compatible\"\nmodel = \"small\"\nclaim_threshold = 0.31\n\n[fitted]\nmodel = \"small\"\nclaims_kappa = 0.6\n";
+/// // Claims fitted on `small`, then passages on `large`.
+/// let file = "[judge]\nprovider = \"openai-compatible\"\nmodel = \"large\"\nclaim_threshold = 0.31\npassage_threshold = 0.42\n\n[fitted]\nclaims_model = \"small\"\nclaims_kappa = 0.6\npassages_model = \"large\"\npassages_kappa = 0.5\n";
 /// let read = |env: &dyn Fn(&str) -> Option<String>| {
 ///     Config::from_sources(Some((file, Path::new("judge.toml"))), Path::new("."), env).unwrap()
 /// };
-/// let same = read(&|_| None);
-/// assert_eq!(same.claim_threshold, 0.31);
-/// let other = read(&|v| (v == "RAGALIQ_MODEL").then(|| "gpt-4o-mini".to_string()));
-/// assert_eq!(other.claim_threshold, 0.33, "the default, not small's fit");
-/// assert!(!other.fitted.unwrap().applied);
+/// let large = read(&|_| None);
+/// assert_eq!(large.claim_threshold, 0.33, "the default, not small's fit");
+/// assert_eq!(large.passage_threshold, 0.42, "large's own fit");
+/// let small = read(&|v| (v == "RAGALIQ_MODEL").then(|| "small".to_string()));
+/// assert_eq!((small.claim_threshold, small.passage_threshold), (0.31, 0.5));
+/// assert!(!small.fitted.unwrap().applied());
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Fitted {
-    /// The model the thresholds were fitted for (`[fitted] model`); `None`
-    /// in files written before it was recorded, whose thresholds apply.
+    /// Each kind the table says was fitted, in the order claims, answers,
+    /// passages, graded, judged.
+    pub kinds: Vec<FittedKind>,
+}
+
+/// One kind of threshold a `[fitted]` table says was fitted.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct FittedKind {
+    /// The kind, as its keys begin: `claims`, `answers`, `passages`,
+    /// `graded`, `judged`.
+    pub kind: &'static str,
+    /// The model it was fitted for (`<kind>_model`, else the table's
+    /// `model` in files written before); `None` when neither says, and then
+    /// it applies.
     pub model: Option<String>,
-    /// Whether the fitted thresholds apply to the configured model.
+    /// Whether it applies to the configured model.
     pub applied: bool,
-    /// The keys `--fit` wrote (`judge.claim_threshold`, …).
+    /// The keys `--fit` wrote for it (`judge.claim_threshold`, …).
     pub keys: Vec<&'static str>,
 }
 
+/// Each kind `--fit` writes: the prefix of its `[fitted]` entries, and the
+/// keys its thresholds live in.
+pub const FITTED_KINDS: [(&str, &[&str]); 5] = [
+    (
+        "claims",
+        &["judge.claim_threshold", "judge.contradiction_ratio"],
+    ),
+    ("answers", &["thresholds.relevance"]),
+    ("passages", &["judge.passage_threshold"]),
+    ("graded", &["thresholds.correctness"]),
+    ("judged", &["thresholds.criteria"]),
+];
+
 impl Fitted {
-    /// The line a judge's description adds when the thresholds do not
-    /// apply, else `None`.
+    /// Reads a `[fitted]` table for the configured `model`.
+    fn read(table: &toml::Table, model: &str) -> Fitted {
+        let legacy = table.get("model").and_then(toml::Value::as_str);
+        let kinds = FITTED_KINDS
+            .iter()
+            .filter(|(kind, _)| {
+                let prefix = format!("{kind}_");
+                // `contradiction_kappa` is written with a claims fit.
+                table.keys().any(|k| k.starts_with(&prefix))
+                    || (*kind == "claims" && table.keys().any(|k| k.starts_with("contradiction_")))
+            })
+            .map(|(kind, keys)| {
+                let fitted_for = table
+                    .get(&format!("{kind}_model"))
+                    .and_then(toml::Value::as_str)
+                    .or(legacy)
+                    .map(str::to_owned);
+                FittedKind {
+                    kind,
+                    applied: fitted_for.as_deref().is_none_or(|m| m == model),
+                    model: fitted_for,
+                    keys: keys.to_vec(),
+                }
+            })
+            .collect();
+        Fitted { kinds }
+    }
+
+    /// Whether every fitted kind applies to the configured model.
+    #[must_use]
+    pub fn applied(&self) -> bool {
+        self.kinds.iter().all(|k| k.applied)
+    }
+
+    /// The line a judge's description adds when some fitted thresholds do
+    /// not apply, else `None`.
     #[must_use]
     pub fn note(&self, model: &str) -> Option<String> {
-        if self.applied {
-            return None;
+        // One clause per model the thresholds were fitted for, in the
+        // order the kinds come.
+        let mut by_model: Vec<(&str, Vec<&str>)> = Vec::new();
+        for k in self.kinds.iter().filter(|k| !k.applied) {
+            let fitted_for = k.model.as_deref().unwrap_or("another model");
+            match by_model.iter_mut().find(|(m, _)| *m == fitted_for) {
+                Some((_, keys)) => keys.extend(&k.keys),
+                None => by_model.push((fitted_for, k.keys.clone())),
+            }
         }
-        Some(format!(
-            "thresholds fitted for `{}` not applied to `{model}`: the defaults stand for {}",
-            self.model.as_deref().unwrap_or("another model"),
-            self.keys.join(", ")
-        ))
+        let clauses: Vec<String> = by_model
+            .iter()
+            .map(|(fitted_for, keys)| {
+                format!(
+                    "thresholds fitted for `{fitted_for}` not applied to `{model}`: the defaults stand for {}",
+                    keys.join(", ")
+                )
+            })
+            .collect();
+        (!clauses.is_empty()).then(|| clauses.join("; "))
     }
-}
-
-/// The keys a `[fitted]` table's entries say were fitted: each kind of
-/// labelled item `--fit` fits (`claims_kappa`, …) names its thresholds.
-fn fitted_keys(table: &toml::Table) -> Vec<&'static str> {
-    let mut keys = Vec::new();
-    let has = |kind: &str| table.keys().any(|k| k.starts_with(&format!("{kind}_")));
-    if has("claims") {
-        keys.push("judge.claim_threshold");
-    }
-    if has("contradiction") || has("claims") {
-        keys.push("judge.contradiction_ratio");
-    }
-    if has("answers") {
-        keys.push("thresholds.relevance");
-    }
-    if has("passages") {
-        keys.push("judge.passage_threshold");
-    }
-    if has("graded") {
-        keys.push("thresholds.correctness");
-    }
-    if has("judged") {
-        keys.push("thresholds.criteria");
-    }
-    keys
 }
 
 #[derive(Default, Deserialize)]

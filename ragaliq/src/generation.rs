@@ -102,8 +102,16 @@ pub async fn generate(
     Ok(cases)
 }
 
-/// Writes `cases` as JSON Lines, the format [`suite`](crate::suite()) loads.
+/// Writes `cases` as JSON Lines, the format [`suite`](crate::suite()) loads,
+/// making the file's folder first if it does not exist (`target/cases.jsonl`
+/// in a fresh clone, or with `CARGO_TARGET_DIR` set elsewhere).
 pub fn write_jsonl(cases: &[RagCase], path: &Path) -> Result<(), GenerateError> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|e| GenerateError::Io {
+            path: dir.to_owned(),
+            message: e.to_string(),
+        })?;
+    }
     let mut out = String::new();
     for case in cases {
         let line = serde_json::to_string(case).map_err(|e| GenerateError::Io {

@@ -246,7 +246,7 @@ impl Session {
             let charge = |spent: Usage| self.charge(tally, spent);
             match self
                 .client
-                .answer(fingerprint, request, question.word, &charge)
+                .answer(fingerprint, request, question.read_at_start, &charge)
                 .await
             {
                 Ok((response, made_call)) => {

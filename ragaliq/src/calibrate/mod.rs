@@ -81,7 +81,8 @@ pub use crate::stats::{
 };
 pub use labels::{ItemKind, Label, LabelledClaim, load_dir, load_file};
 pub use report::{
-    AreaAgreement, CalibrationReport, ContradictionFit, Disagreement, Fit, JudgeResult, NotJudged,
+    AreaAgreement, CalibrationReport, ContradictionFit, Disagreement, Fit, JudgeResult, LeftOut,
+    NotJudged,
 };
 
 use crate::config::Config;
@@ -690,6 +691,9 @@ async fn calibrate_one(
     let mut groups_of_pairs = Vec::new();
     let mut collapsed = Vec::new();
     let mut groups_of_collapsed = Vec::new();
+    // Plain matching on the items this judge decided, so the floor and
+    // the judge's kappa are read over the same items.
+    let mut matched_pairs = Vec::new();
     let mut scored: Vec<(bool, f64)> = Vec::new();
     let mut scored_four: Vec<(Verdict, f64, Option<f64>)> = Vec::new();
     let mut not_judged = Vec::new();
@@ -749,6 +753,11 @@ async fn calibrate_one(
                 }
                 collapsed.push((usize::from(!c.label.positive()), usize::from(!positive)));
                 groups_of_collapsed.push(group_of[i]);
+                if kind == ItemKind::Graded {
+                    let matched =
+                        report::plain_match(c.reference.as_deref().unwrap_or_default(), &c.claim);
+                    matched_pairs.push((usize::from(!c.label.positive()), usize::from(!matched)));
+                }
                 // The four verdicts, where the person gave one.
                 let agrees = match (c.four_way_verdict(), verdict) {
                     (Some(person), Some(judge)) => {
@@ -802,9 +811,17 @@ async fn calibrate_one(
         Some(Err(why)) => (None, Some(why)),
         None => (None, None),
     };
+    let left_out = LeftOut {
+        undecided: undecided_claims.len(),
+        word_read: collapsed.len() - scored.len(),
+        not_verified: not_judged.len(),
+    };
+    let matching =
+        (kind == ItemKind::Graded).then(|| crate::stats::agreement(&two, &matched_pairs, 0, 0));
     JudgeResult {
         name: name.to_owned(),
         judge: judge.describe(),
+        matching,
         model: judge.model().to_owned(),
         samples: samples.to_string(),
         judged: collapsed.len(),
@@ -820,7 +837,8 @@ async fn calibrate_one(
         not_judged,
         disagreements,
         undecided_claims,
-        fit: fitted.map(|f| {
+        fit: fitted.map(|mut f| {
+            f.left_out = left_out;
             if kind == ItemKind::Claim && judge.asks_contradiction() {
                 fit_contradiction(f, &scored_four, judge.contradiction_ratio())
             } else {

@@ -67,6 +67,10 @@ pub struct JudgeResult {
     pub verdicts: AgreementStats,
     /// Over supported / not supported, decided claims only.
     pub collapsed: AgreementStats,
+    /// For graded answers: plain matching's agreement over the same items
+    /// this judge decided (the set's `matching` counts every item), so the
+    /// floor and the judge are compared on the same answers.
+    pub matching: Option<AgreementStats>,
     /// Agreement per subject area.
     pub areas: Vec<AreaAgreement>,
     /// Calls, tokens, and exchanges replayed (with the tokens they cost
@@ -133,6 +137,10 @@ pub struct Fit {
     pub kappa: f64,
     /// Decided items with a probability, which the fit used.
     pub items: usize,
+    /// Items the fit left out: undecided ones, decided ones whose verdict
+    /// came from the word written (no probability to cut), and ones not
+    /// verified. Said in its line, so a fit on few of many items shows.
+    pub left_out: LeftOut,
     /// The judge's threshold now.
     pub current: f64,
     /// The two-way kappa at the current threshold, on the same items.
@@ -141,6 +149,24 @@ pub struct Fit {
     /// P(contradicted) that agrees best over the four verdicts, given
     /// [`threshold`](Fit::threshold).
     pub contradiction: Option<ContradictionFit>,
+}
+
+/// The items a [`Fit`] did not use, by why.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct LeftOut {
+    /// Undecided (samples split, or evidence in no passage).
+    pub undecided: usize,
+    /// Decided from the word written, with no probability to cut.
+    pub word_read: usize,
+    /// Not verified (the judge's reply could not be read, no recording).
+    pub not_verified: usize,
+}
+
+impl LeftOut {
+    fn total(self) -> usize {
+        self.undecided + self.word_read + self.not_verified
+    }
 }
 
 /// The contradiction ratio fitted to the labels (a claim is contradicted
@@ -191,6 +217,7 @@ impl Fit {
             threshold,
             kappa,
             items,
+            left_out: LeftOut::default(),
             current,
             kappa_at_current,
             contradiction: None,
@@ -559,6 +586,23 @@ pub(super) fn fit_line(fit: &Fit) -> String {
         fit.items,
         fit.kind.plural()
     );
+    let left = fit.left_out;
+    if left.total() > 0 {
+        let mut why = Vec::new();
+        for (n, what) in [
+            (left.undecided, "undecided"),
+            (
+                left.word_read,
+                "read from the word written, with no probability",
+            ),
+            (left.not_verified, "not verified"),
+        ] {
+            if n > 0 {
+                why.push(format!("{n} {what}"));
+            }
+        }
+        line.push_str(&format!(" ({} left out: {})", left.total(), why.join(", ")));
+    }
     if let Some(c) = &fit.contradiction {
         line.push_str(&format!(
             "; below it, contradicted at P(contradicted) > {} x P(supported) gives four-verdict kappa {:.3} (at the current {}: {}), contradicted right {} of the time, over the {} asked",
@@ -676,7 +720,8 @@ impl fmt::Display for CalibrationReport {
         if let Some(m) = &self.matching {
             writeln!(
                 f,
-                "floor: plain matching (the reference, normalised, found in the answer): accuracy {:.3}  kappa {}",
+                "floor: plain matching (the reference, normalised, found in the answer), all {} answers: accuracy {:.3}  kappa {}",
+                self.claims,
                 m.accuracy,
                 kappa_text(m)
             )?;
@@ -707,6 +752,20 @@ impl fmt::Display for CalibrationReport {
             }
             if self.kind == ItemKind::Claim {
                 agreement(f, self.headline().1, &j.collapsed)?;
+            }
+            if let Some(m) = &j.matching {
+                // The floor over the answers this judge decided: the same
+                // items its kappa is read over.
+                agreement(f, "plain matching:", m)?;
+                let left_out = j.undecided + j.not_judged.len();
+                writeln!(
+                    f,
+                    "  (both over the {} answers the judge decided; it left out {}: {} undecided, {} not verified)",
+                    j.judged,
+                    left_out,
+                    j.undecided,
+                    j.not_judged.len()
+                )?;
             }
             if let Some(fit) = &j.fit {
                 writeln!(f, "  {}", fit_line(fit))?;
@@ -849,6 +908,7 @@ mod tests {
             ungrounded: 0,
             verdicts: stats.clone(),
             collapsed: stats,
+            matching: None,
             areas: Vec::new(),
             usage: Usage {
                 calls: 1,

@@ -182,7 +182,7 @@ pub(super) async fn recall(
         .as_deref()
         .filter(|a| !a.trim().is_empty())
     {
-        let extracted = claims::extract(ask, how, &case.query, answer).await?;
+        let extracted = claims::extract(ask, how, &case.query, answer, "reference").await?;
         (extracted.claims.clone(), Some(extracted))
     } else {
         return Err(Error::MissingInput {

@@ -14,7 +14,8 @@ pub(super) async fn faithfulness(
     weights: VerdictWeights,
     plan: &Plan,
 ) -> Result<Scored> {
-    let extracted = claims::extract(ask, how, &case.query, case.response_text()).await?;
+    let extracted =
+        claims::extract(ask, how, &case.query, case.response_text(), "response").await?;
     if extracted.missed {
         return Ok(Scored::no_claims_listed(&extracted));
     }
@@ -75,7 +76,8 @@ pub(super) async fn hallucination(
     floor: Option<f64>,
     plan: &Plan,
 ) -> Result<Scored> {
-    let extracted = claims::extract(ask, how, &case.query, case.response_text()).await?;
+    let extracted =
+        claims::extract(ask, how, &case.query, case.response_text(), "response").await?;
     if extracted.missed {
         return Ok(Scored::no_claims_listed(&extracted));
     }

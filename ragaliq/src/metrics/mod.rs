@@ -31,7 +31,18 @@ use futures_util::future::BoxFuture;
 
 /// The reasoning of an evaluation left undecided because the judge listed
 /// no claim in a response that states something.
-pub(crate) const NO_CLAIMS_LISTED: &str = "The judge listed no claim in a response that states something, even asked again: there is nothing to score it by, so it is undecided (never vacuously faithful).";
+/// Why an evaluation is undecided when the judge listed no claim in a text
+/// (`response` or `reference`) that states something.
+pub(crate) fn no_claims_listed(of: &str) -> String {
+    format!(
+        "The judge listed no claim in a {of} that states something, even asked again: there is nothing to score it by, so it is undecided (never vacuously {}).",
+        if of == "response" {
+            "faithful"
+        } else {
+            "complete"
+        }
+    )
+}
 
 /// Per-evaluation overrides of the judge's defaults.
 ///
@@ -210,7 +221,11 @@ impl Scored {
     fn no_claims_listed(extracted: &crate::tasks::Extracted) -> Scored {
         Scored {
             score: 0.0,
-            reasoning: format!("{NO_CLAIMS_LISTED}{}", faithfulness::dropped(extracted)),
+            reasoning: format!(
+                "{}{}",
+                no_claims_listed(extracted.of),
+                faithfulness::dropped(extracted)
+            ),
             undecided: true,
             sample_scores: vec![0.0],
             dropped: extracted.dropped.len(),
@@ -246,6 +261,9 @@ fn check(
     options: &EvalOptions,
 ) -> Result<Plan> {
     case.validate()?;
+    if let Subject::Custom(m) = subject {
+        m.check()?;
+    }
     let metric = subject.metric();
     let invalid = |origin: &str, value: String, expected: &str| -> Error {
         ConfigError::Invalid {
@@ -299,11 +317,26 @@ fn check(
             "a share over 0.5 and up to 1 (0.6: 3 of 5 samples must agree)",
         ));
     }
-    if metric.needs_response() && case.response.is_none() {
-        return Err(Error::MissingInput {
-            metric,
-            what: "a response to grade: the case has none (set `.response(…)`, or `response: \"\"` in a case file to grade an empty answer)",
-        });
+    if metric.needs_response() {
+        match case.response.as_deref() {
+            None => {
+                return Err(Error::MissingInput {
+                    metric,
+                    what: "a response to grade: the case has none (set `.response(…)`, or `response:` in a case file)",
+                });
+            }
+            // Nothing said is nothing to grade: an empty answer would
+            // otherwise be vacuously faithful, or precise against any
+            // reference. A pipeline that answered nothing has failed
+            // before any metric could say so.
+            Some(r) if r.trim().is_empty() => {
+                return Err(Error::MissingInput {
+                    metric,
+                    what: "a response that says something: the response is empty, and an empty answer has nothing to grade (never a pass: the pipeline answered nothing)",
+                });
+            }
+            Some(_) => {}
+        }
     }
     Ok(Plan {
         samples,
@@ -527,6 +560,6 @@ async fn extract_claims_here(
         session,
         tally: &tally,
     };
-    let extracted = claims::extract(&ask, scoring.verification, query, text).await?;
+    let extracted = claims::extract(&ask, scoring.verification, query, text, "response").await?;
     Ok((extracted.claims, tally.total()))
 }

@@ -8,6 +8,10 @@
 //! while it writes, so a temporary file left by a writer that was killed
 //! (unlocked, and older than a few seconds) is recognised and removed by the
 //! next write of the same target, instead of staying in the source tree.
+//!
+//! A target that is a symbolic link is written through: its target gets
+//! the new bytes and the link stays a link (a judge file shared between
+//! projects by a link, say). A file that exists keeps its permissions.
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
@@ -26,6 +30,10 @@ const LEFT_BEHIND: Duration = Duration::from_secs(2);
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     use std::sync::atomic::{AtomicU64, Ordering};
     static SEQ: AtomicU64 = AtomicU64::new(0);
+    let resolved = through_links(path)?;
+    let path = resolved.as_path();
+    // Kept: a renamed temporary file would otherwise carry the default mode.
+    let permissions = std::fs::metadata(path).ok().map(|m| m.permissions());
     let dir = path.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir)?;
     let name = file_name(path);
@@ -38,6 +46,9 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
         let mut file = OpenOptions::new().write(true).create_new(true).open(&tmp)?;
         // Held until the rename: an unlocked temporary file is an orphan.
         let _ = file.try_lock();
+        if let Some(permissions) = &permissions {
+            file.set_permissions(permissions.clone())?;
+        }
         file.write_all(bytes)?;
         // The data on disk before the name points at it.
         file.sync_all()?;
@@ -52,6 +63,30 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     written?;
     remove_left_behind(path);
     Ok(())
+}
+
+/// The file a write to `path` must replace: `path` itself, or, for a
+/// symbolic link, the file it points to (following links to links, at
+/// most 40, as the kernel does).
+fn through_links(path: &Path) -> io::Result<PathBuf> {
+    let mut path = path.to_path_buf();
+    for _ in 0..40 {
+        match std::fs::symlink_metadata(&path) {
+            Ok(m) if m.file_type().is_symlink() => {
+                let target = std::fs::read_link(&path)?;
+                // A relative target is relative to the link's folder.
+                path = match path.parent() {
+                    Some(dir) if target.is_relative() => dir.join(target),
+                    _ => target,
+                };
+            }
+            _ => return Ok(path),
+        }
+    }
+    Err(io::Error::other(format!(
+        "{}: too many levels of symbolic links",
+        path.display()
+    )))
 }
 
 /// Makes a folder's entries durable (the rename above). Best effort: some
@@ -165,6 +200,32 @@ mod tests {
         assert!(made >= 1, "the file's data was not synced");
         #[cfg(target_os = "linux")]
         assert_eq!(made, 2, "the folder's entry was not synced");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_link_stays_a_link_and_a_file_keeps_its_permissions() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = std::env::temp_dir().join(format!("ragaliq-atomic-link-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("shared")).unwrap();
+        let real = dir.join("shared/judge.toml");
+        std::fs::write(&real, "old").unwrap();
+        std::fs::set_permissions(&real, std::fs::Permissions::from_mode(0o640)).unwrap();
+        let link = dir.join("judge.toml");
+        std::os::unix::fs::symlink("shared/judge.toml", &link).unwrap();
+        write_atomic(&link, b"new").unwrap();
+        assert!(
+            std::fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink(),
+            "the link was replaced by a file"
+        );
+        assert_eq!(std::fs::read_to_string(&real).unwrap(), "new");
+        let mode = std::fs::metadata(&real).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o640, "permissions were not kept: {mode:o}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
