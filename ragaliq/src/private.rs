@@ -140,7 +140,7 @@ fn run_boxed(spec: TestSpec, body: Body) {
         }
         panic!("{e}");
     }
-    let recorder = Arc::new(Recorder::new(location, config.mode));
+    let recorder = Arc::new(Recorder::bound(location, config.mode, &binder));
     let judge = judge.with_recorder(recorder.clone());
 
     let runtime = if spec.multi_thread {

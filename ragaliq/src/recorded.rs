@@ -127,7 +127,7 @@ pub fn recorded_judge(here: Here) -> RecordedJudge {
     if let Err(e) = crate::record::bind(&location.snapshot, &binder) {
         panic!("{e}");
     }
-    let recorder = Arc::new(Recorder::new(location, config.mode));
+    let recorder = Arc::new(Recorder::bound(location, config.mode, &binder));
     RecordedJudge {
         judge: judge.with_recorder(recorder.clone()),
         recorder,

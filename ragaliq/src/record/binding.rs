@@ -75,6 +75,11 @@ impl Binder {
         }
     }
 
+    /// What tells binders apart: the site and the thread.
+    pub(crate) fn key(&self) -> String {
+        format!("{}\n{}", self.site, self.thread)
+    }
+
     /// Whether `other` is the same binder (the same code in the same test),
     /// which may bind the file again.
     fn same(&self, other: &Binder) -> bool {

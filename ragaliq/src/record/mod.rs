@@ -33,10 +33,10 @@
 //!
 //! A writer drops only exchanges it can tell are its own: ones that were in
 //! the recording when it was made, that it no longer asked for, and that no
-//! other recorder of the file in this process (nor, in a run, another
-//! process) used. An exchange another writer added meanwhile stays. For a
-//! test that is its file's one writer this changes nothing: what it read is
-//! what it writes over.
+//! other recorder of the file working beside it in this process (nor, in a
+//! run, another process) used. An exchange another writer added meanwhile
+//! stays. For a test that is its file's one writer this changes nothing:
+//! what it read is what it writes over.
 //!
 //! `#[rag_test]` and `recorded_judge!()` also refuse a second *binder* of a
 //! file (other code, or another test, mapped to the same recording), in a
@@ -47,6 +47,7 @@ mod assertion;
 mod binding;
 mod insta_settings;
 mod ordered;
+mod peers;
 mod recording;
 mod snapfile;
 mod stale;
@@ -68,8 +69,8 @@ use crate::run;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
 
 /// Where a recording lives and how to name it in messages.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -209,26 +210,10 @@ pub struct Recorder {
     index: HashMap<String, usize>,
     load_error: Option<RecordingError>,
     used: Mutex<BTreeMap<String, Used>>,
-    /// The exchanges every recorder of this file in this process used, by
-    /// trial (see [`uses_of`]); `None` in live mode.
-    uses: Option<Arc<Mutex<Uses>>>,
+    /// This recorder among the file's other recorders in this process
+    /// (see [`peers`]); `None` in live mode.
+    peer: Option<peers::Peer>,
     new: AtomicUsize,
-}
-
-/// Fingerprints used, by trial.
-type Uses = BTreeMap<String, BTreeSet<String>>;
-
-/// What every recorder of the file at `snapshot` (by canonical path) used in
-/// this process, shared by those recorders: one recorder's write keeps what
-/// another used, as the run's state does across processes.
-fn uses_of(snapshot: &Path) -> Arc<Mutex<Uses>> {
-    static USES: std::sync::OnceLock<Mutex<HashMap<PathBuf, Arc<Mutex<Uses>>>>> =
-        std::sync::OnceLock::new();
-    let key = run::lock::canonical(snapshot);
-    lock(USES.get_or_init(Mutex::default))
-        .entry(key)
-        .or_default()
-        .clone()
 }
 
 /// An exchange this process used, and the trials that used it.
@@ -259,6 +244,17 @@ impl Recorder {
     /// `.snap`, in the other modes (`record` and `live` do not serve from it).
     #[must_use]
     pub fn new(location: Location, mode: Mode) -> Recorder {
+        Recorder::made(location, mode, None)
+    }
+
+    /// [`new`](Self::new) for the recording `binder` bound (see
+    /// [`bind`]): its recorders made again in this process (a loop, a
+    /// retry) keep each other's exchanges.
+    pub(crate) fn bound(location: Location, mode: Mode, binder: &Binder) -> Recorder {
+        Recorder::made(location, mode, Some(binder.key()))
+    }
+
+    fn made(location: Location, mode: Mode, binder: Option<String>) -> Recorder {
         let (source, recorded, load_error) = match mode {
             Mode::Live => (None, Vec::new(), None),
             // Every writer renames a whole file into place, so a read
@@ -281,7 +277,7 @@ impl Recorder {
             index,
             load_error,
             used: Mutex::new(BTreeMap::new()),
-            uses: (mode != Mode::Live).then(|| uses_of(&location.snapshot)),
+            peer: (mode != Mode::Live).then(|| peers::Peer::join(&location.snapshot, binder)),
             new: AtomicUsize::new(0),
             location,
         }
@@ -290,11 +286,8 @@ impl Recorder {
     /// Notes that `trial` used the exchange `key`, for every recorder of
     /// this file in the process.
     fn note_use(&self, key: &str, trial: Option<&str>) {
-        if let Some(uses) = &self.uses {
-            lock(uses)
-                .entry(trial.unwrap_or(WHOLE).to_owned())
-                .or_default()
-                .insert(key.to_owned());
+        if let Some(peer) = &self.peer {
+            peer.note(trial.unwrap_or(WHOLE), key);
         }
     }
 
@@ -550,13 +543,11 @@ impl Recorder {
         run::remove_left_behind(snapshot);
         run::remove_left_behind(&pending_path(snapshot));
         // Kept whatever this trial asked: what other processes of the run
-        // and other recorders of this file in this process used.
+        // and this recorder's peers in this process used.
         let mut kept = self.run_state(trial)?;
-        if let Some(uses) = &self.uses {
-            for (t, fingerprints) in lock(uses).iter() {
-                kept.entry(t.clone())
-                    .or_default()
-                    .extend(fingerprints.iter().cloned());
+        if let Some(peer) = &self.peer {
+            for (t, fingerprints) in peer.kept() {
+                kept.entry(t).or_default().extend(fingerprints);
             }
         }
         let recording = self.merge_onto(&base, trial, complete, &kept);
@@ -840,8 +831,8 @@ fn state_name(snapshot: &Path) -> String {
 /// for: an exchange of `trial` goes only when the writer read it at its
 /// start (`known`: it was in the recording this recorder was made with, so
 /// it would have served the question) and nobody else used it (`kept`: the
-/// exchanges this run's other processes and this process's other recorders
-/// of the file used, by trial). An exchange another writer added since
+/// exchanges this run's other processes and this recorder's peers in this
+/// process used, by trial: see [`peers`]). An exchange another writer added since
 /// this one read the file stays. A test that is the file's one writer
 /// reads at its start what it writes over, so its recording comes out as
 /// before: what it used, nothing else.
