@@ -180,6 +180,7 @@ mod stats;
 mod tasks;
 mod transport;
 
+pub use crate::core::judged;
 pub use crate::core::{
     Agreement, CaseError, ClaimCounts, ClaimVerdict, ConfigError, Correctness, Criteria,
     CriteriaForm, Evaluation, Metric, PassageVerdict, RagCase, Samples, Spread, Strategy, Usage,
