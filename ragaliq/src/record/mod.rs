@@ -188,6 +188,8 @@ pub struct Recorder {
     conflicts: HashMap<String, String>,
     /// Keys whose person's verdict decided something in this process.
     reviewed_used: Mutex<BTreeSet<String>>,
+    /// The person's verdicts the last write dropped.
+    dropped: Mutex<Vec<DroppedReview>>,
 }
 
 /// An exchange this process used, and the trials that used it.
@@ -246,7 +248,16 @@ impl Recorder {
             reviewed,
             conflicts,
             reviewed_used: Mutex::new(BTreeSet::new()),
+            dropped: Mutex::new(Vec::new()),
         }
+    }
+
+    /// The person's verdicts the last [`commit`](Self::commit) dropped
+    /// (nothing in the recording written judges their key any more), with
+    /// why; they were also printed to stderr.
+    #[must_use]
+    pub fn dropped_reviews(&self) -> Vec<DroppedReview> {
+        lock(&self.dropped).clone()
     }
 
     /// The person's verdict on what `key` names ([`crate::judged`]), if the
@@ -554,6 +565,7 @@ impl Recorder {
             return Ok(None);
         }
         say_dropped(&self.location.snapshot, &dropped);
+        *lock(&self.dropped) = dropped;
         Ok(Some(sink(&recording)))
     }
 

@@ -403,7 +403,8 @@ pub fn update<R>(path: &Path, f: impl FnOnce(&mut Recording) -> R) -> Result<R, 
         Some(header) => format!("---\n{header}\n---\n"),
         None => String::new(),
     };
-    let text = format!("{header}{}\n", recording.to_yaml());
+    let yaml = recording.to_yaml();
+    let text = format!("{header}{}\n", yaml.trim_end_matches(['\n', '\r']));
     run::write_atomic(path, text.as_bytes()).map_err(|e| corrupt(e.to_string()))?;
     Ok(result)
 }
