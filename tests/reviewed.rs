@@ -243,3 +243,127 @@ async fn another_model_keeps_it_and_a_changed_passage_drops_it_saying_why() {
     let pending = Recording::read(&pending(&dir)).unwrap().unwrap();
     assert_eq!(record::dropped_between(&accepted, &pending), dropped);
 }
+
+/// A judge that says no to everything (and scores 2 of 5), in words, with
+/// no token probabilities.
+struct SaysNo;
+
+impl ragaliq::judge::Transport for SaysNo {
+    fn provider(&self) -> &str {
+        "canned"
+    }
+
+    fn complete<'a>(
+        &'a self,
+        req: &'a ragaliq::judge::JudgeRequest,
+    ) -> ragaliq::judge::BoxFuture<'a, Result<ragaliq::judge::JudgeResponse, ragaliq::TransportError>>
+    {
+        let reply = match req.task.as_str() {
+            "criteria_steps" => r#"{"steps": ["Read the answer.", "Check its tone."]}"#,
+            "criteria_score" => "2. It is curt.",
+            _ => "no. It does not.",
+        };
+        Box::pin(async move { Ok(ragaliq::judge::JudgeResponse::text(reply)) })
+    }
+}
+
+/// Every kind of verdict a person can give on one answer (or passage):
+/// the key an evaluation names is the one a person's verdict is kept
+/// under, and replayed, that verdict decides (a new yes/no question gets
+/// the same for free: the rule reads only the task and what it asked).
+#[tokio::test]
+async fn one_answer_metrics_take_a_persons_verdict_too() {
+    use ragaliq::{Criteria, CustomMetric, Evaluation};
+    let dir = temp("one-answer");
+    let case = RagCase::new("Can I return shoes?")
+        .context(["Shoes can be returned within 30 days."])
+        .response("Yes, within 30 days.");
+    let polite = CustomMetric::new(
+        "polite",
+        "<response>{{response}}</response>\nIs it polite? Answer \"yes\" or \"no\", then why.",
+    )
+    .unwrap()
+    .answered_by(["yes", "no"]);
+    let scored = Criteria::scored("The answer is friendly.");
+    async fn all(
+        judge: &Judge,
+        case: &RagCase,
+        polite: &CustomMetric,
+        scored: &Criteria,
+    ) -> Vec<Evaluation> {
+        vec![
+            judge.relevance(case).await.unwrap(),
+            judge.context_precision(case).await.unwrap(),
+            judge.criteria(case, "The answer is polite.").await.unwrap(),
+            judge.criteria(case, scored.clone()).await.unwrap(),
+            judge.custom(polite, case).await.unwrap(),
+        ]
+    }
+    let recorder = Arc::new(Recorder::new(location(&dir), Mode::Record));
+    let judge = Judge::builder(SaysNo).build().unwrap();
+    let judged = all(
+        &judge.with_recorder(recorder.clone()),
+        &case,
+        &polite,
+        &scored,
+    )
+    .await;
+    assert!(judged.iter().all(|e| !e.passed), "the judge said no");
+    recorder.save_pending("tests/reviewed.rs").unwrap();
+    accept(&dir);
+    let keys: Vec<String> = judged
+        .iter()
+        .map(|e| {
+            e.review_key
+                .clone()
+                .or_else(|| e.passages.first().and_then(|p| p.review_key.clone()))
+                .expect("a key")
+        })
+        .collect();
+    let words = ["yes", "yes", "yes", "5", "yes"];
+    record::update(&dir.join("t.snap"), |r| {
+        for (key, word) in keys.iter().zip(words) {
+            record::set_verdict(r, key, word, None, None).unwrap();
+        }
+    })
+    .unwrap();
+
+    let recorder = Arc::new(Recorder::new(location(&dir), Mode::Replay));
+    let replayed = all(&judge.with_recorder(recorder), &case, &polite, &scored).await;
+    for e in &replayed {
+        assert!(e.passed && e.score == 1.0, "{e}");
+        assert_eq!(e.usage.reviewed, 1, "{e}");
+        assert_eq!(e.usage.calls, 0);
+    }
+    assert_eq!(
+        replayed[0].reasoning,
+        "yes (a person's verdict; the judge: no) to whether the response answers the question."
+    );
+    assert!(replayed[0].person.is_some());
+    assert!(replayed[1].passages[0].person.is_some(), "{}", replayed[1]);
+    assert!(
+        replayed[3].reasoning.starts_with(
+            "5 (a person's verdict; the judge: score 2.00 of 5, its reason: \"It is curt.\")"
+        ),
+        "{}",
+        replayed[3].reasoning
+    );
+
+    // A word the metric does not take is refused, as a recording problem
+    // (never read as the judge's, never a low score).
+    record::update(&dir.join("t.snap"), |r| {
+        record::set_verdict(r, &keys[4], "maybe", None, None).unwrap();
+    })
+    .unwrap();
+    let recorder = Arc::new(Recorder::new(location(&dir), Mode::Replay));
+    let e = judge
+        .with_recorder(recorder)
+        .custom(&polite, &case)
+        .await
+        .unwrap_err();
+    assert!(e.is_recording(), "{e}");
+    assert_eq!(
+        e.to_string(),
+        "a person's verdict in the recording cannot be used: `maybe` on metric `polite`: it takes yes, no"
+    );
+}

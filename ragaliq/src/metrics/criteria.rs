@@ -97,7 +97,10 @@ pub(super) async fn criteria(
                 }
             },
         };
-        let mut judge = format!("{} {}", score_name(criteria), read.read);
+        let mut judge = match criteria.form() {
+            CriteriaForm::YesNo => super::judge_said(read.score, read.from_probabilities),
+            CriteriaForm::Scored => format!("score {:.2} of 5", 1.0 + 4.0 * read.score),
+        };
         if !read.reason.is_empty() {
             judge.push_str(&format!(", its reason: \"{}\"", read.reason));
         }
