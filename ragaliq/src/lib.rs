@@ -173,6 +173,7 @@ pub mod parse;
 pub mod prompts;
 pub mod record;
 mod recorded;
+pub mod review;
 #[doc(hidden)]
 pub mod run;
 mod session;

@@ -97,6 +97,11 @@ const LAYERS: &[(&str, &str, &[&str])] = &[
             "html",
         ],
     ),
+    (
+        "review",
+        "top",
+        &["core", "judge", "metrics", "parse", "record"],
+    ),
     ("generation", "top", &["core", "judge", "tasks", "error"]),
     ("batch", "top", &["config", "run", "transport"]),
 ];

@@ -16,7 +16,6 @@ mod sampling;
 pub(crate) use claims::Verification;
 #[cfg(feature = "calibration")]
 pub(crate) use claims::Voted;
-#[cfg(feature = "calibration")]
 pub(crate) use claims::rule::Reading;
 pub use custom::{CustomAnswer, CustomMetric, CustomScore};
 
