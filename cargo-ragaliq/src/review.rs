@@ -70,6 +70,10 @@ fn targets(paths: &[PathBuf]) -> Vec<Target> {
     let found = files::recordings(&roots);
     let mut out: BTreeMap<PathBuf, Target> = BTreeMap::new();
     for path in found {
+        // `./tests/…` as `tests/…`: paths are shown and reported as typed.
+        let path = path
+            .strip_prefix(".")
+            .map_or_else(|_| path.clone(), Path::to_path_buf);
         let name = path.to_string_lossy().into_owned();
         match name.strip_suffix(".new") {
             Some(accepted) => {
@@ -104,6 +108,13 @@ fn targets(paths: &[PathBuf]) -> Vec<Target> {
 fn shown(path: &Path) -> String {
     let text = files::shown(path);
     text.strip_prefix("./").map(str::to_owned).unwrap_or(text)
+}
+
+/// The recording each review reads under `paths`: the pending one where
+/// there is one (it is what will be accepted, and what review writes
+/// into), else the accepted one.
+pub fn reading_paths(paths: &[PathBuf]) -> Vec<PathBuf> {
+    targets(paths).into_iter().map(|t| t.path).collect()
 }
 
 fn is_pending(path: &Path) -> bool {

@@ -294,10 +294,11 @@ fn reading(family: &str, asked: &[(&Exchange, usize)], t: &Thresholds) -> JudgeR
                             .cloned()
                             .flatten()
                     });
+                // No probability: a confidence the judge wrote is not one
+                // (calibration fits thresholds on probabilities only).
                 if let Some(v) = verdict {
                     out.verdict = Some(v.verdict.label().to_owned());
                     out.positive = Some(v.verdict == Verdict::Supported);
-                    out.probability = v.confidence.filter(|_| v.verdict == Verdict::Supported);
                 }
             }
         }

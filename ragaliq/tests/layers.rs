@@ -91,6 +91,7 @@ const LAYERS: &[(&str, &str, &[&str])] = &[
             "judge",
             "metrics",
             "record",
+            "review",
             "stats",
             "data_files",
             "evidence",
