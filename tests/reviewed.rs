@@ -367,3 +367,55 @@ async fn one_answer_metrics_take_a_persons_verdict_too() {
         "a person's verdict in the recording cannot be used: `maybe` on metric `polite`: it takes yes, no"
     );
 }
+
+/// The guide's sample of a hand-written person's verdict parses, its key
+/// left out and filled in with the key of what the exchange judged.
+#[test]
+fn the_guides_hand_written_verdict_reads() {
+    let guide = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/guide/recording-and-review.md"),
+    )
+    .unwrap();
+    let marker =
+        "<!-- a recording with a person's verdict: tests/reviewed.rs parses this block -->";
+    let after = &guide[guide.find(marker).expect("the marked block") + marker.len()..];
+    let start = after.find("```yaml\n").unwrap() + "```yaml\n".len();
+    let yaml = &after[start..start + after[start..].find("```").unwrap()];
+    let dir = temp("guide");
+    let path = dir.join("sample.snap");
+    // As a .snap holds it: insta's header, then the recording.
+    std::fs::write(&path, format!("---\nsource: docs\n---\n{yaml}")).unwrap();
+    let recording = Recording::read(&path).unwrap().unwrap();
+    let e = &recording.exchanges[0];
+    let r = &e.reviewed[0];
+    assert_eq!(
+        (
+            r.item,
+            r.verdict.as_str(),
+            r.by.as_deref(),
+            r.note.as_deref()
+        ),
+        (
+            1,
+            "supported",
+            Some("ana"),
+            Some("a full refund is all of the money")
+        )
+    );
+    assert_eq!(
+        r.key,
+        e.judged()[0].key,
+        "keyed to what the exchange judged"
+    );
+    assert_eq!(
+        r.key,
+        ragaliq::judged::items(
+            "claim_supported",
+            &serde_json::json!({
+                "claim": "You get all your money back",
+                "passages": ["Items bought online can be returned within 30 days of delivery for a full refund."]
+            })
+        )[0]
+        .key
+    );
+}

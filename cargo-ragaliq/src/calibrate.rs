@@ -251,7 +251,7 @@ fn run_reviewed(args: &Args) -> Result<bool, String> {
         true,
     );
     println!(
-        "person's verdicts: {} in {} recordings read (pending ones where there are: what review writes into); read as labels against the judge's reading beside them, no call",
+        "person's verdicts: {} in {} recordings read (a pending .snap.new in place of its .snap); read as labels against the judge's reading in the same exchanges, no call",
         set.verdicts, set.recordings
     );
     for why in &set.not_used {

@@ -218,7 +218,9 @@ fn calibrate_reads_the_verdicts_as_labels_and_says_they_are_too_few() {
     let out = text(&o);
     assert!(o.status.success(), "{out}");
     assert!(
-        out.starts_with("person's verdicts: 4 in 1 recordings read"),
+        out.starts_with(
+            "person's verdicts: 4 in 1 recordings read (a pending .snap.new in place of its .snap)"
+        ),
         "{out}"
     );
     assert!(out.contains("agreement with 1 labelled claims"), "{out}");

@@ -49,6 +49,10 @@
 //!   - item: 1
 //!     probability: "P(yes) 0.983 from the first token's 10 likeliest (yes 0.985, no 0.017)"
 //! ```
+//!
+//! An exchange may also hold `reviewed:`, the verdicts a person gave on its
+//! items, keyed by what was judged and never part of the fingerprint (see
+//! [`Reviewed`] and `cargo ragaliq review`).
 
 use super::ordered::Ordered;
 use super::reviewed::{FileReviewed, Reviewed, read_reviewed};
