@@ -419,3 +419,50 @@ fn the_guides_hand_written_verdict_reads() {
         .key
     );
 }
+
+/// A verdict given on a claim asked as a yes/no question still decides it
+/// when the judge is asked the JSON way (another strategy: other tasks,
+/// other questions): it is keyed by the claim and its passages, not by
+/// how they were asked.
+#[tokio::test]
+async fn a_verdict_outlives_another_way_of_asking() {
+    let server = ScriptedJudge::start().await;
+    let url = server.base_url();
+    let dir = temp("strategy");
+    let (eval, _) = record(&url, "scripted", &dir, &case(POLICY)).await;
+    accept(&dir);
+    let key = eval
+        .claims
+        .iter()
+        .find(|c| c.failed)
+        .and_then(|c| c.review_key.clone())
+        .unwrap();
+    record::update(&dir.join("t.snap"), |r| {
+        record::set_verdict(r, &key, "supported", None, None)
+    })
+    .unwrap()
+    .unwrap();
+    let recorder = Arc::new(Recorder::new(location(&dir), Mode::Record));
+    let json = Judge::builder(ragaliq::judge::OpenAiTransport::new(&url))
+        .with_model("scripted")
+        .with_strategy(ragaliq::Strategy::Json)
+        .with_verify_batch(4)
+        .build()
+        .unwrap()
+        .with_recorder(recorder.clone());
+    let eval = json
+        .evaluate(Metric::Faithfulness, &case(POLICY))
+        .await
+        .unwrap();
+    assert!(eval.passed, "{eval}");
+    assert_eq!(eval.usage.reviewed, 1);
+    recorder.save_pending("tests/reviewed.rs").unwrap().unwrap();
+    assert!(recorder.dropped_reviews().is_empty());
+    let verdicts = verdicts(&pending(&dir));
+    assert_eq!(verdicts.len(), 1);
+    assert_eq!(verdicts[0].2, key);
+    assert!(
+        verdicts[0].0 == "verify_claims" || verdicts[0].0 == "verify_claim",
+        "on the JSON question now: {verdicts:?}"
+    );
+}

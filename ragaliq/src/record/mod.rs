@@ -885,8 +885,10 @@ fn say_dropped(snapshot: &Path, dropped: &[DroppedReview]) {
     for d in dropped {
         text.push_str(&format!("\n  {d}"));
     }
-    text.push_str("\n  review the new recording's verdicts with: cargo ragaliq review");
-    eprintln!("{text}");
+    text.push_str("\n  review the new recording's verdicts with: cargo ragaliq review\n");
+    // Outside the test harness's capture: shown even for a test that passes.
+    use std::io::Write as _;
+    let _ = std::io::stderr().write_all(text.as_bytes());
 }
 
 /// The name of a recording's state file in the run's folder: its file name
