@@ -270,6 +270,14 @@ pub(crate) trait Ask: Sync {
     fn own(&self) -> Option<OwnTask<'_>> {
         None
     }
+    /// The task's name in requests and recordings (`claim_supported`, or
+    /// `custom:<name>` for a task of one's own).
+    fn task_name(&self) -> String {
+        match self.own() {
+            Some(own) => format!("custom:{}", own.name),
+            None => Self::TASK.name().to_owned(),
+        }
+    }
     /// The task's label in errors.
     fn label(&self) -> &'static str {
         if self.own().is_some() {

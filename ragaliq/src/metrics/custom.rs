@@ -625,6 +625,56 @@ pub(super) async fn custom(
         .iter()
         .find(|s| s.score == median)
         .unwrap_or(&sampled.answers[0]);
+    let (review_key, person) = ask.review(question, 1, plan.persons)?;
+    if let Some(mut person) = person {
+        // The person's word read as if the judge had written it, then
+        // scored by the metric's own scorer.
+        let Reply::Words(words) = &metric.reply else {
+            return Err(Error::Reviewed {
+                problem: format!(
+                    "metric `{}` is answered in JSON: a person's verdict on it has no word to be read as",
+                    metric.name
+                ),
+            });
+        };
+        let listed: Vec<&str> = words.words().collect();
+        if !listed.contains(&person.verdict.as_str()) {
+            return Err(Error::Reviewed {
+                problem: format!(
+                    "`{}` on metric `{}`: it takes {}",
+                    person.verdict,
+                    metric.name,
+                    listed.join(", ")
+                ),
+            });
+        }
+        let judge = format!("score {median:.2}");
+        person.judge = judge.clone();
+        let mut answer =
+            crate::parse::answer_word(&person.verdict, None, words, &crate::parse::AnswerAt::First)
+                .map_err(|e| Error::Reviewed {
+                    problem: format!("`{}` on metric `{}`: {e}", person.verdict, metric.name),
+                })?;
+        answer.read = person.to_string();
+        let answer = CustomAnswer::Word {
+            answer,
+            reason: String::new(),
+        };
+        let scored = metric.score(&answer, case)?;
+        let reasoning = match metric.scorer {
+            Some(_) => scored.reasoning,
+            None => format!("{person}."),
+        };
+        let out = Scored {
+            reasoning,
+            ..Scored::by_person(person, judge, scored.score, "")
+        };
+        return Ok(Scored {
+            review_key,
+            name: Some(metric.name.clone()),
+            ..out
+        });
+    }
     let undecided = scores.len() > 1 && {
         let sides: Vec<bool> = scores.iter().map(|s| *s >= plan.threshold).collect();
         !stats::vote(&sides, i32::from).1.reaches(plan.agreement)
@@ -635,6 +685,7 @@ pub(super) async fn custom(
         undecided,
         sample_scores: scores,
         name: Some(metric.name.clone()),
+        review_key,
         ..Scored::default()
     })
 }

@@ -154,6 +154,8 @@ pub(super) fn details(
             probability: v.probability,
             located: v.located,
             from_reference: false,
+            person: v.person,
+            review_key: v.review_key,
         })
         .collect()
 }
@@ -198,6 +200,13 @@ pub(super) fn summary(details: &[ClaimVerdict], case: &RagCase) -> Option<String
     })
     .collect();
     let mut out = parts.join(", ");
+    let persons = details.iter().filter(|c| c.person.is_some()).count();
+    if persons > 0 {
+        out.push_str(&format!(
+            "; {} a person's",
+            plural(persons, "verdict is", "verdicts are")
+        ));
+    }
     let ungrounded = details.iter().filter(|c| c.ungrounded).count();
     let split = details
         .iter()

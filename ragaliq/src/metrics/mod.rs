@@ -16,10 +16,10 @@ mod sampling;
 pub(crate) use claims::Verification;
 #[cfg(feature = "calibration")]
 pub(crate) use claims::Voted;
-#[cfg(feature = "calibration")]
 pub(crate) use claims::rule::Reading;
 pub use custom::{CustomAnswer, CustomMetric, CustomScore};
 
+use crate::core::judged::Person;
 use crate::core::{
     ClaimCounts, ClaimVerdict, ConfigError, Correctness, Criteria, Evaluation, Metric,
     PassageVerdict, RagCase, Samples, VerdictWeights, clamp_score,
@@ -181,6 +181,10 @@ pub(crate) struct Plan {
     pub samples: Samples,
     pub agreement: f64,
     pub threshold: f64,
+    /// Whether a person's verdict in the recording decides in place of the
+    /// judge's reading: in every evaluation, never in calibration (which
+    /// measures the judge).
+    pub persons: bool,
 }
 
 /// What a metric computes; [`evaluate`] adds the threshold, the outcome
@@ -204,9 +208,28 @@ pub(crate) struct Scored {
     /// Answer correctness's two halves.
     precision: Option<f64>,
     recall: Option<f64>,
+    /// A metric decided by one answer: the person's verdict that decided
+    /// it, and the key one is kept under.
+    person: Option<Person>,
+    review_key: Option<String>,
 }
 
 impl Scored {
+    /// A metric decided by one answer, decided by a person's verdict: the
+    /// score their word gives (`score`), the judge's own reading in the
+    /// message (`judge`), what the answer is about (`about`: "to whether
+    /// the response answers the question").
+    fn by_person(mut person: Person, judge: String, score: f64, about: &str) -> Scored {
+        person.judge = judge;
+        Scored {
+            score,
+            reasoning: format!("{person} {about}."),
+            sample_scores: vec![score],
+            person: Some(person),
+            ..Scored::default()
+        }
+    }
+
     fn vacuous(reasoning: &str) -> Scored {
         Scored {
             score: 1.0,
@@ -342,6 +365,7 @@ fn check(
         samples,
         agreement,
         threshold,
+        persons: true,
     })
 }
 
@@ -445,6 +469,8 @@ async fn evaluate_here(
         spread,
         precision: scored.precision,
         recall: scored.recall,
+        person: scored.person,
+        review_key: scored.review_key,
     })
 }
 
@@ -459,6 +485,48 @@ pub(crate) struct Asker<'a> {
 impl Asker<'_> {
     async fn ask<A: crate::tasks::Ask>(&self, ask: &A, sample: u32) -> Result<A::Answer> {
         self.session.ask(self.tally, ask, sample).await
+    }
+
+    /// The key of what item `item` of `ask` judged, and, when `persons`,
+    /// the person's verdict on it the recording holds (see
+    /// [`Session::reviewed`]). Asks the judge nothing.
+    fn review<A: crate::tasks::Ask>(
+        &self,
+        ask: &A,
+        item: usize,
+        persons: bool,
+    ) -> Result<(Option<String>, Option<Person>)> {
+        if persons {
+            return self.session.reviewed(self.tally, ask, item);
+        }
+        let key = crate::core::judged::items(&ask.task_name(), &ask.subject())
+            .into_iter()
+            .find(|j| j.item == item)
+            .map(|j| j.key);
+        Ok((key, None))
+    }
+}
+
+/// A person's yes or no as a score (1 or 0); an error for any other word.
+fn yes_no(person: &Person) -> Result<f64> {
+    match person.verdict.as_str() {
+        "yes" => Ok(1.0),
+        "no" => Ok(0.0),
+        other => Err(Error::Reviewed {
+            problem: format!("`{other}` on a yes/no question: give yes or no"),
+        }),
+    }
+}
+
+/// The judge's own reading of a yes/no answer, for a message beside a
+/// person's verdict: `P(yes) 0.31`, or the word it wrote.
+fn judge_said(p_yes: f64, from_probabilities: bool) -> String {
+    if from_probabilities {
+        format!("P(yes) {p_yes:.2}")
+    } else if p_yes >= 0.5 {
+        "yes".to_owned()
+    } else {
+        "no".to_owned()
     }
 }
 
@@ -481,6 +549,7 @@ pub(crate) async fn verify_labelled(
         samples: Samples::Fixed(scoring.samples.max()),
         agreement: scoring.agreement,
         threshold: 0.5,
+        persons: false,
     };
     let tally = Tally::default();
     let ask = Asker {
@@ -514,6 +583,7 @@ async fn verify_claim_here(
         samples: scoring.samples,
         agreement: scoring.agreement,
         threshold: 0.5,
+        persons: true,
     };
     let tally = Tally::default();
     let ask = Asker {
