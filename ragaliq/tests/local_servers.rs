@@ -458,7 +458,14 @@ async fn absurd_retry_after_values_neither_panic_nor_wait() {
             .respond_with(ResponseTemplate::new(429).insert_header("retry-after", value))
             .mount(&server)
             .await;
+        // A model of its own: in a run that spans processes (nextest, or
+        // RAGALIQ_RUN_ID) the pace is the run's, per server and model, and
+        // wiremock hands the next server the port of the last, so the day
+        // long pause the previous value asked for would refuse this one
+        // before it is sent. This test is about one call's own reading.
+        let model = format!("m-{}-{value}", std::process::id());
         let judge = Judge::builder(OpenAiTransport::new(&format!("{}/v1", server.uri())))
+            .with_model(model)
             .with_strategy(Strategy::Json)
             .with_retry(fast_retries(3).with_total_budget(Duration::from_secs(10)))
             .build()
