@@ -379,7 +379,15 @@ fn record_command(spec: &TestSpec) -> String {
         format!("{}::{}", within.join("::"), spec.function)
     };
     parts.push(format!("-- {path} --exact"));
-    parts.join(" ")
+    let command = parts.join(" ");
+    // The attribute beats RAGALIQ_MODE: a test pinned to replay cannot be
+    // recorded by the variable, so the command alone would not record it.
+    if spec.mode == Some(Mode::Replay) {
+        return format!(
+            "{command} (after removing `mode = \"replay\"` from this test's #[rag_test]: it pins replay over RAGALIQ_MODE)"
+        );
+    }
+    command
 }
 
 /// What an assertion macro expects of the evaluation.
@@ -673,6 +681,18 @@ mod tests {
             multi_thread: false,
             should_panic: false,
         }
+    }
+
+    #[test]
+    fn a_test_pinned_to_replay_is_told_to_unpin_before_recording() {
+        let mut pinned = spec("reply_corpus", "ragaliq/tests/reply_corpus.rs");
+        pinned.mode = Some(Mode::Replay);
+        let command = record_command(&pinned);
+        assert!(
+            command.starts_with("RAGALIQ_MODE=record cargo test -p ragaliq --test reply_corpus")
+                && command.contains("after removing `mode = \"replay\"`"),
+            "{command}"
+        );
     }
 
     #[test]
