@@ -33,7 +33,7 @@
 //!         .response("The refund window is 30 days from delivery.");
 //!     assert_faithful!(judge, case);                      // default threshold 0.7
 //!     assert_no_hallucination!(judge, case, threshold = 0.9);
-//!     assert_relevant!(judge, case, samples = 3);         // asked 3 times, median
+//!     assert_relevant!(judge, case);                      // the score is P(yes)
 //! }
 //!
 //! /// A bad answer must be caught: fails when the judge lets it pass.
@@ -76,7 +76,11 @@
 //! - [`calibration()`]: how far a judge agrees with labelled claims (kappa,
 //!   macro-F1, confusion matrix), and several judges side by side.
 //! - [`Samples`]: ask each question several times and vote, or `auto` to
-//!   ask again only near the threshold.
+//!   ask again only near the threshold. Only a judge that samples can
+//!   disagree with itself: with `strategy = "word"` or `"json"` and a
+//!   `temperature` above 0. Under the default `strategy = "probability"`
+//!   the answers are token probabilities, the same at every asking, and
+//!   `samples` above 1 is a configuration error.
 //!
 //! # Evaluating from code, and your own judge
 //!
