@@ -27,6 +27,7 @@ pub use case::{CaseError, RagCase};
 pub use check::{Check, CheckOutcome};
 pub use config_error::ConfigError;
 pub use criteria::{Correctness, Criteria, CriteriaForm};
+pub(crate) use criteria::ShownBecause;
 pub use evaluation::{ClaimCounts, ClaimVerdict, Evaluation, Metric, PassageVerdict, Usage};
 pub use json_mode::JsonMode;
 pub use key::ApiKey;
