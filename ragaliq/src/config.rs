@@ -49,7 +49,7 @@
 //! | `prompts.dir` | `RAGALIQ_PROMPTS_DIR` | a folder (relative to the package root) | built-in |
 //! | `cost.max_usd` | `RAGALIQ_MAX_COST_USD` | dollars, 0 or more | no budget; one per run (a `cargo nextest run`, the processes sharing `RAGALIQ_RUN_ID`, else each test binary); live calls need the model's price, replay none |
 //! | `cost.prices."<model>"` | — | `{ input_per_million = …, output_per_million = … }` | built-in table |
-//! | — | `RAGALIQ_REPORT_DIR` | a folder for suite reports | none |
+//! | — | `RAGALIQ_REPORT_DIR` | a folder for suite reports | none; a suite's `.report_dir(…)` wins |
 //! | — | `RAGALIQ_COLLECT` | a batch folder (set by `cargo ragaliq record --batch`) | none: unrecorded questions are asked |
 //!
 //! A `[fitted]` table (per kind fitted: the model, the set, the date, the
