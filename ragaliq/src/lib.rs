@@ -5,7 +5,7 @@
 //!
 //! | metric | what it measures | judge calls (short questions, the default) |
 //! | --- | --- | --- |
-//! | [faithfulness](Judge::faithfulness) | share of the response's claims the context supports | 1 to extract the claims, 1 per claim, 1 more per claim not supported |
+//! | [faithfulness](Judge::faithfulness) | share of the response's claims the context supports | 1 to extract the claims, 1 per claim, 1 more per claim the judge answers no to (P(supported) < 0.5, whatever `claim_threshold` says) |
 //! | [hallucination](Judge::hallucination) | share of claims that are not hallucinated | 0 more after faithfulness |
 //! | [relevance](Judge::relevance) | how well the response answers the query | 1 |
 //! | [context precision](Judge::context_precision) | are the relevant passages ranked first? | 1 per passage |
