@@ -312,8 +312,9 @@ macro_rules! assert_metric {
 /// Asserts a bad answer is caught: the metric scores it *below* its
 /// threshold. It fails when the answer passes, and also when the judge
 /// cannot answer or is undecided, so a broken judge or a missing recording
-/// never passes for a caught answer (as `#[should_panic]` would). It records
-/// like any other assertion and returns the [`Evaluation`](crate::Evaluation).
+/// never passes for a caught answer; unlike a `#[should_panic]` test, no
+/// other panic passes it either, and the test goes on. It records like any
+/// other assertion and returns the [`Evaluation`](crate::Evaluation).
 ///
 /// The metric is named after the case: `faithfulness`, `hallucination`,
 /// `relevance`, `context_precision` or `context_recall`; the options are
