@@ -72,9 +72,13 @@
 //!
 //! - [`suite()`]: a folder of case files (YAML, JSON, JSONL, CSV) becomes
 //!   one test per case and metric in a `harness = false` target, with JSON,
-//!   JUnit and Markdown reports that add up across processes and CI shards.
-//! - [`calibration()`]: how far a judge agrees with labelled claims (kappa,
-//!   macro-F1, confusion matrix), and several judges side by side.
+//!   JUnit, Markdown and HTML reports that add up across processes and CI
+//!   shards.
+//! - [`calibration()`]: how far a judge agrees with labelled items (kappa,
+//!   macro-F1, confusion matrix), of five kinds: claims, answers
+//!   (relevance), passages (context precision), graded answers
+//!   (correctness) and judged responses (criteria); several judges side by
+//!   side.
 //! - [`Samples`]: ask each question several times and vote, or `auto` to
 //!   ask again only near the threshold. Only a judge that samples can
 //!   disagree with itself: with `strategy = "word"` or `"json"` and a
