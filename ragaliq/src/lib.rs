@@ -20,8 +20,10 @@
 //! # A RAG test
 //!
 //! `#[rag_test]` turns an async function into a `#[test]`, hands it a judge
-//! configured by `ragaliq.toml` and `RAGALIQ_*` variables (see [`config`]),
-//! and binds that judge to a recording for this test:
+//! configured by `ragaliq.toml` and `RAGALIQ_*` variables (see [`config`];
+//! with nothing configured, OpenAI's `gpt-4o-mini`, which needs
+//! `OPENAI_API_KEY` to record and nothing to replay), and binds that judge
+//! to a recording for this test:
 //!
 //! ```no_run
 //! use ragaliq::prelude::*;
