@@ -50,7 +50,8 @@ fn errors(stderr: &str) -> Vec<String> {
                 let code = rest.split(']').next()?;
                 Some(format!("error[{code}]"))
             } else {
-                line.starts_with("error:").then(|| line.trim_end().to_owned())
+                line.starts_with("error:")
+                    .then(|| line.trim_end().to_owned())
             }
         })
         .collect()
@@ -172,7 +173,8 @@ error[E0599]: no variant named `faithfullness` found for enum `MetricName`
   --> $DIR/assert_caught_unknown_metric.rs:4:33
 ";
     assert_eq!(errors(made_with_one_rustc), errors(another_rustcs_words));
-    let ours = "error: unknown mode `fast`; expected one of: replay, auto, record, live\n --> x.rs:3:19\n";
+    let ours =
+        "error: unknown mode `fast`; expected one of: replay, auto, record, live\n --> x.rs:3:19\n";
     let reworded = "error: unknown mode `fast`\n --> x.rs:3:19\n";
     assert_ne!(errors(ours), errors(reworded), "ragaliq's own words count");
     assert_ne!(

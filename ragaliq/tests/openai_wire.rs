@@ -151,12 +151,20 @@ async fn ollama_is_sent_a_json_schema_and_asked_for_token_probabilities() {
         .map(|r| serde_json::from_slice(&r.body).unwrap())
         .collect();
     assert_eq!(bodies[0]["model"], "qwen2.5:1.5b");
-    assert_eq!(bodies[0]["response_format"]["type"], "json_schema", "{}", bodies[0]);
+    assert_eq!(
+        bodies[0]["response_format"]["type"], "json_schema",
+        "{}",
+        bodies[0]
+    );
     assert_eq!(bodies[0]["response_format"]["json_schema"]["strict"], true);
     let yes_no = bodies.get(1).expect("the claim was asked about");
     assert!(yes_no.get("response_format").is_none(), "{yes_no}");
     assert_eq!(yes_no["logprobs"], true, "{yes_no}");
-    assert!(requests.iter().all(|r| r.headers.get("authorization").is_none()));
+    assert!(
+        requests
+            .iter()
+            .all(|r| r.headers.get("authorization").is_none())
+    );
 }
 
 async fn attempts_for(status: u16, max_retries: u32) -> (ragaliq::TransportError, usize) {

@@ -473,7 +473,10 @@ mod tests {
         assert!(!plain.uses_context() && !plain.uses_expected());
         let cites = by_name("cites");
         assert_eq!(cites.form(), crate::core::CriteriaForm::Scored);
-        assert!(cites.uses_context(), "set, though the rule names no passage");
+        assert!(
+            cites.uses_context(),
+            "set, though the rule names no passage"
+        );
         assert!(!cites.uses_expected());
         assert!(
             !by_name("figures").uses_context(),

@@ -174,7 +174,9 @@ mod tests {
             "Shown to the judge: the question, the response and the criteria; not the passages (the criteria do not name them) nor the expected answer (the criteria do not name it)."
         );
         assert_eq!(
-            shown(&Criteria::new("Quotes the Policy Text and agrees with the reference")),
+            shown(&Criteria::new(
+                "Quotes the Policy Text and agrees with the reference"
+            )),
             "Shown to the judge: the question, the response, the criteria, the passages (the criteria say \"policy text\") and the expected answer (the criteria say \"reference\")."
         );
         assert_eq!(
