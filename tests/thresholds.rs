@@ -8,7 +8,7 @@
 mod quickstart;
 
 use ragaliq::record::{Recorder, RecordingError};
-use ragaliq::{Config, Judge, Metric, Mode, Verdict};
+use ragaliq::{Config, Judge, Metric, Mode};
 use std::sync::Arc;
 
 fn config(extra: &[(&str, &str)]) -> Config {
@@ -57,9 +57,26 @@ async fn editing_a_threshold_never_needs_an_unrecorded_answer() {
 }
 
 /// A claim hallucination counts is exactly a claim faithfulness does not
-/// call supported, under any claim threshold.
+/// call supported, under any claim threshold: compared as the user sees
+/// them, each claim's `failed` flag and the claims each failure message
+/// lists (their lines: number, claim, verdict, P(supported), the passage
+/// sentence), not the verdict, which both metrics take from the same check
+/// (a confidence floor, for one, changes what hallucination fails and
+/// leaves every verdict as it was).
 #[tokio::test]
 async fn faithfulness_and_hallucination_read_each_claim_alike() {
+    /// The lines of a failure message that list claims, from the first
+    /// one (`    [1] "…" — contradicted (P(supported) 0.06)`) to the
+    /// last, with the passage sentence under each.
+    fn listed(e: &ragaliq::Evaluation) -> Vec<String> {
+        e.to_string()
+            .lines()
+            .skip_while(|l| !l.starts_with("    ["))
+            .take_while(|l| l.starts_with("    "))
+            .map(str::to_owned)
+            .collect()
+    }
+    let mut compared = 0;
     for claim in ["0.2", "0.33", "0.8"] {
         let judge = replaying(&config(&[("RAGALIQ_CLAIM_THRESHOLD", claim)]));
         let graded = quickstart::grade(&judge).await;
@@ -73,21 +90,27 @@ async fn faithfulness_and_hallucination_read_each_claim_alike() {
                 .find(|(c, m, _)| c.id == case.id && *m == Metric::Faithfulness)
                 .map(|(_, _, r)| r.as_ref().unwrap())
                 .unwrap();
-            let unsupported = |e: &ragaliq::Evaluation| -> Vec<String> {
+            let failed = |e: &ragaliq::Evaluation| -> Vec<(String, bool)> {
                 e.claims
                     .iter()
-                    .filter(|c| c.verdict != Verdict::Supported)
-                    .map(|c| c.claim.clone())
+                    .map(|c| (c.claim.clone(), c.failed))
                     .collect()
             };
+            let id = case.id.as_deref().unwrap_or_default();
             assert_eq!(
-                unsupported(hallucination),
-                unsupported(faithfulness),
-                "claim_threshold {claim}, case `{}`",
-                case.id.as_deref().unwrap_or_default()
+                failed(hallucination),
+                failed(faithfulness),
+                "claim_threshold {claim}, case `{id}`: the claims each metric fails\n{faithfulness}\n{hallucination}"
             );
+            assert_eq!(
+                listed(hallucination),
+                listed(faithfulness),
+                "claim_threshold {claim}, case `{id}`: the claims each message lists\n{faithfulness}\n{hallucination}"
+            );
+            compared += hallucination.claims.len();
         }
     }
+    assert!(compared > 0, "no claim was compared");
 }
 
 /// A judge made from the configuration alone (as `Judge::from_env` makes

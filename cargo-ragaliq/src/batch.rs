@@ -20,7 +20,9 @@
 //! time (its `driver.lock`).
 
 use ragaliq::Config;
-use ragaliq::batch::{BatchApi, BatchFolder, BatchLine, BatchProgress, BatchTag, LineResult};
+use ragaliq::batch::{
+    BatchApi, BatchFolder, BatchLine, BatchProgress, BatchTag, LineResult, Lookup,
+};
 use ragaliq::config::Price;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -42,6 +44,21 @@ pub struct Args {
     /// Show where the batch record in the folder stands, and exit.
     #[arg(long)]
     status: bool,
+    /// With --resume, after a submission whose creation was not confirmed:
+    /// take batch ID as its batch (one the record listed as possibly its
+    /// own, that you made sure is this record's)
+    #[arg(
+        long,
+        value_name = "ID",
+        requires = "resume",
+        conflicts_with = "submit_again"
+    )]
+    adopt: Option<String>,
+    /// With --resume, after a submission whose creation was not confirmed:
+    /// submit its questions anew (none of the batches the record listed is
+    /// this record's, or you canceled it)
+    #[arg(long, requires = "resume")]
+    submit_again: bool,
     /// The batch folder.
     #[arg(long, value_name = "DIR", default_value = "target/ragaliq/batch")]
     dir: PathBuf,
@@ -262,10 +279,25 @@ pub fn run(args: Args) -> Result<bool, String> {
     if state.record.is_empty() {
         state.record = record_id();
     }
-    // A submission a crash interrupted: adopt the batch if the provider
-    // made it, else submit it now.
-    if let Some(intent) = state.intent.clone() {
-        runtime.block_on(finish_intent(&api, &folder, &intent, &mut state))?;
+    // A submission a crash (or a lost reply) left unconfirmed: adopt the
+    // batch the provider made for it, else submit it now; where the
+    // provider cannot say which batch is it, the person says.
+    let choice = match (&args.adopt, args.submit_again) {
+        (Some(id), _) => Unconfirmed::Adopt(id.clone()),
+        (None, true) => Unconfirmed::SubmitAgain,
+        (None, false) => Unconfirmed::Look,
+    };
+    match state.intent.clone() {
+        Some(intent) => {
+            runtime.block_on(finish_intent(&api, &folder, &intent, &mut state, choice))?;
+        }
+        None if choice != Unconfirmed::Look => {
+            return Err(format!(
+                "--adopt and --submit-again settle a submission whose creation was not confirmed, and the batch record in {} has none",
+                args.dir.display()
+            ));
+        }
+        None => {}
     }
     loop {
         // Batches submitted (by this run or before a crash) first.
@@ -429,8 +461,9 @@ pub fn run(args: Args) -> Result<bool, String> {
                     .block_on(api.submit(&chunk, &intent.tag, &state.batch_ids))
                     .map_err(|e| {
                         format!(
-                            "submitting a batch of {} request(s) failed: {e}; the state is kept: --resume looks for it at the provider before submitting again",
-                            chunk.len()
+                            "submitting a batch of {} request(s) failed: {e}; the state is kept: {}",
+                            chunk.len(),
+                            resume_hint(&api)
                         )
                     })?;
                 // A test's way to stop the driver between the provider
@@ -482,30 +515,102 @@ fn submitted(state: &mut State, id: String, intent: Intent) {
     state.intent = None;
 }
 
-/// After a crash between writing the intent and the batch's id: the batch
-/// the provider already has for the intent's tag, or a new submission of
-/// the questions still queued.
+/// What `--resume` does with a submission whose creation was not
+/// confirmed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Unconfirmed {
+    /// Ask the provider for the batch made for its tag.
+    Look,
+    /// Take this batch as its batch (`--adopt`).
+    Adopt(String),
+    /// Submit its questions anew (`--submit-again`).
+    SubmitAgain,
+}
+
+/// What to do after a submission failed, in words the user acts on.
+fn resume_hint(api: &BatchApi) -> &'static str {
+    if api.can_tag() {
+        "`cargo ragaliq record --batch --resume` looks for it at the provider (by its tag) before submitting again"
+    } else {
+        "`cargo ragaliq record --batch --resume` looks at the provider again; when batches are named that could be this submission's, add `--adopt <id>` to take the one that is this record's, or `--submit-again` when none is (a batch canceled is not named again)"
+    }
+}
+
+/// After a crash (or a lost reply) between writing the intent and the
+/// batch's id: the batch the provider made for the intent's tag, the one
+/// the person names (`--adopt`), or a new submission of the questions
+/// still queued (none made, or `--submit-again`). Where the provider
+/// cannot tell which batch is it, none is taken: the record stops naming
+/// the batches that could be.
 async fn finish_intent(
     api: &BatchApi,
     folder: &BatchFolder,
     intent: &Intent,
     state: &mut State,
+    choice: Unconfirmed,
 ) -> Result<(), String> {
     let mut known = state.batch_ids.clone();
     known.extend(state.waiting.iter().map(|w| w.id.clone()));
-    let found = api.find(&intent.tag, &known).await.map_err(|e| {
-        format!(
-            "looking for the batch whose creation was not confirmed failed: {e}; the state is kept: try --resume again"
-        )
-    })?;
-    if let Some(id) = found {
-        println!(
-            "adopted {id}: the provider made it before the record stopped ({} request(s), tag {})",
-            intent.custom_ids.len(),
-            intent.tag.tag
-        );
-        submitted(state, id, intent.clone());
-        return state.write(folder);
+    let n = intent.custom_ids.len();
+    let found = match choice {
+        Unconfirmed::Adopt(id) => {
+            if known.contains(&id) {
+                return Err(format!(
+                    "--adopt {id}: the record already has that batch for other questions"
+                ));
+            }
+            let progress = api.progress(&id).await.map_err(|e| {
+                format!("--adopt {id}: the provider's batch cannot be read: {e}; the state is kept")
+            })?;
+            if progress.total != n as u64 {
+                return Err(format!(
+                    "--adopt {id}: that batch holds {} request(s), the submission not confirmed {n}: it is not this one",
+                    progress.total
+                ));
+            }
+            println!(
+                "adopted {id} as the batch of the submission not confirmed ({n} request(s), tag {}), as --adopt says: its answers are matched to this record's questions by their ids, so a batch that is not this record's answers none of them",
+                intent.tag.tag
+            );
+            submitted(state, id, intent.clone());
+            return state.write(folder);
+        }
+        Unconfirmed::SubmitAgain => Lookup::Absent,
+        Unconfirmed::Look => api.find(&intent.tag, &known).await.map_err(|e| {
+            format!(
+                "looking for the batch whose creation was not confirmed failed: {e}; the state is kept: try --resume again"
+            )
+        })?,
+    };
+    match found {
+        Lookup::Found(id) => {
+            println!(
+                "adopted {id}: the provider made it before the record stopped ({n} request(s), tag {})",
+                intent.tag.tag
+            );
+            submitted(state, id, intent.clone());
+            return state.write(folder);
+        }
+        Lookup::Untagged(candidates) => {
+            let listed: Vec<String> = candidates
+                .iter()
+                .map(|c| format!("{} ({}, made {})", c.id, c.status, c.created_at))
+                .collect();
+            return Err(format!(
+                "a batch of {n} request(s) of round {} was being submitted and its creation was not confirmed; {} has {} batch(es) of {n} request(s) made since then that could be it, or another run's (a parallel shard's): {}. Its batches carry no tag to tell, so none is taken and nothing is submitted again. Only you can tell which is yours (what else made batches with this key since then); then run `cargo ragaliq record --batch --resume --adopt <id>` to take the one that is this record's, or `cargo ragaliq record --batch --resume --submit-again` when none is; to drop one of yours instead, cancel it (POST /v1/messages/batches/<id>/cancel: a canceled batch is not named again) and `--resume`",
+                state.round,
+                api.provider(),
+                candidates.len(),
+                listed.join(", ")
+            ));
+        }
+        Lookup::Absent => {}
+        // A variant this driver does not know: never guess.
+        other => {
+            return Err(format!(
+                "the provider's answer about the submission not confirmed is not understood ({other:?}); the state is kept"
+            ));
+        }
     }
     let queued = folder
         .queued()
@@ -851,9 +956,14 @@ fn status(folder: &BatchFolder) -> Result<bool, String> {
     );
     if let Some(intent) = &state.intent {
         println!(
-            "  a batch of {} request(s) was being submitted (tag {}): --resume looks for it at the provider before submitting it",
+            "  a batch of {} request(s) was being submitted (tag {}): --resume looks for it at the provider before submitting it{}",
             intent.custom_ids.len(),
-            intent.tag.tag
+            intent.tag.tag,
+            if state.provider == "anthropic" {
+                " (Anthropic's batches carry no tag: if it names batches that could be it, --adopt <id> or --submit-again settles it)"
+            } else {
+                ""
+            }
         );
     }
     for w in &state.waiting {

@@ -8,9 +8,18 @@ use std::path::PathBuf;
 #[derive(clap::Args)]
 pub struct Args {
     /// The folder of labelled items (.yaml, .yml, .json, .jsonl, .csv);
-    /// several folders of one kind are calibrated as one set.
-    #[arg(value_name = "DIR", required = true)]
+    /// several folders of one kind are calibrated as one set. With
+    /// --reviewed: where to look for recordings (default: the current
+    /// folder, so tests/ and every snapshots folder under it).
+    #[arg(value_name = "DIR", required_unless_present = "reviewed")]
     dirs: Vec<PathBuf>,
+    /// Read the person's verdicts kept in the project's recordings
+    /// (`cargo ragaliq review`) as the labelled set, against the judge's
+    /// reading in the same exchanges: no call, nothing recorded. One report
+    /// per model and kind of item; with --fit, the thresholds are written
+    /// into the one --judge file.
+    #[arg(long)]
+    reviewed: bool,
     /// A judge to compare, as NAME=FILE: FILE is a TOML file in
     /// ragaliq.toml's format that alone configures the judge (RAGALIQ_*
     /// variables other than RAGALIQ_MODE are not applied). Repeat for a
@@ -50,6 +59,9 @@ pub struct Args {
 
 /// `Ok(true)` when the report passes.
 pub fn run(args: Args) -> Result<bool, String> {
+    if args.reviewed {
+        return run_reviewed(&args);
+    }
     let mut command = format!(
         "RAGALIQ_MODE=record cargo ragaliq calibrate {}",
         dirs_text(&args.dirs)
@@ -196,6 +208,150 @@ fn unjudged_text(not_judged: usize, items: usize, pending: usize) -> String {
         ));
     }
     parts.join(" and ")
+}
+
+/// `cargo ragaliq calibrate --reviewed`: the person's verdicts in the
+/// recordings under the folders given, as labels.
+fn run_reviewed(args: &Args) -> Result<bool, String> {
+    let here =
+        std::env::current_dir().map_err(|e| format!("cannot read the current folder: {e}"))?;
+    let env = |name: &str| std::env::var(name).ok();
+    let (judge_file, judge) = match &args.judges[..] {
+        [] => {
+            if args.fit {
+                return Err("--fit writes a judge file: name it with --judge NAME=FILE (ragaliq.toml itself if you mean it: --judge team=ragaliq.toml)".into());
+            }
+            let config = ragaliq::Config::load_from(&here, &env).map_err(|e| e.to_string())?;
+            (
+                None,
+                ragaliq::Judge::from_config(&config).map_err(|e| e.to_string())?,
+            )
+        }
+        [spec] => {
+            let Some((_, file)) = spec.split_once('=') else {
+                return Err(format!(
+                    "--judge {spec:?}: expected NAME=FILE, e.g. --judge team=ragaliq.toml"
+                ));
+            };
+            let path = here.join(file);
+            let text =
+                std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+            let config = ragaliq::Config::from_sources(Some((&text, &path)), &here, &env)
+                .map_err(|e| e.to_string())?;
+            (
+                Some(path),
+                ragaliq::Judge::from_config(&config).map_err(|e| e.to_string())?,
+            )
+        }
+        _ => return Err(
+            "--reviewed reads the recordings at one judge's thresholds: give one --judge at most"
+                .into(),
+        ),
+    };
+    if args.html.is_some() {
+        return Err("--html draws one report; with --reviewed there is one per kind of item: use --json or --markdown".into());
+    }
+    let paths = crate::review::reading_paths(&args.dirs);
+    let mut recordings = Vec::new();
+    for path in &paths {
+        match ragaliq::record::Recording::read(path) {
+            Ok(Some(r)) => recordings.push((path.clone(), r)),
+            Ok(None) => {}
+            Err(e) => eprintln!("skipped: {e}"),
+        }
+    }
+    // The fit is always reported (how many verdicts are enough is part of
+    // the answer); it is written only with --fit.
+    let set = ragaliq::calibrate::reviewed(
+        &recordings,
+        &judge,
+        ragaliq::calibrate::DEFAULT_RESAMPLES,
+        args.min_kappa,
+        true,
+    );
+    println!(
+        "person's verdicts: {} in {} recordings read (a pending .snap.new in place of its .snap); read as labels against the judge's reading in the same exchanges, no call",
+        set.verdicts, set.recordings
+    );
+    for why in &set.not_used {
+        println!("  not read as labels: {why}");
+    }
+    if set.reports.is_empty() {
+        println!(
+            "no person's verdict to read: give some with `cargo ragaliq review` (`--blind` hides the judge's reading while you do)"
+        );
+        return Ok(true);
+    }
+    let set_text = format!(
+        "person's verdicts in {}",
+        if args.dirs.is_empty() {
+            ".".to_owned()
+        } else {
+            dirs_text(&args.dirs)
+        }
+    );
+    let mut markdown = String::new();
+    let mut json = Vec::new();
+    let mut passed = true;
+    for report in &set.reports {
+        println!();
+        print!("{report}");
+        passed &= report.passed();
+        markdown.push_str(&report.to_markdown());
+        markdown.push('\n');
+        json.push(report.to_json());
+        if !args.fit {
+            continue;
+        }
+        let (Some(file), Some(result)) = (&judge_file, report.judges.first()) else {
+            continue;
+        };
+        let Some(fit) = &result.fit else {
+            println!(
+                "fitted: nothing for {}: {}",
+                report.kind.plural(),
+                result
+                    .unfitted
+                    .as_deref()
+                    .unwrap_or("no threshold was found")
+            );
+            continue;
+        };
+        if result.model != judge.model() {
+            println!(
+                "fitted: NOT written for {}: they were recorded by `{}`, and {} configures `{}`",
+                report.kind.plural(),
+                result.model,
+                file.display(),
+                judge.model()
+            );
+            continue;
+        }
+        write_fit(file, fit, &set_text, &result.model)?;
+        let (table, key) = fit.key();
+        println!(
+            "fitted: wrote {table}.{key} = {} into {} for `{}` (kappa {:.3} at that value on {} {}){}",
+            fit.threshold,
+            file.display(),
+            result.model,
+            fit.kappa,
+            fit.items,
+            report.kind.plural(),
+            if fit.too_few.is_some() {
+                "; too few to mean anything yet (see above)"
+            } else {
+                ""
+            }
+        );
+    }
+    if let Some(path) = &args.json {
+        std::fs::write(path, format!("[{}]", json.join(",\n")))
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+    }
+    if let Some(path) = &args.markdown {
+        std::fs::write(path, &markdown).map_err(|e| format!("{}: {e}", path.display()))?;
+    }
+    Ok(passed)
 }
 
 /// The folders as a command line writes them.

@@ -6,6 +6,7 @@
 //! cargo ragaliq status [PATH]...       pending, stale-looking and unreferenced recordings
 //! cargo ragaliq migrate [PATH]...      convert format-1 recordings to format 2
 //! cargo ragaliq calibrate <DIR>        a judge's agreement with labelled items
+//! cargo ragaliq review [PATH]...       give a person's verdict where the judge is wrong
 //! cargo ragaliq record --batch         record through a provider's batch API
 //! ```
 //!
@@ -19,6 +20,7 @@ mod calibrate;
 mod files;
 mod recordings;
 mod report;
+mod review;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -61,6 +63,18 @@ enum Command {
     /// 95% interval, macro-F1, per-label precision and recall and the
     /// confusion matrix. Exits with 1 when kappa is below --min-kappa.
     Calibrate(calibrate::Args),
+    /// Give your own verdict where the judge is wrong, kept in the recording.
+    ///
+    /// Walks the verdict-deciding items (claims, answers, passages,
+    /// criteria) of pending recordings and those the judge decided against
+    /// in accepted ones: the claim, its passages with the closest sentence
+    /// marked, the judge's reading; one key and Enter per verdict, s skip,
+    /// u undo, q quit. Each verdict is written at once into the recording
+    /// (the pending one when there is one), replayed in CI as the verdict,
+    /// and read by `cargo ragaliq calibrate --reviewed` as a label. With
+    /// --key and --verdict it sets one without asking: the command a
+    /// failing test prints.
+    Review(review::Args),
     /// Record the tests' judge exchanges through the provider's batch API.
     ///
     /// Runs the test command (default `cargo test`; give another after
@@ -82,6 +96,7 @@ fn main() -> ExitCode {
         Command::Migrate(args) => recordings::migrate(args),
         Command::Calibrate(args) => calibrate::run(args),
         Command::Record(args) => batch::run(args),
+        Command::Review(args) => review::run(args),
     };
     match result {
         Ok(true) => ExitCode::SUCCESS,

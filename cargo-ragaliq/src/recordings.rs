@@ -42,7 +42,17 @@ pub fn status(args: StatusArgs) -> Result<bool, String> {
     let mut stale: Vec<(PathBuf, Vec<String>)> = Vec::new();
     let mut unreadable = Vec::new();
     let mut templates: BTreeMap<PathBuf, Option<(Templates, String)>> = BTreeMap::new();
+    // Person's verdicts per recording: (given, of them overruling the judge).
+    let mut reviewed: Vec<(PathBuf, usize, usize)> = Vec::new();
+    let mut thresholds = BTreeMap::new();
     for path in &found {
+        if let Ok(Some(recording)) = Recording::read(path) {
+            let at = crate::review::thresholds(path, &mut thresholds);
+            let (given, overruling) = ragaliq::review::count(&recording, &at);
+            if given > 0 {
+                reviewed.push((path.clone(), given, overruling));
+            }
+        }
         if path.extension().is_some_and(|e| e == "new") {
             // A pending recording that cannot be read is lost pending work:
             // tests set it aside and ask again, but a person should know.
@@ -128,6 +138,29 @@ pub fn status(args: StatusArgs) -> Result<bool, String> {
         "cargo ragaliq migrate",
     );
     section("unreadable", &unreadable, "");
+    let given: usize = reviewed.iter().map(|(_, n, _)| n).sum();
+    let overruling: usize = reviewed.iter().map(|(_, _, n)| n).sum();
+    println!(
+        "person's verdicts ({given}{}){}",
+        if given > 0 {
+            format!(
+                " in {} recording{}, {overruling} overruling the judge's reading; replayed as the verdict",
+                reviewed.len(),
+                if reviewed.len() == 1 { "" } else { "s" }
+            )
+        } else {
+            String::new()
+        },
+        if reviewed.is_empty() { "" } else { ":" }
+    );
+    for (path, n, o) in &reviewed {
+        println!("  {}: {n} ({o} overruling the judge)", shown(path));
+    }
+    if given > 0 {
+        println!(
+            "  → cargo ragaliq review --all (to revise), cargo ragaliq calibrate --reviewed (the judge against them)"
+        );
+    }
     let mut clean =
         pending.is_empty() && stale.is_empty() && old_format.is_empty() && unreadable.is_empty();
     if args.unreferenced {

@@ -65,9 +65,14 @@ fn main() -> ExitCode {
         Trial::test("a_lost_create_reply_is_adopted_openai", || {
             lost_create(Provider::OpenAi)
         }),
-        Trial::test("a_lost_create_reply_is_adopted_anthropic", || {
-            lost_create(Provider::Anthropic)
-        }),
+        Trial::test(
+            "a_lost_create_never_takes_another_shards_batch_anthropic",
+            shards_anthropic,
+        ),
+        Trial::test(
+            "a_lost_create_made_at_the_provider_is_adopted_when_named_anthropic",
+            adopt_named_anthropic,
+        ),
         Trial::test(
             "a_crash_after_the_create_resumes_by_the_tag_not_submitting_again",
             crash_after_create,
@@ -253,7 +258,7 @@ fn record_through(provider: Provider) -> Result<(), Failed> {
         status_zero: 1,
         expire_after: Some(3),
         poll_errors: 1,
-        lost_creates: 0,
+        ..BatchFaults::default()
     });
     let started = Instant::now();
     let output = driver(&root, &[]).output().unwrap();
@@ -630,6 +635,191 @@ fn second_driver() -> Result<(), Failed> {
     check(batches == 1, || {
         format!("{batches} batches were submitted: the second driver submitted again")
     })
+}
+
+/// `n` cases of shard `shard`, each its own question (so its own
+/// fingerprints): `2 n` questions in the first round (an extraction and a
+/// relevance question each).
+fn shard_cases(shard: &str, n: usize) -> String {
+    (0..n)
+        .map(|i| {
+            format!(
+                "- id: {shard}-{i}\n  query: How long is the return window of plan {shard}{i}?\n  context:\n    - Plan {shard}{i} allows returns within {} days of delivery.\n  response: Plan {shard}{i} allows returns within {} days of delivery.\n",
+                i + 10,
+                i + 10
+            )
+        })
+        .collect()
+}
+
+/// A project for one shard of a suite: its own 20 cases.
+fn shard_project(name: &str, shard: &str, base_url: &str) -> PathBuf {
+    let root = project(name, Provider::Anthropic, base_url);
+    std::fs::write(root.join("cases/support.yaml"), shard_cases(shard, 20)).unwrap();
+    root
+}
+
+/// The batch ids a record's state knows.
+fn batch_ids(root: &Path) -> Vec<String> {
+    read_state(root)["batch_ids"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|v| v.as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Two shards of one suite record through Anthropic's batch API, 40
+/// requests in each first round; shard B's record ran, and the reply to
+/// shard A's first create is lost before the provider made the batch.
+/// Before, A's driver took B's batch of 40 requests, made minutes ago, as
+/// its own. Now it takes none, submits nothing again and stops naming B's
+/// batch and what to do; `--resume` names it again; `--resume
+/// --submit-again` submits A's questions and the record ends, with no
+/// batch of B's among A's.
+fn shards_anthropic() -> Result<(), Failed> {
+    let judge = start_judge();
+    let root_b = shard_project("shard-b", "b", &judge.judge.base_url());
+    let root_a = shard_project("shard-a", "a", &judge.judge.base_url());
+    let b = driver(&root_b, &[]).output().unwrap();
+    check(b.status.success(), || {
+        format!("shard B's record failed:\n{}", text(&b))
+    })?;
+    let b_ids = batch_ids(&root_b);
+    check(text(&b).contains("(40 request(s)"), || {
+        format!("shard B's first round is not of 40 requests:\n{}", text(&b))
+    })?;
+    let made_by_b = judge.judge.batches().0;
+
+    judge.judge.set_batch_faults(BatchFaults {
+        dropped_creates: 1,
+        ..BatchFaults::default()
+    });
+    let lost = driver(&root_a, &[]).output().unwrap();
+    let log = text(&lost);
+    println!("{log}");
+    check(
+        lost.status.code() == Some(2)
+            && log.contains(&b_ids[0])
+            && log.contains("none is taken")
+            && log.contains("--adopt <id>")
+            && log.contains("--submit-again"),
+        || {
+            format!(
+                "shard A's lost create did not stop naming B's batch {}:\n{log}",
+                b_ids[0]
+            )
+        },
+    )?;
+    check(
+        judge.judge.batches().0 == made_by_b && batch_ids(&root_a).is_empty(),
+        || {
+            format!(
+                "shard A took or made a batch: the provider made {}, B knows {made_by_b}, A knows {:?}",
+                judge.judge.batches().0,
+                batch_ids(&root_a)
+            )
+        },
+    )?;
+
+    let again = driver(&root_a, &["--resume"]).output().unwrap();
+    let again_log = text(&again);
+    println!("{again_log}");
+    check(
+        again.status.code() == Some(2) && again_log.contains(&b_ids[0]),
+        || format!("--resume took a batch or submitted:\n{again_log}"),
+    )?;
+    check(judge.judge.batches().0 == made_by_b, || {
+        "--resume made a batch".into()
+    })?;
+
+    let resumed = driver(&root_a, &["--resume", "--submit-again"])
+        .output()
+        .unwrap();
+    let resumed_log = text(&resumed);
+    println!("{resumed_log}");
+    let a_ids = batch_ids(&root_a);
+    let made = judge.judge.batches().0;
+    let _ = std::fs::remove_dir_all(&root_a);
+    let _ = std::fs::remove_dir_all(&root_b);
+    check(resumed.status.success(), || {
+        format!("--resume --submit-again failed:\n{resumed_log}")
+    })?;
+    check(
+        !a_ids.is_empty() && a_ids.iter().all(|id| !b_ids.contains(id)),
+        || format!("shard A's batches {a_ids:?} include shard B's {b_ids:?}"),
+    )?;
+    check(made as usize == a_ids.len() + b_ids.len(), || {
+        format!(
+            "the provider made {made} batches, the shards know {} and {}",
+            a_ids.len(),
+            b_ids.len()
+        )
+    })
+}
+
+/// The provider makes the batch and the reply is lost: the driver names
+/// it (Anthropic's batches carry no tag, so it cannot know it is this
+/// record's) and stops; `--resume --adopt <id>` takes it, and the record
+/// ends having paid for each batch once.
+fn adopt_named_anthropic() -> Result<(), Failed> {
+    let judge = start_judge();
+    let root = project(
+        "lost-anthropic",
+        Provider::Anthropic,
+        &judge.judge.base_url(),
+    );
+    judge.judge.set_batch_faults(BatchFaults {
+        lost_creates: 1,
+        ..BatchFaults::default()
+    });
+    let lost = driver(&root, &[]).output().unwrap();
+    let log = text(&lost);
+    println!("{log}");
+    let named: Option<String> = log
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .find(|w| w.starts_with("msgbatch_"))
+        .map(str::to_owned);
+    check(lost.status.code() == Some(2) && named.is_some(), || {
+        format!("the lost create did not stop naming the batch:\n{log}")
+    })?;
+    let id = named.unwrap_or_default();
+    // A batch that is not the submission's (another size) is refused.
+    let wrong = driver(&root, &["--resume", "--adopt", "msgbatch_nope"])
+        .output()
+        .unwrap();
+    check(
+        wrong.status.code() == Some(2) && text(&wrong).contains("--adopt msgbatch_nope"),
+        || {
+            format!(
+                "--adopt of an unknown batch was not refused:\n{}",
+                text(&wrong)
+            )
+        },
+    )?;
+    let resumed = driver(&root, &["--resume", "--adopt", &id])
+        .output()
+        .unwrap();
+    let resumed_log = text(&resumed);
+    println!("{resumed_log}");
+    let state = read_state(&root);
+    let (batches, lines) = judge.judge.batches();
+    let _ = std::fs::remove_dir_all(&root);
+    check(
+        resumed.status.success() && resumed_log.contains(&format!("adopted {id}")),
+        || format!("--resume --adopt {id} failed:\n{resumed_log}"),
+    )?;
+    check(
+        state["batches"].as_u64() == Some(batches) && state["submitted"].as_u64() == Some(lines),
+        || {
+            format!(
+                "the provider made {batches} batches ({lines} lines), the record knows {} ({})",
+                state["batches"], state["submitted"]
+            )
+        },
+    )
 }
 
 /// The provider makes the batch but its reply is lost (a proxy's 502):

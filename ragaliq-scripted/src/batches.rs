@@ -10,11 +10,15 @@
 //!   per-line errors (OpenAI: a line with status 500 in the error file;
 //!   Anthropic: `errored`), OpenAI lines with `status_code` 0 and an empty
 //!   body, a batch that expires part way (the lines after the first few
-//!   come back `batch_expired` / `expired`), polls answered 500, and
-//!   creates whose reply is lost (the batch is created, the client gets a
-//!   502, as from a proxy that dropped the answer).
+//!   come back `batch_expired` / `expired`), polls answered 500, creates
+//!   whose reply is lost (the batch is created, the client gets a 502, as
+//!   from a proxy that dropped the answer), and creates that fail before
+//!   the provider (a 502 and no batch); `create_status` answers both with
+//!   another status (a 408, say).
 //! - Batches can be listed (`GET /v1/batches`, `GET /v1/messages/batches`),
-//!   newest first, with OpenAI's `metadata` and each batch's `created_at`.
+//!   newest first, with OpenAI's `metadata` and each batch's `created_at`,
+//!   and an Anthropic batch canceled (`POST
+//!   /v1/messages/batches/{id}/cancel`) lists its `cancel_initiated_at`.
 
 use serde_json::{Value, json};
 use std::collections::HashMap;
@@ -35,6 +39,11 @@ pub struct BatchFaults {
     /// The next this many creates make the batch but answer 502, as a
     /// proxy that lost the provider's reply does.
     pub lost_creates: u64,
+    /// The next this many creates answer 502 and make nothing, as a proxy
+    /// that failed before the provider saw the request does.
+    pub dropped_creates: u64,
+    /// The status lost and dropped creates answer (502 when `None`).
+    pub create_status: Option<u16>,
 }
 
 #[derive(Default)]
@@ -59,6 +68,8 @@ struct Batch {
     lines: Vec<(String, Value)>,
     polls: u32,
     ended: Option<Ended>,
+    /// Anthropic: when a cancel was asked for (seconds since the epoch).
+    canceled_at: Option<u64>,
 }
 
 struct Ended {
@@ -118,6 +129,9 @@ impl Store {
                 None => error(404, &format!("no file {id}")),
             },
             ("POST", [_, "batches"]) => {
+                if let Some(dropped) = self.drop_create() {
+                    return dropped;
+                }
                 let created = self.create_openai(body);
                 self.lose(created)
             }
@@ -125,8 +139,23 @@ impl Store {
             ("GET", [_, "messages", "batches"]) => self.list(true),
             ("GET", [_, "batches", id]) => self.poll(id, false, answer),
             ("POST", [_, "messages", "batches"]) => {
+                if let Some(dropped) = self.drop_create() {
+                    return dropped;
+                }
                 let created = self.create_anthropic(body);
                 self.lose(created)
+            }
+            ("POST", [_, "messages", "batches", id, "cancel"]) => {
+                match self.batches.get_mut(*id).filter(|b| b.anthropic) {
+                    Some(batch) => {
+                        batch.canceled_at.get_or_insert_with(now_secs);
+                        json_reply(
+                            200,
+                            json!({"id": id, "type": "message_batch", "processing_status": "canceling"}),
+                        )
+                    }
+                    None => error(404, &format!("no batch {id}")),
+                }
             }
             ("GET", [_, "messages", "batches", id]) => self.poll(id, true, answer),
             ("GET", [_, "messages", "batches", id, "results"]) => {
@@ -143,18 +172,35 @@ impl Store {
         }
     }
 
+    /// The answer of a create that failed on its way (a proxy's 502), or
+    /// `create_status`.
+    fn failed_create(&self) -> Reply {
+        let status = self.faults.create_status.unwrap_or(502);
+        (
+            status,
+            format!("<html><body>{status} from a proxy</body></html>").into_bytes(),
+            "text/html",
+        )
+    }
+
     /// A create's reply, or a 502 in its place when a lost reply is due
     /// (the batch exists all the same).
     fn lose(&mut self, created: Reply) -> Reply {
         if created.0 == 200 && self.faults.lost_creates > 0 {
             self.faults.lost_creates -= 1;
-            return (
-                502,
-                b"<html><body>502 Bad Gateway</body></html>".to_vec(),
-                "text/html",
-            );
+            return self.failed_create();
         }
         created
+    }
+
+    /// A 502 (or `create_status`) and no batch, when a dropped create is
+    /// due.
+    fn drop_create(&mut self) -> Option<Reply> {
+        if self.faults.dropped_creates == 0 {
+            return None;
+        }
+        self.faults.dropped_creates -= 1;
+        Some(self.failed_create())
     }
 
     /// Every batch, newest first, as the providers list them.
@@ -171,6 +217,7 @@ impl Store {
                 let total = b.lines.len();
                 if anthropic {
                     json!({"id": id, "type": "message_batch", "created_at": rfc3339(b.created_at),
+                           "cancel_initiated_at": b.canceled_at.map(rfc3339),
                            "processing_status": if b.ended.is_some() { "ended" } else { "in_progress" },
                            "request_counts": {"processing": if b.ended.is_some() { 0 } else { total },
                                               "succeeded": b.ended.as_ref().map_or(0, |e| e.succeeded),
@@ -283,6 +330,7 @@ impl Store {
                 lines,
                 polls: 0,
                 ended: None,
+                canceled_at: None,
             },
         );
         json_reply(
@@ -327,6 +375,7 @@ impl Store {
                 lines,
                 polls: 0,
                 ended: None,
+                canceled_at: None,
             },
         );
         json_reply(

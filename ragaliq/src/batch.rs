@@ -25,7 +25,9 @@
 //! ```
 
 pub use crate::run::{BatchFolder, DriverLock, Prepared, QueuedRequest, is_batch_state};
-pub use crate::transport::{BatchApi, BatchKind, BatchLine, BatchProgress, BatchTag, LineResult};
+pub use crate::transport::{
+    BatchApi, BatchKind, BatchLine, BatchProgress, BatchTag, Candidate, LineResult, Lookup,
+};
 
 use crate::config::{Config, Provider};
 

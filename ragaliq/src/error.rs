@@ -47,6 +47,14 @@ pub enum Error {
     /// any mode: unreadable).
     #[error(transparent)]
     Recording(#[from] RecordingError),
+    /// A person's verdict in the recording cannot decide what it is kept
+    /// for (a word the metric does not take, a verdict on an answer given
+    /// in JSON): fix or remove it (`cargo ragaliq review`).
+    #[error("a person's verdict in the recording cannot be used: {problem}")]
+    Reviewed {
+        /// What is wrong with it.
+        problem: String,
+    },
     /// The judge answered, but the reply cannot be read.
     #[error("{task}: {source}")]
     JudgeResponse {
@@ -145,7 +153,7 @@ impl Error {
     /// of the test's setup, reported apart from the judge's failures.
     #[must_use]
     pub fn is_recording(&self) -> bool {
-        matches!(self, Error::Recording(_))
+        matches!(self, Error::Recording(_) | Error::Reviewed { .. })
     }
 
     /// Whether the question was queued for a batch (collect mode) instead

@@ -183,6 +183,7 @@ pub mod parse;
 pub mod prompts;
 pub mod record;
 mod recorded;
+pub mod review;
 #[doc(hidden)]
 pub mod run;
 mod session;
@@ -190,6 +191,7 @@ mod stats;
 mod tasks;
 mod transport;
 
+pub use crate::core::judged;
 pub use crate::core::{
     Agreement, CaseError, ClaimCounts, ClaimVerdict, ConfigError, Correctness, Criteria,
     CriteriaForm, Evaluation, Metric, PassageVerdict, RagCase, Samples, Spread, Strategy, Usage,

@@ -210,8 +210,110 @@ fn run_boxed(spec: TestSpec, body: Body) {
     match asserted {
         Err(payload) => resume_unwind(payload),
         Ok(Err(e)) => panic!("{e}"),
-        Ok(Ok(_)) => {}
+        Ok(Ok(_)) => say_reviewed(&recorder, &spec),
     }
+}
+
+/// Says, outside the test harness's capture (so it shows in the run's
+/// output even for a test that passed), that a test was decided in part by
+/// person's verdicts from its recording: never a silent pass.
+fn say_reviewed(recorder: &Recorder, spec: &TestSpec) {
+    use std::io::Write as _;
+    let n = recorder.reviewed_used();
+    if n == 0 {
+        return;
+    }
+    let path = relative(&recorder.location().snapshot);
+    let line = format!(
+        "ragaliq: `{}` used {} from {} in place of the judge's reading\n",
+        test_label(spec),
+        if n == 1 {
+            "1 person's verdict".to_owned()
+        } else {
+            format!("{n} person's verdicts")
+        },
+        path.display()
+    );
+    let _ = std::io::stderr().write_all(line.as_bytes());
+}
+
+/// `path` relative to the current folder (where `cargo test` and `cargo
+/// ragaliq` run: the package root) when it lies inside it.
+fn relative(path: &Path) -> PathBuf {
+    std::env::current_dir()
+        .ok()
+        .and_then(|here| path.strip_prefix(here).ok().map(Path::to_path_buf))
+        .unwrap_or_else(|| path.to_path_buf())
+}
+
+/// The commands that overrule what failed an evaluation, each on one item
+/// (a claim, a passage, the answer), for a failure message: empty when
+/// there is no recording to keep a person's verdict in.
+fn overrule_hint(eval: &Evaluation, judge: &Judge, what: &What<'_>, expect: Expect) -> String {
+    let Some(recorder) = judge.recorder() else {
+        return String::new();
+    };
+    if recorder.mode() == Mode::Live {
+        return String::new();
+    }
+    let file = relative(&recorder.location().snapshot);
+    let command = |key: &str, verdict: &str| {
+        format!(
+            "cargo ragaliq review {} --key {key} --verdict {verdict}",
+            file.display()
+        )
+    };
+    if expect == Expect::Caught {
+        return format!(
+            "\nif the judge was wrong to let it pass, give your own verdict on its claims (kept in the recording, replayed in CI): cargo ragaliq review {} --all",
+            file.display()
+        );
+    }
+    let mut lines: Vec<String> = Vec::new();
+    for (i, c) in eval.failed_claims() {
+        if c.person.is_some() {
+            continue;
+        }
+        if let Some(key) = &c.review_key {
+            lines.push(format!(
+                "{}   # [{i}] {:?}",
+                command(key, "supported"),
+                c.claim
+            ));
+        }
+    }
+    for p in eval
+        .passages
+        .iter()
+        .filter(|p| !p.relevant && p.person.is_none())
+    {
+        if let Some(key) = &p.review_key {
+            lines.push(format!("{}   # passage {}", command(key, "yes"), p.rank));
+        }
+    }
+    if eval.person.is_none()
+        && let Some(key) = &eval.review_key
+    {
+        let verdict = match what {
+            What::Metric(_) => "yes",
+            What::Criteria(c) if c.form() == crate::CriteriaForm::YesNo => "yes",
+            What::Criteria(_) => "<1 to 5>",
+            What::Custom(_) => "<its answer word>",
+        };
+        lines.push(command(key, verdict));
+    }
+    if lines.is_empty() {
+        return String::new();
+    }
+    let shown = lines.len().min(5);
+    let mut out = format!(
+        "\nif the judge is wrong, overrule it with your own verdict (kept in the recording, replayed in CI; `cargo ragaliq review` walks them all):\n  {}",
+        lines[..shown].join("\n  ")
+    );
+    if lines.len() > shown {
+        out.push_str(&format!("\n  … and {} more", lines.len() - shown));
+    }
+    out
 }
 
 fn panic_text(payload: &Box<dyn std::any::Any + Send>) -> String {
@@ -376,9 +478,9 @@ async fn assert_here(
             "warning: {macro_name}! asks {samples} samples at temperature 0: a judge that answers the same every time makes every vote unanimous, so the extra samples cost and tell nothing (set `temperature` above 0 in ragaliq.toml or RAGALIQ_TEMPERATURE)"
         );
     }
-    let result = match what {
-        What::Metric(m) => judge.evaluate_with(m, case, &options).await,
-        What::Criteria(c) => judge.criteria_with(case, c, &options).await,
+    let result = match &what {
+        What::Metric(m) => judge.evaluate_with(*m, case, &options).await,
+        What::Criteria(c) => judge.criteria_with(case, c.clone(), &options).await,
         What::Custom(m) => judge.custom_with(m, case, &options).await,
     };
     let judge_line = format!("\njudge: {}", judge.describe());
@@ -394,14 +496,16 @@ async fn assert_here(
         }
         (Ok(eval), Expect::Pass) => {
             note_failure(Failure::Score);
+            let hint = overrule_hint(&eval, judge, &what, expect);
             Err(format!(
-                "{macro_name}! failed for {subject}\n{eval}{recording}"
+                "{macro_name}! failed for {subject}\n{eval}{recording}{hint}"
             ))
         }
         (Ok(eval), Expect::Caught) => {
             note_failure(Failure::Score);
+            let hint = overrule_hint(&eval, judge, &what, expect);
             Err(format!(
-                "{macro_name}! failed for {subject}: the answer was not caught: {metric} {:.2} >= threshold {:.2}\n{eval}{recording}",
+                "{macro_name}! failed for {subject}: the answer was not caught: {metric} {:.2} >= threshold {:.2}\n{eval}{recording}{hint}",
                 eval.score, eval.threshold
             ))
         }

@@ -328,6 +328,7 @@ impl Task {
 const SYSTEM: &str = include_str!("../prompts/system.txt");
 const SYSTEM_WORD: &str = include_str!("../prompts/system_word.txt");
 const SYSTEM_REASON: &str = include_str!("../prompts/system_reason.txt");
+const SYSTEM_REASON_LAST: &str = include_str!("../prompts/system_reason_last.txt");
 
 /// The reply limit of a one-word answer.
 pub const WORD_TOKENS: u32 = 3;
@@ -335,6 +336,11 @@ pub const WORD_TOKENS: u32 = 3;
 /// The reply limit of an answer word (or score) followed by a one-sentence
 /// reason.
 pub const REASON_TOKENS: u32 = 96;
+
+/// The reply limit of a one-sentence reason followed by the answer word
+/// (a custom metric whose answer is read after a marker): the word comes
+/// last, so a reply cut at this limit has none and is truncated.
+pub const REASON_THEN_WORD_TOKENS: u32 = 192;
 
 /// Longest evaluation step, in characters.
 pub const STEP_CHARS: usize = 300;
@@ -484,6 +490,7 @@ pub struct Templates {
     system: Arc<Template>,
     system_word: Arc<Template>,
     system_reason: Arc<Template>,
+    system_reason_last: Arc<Template>,
     tasks: Arc<[Template; Task::ALL.len()]>,
 }
 
@@ -498,6 +505,7 @@ impl Templates {
             system: Arc::new(parse(SYSTEM, "system.txt")),
             system_word: Arc::new(parse(SYSTEM_WORD, "system_word.txt")),
             system_reason: Arc::new(parse(SYSTEM_REASON, "system_reason.txt")),
+            system_reason_last: Arc::new(parse(SYSTEM_REASON_LAST, "system_reason_last.txt")),
             tasks: Arc::new(Task::ALL.map(|t| parse(t.builtin(), t.name()))),
         }
     }
@@ -533,6 +541,7 @@ impl Templates {
         let system = load("system", &builtin.system)?;
         let system_word = load("system_word", &builtin.system_word)?;
         let system_reason = load("system_reason", &builtin.system_reason)?;
+        let system_reason_last = load("system_reason_last", &builtin.system_reason_last)?;
         let mut tasks = (*builtin.tasks).clone();
         for (task, slot) in Task::ALL.iter().zip(tasks.iter_mut()) {
             *slot = load(task.name(), slot)?;
@@ -541,6 +550,7 @@ impl Templates {
             system: Arc::new(system),
             system_word: Arc::new(system_word),
             system_reason: Arc::new(system_reason),
+            system_reason_last: Arc::new(system_reason_last),
             tasks: Arc::new(tasks),
         })
     }
@@ -549,6 +559,14 @@ impl Templates {
     #[must_use]
     pub fn system(&self) -> &Template {
         &self.system
+    }
+
+    /// The system prompt of a metric of one's own whose answer word is read
+    /// after a marker ([`AnswerAt::After`](crate::parse::AnswerAt::After)):
+    /// the reason first, the answer last.
+    #[must_use]
+    pub fn system_reason_last(&self) -> &Template {
+        &self.system_reason_last
     }
 
     /// The system prompt `task` is asked with: `system_word.txt` for a

@@ -16,6 +16,7 @@
 //! [`Tally`]) and per session, adding up to the sessions it derives from.
 
 use crate::client::{CallError, Client};
+use crate::core::judged::{self, Person};
 use crate::core::sync::lock;
 use crate::core::{Fingerprint, JsonMode, JudgeResponse, Usage};
 use crate::error::{Error, Result};
@@ -191,6 +192,39 @@ impl Session {
         Ok(answer)
     }
 
+    /// What item `item` of `ask` judged, by its key ([`crate::judged`]),
+    /// and the person's verdict on it the recording holds, if any (counted
+    /// in `tally` as a verdict from a person). Asks nothing: a person's
+    /// verdict is looked up by what was judged, never by how it was asked.
+    pub(crate) fn reviewed<A: Ask>(
+        &self,
+        tally: &Tally,
+        ask: &A,
+        item: usize,
+    ) -> Result<(Option<String>, Option<Person>)> {
+        let task = ask.task_name();
+        let Some(judged) = judged::items(&task, &ask.subject())
+            .into_iter()
+            .find(|j| j.item == item)
+        else {
+            return Ok((None, None));
+        };
+        let Some(recorder) = self.recorder.as_deref() else {
+            return Ok((Some(judged.key), None));
+        };
+        let person = recorder.reviewed(&judged.key)?.map(|r| {
+            self.charge(
+                tally,
+                Usage {
+                    reviewed: 1,
+                    ..Usage::default()
+                },
+            );
+            Person::new(r.verdict, r.by, r.note)
+        });
+        Ok((Some(judged.key), person))
+    }
+
     /// Answers a question: from the recording when the mode allows and it
     /// holds the answer, else from the process's memo, else live (recording
     /// the answer). A refused response format steps down and asks again.
@@ -246,7 +280,7 @@ impl Session {
             let charge = |spent: Usage| self.charge(tally, spent);
             match self
                 .client
-                .answer(fingerprint, request, question.word, &charge)
+                .answer(fingerprint, request, question.read_at_start, &charge)
                 .await
             {
                 Ok((response, made_call)) => {

@@ -13,7 +13,8 @@ use crate::evidence::{self, Found, Grounding};
 #[cfg(feature = "generate")]
 use crate::parse::GeneratedCase;
 use crate::parse::{
-    self, Batch, ParseError, ParseErrorKind, ParsedRelevance, ParsedVerdict, ScoredReply, YesNo,
+    self, AnswerAt, AnswerWords, Batch, ParseError, ParseErrorKind, ParsedRelevance, ParsedVerdict,
+    ScoredReply, YesNo,
 };
 use crate::prompts::{SchemaDialect, Shape, Task, Templates, escape, numbered};
 use serde_json::json;
@@ -94,6 +95,7 @@ impl Asking {
             },
             task: task.name(),
             word,
+            read_at_start: word && ask.answer_at().at_start(),
             schema,
             sized_for,
         }
@@ -119,18 +121,24 @@ impl Asking {
         } else {
             crate::prompts::Task::VerifyClaim
         };
-        let system = self.templates.system_for(like);
-        let system_name = if own.schema.is_none() {
-            "system_reason"
-        } else {
-            "system"
-        };
         let word = own.schema.is_none();
+        // An answer word read after a marker comes last, after the reason:
+        // asked with a system prompt that says so, and room for both.
+        let last = word && !ask.answer_at().at_start();
+        let (system_name, system) = if last {
+            ("system_reason_last", self.templates.system_reason_last())
+        } else if word {
+            ("system_reason", self.templates.system_for(like))
+        } else {
+            ("system", self.templates.system_for(like))
+        };
         let schema = own
             .schema
             .cloned()
             .unwrap_or_else(|| serde_json::json!({"type": "string"}));
-        let max_tokens = if word {
+        let max_tokens = if last {
+            crate::prompts::REASON_THEN_WORD_TOKENS
+        } else if word {
             crate::prompts::REASON_TOKENS
         } else {
             OWN_JSON_TOKENS.min(self.max_tokens)
@@ -165,6 +173,7 @@ impl Asking {
             },
             task: "custom",
             word,
+            read_at_start: word && !last,
             schema,
             sized_for: String::new(),
         }
@@ -191,10 +200,13 @@ pub(crate) struct Question {
     pub request: JudgeRequest,
     /// The task's label.
     pub task: &'static str,
-    /// A question whose reply starts with the answer word (a yes/no
-    /// question, a score): plain text whatever the JSON mode, and a reply
-    /// at its token limit is whole (the answer is at its start).
+    /// A question answered in a word (a yes/no question, a score, a custom
+    /// metric's words): plain text whatever the JSON mode.
     pub word: bool,
+    /// The answer word is read at the reply's start ([`AnswerAt::First`]),
+    /// so a reply at its token limit is whole. An answer read after a
+    /// marker comes last: a reply cut at its limit is truncated.
+    pub read_at_start: bool,
     schema: serde_json::Value,
     /// What the reply limit was sized for ("3 claims"); empty when the
     /// configured ceiling was the limit.
@@ -213,6 +225,20 @@ impl Question {
             ..self.request.clone()
         }
     }
+}
+
+/// Where the built-in questions' answers stand: their prompts ask for the
+/// word (or score) first.
+static FIRST_WORD: AnswerAt = AnswerAt::First;
+
+/// A yes/no question's answer, read where `ask` says it stands.
+fn yes_no_at<A: Ask>(
+    ask: &A,
+    reply: &str,
+    logprobs: Option<&[crate::core::TokenLogprob]>,
+) -> Result<YesNo, ParseError> {
+    let read = parse::answer_word(reply, logprobs, &parse::yes_or_no(), ask.answer_at())?;
+    Ok(YesNo::from_read(read))
 }
 
 /// One question to the judge: which task, on what input, and how its reply
@@ -244,6 +270,14 @@ pub(crate) trait Ask: Sync {
     fn own(&self) -> Option<OwnTask<'_>> {
         None
     }
+    /// The task's name in requests and recordings (`claim_supported`, or
+    /// `custom:<name>` for a task of one's own).
+    fn task_name(&self) -> String {
+        match self.own() {
+            Some(own) => format!("custom:{}", own.name),
+            None => Self::TASK.name().to_owned(),
+        }
+    }
     /// The task's label in errors.
     fn label(&self) -> &'static str {
         if self.own().is_some() {
@@ -252,7 +286,13 @@ pub(crate) trait Ask: Sync {
             Self::TASK.name()
         }
     }
-    /// Whether the reply starts with an answer word read from token
+    /// Where the answer word stands in the reply, for a question answered
+    /// in a word: the first word for every built-in question (each prompt
+    /// asks for the answer first); a custom metric says its own.
+    fn answer_at(&self) -> &AnswerAt {
+        &FIRST_WORD
+    }
+    /// Whether the reply holds an answer word read from token
     /// probabilities.
     fn reads_first_word(&self) -> bool {
         match self.own() {
@@ -354,6 +394,9 @@ impl CheckedVerdict {
 pub(crate) struct ExtractClaims<'a> {
     pub query: &'a str,
     pub text: &'a str,
+    /// What the text is, in messages and in what a dropped claim is not
+    /// in: `response` or `reference`. Not asked: the question is the same.
+    pub of: &'static str,
 }
 
 /// Extracted claims: those that come from the response, and those set aside.
@@ -361,8 +404,10 @@ pub(crate) struct ExtractClaims<'a> {
 pub(crate) struct Extracted {
     pub claims: Vec<String>,
     /// Claims dropped: their number in the judge's list, the claim, and
-    /// why (not in the response, or a repeat).
+    /// why (not in the response or reference, or a repeat).
     pub dropped: Vec<(usize, String, String)>,
+    /// What the text is: `response` or `reference`.
+    pub of: &'static str,
     /// The judge listed no claim, even asked again, for a text that states
     /// something ([`evidence::states_something`]): nothing to score it by.
     pub missed: bool,
@@ -395,11 +440,12 @@ impl Ask for ExtractClaims<'_> {
             claims: Vec::new(),
             dropped: Vec::new(),
             missed: false,
+            of: self.of,
         };
         for (i, claim) in parse::claims(reply)?.into_iter().enumerate() {
             if !evidence::claim_in_text(&claim, &source) {
                 out.dropped
-                    .push((i + 1, claim, "not in the response".into()));
+                    .push((i + 1, claim, format!("not in the {}", self.of)));
             } else if out.claims.iter().any(|c| evidence::same_claim(c, &claim)) {
                 out.dropped
                     .push((i + 1, claim, "repeats an earlier claim".into()));
@@ -742,11 +788,11 @@ impl Ask for ClaimSupported<'_> {
     }
 
     fn read(&self, reply: &str) -> Result<YesNo, ParseError> {
-        parse::yes_no(reply, None)
+        yes_no_at(self, reply, None)
     }
 
     fn read_response(&self, response: &JudgeResponse) -> Result<YesNo, ParseError> {
-        parse::yes_no(&response.text, response.logprobs.as_deref())
+        yes_no_at(self, &response.text, response.logprobs.as_deref())
     }
 
     fn checks(&self, answer: &YesNo) -> Vec<Check> {
@@ -781,11 +827,11 @@ impl Ask for ClaimContradicted<'_> {
     }
 
     fn read(&self, reply: &str) -> Result<YesNo, ParseError> {
-        parse::yes_no(reply, None)
+        yes_no_at(self, reply, None)
     }
 
     fn read_response(&self, response: &JudgeResponse) -> Result<YesNo, ParseError> {
-        parse::yes_no(&response.text, response.logprobs.as_deref())
+        yes_no_at(self, &response.text, response.logprobs.as_deref())
     }
 
     fn checks(&self, answer: &YesNo) -> Vec<Check> {
@@ -819,11 +865,11 @@ impl Ask for AnswersQuery<'_> {
     }
 
     fn read(&self, reply: &str) -> Result<YesNo, ParseError> {
-        parse::yes_no(reply, None)
+        yes_no_at(self, reply, None)
     }
 
     fn read_response(&self, response: &JudgeResponse) -> Result<YesNo, ParseError> {
-        parse::yes_no(&response.text, response.logprobs.as_deref())
+        yes_no_at(self, &response.text, response.logprobs.as_deref())
     }
 
     fn checks(&self, answer: &YesNo) -> Vec<Check> {
@@ -866,11 +912,11 @@ impl Ask for PassageRelevant<'_> {
     }
 
     fn read(&self, reply: &str) -> Result<YesNo, ParseError> {
-        parse::yes_no(reply, None)
+        yes_no_at(self, reply, None)
     }
 
     fn read_response(&self, response: &JudgeResponse) -> Result<YesNo, ParseError> {
-        parse::yes_no(&response.text, response.logprobs.as_deref())
+        yes_no_at(self, &response.text, response.logprobs.as_deref())
     }
 
     fn checks(&self, answer: &YesNo) -> Vec<Check> {
@@ -879,7 +925,8 @@ impl Ask for PassageRelevant<'_> {
 }
 
 /// A criteria question's answer: the score read from the reply's first
-/// word, and the judge's reason after it.
+/// word ([`AnswerAt::First`]: the prompts ask for it first), and the
+/// judge's reason after it.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Judged {
     /// In [0, 1]: P(yes) for a yes/no rule; for a 1–5 score, its expected
@@ -892,21 +939,6 @@ pub(crate) struct Judged {
     pub read: String,
     /// The judge's reason: what it wrote after the answer.
     pub reason: String,
-}
-
-/// What a reply says after its first word (`yes. It cites …` gives `It
-/// cites …`), trimmed, on its first line.
-pub(crate) fn reason_after(reply: &str) -> String {
-    let rest = reply
-        .trim_start()
-        .trim_start_matches(|c: char| !c.is_alphanumeric())
-        .trim_start_matches(|c: char| c.is_alphanumeric());
-    let rest = rest.trim_start_matches(|c: char| c.is_ascii_punctuation() || c.is_whitespace());
-    let line = rest
-        .lines()
-        .find(|l| !l.trim().is_empty())
-        .unwrap_or_default();
-    line.trim().to_owned()
 }
 
 /// The passages and expected answer a criteria question shows, as its
@@ -988,13 +1020,17 @@ impl Ask for CriteriaMet<'_> {
     }
 
     fn read_response(&self, response: &JudgeResponse) -> Result<Judged, ParseError> {
-        let read =
-            parse::answer_word(&response.text, response.logprobs.as_deref(), &["yes", "no"])?;
+        let read = parse::answer_word(
+            &response.text,
+            response.logprobs.as_deref(),
+            &parse::yes_or_no(),
+            self.answer_at(),
+        )?;
         Ok(Judged {
             score: read.probabilities[0],
             from_probabilities: read.from_probabilities,
             read: read.read,
-            reason: reason_after(&response.text),
+            reason: read.reason,
         })
     }
 
@@ -1093,7 +1129,12 @@ impl Ask for CriteriaScore<'_> {
     /// G-Eval: the score's expected value over the score tokens'
     /// probabilities, renormalised over 1–5, mapped to [0, 1].
     fn read_response(&self, response: &JudgeResponse) -> Result<Judged, ParseError> {
-        let read = parse::answer_word(&response.text, response.logprobs.as_deref(), &SCORES)?;
+        let read = parse::answer_word(
+            &response.text,
+            response.logprobs.as_deref(),
+            &AnswerWords::new(SCORES),
+            self.answer_at(),
+        )?;
         let expected: f64 = read
             .probabilities
             .iter()
@@ -1104,7 +1145,7 @@ impl Ask for CriteriaScore<'_> {
             score: ((expected - 1.0) / 4.0).clamp(0.0, 1.0),
             from_probabilities: read.from_probabilities,
             read: format!("score {expected:.2} of 5 ({})", read.read),
-            reason: reason_after(&response.text),
+            reason: read.reason,
         })
     }
 
@@ -1113,28 +1154,5 @@ impl Ask for CriteriaScore<'_> {
             item: 1,
             outcome: CheckOutcome::Read(answer.read.clone()),
         }]
-    }
-}
-
-#[cfg(test)]
-mod reason_tests {
-    use super::reason_after;
-
-    #[test]
-    fn the_reason_is_what_follows_the_answer() {
-        assert_eq!(
-            reason_after("yes. It cites policy 4.2."),
-            "It cites policy 4.2."
-        );
-        assert_eq!(
-            reason_after("No - it promises a refund.\nMore."),
-            "it promises a refund."
-        );
-        assert_eq!(
-            reason_after("4\n\nPolite, but no next step."),
-            "Polite, but no next step."
-        );
-        assert_eq!(reason_after("\"Yes\": fine"), "fine");
-        assert_eq!(reason_after("yes"), "");
     }
 }

@@ -156,34 +156,35 @@ async fn no_claims_is_vacuously_faithful_and_says_so() {
 }
 
 #[tokio::test]
-async fn an_explicitly_empty_response_makes_no_call_and_a_missing_one_is_refused() {
+async fn an_empty_or_missing_response_is_an_input_error_with_no_call() {
     let (server, tasks) = canned(claims(1), verdicts(&["supported"])).await;
     let judge = wm_judge(&server);
-    let empty = RagCase::new("q").context(["p"]).response("");
-    let eval = within(judge.faithfulness(&empty)).await.unwrap();
-    assert_eq!(eval.score, 1.0);
-    assert_eq!(eval.usage.calls, 0);
-    assert!(
-        eval.to_string().ends_with("judge: no call needed"),
-        "{eval}"
-    );
-    // Forgetting `.response(..)` is a configuration error, not a pass.
-    for metric in [
-        Metric::Faithfulness,
-        Metric::Hallucination,
-        Metric::Relevance,
+    // An empty answer states nothing: never vacuously faithful, never
+    // precise against a reference. Forgetting `.response(..)` is refused
+    // the same way, with its own words.
+    for (case, says) in [
+        (
+            RagCase::new("q").context(["p"]).response("  \n"),
+            "the response is empty",
+        ),
+        (
+            RagCase::new("q").context(["p"]),
+            "a response to grade: the case has none",
+        ),
     ] {
-        let e = within(judge.evaluate(metric, &RagCase::new("q").context(["p"])))
-            .await
-            .unwrap_err();
-        assert!(e.is_configuration(), "{e}");
-        assert!(
-            e.to_string()
-                .contains("a response to grade: the case has none"),
-            "{e}"
-        );
+        let case = case.expected_answer("Thirty days.");
+        for metric in [
+            Metric::Faithfulness,
+            Metric::Hallucination,
+            Metric::Relevance,
+            Metric::Correctness,
+        ] {
+            let e = within(judge.evaluate(metric, &case)).await.unwrap_err();
+            assert!(e.is_configuration(), "{metric}: {e}");
+            assert!(e.to_string().contains(says), "{metric}: {e}");
+        }
     }
-    assert!(tasks.lock().unwrap().is_empty());
+    assert!(tasks.lock().unwrap().is_empty(), "no call for either");
 }
 
 #[tokio::test]
@@ -409,7 +410,10 @@ async fn an_extracted_claim_the_response_never_made_is_dropped() {
     assert!(
         recall
             .reasoning
-            .contains("2 claims the judge extracted were dropped"),
+            .contains("2 claims the judge extracted were dropped")
+            && recall
+                .reasoning
+                .contains("\"Parking is free for customers.\" (not in the reference)"),
         "{}",
         recall.reasoning
     );
@@ -718,4 +722,60 @@ async fn claims_that_are_all_invented_are_undecided_and_listed() {
             ),
         "{shown}"
     );
+}
+
+/// A wiremock judge whose extraction lists no claim for a text that says
+/// "don't know" and one claim otherwise; every claim it is asked about is
+/// supported, quoting the first passage.
+async fn claims_unless_unknown() -> MockServer {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(move |req: &Request| {
+            let body: Value = serde_json::from_slice(&req.body).unwrap();
+            let user = body["messages"][1]["content"].as_str().unwrap().to_owned();
+            let reply = match body["response_format"]["json_schema"]["name"].as_str() {
+                Some("extract_claims") if user.contains("know") => json!({"claims": []}),
+                Some("extract_claims") => json!({"claims": ["Refunds take 30 days."]}),
+                _ => {
+                    let passage = user
+                        .split("<passage n=\"1\">")
+                        .nth(1)
+                        .and_then(|p| p.split("</passage>").next())
+                        .unwrap_or_default()
+                        .to_owned();
+                    json!({"verdict": "supported", "evidence": passage, "confidence": 0.9})
+                }
+            };
+            ResponseTemplate::new(200).set_body_json(openai_reply(&reply.to_string(), 10, 5))
+        })
+        .mount(&server)
+        .await;
+    server
+}
+
+/// "I don't know." makes no claim: read as claims both ways it was
+/// vacuously precise, so `Correctness::Precision` passed it with score 1.
+#[tokio::test]
+async fn a_response_that_makes_no_claim_is_not_correct_by_any_measure() {
+    let server = claims_unless_unknown().await;
+    let case = RagCase::new("How long do refunds take?")
+        .expected_answer("Refunds take 30 days.")
+        .response("I don't know.");
+    for measure in [
+        ragaliq::Correctness::Precision,
+        ragaliq::Correctness::Recall,
+        ragaliq::Correctness::F1,
+    ] {
+        let options = EvalOptions::default().with_correctness(measure);
+        let eval = within(wm_judge(&server).evaluate_with(Metric::Correctness, &case, &options))
+            .await
+            .unwrap();
+        assert_eq!(eval.score, 0.0, "{measure}: {eval}");
+        assert!(!eval.passed, "{measure}: {eval}");
+        assert!(
+            eval.reasoning.contains("The response makes no claim"),
+            "{measure}: {}",
+            eval.reasoning
+        );
+    }
 }

@@ -444,3 +444,122 @@ async fn only_answers_recorded_because_probabilities_were_refused_stand_in_for_t
         .await
         .unwrap();
 }
+
+/// A chat completion of `tokens` (each with its alternatives), stopped for
+/// `finish`.
+fn tokens_reply(tokens: &[(&str, &[(&str, f64)])], finish: &str) -> Value {
+    let content: String = tokens.iter().map(|(t, _)| *t).collect();
+    let positions: Vec<Value> = tokens
+        .iter()
+        .map(|(t, alts)| {
+            let own = alts.iter().find(|(a, _)| a == t).map_or(0.0, |(_, p)| p.ln());
+            json!({"token": t, "logprob": own,
+                   "top_logprobs": alts.iter().map(|(a, p)| json!({"token": a, "logprob": p.ln()})).collect::<Vec<_>>()})
+        })
+        .collect();
+    json!({"model": "m", "choices": [{"index": 0, "finish_reason": finish,
+        "message": {"role": "assistant", "content": content},
+        "logprobs": {"content": positions}}],
+        "usage": {"prompt_tokens": 80, "completion_tokens": tokens.len()}})
+}
+
+/// The reason first, with a "yes" in it; the answer last, after "Answer:".
+const REASON_THEN_NO: &[(&str, &[(&str, f64)])] = &[
+    ("The", &[("The", 0.9), ("Yes", 0.06), ("No", 0.04)]),
+    (" reply", &[]),
+    (" says", &[]),
+    (" '", &[]),
+    ("yes", &[("yes", 0.8), ("no", 0.2)]),
+    (",", &[]),
+    (" full", &[]),
+    (" refund", &[]),
+    ("'.", &[]),
+    ("\n", &[]),
+    ("Answer", &[]),
+    (":", &[]),
+    (" no", &[(" no", 0.75), (" yes", 0.25)]),
+];
+
+fn no_refund_promise() -> ragaliq::CustomMetric {
+    ragaliq::CustomMetric::new(
+        "no-refund-promise",
+        "<response>{{response}}</response>\n\nDoes the response promise a refund? Give your reason in one sentence, then end with \"Answer: yes\" or \"Answer: no\".",
+    )
+    .unwrap()
+    .answered_by(["no", "yes"])
+    .answered_at(ragaliq::parse::AnswerAt::after("Answer:"))
+}
+
+#[tokio::test]
+async fn a_metric_of_ones_own_is_read_after_its_marker_and_nowhere_else() {
+    let (server, seen) = server(|_, _, _| {
+        ResponseTemplate::new(200).set_body_json(tokens_reply(REASON_THEN_NO, "stop"))
+    })
+    .await;
+    let case = RagCase::new("Can I return it?").response("We will look into it.");
+    let eval = within(judge(&server).custom(&no_refund_promise(), &case))
+        .await
+        .unwrap();
+    println!("{eval}");
+    // P(no) 0.75, read at " no" after the marker: not the "yes" of the
+    // reason, nor the "The" that starts the reply.
+    assert!((eval.score - 0.75).abs() < 1e-9, "{eval}");
+    let shown = eval.to_string();
+    assert!(shown.contains("token 13"), "{shown}");
+    assert!(
+        shown.contains("The judge's reason: \"The reply says 'yes, full refund'.\""),
+        "{shown}"
+    );
+    // Asked with room for the reason before the word, and a system prompt
+    // that puts the answer last.
+    let body = seen.lock().unwrap()[0].clone();
+    assert_eq!(body["max_tokens"], 192);
+    assert!(
+        body["messages"][0]["content"]
+            .as_str()
+            .unwrap()
+            .contains("then the answer in the form the question asks for, last"),
+        "{body}"
+    );
+
+    // The same reply to a metric that asks for the word first: "The" is no
+    // answer (the "yes" inside is never read), so a judge error, carrying
+    // the reply.
+    let first = ragaliq::CustomMetric::new(
+        "no-refund-promise-first",
+        "<response>{{response}}</response>\n\nDoes the response promise a refund? Answer \"yes\" or \"no\" first, then give your reason in one sentence.",
+    )
+    .unwrap();
+    let e = within(judge(&server).custom(&first, &case))
+        .await
+        .unwrap_err();
+    println!("{e}");
+    assert!(
+        e.to_string()
+            .contains("`The` stands where the question asked for its answer word"),
+        "{e}"
+    );
+}
+
+#[tokio::test]
+async fn an_answer_after_its_marker_cut_off_at_the_limit_is_truncated_not_read() {
+    // The reason runs to the limit; the marker never comes.
+    let (server, _) = server(|_, _, _| {
+        ResponseTemplate::new(200).set_body_json(tokens_reply(&REASON_THEN_NO[..9], "length"))
+    })
+    .await;
+    let case = RagCase::new("Can I return it?").response("We will look into it.");
+    let e = within(judge(&server).custom(&no_refund_promise(), &case))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(e, ragaliq::Error::Truncated { limit: 192, .. }),
+        "{e}"
+    );
+    // A marker that cannot be found is refused before any call.
+    let blank = no_refund_promise().answered_at(ragaliq::parse::AnswerAt::after("  "));
+    let e = within(judge(&server).custom(&blank, &case))
+        .await
+        .unwrap_err();
+    assert!(e.is_configuration(), "{e}");
+}

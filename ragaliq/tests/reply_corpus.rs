@@ -31,6 +31,20 @@ fn run(case: &Value) -> Result<Value, ParseError> {
                 .map(|p| json!({"relevant": p.relevant, "reason": p.reason}))
                 .collect(),
         ),
+        // An answer word read where the question asks for it (the reply's
+        // first word, or after `case["after"]`), from the word written.
+        "word" => {
+            let words: Vec<&str> = case["words"]
+                .as_array()
+                .map(|w| w.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_else(|| vec!["yes", "no"]);
+            let at = case["after"]
+                .as_str()
+                .map_or(parse::AnswerAt::First, parse::AnswerAt::after);
+            let read =
+                parse::answer_word(reply, None, &parse::AnswerWords::new(words.clone()), &at)?;
+            json!({"word": words[read.likeliest()], "reason": read.reason})
+        }
         other => panic!("unknown parser {other}"),
     })
 }

@@ -91,8 +91,8 @@ pub use crate::stats::{
 };
 pub use labels::{ItemKind, Label, LabelledClaim, load_dir, load_file};
 pub use report::{
-    AreaAgreement, CalibrationReport, ContradictionFit, Disagreement, Fit, JudgeResult, LeftOut,
-    NotJudged,
+    AreaAgreement, CalibrationReport, ContradictionFit, Disagreement, Fit, Halves, JudgeResult,
+    LeftOut, NotJudged,
 };
 
 use crate::config::Config;
@@ -694,6 +694,59 @@ async fn calibrate_one(
             );
         }
     }
+    let info = JudgeInfo {
+        name: name.to_owned(),
+        judge: judge.describe(),
+        model: judge.model().to_owned(),
+        samples: samples.to_string(),
+        current: match kind {
+            ItemKind::Claim => judge.claim_threshold(),
+            ItemKind::Answer => judge.default_threshold(Metric::Relevance),
+            ItemKind::Passage => judge.passage_threshold(),
+            ItemKind::Graded => judge.default_threshold(Metric::Correctness),
+            ItemKind::Judged => judge.default_threshold(Metric::Criteria),
+        },
+        asks_contradiction: judge.asks_contradiction(),
+        contradiction_ratio: judge.contradiction_ratio(),
+        cost_usd: judge.price().map(|p| p.cost(&usage)),
+    };
+    let seconds = started.elapsed().as_secs_f64();
+    figures(
+        &info, claims, outcomes, &group_of, usage, pending, resamples, fit, seconds,
+    )
+}
+
+/// What a report says of a judge beside its figures.
+struct JudgeInfo {
+    name: String,
+    judge: String,
+    model: String,
+    samples: String,
+    /// The judge's threshold now, for the kind of item.
+    current: f64,
+    asks_contradiction: bool,
+    contradiction_ratio: f64,
+    cost_usd: Option<f64>,
+}
+
+/// The agreement of a judge's outcomes with the labels: the figures, the
+/// disagreements, and the fit when asked for.
+#[allow(
+    clippy::too_many_arguments,
+    reason = "one caller per way of getting outcomes; each argument is a part of the result"
+)]
+fn figures(
+    info: &JudgeInfo,
+    claims: &[LabelledClaim],
+    outcomes: Vec<Option<Outcome>>,
+    group_of: &[usize],
+    usage: Usage,
+    pending: Vec<PathBuf>,
+    resamples: usize,
+    fit: bool,
+    seconds: f64,
+) -> JudgeResult {
+    let kind = claims.first().map_or(ItemKind::Claim, |c| c.kind);
     let four: Vec<&str> = FOUR.iter().map(|v| v.label()).collect();
     let index = |v: Verdict| FOUR.iter().position(|f| *f == v).unwrap_or(0);
     let mut pairs = Vec::new();
@@ -808,13 +861,7 @@ async fn calibrate_one(
     } else {
         collapsed_stats.clone()
     };
-    let current = match kind {
-        ItemKind::Claim => judge.claim_threshold(),
-        ItemKind::Answer => judge.default_threshold(Metric::Relevance),
-        ItemKind::Passage => judge.passage_threshold(),
-        ItemKind::Graded => judge.default_threshold(Metric::Correctness),
-        ItemKind::Judged => judge.default_threshold(Metric::Criteria),
-    };
+    let current = info.current;
     let (fitted, unfitted) = match fit.then(|| fit_threshold(kind, &scored, current)) {
         Some(Ok(f)) => (Some(f), None),
         Some(Err(why)) => (None, Some(why)),
@@ -828,33 +875,221 @@ async fn calibrate_one(
     let matching =
         (kind == ItemKind::Graded).then(|| crate::stats::agreement(&two, &matched_pairs, 0, 0));
     JudgeResult {
-        name: name.to_owned(),
-        judge: judge.describe(),
+        name: info.name.clone(),
+        judge: info.judge.clone(),
         matching,
-        model: judge.model().to_owned(),
-        samples: samples.to_string(),
+        model: info.model.clone(),
+        samples: info.samples.clone(),
         judged: collapsed.len(),
         undecided: undecided_claims.len(),
         ungrounded: undecided_claims.iter().filter(|d| d.ungrounded).count(),
         verdicts,
         collapsed: collapsed_stats,
         areas: areas.into_values().collect(),
-        cost_usd: judge.price().map(|p| p.cost(&usage)),
+        cost_usd: info.cost_usd,
         usage,
-        seconds: started.elapsed().as_secs_f64(),
+        seconds,
         pending,
         not_judged,
         disagreements,
         undecided_claims,
         fit: fitted.map(|mut f| {
             f.left_out = left_out;
-            if kind == ItemKind::Claim && judge.asks_contradiction() {
-                fit_contradiction(f, &scored_four, judge.contradiction_ratio())
+            if kind == ItemKind::Claim && info.asks_contradiction {
+                fit_contradiction(f, &scored_four, info.contradiction_ratio)
             } else {
                 f
             }
         }),
         unfitted,
+    }
+}
+
+/// The person's verdicts in a project's recordings, read as labelled sets
+/// against the judge's reading beside them ([`reviewed`]).
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct ReviewedCalibration {
+    /// One report per model and kind of item (claims, answers, passages,
+    /// judged responses), each with one judge: the model as recorded.
+    pub reports: Vec<CalibrationReport>,
+    /// Recordings read.
+    pub recordings: usize,
+    /// Person's verdicts found in them.
+    pub verdicts: usize,
+    /// Person's verdicts not used as labels, and why (a kind no threshold
+    /// is fitted for: scored criteria, metrics of one's own).
+    pub not_used: Vec<String>,
+}
+
+/// The person's verdicts in `recordings` (each a path and the recording
+/// read from it) as labelled sets, one per model and kind of item, each
+/// compared with the judge's reading in the same exchanges at `judge`'s
+/// thresholds: the same figures, interval and `--fit` as [`calibration`],
+/// with no call (nothing is asked: the judge's token probabilities are in
+/// the recording).
+///
+/// ```
+/// use ragaliq::calibrate::reviewed;
+/// let judge = ragaliq::Judge::builder(ragaliq::judge::OpenAiTransport::new("http://127.0.0.1:9/v1"))
+///     .build()
+///     .unwrap();
+/// let set = reviewed(&[], &judge, 0, None, false);
+/// assert_eq!((set.verdicts, set.reports.len()), (0, 0));
+/// ```
+#[must_use]
+pub fn reviewed(
+    recordings: &[(PathBuf, crate::record::Recording)],
+    judge: &Judge,
+    resamples: usize,
+    min_kappa: Option<f64>,
+    fit: bool,
+) -> ReviewedCalibration {
+    use crate::review::{Thresholds, items};
+    let thresholds = Thresholds::of(judge);
+    // (model, kind) → (labelled items, the judge's outcomes, group of each)
+    type Set = (Vec<LabelledClaim>, Vec<Option<Outcome>>, Vec<usize>);
+    let mut sets: BTreeMap<(String, u8), Set> = BTreeMap::new();
+    let mut not_used: BTreeMap<String, usize> = BTreeMap::new();
+    let mut verdicts = 0;
+    for (g, (path, recording)) in recordings.iter().enumerate() {
+        for item in items(recording, &thresholds) {
+            let Some(person) = &item.person else {
+                continue;
+            };
+            verdicts += 1;
+            let family = item.judged.family.as_str();
+            let (kind, rank) = match family {
+                "claim" => (ItemKind::Claim, 0),
+                "answer" => (ItemKind::Answer, 1),
+                "passage" => (ItemKind::Passage, 2),
+                "criteria_met" => (ItemKind::Judged, 3),
+                other => {
+                    *not_used.entry(other.to_owned()).or_default() += 1;
+                    continue;
+                }
+            };
+            let yes = person.verdict == "yes";
+            let label = match kind {
+                ItemKind::Claim => match Verdict::from_label(&person.verdict) {
+                    Some(v) => Label::Verdict(v),
+                    None => continue,
+                },
+                ItemKind::Answer if yes => Label::Relevant,
+                ItemKind::Answer => Label::Irrelevant,
+                ItemKind::Passage if yes => Label::Relevant,
+                ItemKind::Passage => Label::NotRelevant,
+                _ if yes => Label::Meets,
+                _ => Label::Fails,
+            };
+            let name = path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let area = name
+                .strip_suffix(".snap.new")
+                .or_else(|| name.strip_suffix(".snap"))
+                .unwrap_or(&name)
+                .to_owned();
+            let claim = LabelledClaim {
+                id: format!("{area}#{}", item.judged.key),
+                kind,
+                area,
+                query: item.field("query").map(str::to_owned),
+                reference: None,
+                criteria: item.field("criteria").map(str::to_owned),
+                passages: item.passages(),
+                claim: item.subject(),
+                label,
+                note: person.note.clone(),
+                file: path.clone(),
+                line: item.exchange + 1,
+                two_way: false,
+            };
+            let outcome = match &item.judge.verdict {
+                None => Outcome::NotJudged(format!(
+                    "the judge's recorded reply to this {} cannot be read",
+                    kind.plural().trim_end_matches('s')
+                )),
+                Some(v) => {
+                    let positive = item.judge.positive == Some(true);
+                    let [yes_label, no_label] = two_way(kind);
+                    let verdict = (kind == ItemKind::Claim)
+                        .then(|| Verdict::from_label(v))
+                        .flatten();
+                    Outcome::Judged {
+                        label: match verdict {
+                            Some(v) => v.label(),
+                            None if positive => yes_label,
+                            None => no_label,
+                        },
+                        positive,
+                        verdict,
+                        probability: item.judge.probability,
+                        contradiction: item.judge.contradiction,
+                        agreement: None,
+                        undecided: false,
+                        ungrounded: false,
+                        evidence: String::new(),
+                        evidence_in: None,
+                    }
+                }
+            };
+            let set = sets.entry((item.model.clone(), rank)).or_default();
+            set.0.push(claim);
+            set.1.push(Some(outcome));
+            set.2.push(g);
+        }
+    }
+    let mut reports = Vec::new();
+    for ((model, _), (claims, outcomes, group_of)) in sets {
+        let kind = claims[0].kind;
+        let info = JudgeInfo {
+            name: model.clone(),
+            judge: format!(
+                "its answers as recorded, read at the thresholds configured now; person's verdicts from {} recordings, no call",
+                group_of
+                    .iter()
+                    .collect::<std::collections::BTreeSet<_>>()
+                    .len()
+            ),
+            model,
+            samples: "1".into(),
+            current: match kind {
+                ItemKind::Claim => thresholds.claim,
+                ItemKind::Answer => thresholds.relevance,
+                ItemKind::Passage => thresholds.passage,
+                _ => thresholds.criteria,
+            },
+            asks_contradiction: judge.asks_contradiction(),
+            contradiction_ratio: thresholds.contradiction_ratio,
+            cost_usd: Some(0.0),
+        };
+        let result = figures(
+            &info,
+            &claims,
+            outcomes,
+            &group_of,
+            Usage::default(),
+            Vec::new(),
+            resamples,
+            fit,
+            0.0,
+        );
+        reports.push(CalibrationReport::new(&claims, min_kappa, vec![result]));
+    }
+    ReviewedCalibration {
+        reports,
+        recordings: recordings.len(),
+        verdicts,
+        not_used: not_used
+            .into_iter()
+            .map(|(family, n)| {
+                format!(
+                    "{n} on `{family}` items (no threshold is fitted for them, so they are not read as labels)"
+                )
+            })
+            .collect(),
     }
 }
 
@@ -992,6 +1227,83 @@ fn best_of(
     best
 }
 
+/// Fewer decided items than this, and a fitted threshold is said to be too
+/// few to mean anything: with 30, one item more on either side of the cut
+/// moves two-way kappa by about 0.07.
+pub const MIN_FIT_ITEMS: usize = 30;
+
+/// Fewer items than this of either label (supported or not, relevant or
+/// not), and a fitted threshold is said to be too few to mean anything: the
+/// cut is placed between the two sides, and a side of a handful places it
+/// by a handful of scores.
+pub const MIN_FIT_SIDE: usize = 10;
+
+/// Random halves a fit is repeated on to see how far it moves.
+pub const HALVES: usize = 200;
+
+/// Why `scored` is too few for a fitted threshold to mean anything, if it
+/// is (see [`MIN_FIT_ITEMS`], [`MIN_FIT_SIDE`]).
+fn too_few(kind: ItemKind, scored: &[(bool, f64)]) -> Option<String> {
+    let yes = scored.iter().filter(|(p, _)| *p).count();
+    let no = scored.len() - yes;
+    let [yes_label, no_label] = two_way(kind);
+    let mut short = Vec::new();
+    if scored.len() < MIN_FIT_ITEMS {
+        short.push(format!(
+            "{} items (a fit wants {MIN_FIT_ITEMS})",
+            scored.len()
+        ));
+    }
+    for (n, label) in [(yes, yes_label), (no, no_label)] {
+        if n < MIN_FIT_SIDE {
+            short.push(format!("{n} {label} (a fit wants {MIN_FIT_SIDE} of each)"));
+        }
+    }
+    (!short.is_empty()).then(|| {
+        format!(
+            "{}; give more verdicts (`cargo ragaliq review --all`) before trusting it over the current threshold",
+            short.join(", ")
+        )
+    })
+}
+
+/// The threshold fitted on [`HALVES`] random halves of `scored` (seeded):
+/// `None` when fewer than four items.
+fn halves(scored: &[(bool, f64)], current: f64) -> Option<Halves> {
+    if scored.len() < 4 {
+        return None;
+    }
+    let mut rng = crate::stats::SplitMix64(DEFAULT_SEED);
+    let half = scored.len() / 2;
+    let mut fitted: Vec<f64> = Vec::new();
+    for _ in 0..HALVES {
+        // A partial Fisher-Yates shuffle: the first `half` are the half.
+        let mut order: Vec<usize> = (0..scored.len()).collect();
+        for i in 0..half {
+            let j = i + rng.below(scored.len() - i);
+            order.swap(i, j);
+        }
+        let part: Vec<(bool, f64)> = order[..half].iter().map(|&i| scored[i]).collect();
+        if let Ok((t, _)) = best_threshold(&part, current) {
+            fitted.push(t);
+        }
+    }
+    if fitted.is_empty() {
+        return None;
+    }
+    fitted.sort_by(f64::total_cmp);
+    let at =
+        |q: f64| fitted[((q * fitted.len() as f64).ceil() as usize).clamp(1, fitted.len()) - 1];
+    Some(Halves {
+        drawn: HALVES,
+        fitted: fitted.len(),
+        min: fitted[0],
+        max: fitted[fitted.len() - 1],
+        low: at(0.05),
+        high: at(0.95),
+    })
+}
+
 /// The threshold on the judge's probability that agrees best with the
 /// labels (two-way kappa over the decided items that have one), and the
 /// kappa at `current`. Candidates are the midpoints between neighbouring
@@ -999,6 +1311,29 @@ fn best_of(
 /// `current`. Why not, without probabilities (the word strategy), without
 /// both labels, or when every item scored the same.
 fn fit_threshold(kind: ItemKind, scored: &[(bool, f64)], current: f64) -> Result<Fit, String> {
+    let (threshold, kappa) = best_threshold(scored, current)?;
+    let kappa_at = |t: f64| {
+        let pairs: Vec<(usize, usize)> = scored
+            .iter()
+            .map(|(person, p)| (usize::from(!*person), usize::from(*p < t)))
+            .collect();
+        crate::stats::agreement(&["yes", "no"], &pairs, 0, 0).kappa
+    };
+    let mut fit = Fit::new(
+        kind,
+        threshold,
+        kappa,
+        scored.len(),
+        current,
+        kappa_at(current),
+    );
+    fit.too_few = too_few(kind, scored);
+    fit.halves = halves(scored, current);
+    Ok(fit)
+}
+
+/// The best threshold for `scored` and its kappa, or why there is none.
+fn best_threshold(scored: &[(bool, f64)], current: f64) -> Result<(f64, f64), String> {
     if scored.is_empty() {
         return Err("its verdicts came with no probabilities or scores".into());
     }
@@ -1021,16 +1356,8 @@ fn fit_threshold(kind: ItemKind, scored: &[(bool, f64)], current: f64) -> Result
             .collect();
         crate::stats::agreement(&["yes", "no"], &pairs, 0, 0).kappa
     };
-    let (threshold, kappa) = best_of(written_cuts(&values), current, kappa_at)
-        .ok_or_else(|| "no threshold gives a defined kappa".to_owned())?;
-    Ok(Fit::new(
-        kind,
-        threshold,
-        kappa,
-        scored.len(),
-        current,
-        kappa_at(current),
-    ))
+    best_of(written_cuts(&values), current, kappa_at)
+        .ok_or_else(|| "no threshold gives a defined kappa".to_owned())
 }
 
 /// Hands one recording to insta, as a suite trial does; the pending file
@@ -1145,6 +1472,70 @@ mod tests {
         let none = [(Supported, 0.9, None), (NoEvidence, 0.1, None)];
         let fit = Fit::new(ItemKind::Claim, 0.5, 1.0, 2, 0.5, Some(1.0));
         assert!(fit_contradiction(fit, &none, 3.0).contradiction.is_none());
+    }
+
+    #[test]
+    fn a_fit_says_when_its_items_are_too_few_and_how_far_halves_move_it() {
+        // People say yes at 0.4 and above: well separated, 20 a side.
+        let separated: Vec<(bool, f64)> = (0..40)
+            .map(|i| {
+                let yes = i % 2 == 0;
+                let p = if yes {
+                    0.4 + i as f64 / 100.0
+                } else {
+                    0.35 - i as f64 / 200.0
+                };
+                (yes, p)
+            })
+            .collect();
+        let fit = fit_threshold(ItemKind::Claim, &separated, 0.33).unwrap();
+        assert_eq!(fit.too_few, None, "{fit:?}");
+        let h = fit.halves.clone().unwrap();
+        assert_eq!(h.drawn, HALVES);
+        assert!(h.fitted > HALVES * 9 / 10, "{h:?}");
+        // Every half's threshold lies between its highest no and its
+        // lowest yes (the shortest decimal there).
+        assert!(h.min > 0.15 && h.max <= 0.4, "{h:?}");
+        assert!(h.low >= h.min && h.high <= h.max && h.low <= h.high);
+        let again = fit_threshold(ItemKind::Claim, &separated, 0.33).unwrap();
+        assert_eq!(again.halves, fit.halves, "seeded: the same report");
+
+        // The newcomer's ten claims: too few, and said why.
+        let few = [
+            (true, 0.28),
+            (true, 0.31),
+            (true, 0.30),
+            (true, 0.31),
+            (false, 0.05),
+            (false, 0.03),
+            (false, 0.15),
+            (false, 0.02),
+            (false, 0.05),
+            (false, 0.03),
+        ];
+        let fit = fit_threshold(ItemKind::Claim, &few, 0.33).unwrap();
+        assert_eq!(
+            fit.too_few.as_deref(),
+            Some(
+                "10 items (a fit wants 30), 4 supported (a fit wants 10 of each), 6 not_supported (a fit wants 10 of each); give more verdicts (`cargo ragaliq review --all`) before trusting it over the current threshold"
+            )
+        );
+        let line = report::fit_line(&fit);
+        assert!(
+            line.contains("\n  TOO FEW to mean anything: 10 items"),
+            "{line}"
+        );
+        assert!(line.contains("random halves could be fitted"), "{line}");
+
+        // Noisy labels: halves move the threshold further than clean ones do.
+        let noisy: Vec<(bool, f64)> = (0..40)
+            .map(|i| (i % 3 == 0, (i as f64 * 0.618).fract()))
+            .collect();
+        let n = fit_threshold(ItemKind::Claim, &noisy, 0.33)
+            .unwrap()
+            .halves
+            .unwrap();
+        assert!(n.high - n.low > h.high - h.low, "{n:?} vs {h:?}");
     }
 
     #[test]

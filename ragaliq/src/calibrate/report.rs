@@ -150,6 +150,34 @@ pub struct Fit {
     /// P(contradicted) that agrees best over the four verdicts, given
     /// [`threshold`](Fit::threshold).
     pub contradiction: Option<ContradictionFit>,
+    /// Why the items are too few for the threshold to mean anything
+    /// (fewer than [`MIN_FIT_ITEMS`](super::MIN_FIT_ITEMS) in all, or than
+    /// [`MIN_FIT_SIDE`](super::MIN_FIT_SIDE) of either label); `None` when
+    /// there are enough by that rule of thumb.
+    pub too_few: Option<String>,
+    /// How far the threshold moves when fitted on half of the items.
+    pub halves: Option<Halves>,
+}
+
+/// The threshold fitted on random halves of the items, again and again:
+/// how much a fitted threshold owes to which items happened to be labelled.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[non_exhaustive]
+pub struct Halves {
+    /// Halves drawn (seeded: the same report for the same items).
+    pub drawn: usize,
+    /// Of those, halves a threshold could be fitted on (both labels in it,
+    /// and more than one score).
+    pub fitted: usize,
+    /// The lowest and highest threshold fitted on a half.
+    pub min: f64,
+    /// See [`min`](Self::min).
+    pub max: f64,
+    /// The middle 90% of the thresholds fitted on halves: from its 5th
+    /// percentile ...
+    pub low: f64,
+    /// ... to its 95th.
+    pub high: f64,
 }
 
 /// The items a [`Fit`] did not use, by why.
@@ -222,6 +250,8 @@ impl Fit {
             current,
             kappa_at_current,
             contradiction: None,
+            too_few: None,
+            halves: None,
         }
     }
 
@@ -615,6 +645,15 @@ pub(super) fn fit_line(fit: &Fit) -> String {
             c.precision.map_or_else(|| "—".to_owned(), |p| format!("{p:.2}")),
             c.asked
         ));
+    }
+    if let Some(h) = &fit.halves {
+        line.push_str(&format!(
+            "\n  fitted on half of them ({} of {} random halves could be fitted): {:.3} to {:.3}, the middle 90% {:.3} to {:.3}",
+            h.fitted, h.drawn, h.min, h.max, h.low, h.high
+        ));
+    }
+    if let Some(why) = &fit.too_few {
+        line.push_str(&format!("\n  TOO FEW to mean anything: {why}"));
     }
     line
 }

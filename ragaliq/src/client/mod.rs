@@ -132,7 +132,8 @@ impl Client {
     /// answered live before in this process (concurrent identical requests
     /// wait for one call), else a live call. `charge` is told what a live
     /// call cost; the flag says whether this request made it. `word`: the
-    /// reply is one word, whole when it stops at its token limit.
+    /// answer is read at the reply's start (a word, or a word then a
+    /// reason), so a reply that stops at its token limit is whole.
     pub(crate) async fn answer(
         self: &Arc<Self>,
         fingerprint: Fingerprint,

@@ -37,10 +37,10 @@ pub struct RagCase {
     #[serde(default)]
     pub context: Vec<String>,
     /// The answer the RAG pipeline generated. `None` until given: the
-    /// metrics that grade an answer (faithfulness, hallucination, relevance)
-    /// refuse a case without one, as a configuration error, rather than
-    /// grade nothing. An explicitly empty response is graded (it claims
-    /// nothing, so it is vacuously faithful and answers nothing).
+    /// metrics that grade an answer (faithfulness, hallucination,
+    /// relevance, correctness, criteria) refuse a case without one, or with
+    /// an empty one, as an input error rather than a score: an empty answer
+    /// states nothing, so it would be vacuously faithful.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub response: Option<String>,
     /// A reference answer, used by context recall and context precision.
@@ -82,7 +82,8 @@ impl RagCase {
         self
     }
 
-    /// Sets the generated response (an empty one is graded as empty).
+    /// Sets the generated response (an empty one is an input error for the
+    /// metrics that grade a response).
     #[must_use]
     pub fn response(mut self, response: impl Into<String>) -> Self {
         self.response = Some(response.into());

@@ -1,6 +1,7 @@
 //! What an evaluator returns: [`Evaluation`], its per-claim and per-passage
 //! details, the [`Metric`] it measured and the [`Usage`] it cost.
 
+use super::judged::Person;
 use super::samples::{Agreement, Spread};
 use super::verdict::Verdict;
 use serde::{Deserialize, Serialize};
@@ -169,6 +170,14 @@ pub struct Usage {
     /// live run of the same judge would spend again); not spent now.
     #[serde(default)]
     pub replayed_tokens: u64,
+    /// Verdicts that came from a person (given in review and kept in the
+    /// recording) instead of the judge's reading.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub reviewed: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl Usage {
@@ -196,6 +205,7 @@ impl std::ops::AddAssign for Usage {
         self.replayed = self.replayed.saturating_add(rhs.replayed);
         self.shared = self.shared.saturating_add(rhs.shared);
         self.replayed_tokens = self.replayed_tokens.saturating_add(rhs.replayed_tokens);
+        self.reviewed = self.reviewed.saturating_add(rhs.reviewed);
     }
 }
 
@@ -259,6 +269,15 @@ pub struct ClaimVerdict {
     /// own claims, checked against the reference.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub from_reference: bool,
+    /// The verdict is a person's, given in review and kept in the
+    /// recording: `verdict` is theirs, `probability` still the judge's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub person: Option<Person>,
+    /// What was judged ([`judged::key`](crate::judged::key)): the key a
+    /// person's verdict on this claim is kept under (`cargo ragaliq review
+    /// FILE --key KEY --verdict supported`); `None` where nothing was asked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub review_key: Option<String>,
 }
 
 impl ClaimVerdict {
@@ -287,6 +306,8 @@ impl ClaimVerdict {
             probability: None,
             located: false,
             from_reference: false,
+            person: None,
+            review_key: None,
         }
     }
 }
@@ -370,6 +391,12 @@ pub struct PassageVerdict {
     /// With several samples: split below the required agreement.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub undecided: bool,
+    /// Whether it is relevant is a person's verdict, kept in the recording.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub person: Option<Person>,
+    /// The key a person's verdict on this passage is kept under.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub review_key: Option<String>,
 }
 
 /// The result of one metric on one case.
@@ -423,6 +450,15 @@ pub struct Evaluation {
     /// See [`precision`](Self::precision).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub recall: Option<f64>,
+    /// For a metric decided by one answer (relevance, criteria, a metric of
+    /// one's own): the person's verdict that decided it, kept in the
+    /// recording, in place of the judge's reading.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub person: Option<Person>,
+    /// For a metric decided by one answer: the key a person's verdict on
+    /// it is kept under. Claims and passages carry their own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub review_key: Option<String>,
 }
 
 impl Evaluation {
@@ -543,6 +579,28 @@ impl fmt::Display for Evaluation {
                 .iter()
                 .filter(|(_, c)| c.failed || c.undecided)
                 .collect();
+            // Claims a person's verdict decided in the answer's favour are
+            // listed too: never a silent pass.
+            let by_person: Vec<_> = group
+                .iter()
+                .filter(|(_, c)| !(c.failed || c.undecided) && c.person.is_some())
+                .collect();
+            if !by_person.is_empty() {
+                writeln!(
+                    f,
+                    "  {} decided by a person's verdict:",
+                    if by_person.len() == 1 {
+                        "1 claim".to_owned()
+                    } else {
+                        format!("{} claims", by_person.len())
+                    }
+                )?;
+                for (i, c) in &by_person {
+                    if let Some(p) = &c.person {
+                        writeln!(f, "    [{}] \"{}\" — {p}", i + 1, c.claim)?;
+                    }
+                }
+            }
             if shown.is_empty() {
                 continue;
             }
@@ -567,6 +625,10 @@ impl fmt::Display for Evaluation {
             }
             for (i, c) in shown {
                 write!(f, "    [{}] \"{}\" — ", i + 1, c.claim)?;
+                if let Some(p) = &c.person {
+                    writeln!(f, "{p}")?;
+                    continue;
+                }
                 if c.ungrounded {
                     write!(
                         f,
@@ -622,6 +684,17 @@ impl fmt::Display for Evaluation {
                     (None, true) if c.ungrounded => writeln!(f, "        evidence: none quoted")?,
                     (None, true) => {}
                 }
+            }
+        }
+        let by_person: Vec<_> = self
+            .passages
+            .iter()
+            .filter(|p| p.relevant && !p.undecided && p.person.is_some())
+            .collect();
+        if !by_person.is_empty() {
+            writeln!(f, "  relevant by a person's verdict:")?;
+            for p in by_person {
+                writeln!(f, "    [passage {}] {}", p.rank, p.reason)?;
             }
         }
         let shown: Vec<_> = self
@@ -680,6 +753,13 @@ impl fmt::Display for Evaluation {
                 }
             }
         }
+        if u.reviewed > 0 {
+            write!(
+                f,
+                "; {} from a person",
+                plural(u.reviewed, "verdict", "verdicts")
+            )?;
+        }
         Ok(())
     }
 }
@@ -710,6 +790,8 @@ mod tests {
                     probability: None,
                     located: false,
                     from_reference: false,
+                    person: None,
+                    review_key: None,
                 },
                 ClaimVerdict {
                     claim: "Shipping is free.".into(),
@@ -724,6 +806,8 @@ mod tests {
                     probability: None,
                     located: false,
                     from_reference: false,
+                    person: None,
+                    review_key: None,
                 },
             ],
             passages: vec![],
@@ -738,6 +822,8 @@ mod tests {
             name: None,
             precision: None,
             recall: None,
+            person: None,
+            review_key: None,
         }
     }
 

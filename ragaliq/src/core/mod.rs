@@ -12,6 +12,7 @@ mod config_error;
 mod criteria;
 mod evaluation;
 mod json_mode;
+pub mod judged;
 mod key;
 mod logprobs;
 mod mode;

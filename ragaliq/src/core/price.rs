@@ -22,7 +22,7 @@ impl Price {
     /// use ragaliq::Usage;
     /// use ragaliq::config::Price;
     /// let price = Price { input_per_million: 0.15, output_per_million: 0.60 };
-    /// let usage = Usage { calls: 2, input_tokens: 1_000_000, output_tokens: 500_000, replayed: 7, shared: 0, replayed_tokens: 0 };
+    /// let usage = Usage { calls: 2, input_tokens: 1_000_000, output_tokens: 500_000, replayed: 7, ..Usage::default() };
     /// assert!((price.cost(&usage) - 0.45).abs() < 1e-12);
     /// ```
     #[must_use]

@@ -144,6 +144,14 @@ fn summary(body: &mut String, r: &Report) {
     card(body, "", s.usage.calls.to_string(), "judge calls");
     card(body, "", s.usage.total_tokens().to_string(), "tokens");
     card(body, "", s.usage.replayed.to_string(), "answers replayed");
+    if s.usage.reviewed > 0 {
+        card(
+            body,
+            "",
+            s.usage.reviewed.to_string(),
+            "verdicts from a person",
+        );
+    }
     card(
         body,
         "",
@@ -333,6 +341,9 @@ fn verdict_words(c: &ClaimVerdict) -> (String, String) {
     let mut words = format!("{symbol} {}", c.verdict.label());
     if c.undecided {
         words = format!("? undecided (most said {})", c.verdict.label());
+    }
+    if let Some(p) = &c.person {
+        words = format!("{symbol} {p}");
     }
     (format!("v-{}", c.verdict.label()), words)
 }

@@ -17,10 +17,12 @@
 //!     "score": 0.5 | null, "threshold": 0.7,
 //!     "reasoning": "…", "error": "…" | absent,
 //!     "pending_review": true | absent,         // the recording is new or changed and awaits `cargo insta review`
-//!     "claims": [{ "claim", "verdict", "evidence", "confidence", "failed", "agreement", "undecided" }],
-//!     "passages": [{ "rank", "relevant", "reason" }],
+//!     "claims": [{ "claim", "verdict", "evidence", "confidence", "failed", "agreement", "undecided",
+//!                  "person": { "verdict", "by", "note", "judge" } | absent, "review_key" }],
+//!     "passages": [{ "rank", "relevant", "reason", "person" | absent, "review_key" }],
 //!     "spread": { "samples", "min", "median", "max", "flips" } | absent,
-//!     "usage": { "calls", "input_tokens", "output_tokens", "replayed", "shared" },
+//!     "usage": { "calls", "input_tokens", "output_tokens", "replayed", "shared",
+//!                "reviewed" },                // verdicts from a person (absent when 0)
 //!     "file": "tests/rag_cases/refunds.yaml", "line": 3
 //!   }],
 //!   "summary": {
@@ -566,8 +568,16 @@ impl Report {
         if s.pending_review > 0 {
             parts.push(format!("{} awaiting review", s.pending_review));
         }
+        let persons = if s.usage.reviewed > 0 {
+            format!(
+                ", {} from a person",
+                plural(s.usage.reviewed as usize, "verdict", "verdicts")
+            )
+        } else {
+            String::new()
+        };
         format!(
-            "{}: {}; judge: {}, {} tokens, {} replayed; estimated cost: {}",
+            "{}: {}; judge: {}, {} tokens, {} replayed{persons}; estimated cost: {}",
             plural(s.trials, "trial", "trials"),
             parts.join(", "),
             plural(s.usage.calls as usize, "call", "calls"),
@@ -673,9 +683,16 @@ impl Report {
             },
         );
         for r in &self.results {
+            let persons = match r.usage.reviewed {
+                0 => String::new(),
+                n => format!(
+                    " (by {} from a person)",
+                    plural(n as usize, "verdict", "verdicts")
+                ),
+            };
             let _ = writeln!(
                 out,
-                "| {} | {} | {} | {:.2} | {} |",
+                "| {} | {} | {} | {:.2} | {}{persons} |",
                 r.case,
                 r.label(),
                 r.score
@@ -925,6 +942,67 @@ mod tests {
             one.markdown()
                 .starts_with("## ragaliq: 1 of 1 trial passed")
         );
+    }
+
+    #[test]
+    fn verdicts_from_a_person_are_counted_in_every_report() {
+        let mut by_person = result("a", Metric::Faithfulness, Outcome::Passed, Some(1.0));
+        by_person.usage.reviewed = 1;
+        let r = Report::new(
+            "s",
+            info(),
+            Mode::Replay,
+            "run",
+            vec![
+                by_person,
+                result("b", Metric::Faithfulness, Outcome::Passed, Some(1.0)),
+            ],
+            &[Spending {
+                usage: Usage {
+                    replayed: 4,
+                    reviewed: 1,
+                    ..Usage::default()
+                },
+                ..Spending::default()
+            }],
+        );
+        assert!(
+            r.totals_line()
+                .contains("4 answers replayed, 1 verdict from a person;"),
+            "{}",
+            r.totals_line()
+        );
+        let md = r.markdown();
+        assert!(
+            md.contains(
+                "| a | faithfulness | 1.00 | 0.70 | ✅ passed (by 1 verdict from a person) |"
+            ),
+            "{md}"
+        );
+        assert!(
+            md.contains("| b | faithfulness | 1.00 | 0.70 | ✅ passed |"),
+            "{md}"
+        );
+        assert!(r.html().contains("verdicts from a person"));
+        let json = serde_json::to_string(&r).unwrap();
+        assert!(json.contains("\"reviewed\":1"), "{json}");
+        // None: not a word of it.
+        let none = Report::new(
+            "s",
+            info(),
+            Mode::Replay,
+            "run",
+            vec![result(
+                "b",
+                Metric::Faithfulness,
+                Outcome::Passed,
+                Some(1.0),
+            )],
+            &[Spending::default()],
+        );
+        assert!(!none.totals_line().contains("person"));
+        assert!(!none.html().contains("from a person"));
+        assert!(!serde_json::to_string(&none).unwrap().contains("reviewed"));
     }
 
     #[test]

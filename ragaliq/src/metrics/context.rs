@@ -35,7 +35,7 @@ pub(super) async fn precision(
     };
     let sampled = sample(plan, judged, ap).await?;
     // A tie counts the passage as not relevant: never in the retriever's favour.
-    let passages: Vec<PassageVerdict> = vote_items(
+    let mut passages: Vec<PassageVerdict> = vote_items(
         &sampled.answers,
         case.context.len(),
         plan,
@@ -54,8 +54,33 @@ pub(super) async fn precision(
         },
         agreement: vote.agreement,
         undecided: vote.undecided,
+        person: None,
+        review_key: None,
     })
     .collect();
+    // A person's verdict on a passage decides in place of the vote.
+    for (p, passage) in passages.iter_mut().zip(&case.context) {
+        let question = PassageRelevant {
+            query: &case.query,
+            expected: case.expected_answer.as_deref(),
+            passage,
+        };
+        let (key, person) = ask.review(&question, 1, plan.persons)?;
+        p.review_key = key;
+        if let Some(mut person) = person {
+            let relevant = super::yes_no(&person)? >= 0.5;
+            person.judge = match (p.undecided, p.probability) {
+                (true, _) => "undecided".to_owned(),
+                (false, Some(prob)) => format!("P(yes) {prob:.2}"),
+                (false, None) => if p.relevant { "yes" } else { "no" }.to_owned(),
+            };
+            p.relevant = relevant;
+            p.reason = person.to_string();
+            p.undecided = false;
+            p.agreement = None;
+            p.person = Some(person);
+        }
+    }
     let undecided = passages.iter().any(|p| p.undecided);
     let score = average_precision(passages.iter().map(|p| p.relevant));
     let relevant = passages.iter().filter(|p| p.relevant).count();
@@ -182,7 +207,7 @@ pub(super) async fn recall(
         .as_deref()
         .filter(|a| !a.trim().is_empty())
     {
-        let extracted = claims::extract(ask, how, &case.query, answer).await?;
+        let extracted = claims::extract(ask, how, &case.query, answer, "reference").await?;
         (extracted.claims.clone(), Some(extracted))
     } else {
         return Err(Error::MissingInput {

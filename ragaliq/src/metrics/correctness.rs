@@ -31,13 +31,28 @@ pub(super) async fn correctness(
         })?;
     let response = case.response_text();
     let (answer, expected) = futures_util::future::try_join(
-        claims::extract(ask, how, &case.query, response),
-        claims::extract(ask, how, &case.query, reference),
+        claims::extract(ask, how, &case.query, response, "response"),
+        claims::extract(ask, how, &case.query, reference, "reference"),
     )
     .await?;
     if expected.missed || answer.missed {
         let which = if expected.missed { &expected } else { &answer };
         return Ok(Scored::no_claims_listed(which));
+    }
+    if answer.claims.is_empty() {
+        // "I don't know.": nothing in it can give the reference's answer.
+        // Read as claims both ways it would be vacuously precise (nothing
+        // said, nothing wrong), and `Correctness::Precision` would pass it.
+        return Ok(Scored {
+            score: 0.0,
+            reasoning: format!(
+                "The response makes no claim, so it gives no answer to compare with the reference's: not correct, whatever the measure.{}",
+                dropped(&answer)
+            ),
+            sample_scores: vec![0.0],
+            dropped: answer.dropped.len(),
+            ..Scored::default()
+        });
     }
     if expected.claims.is_empty() {
         return Err(Error::MissingInput {
@@ -91,6 +106,7 @@ pub(super) async fn correctness(
     }
     reasoning.push_str(&format!(" The score is {measure}."));
     reasoning.push_str(&dropped(&answer));
+    reasoning.push_str(&dropped(&expected));
     let dropped_count = answer.dropped.len() + expected.dropped.len();
     claims.append(&mut missing);
     Ok(Scored {

@@ -46,7 +46,8 @@ pub(super) async fn criteria(
                 context,
                 expected,
             };
-            sample(plan, |s| ask.ask(&question, s), |j: &Judged| j.score).await?
+            let sampled = sample(plan, |s| ask.ask(&question, s), |j: &Judged| j.score).await?;
+            (sampled, ask.review(&question, 1, plan.persons)?)
         }
         CriteriaForm::Scored => {
             // The steps are written once per criteria text (sample 0),
@@ -68,9 +69,11 @@ pub(super) async fn criteria(
                 context,
                 expected,
             };
-            sample(plan, |s| ask.ask(&question, s), |j: &Judged| j.score).await?
+            let sampled = sample(plan, |s| ask.ask(&question, s), |j: &Judged| j.score).await?;
+            (sampled, ask.review(&question, 1, plan.persons)?)
         }
     };
+    let (sampled, (review_key, person)) = sampled;
     let scores = sampled.scores;
     let median = stats::median(&scores);
     let read = sampled
@@ -78,6 +81,40 @@ pub(super) async fn criteria(
         .iter()
         .find(|j| j.score == median)
         .unwrap_or(&sampled.answers[0]);
+    if let Some(person) = person {
+        // A yes or no on a yes/no rule; a score of 1 to 5 on a scored one.
+        let score = match criteria.form() {
+            CriteriaForm::YesNo => super::yes_no(&person)?,
+            CriteriaForm::Scored => match person.verdict.parse::<u8>() {
+                Ok(n @ 1..=5) => f64::from(n - 1) / 4.0,
+                _ => {
+                    return Err(Error::Reviewed {
+                        problem: format!(
+                            "`{}` on scored criteria: give a score from 1 to 5",
+                            person.verdict
+                        ),
+                    });
+                }
+            },
+        };
+        let mut judge = match criteria.form() {
+            CriteriaForm::YesNo => super::judge_said(read.score, read.from_probabilities),
+            CriteriaForm::Scored => format!("score {:.2} of 5", 1.0 + 4.0 * read.score),
+        };
+        if !read.reason.is_empty() {
+            judge.push_str(&format!(", its reason: \"{}\"", read.reason));
+        }
+        return Ok(Scored {
+            review_key,
+            name: Some(criteria.name().to_owned()),
+            ..Scored::by_person(
+                person,
+                judge,
+                score,
+                "on whether the response meets the criteria",
+            )
+        });
+    }
     let undecided = scores.len() > 1 && {
         let sides: Vec<bool> = scores.iter().map(|s| *s >= plan.threshold).collect();
         !stats::vote(&sides, i32::from).1.reaches(plan.agreement)
@@ -105,6 +142,7 @@ pub(super) async fn criteria(
         undecided,
         sample_scores: scores,
         name: Some(criteria.name().to_owned()),
+        review_key,
         ..Scored::default()
     })
 }

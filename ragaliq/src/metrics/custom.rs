@@ -8,7 +8,7 @@ use super::{Asker, Plan, Scored};
 use crate::core::{Check, CheckOutcome, JudgeResponse};
 use crate::core::{ConfigError, RagCase};
 use crate::error::{Error, Result};
-use crate::parse::{ParseError, ParseErrorKind, WordAnswer};
+use crate::parse::{AnswerAt, AnswerWords, ParseError, ParseErrorKind, WordAnswer};
 use crate::prompts::{Shape, Task, Template, escape};
 use crate::stats;
 use crate::tasks::{Ask, OwnTask, document};
@@ -22,11 +22,13 @@ use std::sync::Arc;
 pub enum CustomAnswer {
     /// An answer word: its probabilities over the metric's words (from the
     /// judge's token probabilities where the server gives them, else 1 for
-    /// the word written), and the reason the judge wrote after it.
+    /// the word written), read where the metric says it stands, and the
+    /// reason the judge wrote besides it.
     Word {
         /// The answer word's reading ([`crate::parse::answer_word`]).
         answer: WordAnswer,
-        /// What the judge wrote after the word.
+        /// What the judge wrote besides the word: after it, or before the
+        /// marker for an answer read after one.
         reason: String,
     },
     /// A JSON value, checked against the metric's schema.
@@ -70,10 +72,17 @@ type Scorer =
 /// The answer is read one of two ways:
 ///
 /// - [`answered_by`](Self::answered_by) words: the judge answers one of
-///   them first, then a reason; the probability of each is read from its
-///   token probabilities (the word written where the server gives none).
-///   Unless a scorer says otherwise, the score is the first word's
-///   probability.
+///   them, and a reason; the probability of each is read from its token
+///   probabilities (the word written where the server gives none), exactly
+///   where the template asks for the word ([`answered_at`](Self::answered_at)):
+///   first by default ("Answer "yes" or "no" first, then give your reason
+///   in one sentence."), or after a marker the template sets ("Give your
+///   reason in one sentence, then end with "Answer: yes" or "Answer: no"."
+///   with `AnswerAt::after("Answer:")`). A word anywhere else in the reply
+///   is never read as the answer, and a word counts only whole (or as a
+///   listed spelling, [`spelled`](Self::spelled)); see
+///   [`crate::parse::answer_word`]. Unless a scorer says otherwise, the
+///   score is the first word's probability.
 /// - [`answered_in_json`](Self::answered_in_json) a schema: the judge
 ///   answers a JSON object (the schema is sent as a structured-output
 ///   format where the server takes one) that must satisfy the schema's
@@ -91,6 +100,17 @@ type Scorer =
 /// .with_threshold(0.6);
 /// assert_eq!(tone.name(), "polite");
 /// assert_eq!(tone.threshold(), 0.6);
+///
+/// // The reason first, the answer last, after "Answer:".
+/// use ragaliq::parse::AnswerAt;
+/// let refund = CustomMetric::new(
+///     "no-refund-promise",
+///     "<response>{{response}}</response>\n\nDoes the response promise a refund? Give your reason in one sentence, then end with \"Answer: yes\" or \"Answer: no\".",
+/// )
+/// .unwrap()
+/// .answered_by(["no", "yes"])
+/// .answered_at(AnswerAt::after("Answer:"));
+/// assert_eq!(refund.answer_at(), &AnswerAt::after("Answer:"));
 ///
 /// let steps = CustomMetric::new("steps", "version: 2\n---\nCount the steps in {{response}}. Reply: {\"steps\": <n>}")
 ///     .unwrap()
@@ -113,13 +133,16 @@ pub struct CustomMetric {
     name: String,
     template: Template,
     reply: Reply,
+    answer_at: AnswerAt,
+    /// A definition that cannot be asked (said before any call).
+    misuse: Option<String>,
     scorer: Option<Arc<Scorer>>,
     threshold: f64,
 }
 
 #[derive(Clone, Debug)]
 enum Reply {
-    Words(Vec<String>),
+    Words(AnswerWords),
     Json(Value),
 }
 
@@ -129,6 +152,7 @@ impl fmt::Debug for CustomMetric {
             .field("name", &self.name)
             .field("version", &self.template.version)
             .field("reply", &self.reply)
+            .field("answer_at", &self.answer_at)
             .field("scorer", &self.scorer.as_ref().map(|_| "…"))
             .field("threshold", &self.threshold)
             .finish()
@@ -183,7 +207,9 @@ impl CustomMetric {
         Ok(CustomMetric {
             name,
             template,
-            reply: Reply::Words(vec!["yes".into(), "no".into()]),
+            reply: Reply::Words(crate::parse::yes_or_no()),
+            answer_at: AnswerAt::First,
+            misuse: None,
             scorer: None,
             threshold: 0.7,
         })
@@ -206,15 +232,50 @@ impl CustomMetric {
         CustomMetric::new(name, &text)
     }
 
-    /// The judge answers one of `words` first (lower case; the first is
-    /// the one the default score reads), then a reason.
+    /// The judge answers one of `words` (lower case; the first is the one
+    /// the default score reads) and a reason; where the word stands is
+    /// [`answered_at`](Self::answered_at) (first, by default).
     #[must_use]
     pub fn answered_by<I, S>(mut self, words: I) -> CustomMetric
     where
         I: IntoIterator<Item = S>,
         S: Into<String>,
     {
-        self.reply = Reply::Words(words.into_iter().map(|w| w.into().to_lowercase()).collect());
+        self.reply = Reply::Words(AnswerWords::new(words));
+        self
+    }
+
+    /// Other spellings that count for answer word `word` (say, `supports`
+    /// and `supported` for `support`, if the template's wording invites
+    /// them): only the word itself counts otherwise.
+    #[must_use]
+    pub fn spelled<I, S>(mut self, word: &str, spellings: I) -> CustomMetric
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        match self.reply {
+            Reply::Words(words) => self.reply = Reply::Words(words.spelled(word, spellings)),
+            Reply::Json(_) => {
+                self.misuse = Some(format!(
+                    "spellings of `{word}` are given, but the metric is answered in JSON"
+                ));
+            }
+        }
+        self
+    }
+
+    /// Where the answer word stands in the judge's reply, as the template
+    /// asks for it: [`AnswerAt::First`] (the default: "Answer "yes" or "no"
+    /// first, then …"), or [`AnswerAt::After`] a marker for a template that
+    /// asks for the reason first and the answer last ("… then end with
+    /// "Answer: yes" or "Answer: no"."). The answer is read there and
+    /// nowhere else. An answer read after a marker is asked with room for
+    /// the reason before it, and a reply cut off before the marker is
+    /// truncated, not read.
+    #[must_use]
+    pub fn answered_at(mut self, at: AnswerAt) -> CustomMetric {
+        self.answer_at = at;
         self
     }
 
@@ -251,6 +312,34 @@ impl CustomMetric {
     #[must_use]
     pub fn name(&self) -> &str {
         &self.name
+    }
+
+    /// Where its answer word stands.
+    #[must_use]
+    pub fn answer_at(&self) -> &AnswerAt {
+        &self.answer_at
+    }
+
+    /// Whether the definition can be asked: its answer words can be told
+    /// apart, its marker is not blank, and a marker goes with answer words.
+    ///
+    /// # Errors
+    ///
+    /// What is wrong with the definition, naming the metric.
+    pub fn check(&self) -> std::result::Result<(), ConfigError> {
+        let problem = match (&self.reply, &self.misuse) {
+            (_, Some(misuse)) => Err(misuse.clone()),
+            (Reply::Words(words), None) => words.check().and_then(|()| self.answer_at.check()),
+            (Reply::Json(_), None) if self.answer_at != AnswerAt::First => Err(
+                "an answer read after a marker is an answer word: the metric is answered in JSON"
+                    .to_owned(),
+            ),
+            (Reply::Json(_), None) => Ok(()),
+        };
+        problem.map_err(|problem| ConfigError::Template {
+            origin: format!("custom metric `{}`", self.name),
+            problem,
+        })
     }
 
     /// Its template's version.
@@ -298,7 +387,7 @@ impl CustomMetric {
 
     fn first_word(&self) -> String {
         match &self.reply {
-            Reply::Words(w) => format!("P({})", w.first().map_or("", String::as_str)),
+            Reply::Words(w) => format!("P({})", w.words().next().unwrap_or_default()),
             Reply::Json(_) => "the score".into(),
         }
     }
@@ -381,16 +470,14 @@ impl Ask for Question<'_> {
     ) -> std::result::Result<CustomAnswer, ParseError> {
         match &self.metric.reply {
             Reply::Words(words) => {
-                let words: Vec<&str> = words.iter().map(String::as_str).collect();
                 let answer = crate::parse::answer_word(
                     &response.text,
                     response.logprobs.as_deref(),
-                    &words,
+                    words,
+                    &self.metric.answer_at,
                 )?;
-                Ok(CustomAnswer::Word {
-                    answer,
-                    reason: crate::tasks::reason_after(&response.text),
-                })
+                let reason = answer.reason.clone();
+                Ok(CustomAnswer::Word { answer, reason })
             }
             Reply::Json(schema) => {
                 let text = crate::parse::canonical(&response.text)
@@ -416,6 +503,10 @@ impl Ask for Question<'_> {
             }],
             CustomAnswer::Json(_) => Vec::new(),
         }
+    }
+
+    fn answer_at(&self) -> &AnswerAt {
+        &self.metric.answer_at
     }
 
     fn own(&self) -> Option<OwnTask<'_>> {
@@ -534,6 +625,56 @@ pub(super) async fn custom(
         .iter()
         .find(|s| s.score == median)
         .unwrap_or(&sampled.answers[0]);
+    let (review_key, person) = ask.review(question, 1, plan.persons)?;
+    if let Some(mut person) = person {
+        // The person's word read as if the judge had written it, then
+        // scored by the metric's own scorer.
+        let Reply::Words(words) = &metric.reply else {
+            return Err(Error::Reviewed {
+                problem: format!(
+                    "metric `{}` is answered in JSON: a person's verdict on it has no word to be read as",
+                    metric.name
+                ),
+            });
+        };
+        let listed: Vec<&str> = words.words().collect();
+        if !listed.contains(&person.verdict.as_str()) {
+            return Err(Error::Reviewed {
+                problem: format!(
+                    "`{}` on metric `{}`: it takes {}",
+                    person.verdict,
+                    metric.name,
+                    listed.join(", ")
+                ),
+            });
+        }
+        let judge = format!("score {median:.2}");
+        person.judge = judge.clone();
+        let mut answer =
+            crate::parse::answer_word(&person.verdict, None, words, &crate::parse::AnswerAt::First)
+                .map_err(|e| Error::Reviewed {
+                    problem: format!("`{}` on metric `{}`: {e}", person.verdict, metric.name),
+                })?;
+        answer.read = person.to_string();
+        let answer = CustomAnswer::Word {
+            answer,
+            reason: String::new(),
+        };
+        let scored = metric.score(&answer, case)?;
+        let reasoning = match metric.scorer {
+            Some(_) => scored.reasoning,
+            None => format!("{person}."),
+        };
+        let out = Scored {
+            reasoning,
+            ..Scored::by_person(person, judge, scored.score, "")
+        };
+        return Ok(Scored {
+            review_key,
+            name: Some(metric.name.clone()),
+            ..out
+        });
+    }
     let undecided = scores.len() > 1 && {
         let sides: Vec<bool> = scores.iter().map(|s| *s >= plan.threshold).collect();
         !stats::vote(&sides, i32::from).1.reaches(plan.agreement)
@@ -544,6 +685,7 @@ pub(super) async fn custom(
         undecided,
         sample_scores: scores,
         name: Some(metric.name.clone()),
+        review_key,
         ..Scored::default()
     })
 }

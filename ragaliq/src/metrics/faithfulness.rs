@@ -14,7 +14,8 @@ pub(super) async fn faithfulness(
     weights: VerdictWeights,
     plan: &Plan,
 ) -> Result<Scored> {
-    let extracted = claims::extract(ask, how, &case.query, case.response_text()).await?;
+    let extracted =
+        claims::extract(ask, how, &case.query, case.response_text(), "response").await?;
     if extracted.missed {
         return Ok(Scored::no_claims_listed(&extracted));
     }
@@ -75,7 +76,8 @@ pub(super) async fn hallucination(
     floor: Option<f64>,
     plan: &Plan,
 ) -> Result<Scored> {
-    let extracted = claims::extract(ask, how, &case.query, case.response_text()).await?;
+    let extracted =
+        claims::extract(ask, how, &case.query, case.response_text(), "response").await?;
     if extracted.missed {
         return Ok(Scored::no_claims_listed(&extracted));
     }
@@ -152,6 +154,8 @@ pub(super) fn details(
             probability: v.probability,
             located: v.located,
             from_reference: false,
+            person: v.person,
+            review_key: v.review_key,
         })
         .collect()
 }
@@ -196,6 +200,13 @@ pub(super) fn summary(details: &[ClaimVerdict], case: &RagCase) -> Option<String
     })
     .collect();
     let mut out = parts.join(", ");
+    let persons = details.iter().filter(|c| c.person.is_some()).count();
+    if persons > 0 {
+        out.push_str(&format!(
+            "; {} a person's",
+            plural(persons, "verdict is", "verdicts are")
+        ));
+    }
     let ungrounded = details.iter().filter(|c| c.ungrounded).count();
     let split = details
         .iter()

@@ -16,10 +16,10 @@ mod sampling;
 pub(crate) use claims::Verification;
 #[cfg(feature = "calibration")]
 pub(crate) use claims::Voted;
-#[cfg(feature = "calibration")]
 pub(crate) use claims::rule::Reading;
 pub use custom::{CustomAnswer, CustomMetric, CustomScore};
 
+use crate::core::judged::Person;
 use crate::core::{
     ClaimCounts, ClaimVerdict, ConfigError, Correctness, Criteria, Evaluation, Metric,
     PassageVerdict, RagCase, Samples, VerdictWeights, clamp_score,
@@ -31,7 +31,18 @@ use futures_util::future::BoxFuture;
 
 /// The reasoning of an evaluation left undecided because the judge listed
 /// no claim in a response that states something.
-pub(crate) const NO_CLAIMS_LISTED: &str = "The judge listed no claim in a response that states something, even asked again: there is nothing to score it by, so it is undecided (never vacuously faithful).";
+/// Why an evaluation is undecided when the judge listed no claim in a text
+/// (`response` or `reference`) that states something.
+pub(crate) fn no_claims_listed(of: &str) -> String {
+    format!(
+        "The judge listed no claim in a {of} that states something, even asked again: there is nothing to score it by, so it is undecided (never vacuously {}).",
+        if of == "response" {
+            "faithful"
+        } else {
+            "complete"
+        }
+    )
+}
 
 /// Per-evaluation overrides of the judge's defaults.
 ///
@@ -170,6 +181,10 @@ pub(crate) struct Plan {
     pub samples: Samples,
     pub agreement: f64,
     pub threshold: f64,
+    /// Whether a person's verdict in the recording decides in place of the
+    /// judge's reading: in every evaluation, never in calibration (which
+    /// measures the judge).
+    pub persons: bool,
 }
 
 /// What a metric computes; [`evaluate`] adds the threshold, the outcome
@@ -193,9 +208,28 @@ pub(crate) struct Scored {
     /// Answer correctness's two halves.
     precision: Option<f64>,
     recall: Option<f64>,
+    /// A metric decided by one answer: the person's verdict that decided
+    /// it, and the key one is kept under.
+    person: Option<Person>,
+    review_key: Option<String>,
 }
 
 impl Scored {
+    /// A metric decided by one answer, decided by a person's verdict: the
+    /// score their word gives (`score`), the judge's own reading in the
+    /// message (`judge`), what the answer is about (`about`: "to whether
+    /// the response answers the question").
+    fn by_person(mut person: Person, judge: String, score: f64, about: &str) -> Scored {
+        person.judge = judge;
+        Scored {
+            score,
+            reasoning: format!("{person} {about}."),
+            sample_scores: vec![score],
+            person: Some(person),
+            ..Scored::default()
+        }
+    }
+
     fn vacuous(reasoning: &str) -> Scored {
         Scored {
             score: 1.0,
@@ -210,7 +244,11 @@ impl Scored {
     fn no_claims_listed(extracted: &crate::tasks::Extracted) -> Scored {
         Scored {
             score: 0.0,
-            reasoning: format!("{NO_CLAIMS_LISTED}{}", faithfulness::dropped(extracted)),
+            reasoning: format!(
+                "{}{}",
+                no_claims_listed(extracted.of),
+                faithfulness::dropped(extracted)
+            ),
             undecided: true,
             sample_scores: vec![0.0],
             dropped: extracted.dropped.len(),
@@ -246,6 +284,9 @@ fn check(
     options: &EvalOptions,
 ) -> Result<Plan> {
     case.validate()?;
+    if let Subject::Custom(m) = subject {
+        m.check()?;
+    }
     let metric = subject.metric();
     let invalid = |origin: &str, value: String, expected: &str| -> Error {
         ConfigError::Invalid {
@@ -299,16 +340,32 @@ fn check(
             "a share over 0.5 and up to 1 (0.6: 3 of 5 samples must agree)",
         ));
     }
-    if metric.needs_response() && case.response.is_none() {
-        return Err(Error::MissingInput {
-            metric,
-            what: "a response to grade: the case has none (set `.response(…)`, or `response: \"\"` in a case file to grade an empty answer)",
-        });
+    if metric.needs_response() {
+        match case.response.as_deref() {
+            None => {
+                return Err(Error::MissingInput {
+                    metric,
+                    what: "a response to grade: the case has none (set `.response(…)`, or `response:` in a case file)",
+                });
+            }
+            // Nothing said is nothing to grade: an empty answer would
+            // otherwise be vacuously faithful, or precise against any
+            // reference. A pipeline that answered nothing has failed
+            // before any metric could say so.
+            Some(r) if r.trim().is_empty() => {
+                return Err(Error::MissingInput {
+                    metric,
+                    what: "a response that says something: the response is empty, and an empty answer has nothing to grade (never a pass: the pipeline answered nothing)",
+                });
+            }
+            Some(_) => {}
+        }
     }
     Ok(Plan {
         samples,
         agreement,
         threshold,
+        persons: true,
     })
 }
 
@@ -412,6 +469,8 @@ async fn evaluate_here(
         spread,
         precision: scored.precision,
         recall: scored.recall,
+        person: scored.person,
+        review_key: scored.review_key,
     })
 }
 
@@ -426,6 +485,48 @@ pub(crate) struct Asker<'a> {
 impl Asker<'_> {
     async fn ask<A: crate::tasks::Ask>(&self, ask: &A, sample: u32) -> Result<A::Answer> {
         self.session.ask(self.tally, ask, sample).await
+    }
+
+    /// The key of what item `item` of `ask` judged, and, when `persons`,
+    /// the person's verdict on it the recording holds (see
+    /// [`Session::reviewed`]). Asks the judge nothing.
+    fn review<A: crate::tasks::Ask>(
+        &self,
+        ask: &A,
+        item: usize,
+        persons: bool,
+    ) -> Result<(Option<String>, Option<Person>)> {
+        if persons {
+            return self.session.reviewed(self.tally, ask, item);
+        }
+        let key = crate::core::judged::items(&ask.task_name(), &ask.subject())
+            .into_iter()
+            .find(|j| j.item == item)
+            .map(|j| j.key);
+        Ok((key, None))
+    }
+}
+
+/// A person's yes or no as a score (1 or 0); an error for any other word.
+fn yes_no(person: &Person) -> Result<f64> {
+    match person.verdict.as_str() {
+        "yes" => Ok(1.0),
+        "no" => Ok(0.0),
+        other => Err(Error::Reviewed {
+            problem: format!("`{other}` on a yes/no question: give yes or no"),
+        }),
+    }
+}
+
+/// The judge's own reading of a yes/no answer, for a message beside a
+/// person's verdict: `P(yes) 0.31`, or the word it wrote.
+fn judge_said(p_yes: f64, from_probabilities: bool) -> String {
+    if from_probabilities {
+        format!("P(yes) {p_yes:.2}")
+    } else if p_yes >= 0.5 {
+        "yes".to_owned()
+    } else {
+        "no".to_owned()
     }
 }
 
@@ -448,6 +549,7 @@ pub(crate) async fn verify_labelled(
         samples: Samples::Fixed(scoring.samples.max()),
         agreement: scoring.agreement,
         threshold: 0.5,
+        persons: false,
     };
     let tally = Tally::default();
     let ask = Asker {
@@ -481,6 +583,7 @@ async fn verify_claim_here(
         samples: scoring.samples,
         agreement: scoring.agreement,
         threshold: 0.5,
+        persons: true,
     };
     let tally = Tally::default();
     let ask = Asker {
@@ -527,6 +630,6 @@ async fn extract_claims_here(
         session,
         tally: &tally,
     };
-    let extracted = claims::extract(&ask, scoring.verification, query, text).await?;
+    let extracted = claims::extract(&ask, scoring.verification, query, text, "response").await?;
     Ok((extracted.claims, tally.total()))
 }

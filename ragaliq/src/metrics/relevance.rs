@@ -40,6 +40,20 @@ pub(super) async fn relevance(
             .iter()
             .find(|r| r.p_yes == median)
             .unwrap_or(&sampled.answers[0]);
+        let (review_key, person) = ask.review(&question, 1, plan.persons)?;
+        if let Some(person) = person {
+            let score = super::yes_no(&person)?;
+            let judge = super::judge_said(read.p_yes, read.from_probabilities);
+            return Ok(Scored {
+                review_key,
+                ..Scored::by_person(
+                    person,
+                    judge,
+                    score,
+                    "to whether the response answers the question",
+                )
+            });
+        }
         let reasoning = if read.from_probabilities {
             format!(
                 "P(yes) {:.2} that the response answers the question ({}).",
@@ -61,6 +75,7 @@ pub(super) async fn relevance(
             reasoning,
             undecided,
             sample_scores: scores,
+            review_key,
             ..Scored::default()
         });
     }
@@ -71,12 +86,27 @@ pub(super) async fn relevance(
     let sampled = sample(plan, |s| ask.ask(&question, s), |r: &ScoredReply| r.score).await?;
     let mut replies = sampled.answers;
     let scores = sampled.scores;
+    let (review_key, person) = ask.review(&question, 1, plan.persons)?;
+    if let Some(person) = person {
+        let score = super::yes_no(&person)?;
+        let judge = format!("score {:.2}", stats::median(&scores));
+        return Ok(Scored {
+            review_key,
+            ..Scored::by_person(
+                person,
+                judge,
+                score,
+                "to whether the response answers the question",
+            )
+        });
+    }
     if replies.len() == 1 {
         let reply = replies.remove(0);
         return Ok(Scored {
             score: reply.score,
             reasoning: reply.reasoning,
             sample_scores: scores,
+            review_key,
             ..Scored::default()
         });
     }
@@ -95,6 +125,7 @@ pub(super) async fn relevance(
         reasoning,
         undecided: !agreement.reaches(plan.agreement),
         sample_scores: scores,
+        review_key,
         ..Scored::default()
     })
 }

@@ -57,7 +57,9 @@ use crate::core::Verdict;
 pub(crate) use json::canonical;
 use json::{Found, J};
 use std::fmt;
-pub use word::{MIN_ANSWER_MASS, WordAnswer, YesNo, answer_word, yes_no};
+pub use word::{
+    AnswerAt, AnswerWords, MIN_ANSWER_MASS, WordAnswer, YesNo, answer_word, yes_no, yes_or_no,
+};
 
 /// A judge reply that could not be read, with the reply itself.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
@@ -165,11 +167,19 @@ pub enum ParseErrorKind {
         /// The most re-asked ([`MAX_REASKS`](crate::judge::MAX_REASKS)).
         limit: usize,
     },
-    /// A yes/no question answered with neither word, and no token
-    /// probabilities that rank yes against no.
+    /// A question answered in a word (yes or no, a score, a custom
+    /// metric's words) with none of its words where it asked for one, and
+    /// no token probabilities there that give one.
     NotYesNo {
-        /// The first word of the reply.
+        /// What stands where the answer was asked for (up to the next
+        /// blank, at most 40 characters; empty when nothing does).
         word: String,
+    },
+    /// A question that asks for its answer after a marker
+    /// ([`AnswerAt::After`]) answered without the marker.
+    NoAnswerMarker {
+        /// The marker.
+        marker: String,
     },
 }
 
@@ -177,7 +187,7 @@ impl ParseErrorKind {
     /// A short stable name (`empty`, `refusal`, `no_json`, `truncated`,
     /// `ambiguous`, `wrong_shape`, `unknown_label`, `count_mismatch`,
     /// `bad_index`, `invalid_score`, `score_out_of_range`, `placeholder`,
-    /// `unmatched`, `not_yes_no`).
+    /// `unmatched`, `not_yes_no`, `no_answer_marker`).
     #[must_use]
     pub fn name(&self) -> &'static str {
         match self {
@@ -195,6 +205,7 @@ impl ParseErrorKind {
             ParseErrorKind::Placeholder { .. } => "placeholder",
             ParseErrorKind::Unmatched { .. } => "unmatched",
             ParseErrorKind::NotYesNo { .. } => "not_yes_no",
+            ParseErrorKind::NoAnswerMarker { .. } => "no_answer_marker",
         }
     }
 }
@@ -232,9 +243,16 @@ impl fmt::Display for ParseErrorKind {
                 f,
                 "the batch left {unmatched} claims without a verdict; ragaliq re-asks at most {limit} claims one by one, so the batch is refused"
             ),
+            ParseErrorKind::NotYesNo { word } if word.is_empty() => f.write_str(
+                "no answer word where the question asked for one, and no token probabilities there that give one",
+            ),
             ParseErrorKind::NotYesNo { word } => write!(
                 f,
-                "a yes/no question answered `{word}`, and no token probabilities rank yes against no"
+                "`{word}` stands where the question asked for its answer word, and no token probabilities there give one"
+            ),
+            ParseErrorKind::NoAnswerMarker { marker } => write!(
+                f,
+                "the reply has no `{marker}`, after which the question asked for its answer word"
             ),
         }
     }

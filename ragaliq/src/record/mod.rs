@@ -35,12 +35,14 @@ mod assertion;
 mod insta_settings;
 mod ordered;
 mod recording;
+mod reviewed;
 mod snapfile;
 mod stale;
 
 pub use assertion::{Site, assert_snapshot, workspace_root};
 pub use ordered::Ordered;
 pub use recording::{Exchange, FORMAT, Recording, Settings, Tokens};
+pub use reviewed::{DroppedReview, Reviewed, dropped_between, remove_verdict, set_verdict, update};
 pub(crate) use snapfile::pending_path;
 
 /// What a request asks, readably (`claim_supported "…"`), for messages.
@@ -180,6 +182,14 @@ pub struct Recorder {
     load_error: Option<RecordingError>,
     used: Mutex<BTreeMap<String, Used>>,
     new: AtomicUsize,
+    /// The person's verdicts of the recording read, by key.
+    reviewed: HashMap<String, Reviewed>,
+    /// Keys two person's verdicts disagree on, with where.
+    conflicts: HashMap<String, String>,
+    /// Keys whose person's verdict decided something in this process.
+    reviewed_used: Mutex<BTreeSet<String>>,
+    /// The person's verdicts the last write dropped.
+    dropped: Mutex<Vec<DroppedReview>>,
 }
 
 /// An exchange this process used, and the trials that used it.
@@ -225,6 +235,7 @@ impl Recorder {
             .enumerate()
             .map(|(i, e)| (e.fingerprint.clone(), i))
             .collect();
+        let (reviewed, conflicts) = index_reviewed(&recorded);
         Recorder {
             location,
             mode,
@@ -234,7 +245,56 @@ impl Recorder {
             load_error,
             used: Mutex::new(BTreeMap::new()),
             new: AtomicUsize::new(0),
+            reviewed,
+            conflicts,
+            reviewed_used: Mutex::new(BTreeSet::new()),
+            dropped: Mutex::new(Vec::new()),
         }
+    }
+
+    /// The person's verdicts the last [`commit`](Self::commit) dropped
+    /// (nothing in the recording written judges their key any more), with
+    /// why; they were also printed to stderr.
+    #[must_use]
+    pub fn dropped_reviews(&self) -> Vec<DroppedReview> {
+        lock(&self.dropped).clone()
+    }
+
+    /// The person's verdict on what `key` names ([`crate::judged`]), if the
+    /// recording holds one (in every mode that reads it: `record` too, so a
+    /// re-recorded test is still decided by it). Noted as used.
+    ///
+    /// # Errors
+    ///
+    /// Two person's verdicts on the same key disagree.
+    pub fn reviewed(&self, key: &str) -> Result<Option<Reviewed>, RecordingError> {
+        if let Some(problem) = self.conflicts.get(key) {
+            return Err(RecordingError::Corrupt {
+                path: self
+                    .source
+                    .clone()
+                    .unwrap_or_else(|| self.location.snapshot.clone()),
+                problem: problem.clone(),
+            });
+        }
+        let found = self.reviewed.get(key).cloned();
+        if found.is_some() {
+            lock(&self.reviewed_used).insert(key.to_owned());
+        }
+        Ok(found)
+    }
+
+    /// How many distinct person's verdicts decided something in this
+    /// process.
+    #[must_use]
+    pub fn reviewed_used(&self) -> usize {
+        lock(&self.reviewed_used).len()
+    }
+
+    /// How many person's verdicts the recording read holds.
+    #[must_use]
+    pub fn reviewed_held(&self) -> usize {
+        self.reviewed.len()
     }
 
     /// The mode.
@@ -448,13 +508,28 @@ impl Recorder {
         complete: bool,
         kept_by_run: &BTreeMap<String, BTreeSet<String>>,
     ) -> Recording {
+        self.merge_reviewed(base, trial, complete, kept_by_run).0
+    }
+
+    /// [`merge_onto`](Self::merge_onto), with the person's verdicts of
+    /// `base` carried over to the exchanges that judge the same things, and
+    /// those no exchange judges any more.
+    fn merge_reviewed(
+        &self,
+        base: &Recording,
+        trial: Option<&str>,
+        complete: bool,
+        kept_by_run: &BTreeMap<String, BTreeSet<String>>,
+    ) -> (Recording, Vec<DroppedReview>) {
         let trial = trial.unwrap_or(WHOLE);
         let used: Vec<Used> = lock(&self.used)
             .values()
             .filter(|u| u.trials.contains(trial))
             .cloned()
             .collect();
-        merge(base, &used, trial, complete, kept_by_run)
+        let mut recording = merge(base, &used, trial, complete, kept_by_run);
+        let dropped = reviewed::carry_over(base, &mut recording);
+        (recording, dropped)
     }
 
     /// Merges this process's exchanges for `trial` into the recording on
@@ -485,10 +560,12 @@ impl Recorder {
         run::remove_left_behind(snapshot);
         run::remove_left_behind(&pending_path(snapshot));
         let kept_by_run = self.run_state(trial)?;
-        let recording = self.merge_onto(&base, trial, complete, &kept_by_run);
+        let (recording, dropped) = self.merge_reviewed(&base, trial, complete, &kept_by_run);
         if recording.exchanges.is_empty() && !existed {
             return Ok(None);
         }
+        say_dropped(&self.location.snapshot, &dropped);
+        *lock(&self.dropped) = dropped;
         Ok(Some(sink(&recording)))
     }
 
@@ -748,6 +825,70 @@ fn warn_lost_pending(error: &RecordingError, snapshot: &Path, moved: Option<&Pat
         };
         eprintln!("warning: {error}\n  it is set aside as lost pending work: {instead}{kept}");
     }
+}
+
+/// The person's verdicts of `exchanges` by key, and the keys two of them
+/// disagree on (with a message saying where).
+fn index_reviewed(exchanges: &[Exchange]) -> (HashMap<String, Reviewed>, HashMap<String, String>) {
+    let mut index: HashMap<String, (usize, Reviewed)> = HashMap::new();
+    let mut conflicts = HashMap::new();
+    for (n, e) in exchanges.iter().enumerate() {
+        for r in &e.reviewed {
+            match index.get(&r.key) {
+                Some((first, other)) if other.verdict != r.verdict => {
+                    conflicts.insert(
+                        r.key.clone(),
+                        format!(
+                            "two person's verdicts on key {} disagree: `{}` (exchange {}) and `{}` (exchange {}); keep one",
+                            r.key,
+                            other.verdict,
+                            first + 1,
+                            r.verdict,
+                            n + 1
+                        ),
+                    );
+                }
+                Some(_) => {}
+                None => {
+                    index.insert(r.key.clone(), (n, r.clone()));
+                }
+            }
+        }
+    }
+    (
+        index.into_iter().map(|(k, (_, r))| (k, r)).collect(),
+        conflicts,
+    )
+}
+
+/// Says which person's verdicts a recording being written no longer holds,
+/// and why: never dropped silently.
+fn say_dropped(snapshot: &Path, dropped: &[DroppedReview]) {
+    if dropped.is_empty() {
+        return;
+    }
+    let mut text = format!(
+        "ragaliq: {} in {} no longer {} and {} dropped from the recording written:",
+        if dropped.len() == 1 {
+            "1 person's verdict".to_owned()
+        } else {
+            format!("{} person's verdicts", dropped.len())
+        },
+        snapshot.display(),
+        if dropped.len() == 1 {
+            "applies"
+        } else {
+            "apply"
+        },
+        if dropped.len() == 1 { "was" } else { "were" },
+    );
+    for d in dropped {
+        text.push_str(&format!("\n  {d}"));
+    }
+    text.push_str("\n  review the new recording's verdicts with: cargo ragaliq review\n");
+    // Outside the test harness's capture: shown even for a test that passes.
+    use std::io::Write as _;
+    let _ = std::io::stderr().write_all(text.as_bytes());
 }
 
 /// The name of a recording's state file in the run's folder: its file name

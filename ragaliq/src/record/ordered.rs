@@ -66,6 +66,24 @@ impl Ordered {
         }
     }
 
+    /// As a serde_json value (object keys then in serde_json's map order).
+    pub(crate) fn to_value(&self) -> serde_json::Value {
+        use serde_json::Value;
+        match self {
+            Ordered::Null => Value::Null,
+            Ordered::Bool(b) => Value::Bool(*b),
+            Ordered::Number(n) => Value::Number(n.clone()),
+            Ordered::String(s) => Value::String(s.clone()),
+            Ordered::Array(items) => Value::Array(items.iter().map(Ordered::to_value).collect()),
+            Ordered::Object(entries) => Value::Object(
+                entries
+                    .iter()
+                    .map(|(k, v)| (k.clone(), v.to_value()))
+                    .collect(),
+            ),
+        }
+    }
+
     /// From a serde_json value; its object keys in the value's own order.
     pub(crate) fn from_value(value: &serde_json::Value) -> Ordered {
         use serde_json::Value;

@@ -49,8 +49,13 @@
 //!   - item: 1
 //!     probability: "P(yes) 0.983 from the first token's 10 likeliest (yes 0.985, no 0.017)"
 //! ```
+//!
+//! An exchange may also hold `reviewed:`, the verdicts a person gave on its
+//! items, keyed by what was judged and never part of the fingerprint (see
+//! [`Reviewed`] and `cargo ragaliq review`).
 
 use super::ordered::Ordered;
+use super::reviewed::{FileReviewed, Reviewed, read_reviewed};
 use crate::core::{
     Check, CheckOutcome, JsonMode, JudgeRequest, JudgeResponse, ResponseFormat, TokenLogprob,
     TopLogprob,
@@ -101,6 +106,10 @@ pub struct Exchange {
     /// What ragaliq made of the answer's items: where each verdict's
     /// evidence was found, or why an item was set aside.
     pub checks: Vec<Check>,
+    /// Verdicts a person gave on this exchange's items in review, used in
+    /// place of the judge's (see [`Reviewed`]). Never part of the
+    /// fingerprint: adding one asks nothing again.
+    pub reviewed: Vec<Reviewed>,
     /// The trials (a suite's metrics) that use this exchange; empty for a
     /// `#[rag_test]`, whose whole test is the one user.
     pub used_by: BTreeSet<String>,
@@ -217,9 +226,18 @@ impl Exchange {
                 output: response.output_tokens,
             },
             checks: Vec::new(),
+            reviewed: Vec::new(),
             used_by: BTreeSet::new(),
             fingerprint,
         }
+    }
+
+    /// The items this exchange judged that decide a verdict, with their
+    /// keys (see [`judged`](crate::judged)); empty for an exchange that
+    /// decides none (claims listed, steps written).
+    #[must_use]
+    pub fn judged(&self) -> Vec<crate::core::judged::Judged> {
+        crate::core::judged::items(&self.task, &self.asked.to_value())
     }
 
     /// The reply text, as the judge sent it.
@@ -463,6 +481,7 @@ pub(crate) fn parse_v1(text: &str) -> Result<Recording, String> {
                 settings: None,
                 tokens: e.tokens,
                 checks: Vec::new(),
+                reviewed: Vec::new(),
                 used_by: BTreeSet::new(),
                 fingerprint: e.fingerprint,
             })
@@ -521,6 +540,8 @@ struct FileExchange {
     tokens: Tokens,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     checked: Vec<FileCheck>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    reviewed: Vec<FileReviewed>,
     #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
     used_by: BTreeSet<String>,
     fingerprint: String,
@@ -840,6 +861,7 @@ impl FileForm {
                 settings: e.settings.clone(),
                 tokens: e.tokens,
                 checked: e.checks.iter().map(|c| FileCheck::write(c, &ids)).collect(),
+                reviewed: e.reviewed.iter().map(FileReviewed::write).collect(),
                 used_by: e.used_by.clone(),
                 fingerprint: e.fingerprint.clone(),
             });
@@ -894,6 +916,7 @@ impl FileForm {
                 .into_iter()
                 .map(|c| c.read(&ids, n + 1))
                 .collect::<Result<Vec<_>, _>>()?;
+            let reviewed = read_reviewed(&e.task, &asked, e.reviewed, n + 1)?;
             exchanges.push(Exchange {
                 task: e.task,
                 asked,
@@ -915,6 +938,7 @@ impl FileForm {
                 settings: e.settings,
                 tokens: e.tokens,
                 checks,
+                reviewed,
                 used_by: e.used_by,
                 fingerprint: e.fingerprint,
             });

@@ -261,10 +261,10 @@ fn interval(
 
 /// A seeded generator for the bootstrap, so a report reproduces exactly
 /// (SplitMix64: small, and statistically fine for resampling indices).
-struct SplitMix64(u64);
+pub(crate) struct SplitMix64(pub(crate) u64);
 
 impl SplitMix64 {
-    fn next(&mut self) -> u64 {
+    pub(crate) fn next(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -273,7 +273,7 @@ impl SplitMix64 {
     }
 
     /// Uniform in `0..n` (n > 0), by rejection so no index is favoured.
-    fn below(&mut self, n: usize) -> usize {
+    pub(crate) fn below(&mut self, n: usize) -> usize {
         let n = n as u64;
         let zone = u64::MAX - u64::MAX % n;
         loop {

@@ -6,6 +6,8 @@
 mod agreement;
 
 #[cfg(feature = "calibration")]
+pub(crate) use agreement::SplitMix64;
+#[cfg(feature = "calibration")]
 pub use agreement::{AgreementStats, DEFAULT_RESAMPLES, LabelStats, agreement, agreement_grouped};
 
 use crate::core::{Agreement, Spread};

@@ -142,6 +142,35 @@ pub struct BatchProgress {
     pub message: Option<String>,
 }
 
+/// What the provider has for a [`BatchTag`] whose create was not
+/// confirmed ([`BatchApi::find`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Lookup {
+    /// The batch made for the tag: OpenAI keeps the tag in its `metadata`,
+    /// so this is that submission's batch and no other's.
+    Found(String),
+    /// No batch the submission could have made: creating it is safe.
+    Absent,
+    /// Batches the submission could have made, which the provider gives no
+    /// way to tell from other runs' (Anthropic's batches carry no tag: a
+    /// parallel shard's batch of as many requests, made in the same
+    /// minutes, looks the same). None is taken: a person decides.
+    Untagged(Vec<Candidate>),
+}
+
+/// A batch at the provider that could be a submission's, listed for a
+/// person to decide ([`Lookup::Untagged`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Candidate {
+    /// The provider's batch id.
+    pub id: String,
+    /// When it was made, as the provider writes it.
+    pub created_at: String,
+    /// The provider's word for its state.
+    pub status: String,
+}
+
 /// What a batch gave for one request.
 #[derive(Clone, Debug, PartialEq)]
 pub enum LineResult {
@@ -210,6 +239,15 @@ impl BatchApi {
             BatchKind::OpenAi => "openai",
             BatchKind::Anthropic => "anthropic",
         }
+    }
+
+    /// Whether a batch carries the tag of the submission that made it, so
+    /// a create whose reply was lost can be found again for certain: OpenAI
+    /// keeps it in the batch's `metadata`; Anthropic's Message Batches take
+    /// only their requests, and list none.
+    #[must_use]
+    pub fn can_tag(&self) -> bool {
+        matches!(self.kind, BatchKind::OpenAi)
     }
 
     /// The most requests one batch may hold (OpenAI 50,000; Anthropic 100,000).
@@ -361,13 +399,15 @@ impl BatchApi {
     /// this one).
     ///
     /// The create is never sent again blindly: when it fails in a way that
-    /// may have created the batch anyway (a timeout, a reset, a 5xx), the
-    /// provider is asked for a batch with this tag first
-    /// ([`find`](Self::find)), and only when it has none is the create sent
-    /// again; when that lookup fails too, the submission stops with an
-    /// error saying the batch may exist. A 429 or another 4xx made nothing:
-    /// it is retried (429) or fails (other 4xx) without a lookup, which
-    /// could take another submission's batch for this one.
+    /// may have created the batch anyway (a timeout, a 408, a reset, a
+    /// 5xx), the provider is asked for a batch with this tag first
+    /// ([`find`](Self::find)): the one made for the tag is taken (OpenAI),
+    /// and only when there is none that could be it is the create sent
+    /// again. Where batches carry no tag (Anthropic) and some could be it,
+    /// none is taken, nothing is created again, and the submission stops
+    /// with an error naming them; when the lookup fails, it stops saying
+    /// the batch may exist. A 429 or another 4xx made nothing: it is retried
+    /// (429) or fails (other 4xx) without a lookup.
     ///
     /// # Errors
     ///
@@ -444,12 +484,17 @@ impl BatchApi {
                 match sent {
                     // The batch may exist though its reply was lost: look
                     // before asking again. Only then: a 429 or another 4xx
-                    // says nothing was made, and looking would risk taking
-                    // another process's batch (Anthropic's carry no tag).
+                    // says nothing was made.
                     Err(e) if may_have_created(&e) => match self.find(tag, known).await {
-                        Ok(Some(id)) => Ok(json!({ "id": id })),
-                        // Looked, and it is not there: asking again is safe.
-                        Ok(None) => Err(e),
+                        Ok(Lookup::Found(id)) => Ok(json!({ "id": id })),
+                        // Looked, and nothing could be it: asking again is safe.
+                        Ok(Lookup::Absent) => Err(e),
+                        // Batches that could be it, or another run's: taking
+                        // one could answer this submission with another's,
+                        // creating again could pay twice. A person decides.
+                        Ok(Lookup::Untagged(candidates)) => {
+                            Err(self.untagged(&e, &candidates, tag))
+                        }
                         // Not known either way: asking again could make (and
                         // bill) a second batch, so the submission stops here.
                         Err(lookup) => Err(self.unconfirmed(&e, &lookup, tag)),
@@ -464,6 +509,34 @@ impl BatchApi {
             .and_then(Value::as_str)
             .map(str::to_owned)
             .ok_or_else(|| missing("batch id", &created))
+    }
+
+    /// The error of a create that may have made the batch (`create` says
+    /// how it failed) where batches carry no tag and `candidates` could be
+    /// it: not retryable; it names them, and says why none is taken and
+    /// how to cancel one.
+    fn untagged(
+        &self,
+        create: &TransportError,
+        candidates: &[Candidate],
+        tag: &BatchTag,
+    ) -> TransportError {
+        let listed: Vec<String> = candidates
+            .iter()
+            .map(|c| format!("{} ({}, made {})", c.id, c.status, c.created_at))
+            .collect();
+        TransportError::other(format!(
+            "the batch's creation was not confirmed ({create}), and the provider has {} batch(es) of {} request(s) made since {} (two minutes before the submission started, for clocks that differ) that could be it: {}. Anthropic's batches carry no tag to tell this submission's (tag `{}`) from another run's, such as a parallel shard's of as many requests, so none is taken as this one's, and it is not created again, which could pay for the same questions twice. Only you can tell which is yours (what else made batches with this key since then); cancel one you do not want with POST {}/<id>/cancel",
+            candidates.len(),
+            tag.requests,
+            httpdate::fmt_http_date(
+                std::time::UNIX_EPOCH
+                    + Duration::from_secs(tag.since_secs.saturating_sub(CLOCK_SLACK_SECS))
+            ),
+            listed.join(", "),
+            tag.tag,
+            http::redact_url(&self.url("messages/batches")),
+        ))
     }
 
     /// The error of a create that may have made the batch (`create` says
@@ -488,7 +561,8 @@ impl BatchApi {
                     "one of {} request(s) created since {} (for tag `{}`; Anthropic's batches carry none)",
                     tag.requests,
                     httpdate::fmt_http_date(
-                        std::time::UNIX_EPOCH + Duration::from_secs(tag.since_secs)
+                        std::time::UNIX_EPOCH
+                            + Duration::from_secs(tag.since_secs.saturating_sub(CLOCK_SLACK_SECS))
                     ),
                     tag.tag
                 ),
@@ -501,77 +575,139 @@ impl BatchApi {
         ))
     }
 
-    /// The batch the provider already has for `tag`, if any: after a
-    /// create whose reply was lost, or a crash before its id was saved.
-    /// `known` are ids already accounted for (never adopted twice).
+    /// What the provider has for `tag`: after a create whose reply was
+    /// lost, or a crash before its id was saved. `known` are ids already
+    /// accounted for (never taken twice).
     ///
-    /// OpenAI keeps the tag in the batch's `metadata`, so the match is
-    /// exact. Anthropic's batches carry no metadata: a batch created since
-    /// the tag's time with as many requests is taken when it is the only
-    /// one; several such batches are an error that lists them (a person
-    /// decides). Either way its answers are matched by `custom_id`.
+    /// OpenAI keeps the tag in the batch's `metadata`: the batch with it is
+    /// [`Lookup::Found`], and no other is ever taken. Anthropic's batches
+    /// carry no tag: the batches made since the tag's time (less two
+    /// minutes for clocks that differ) with as many requests, not known and
+    /// not being canceled, could be it or another run's, and are
+    /// [`Lookup::Untagged`]: none is taken, a person decides. Either way the
+    /// list is read back to the tag's time, page by page.
     ///
     /// # Errors
     ///
-    /// The list could not be read, or (Anthropic) several batches match.
-    pub async fn find(
-        &self,
-        tag: &BatchTag,
-        known: &[String],
-    ) -> Result<Option<String>, TransportError> {
-        let fresh = |id: &&str| !known.iter().any(|k| k == id);
+    /// The list could not be read back to the tag's time.
+    pub async fn find(&self, tag: &BatchTag, known: &[String]) -> Result<Lookup, TransportError> {
+        let fresh = |id: &str| !known.iter().any(|k| k == id);
+        // Clocks differ: a batch created up to two minutes "before" the
+        // submission started may still be it.
+        let since = tag.since_secs.saturating_sub(CLOCK_SLACK_SECS);
+        let listed = self.list_since(since).await?;
+        let id_of = |b: &Value| b.get("id").and_then(Value::as_str).map(str::to_owned);
         match self.kind {
-            BatchKind::OpenAi => {
-                let url = with_limit(&self.url("batches"));
-                let list = self.json(|c| c.get(&url), &url).await?;
-                Ok(list
-                    .get("data")
-                    .and_then(Value::as_array)
-                    .into_iter()
-                    .flatten()
-                    .filter(|b| {
-                        b.pointer("/metadata/ragaliq_tag").and_then(Value::as_str)
-                            == Some(tag.tag.as_str())
-                    })
-                    .filter_map(|b| b.get("id").and_then(Value::as_str))
-                    .find(fresh)
-                    .map(str::to_owned))
-            }
+            BatchKind::OpenAi => Ok(listed
+                .iter()
+                .filter(|b| {
+                    b.pointer("/metadata/ragaliq_tag").and_then(Value::as_str)
+                        == Some(tag.tag.as_str())
+                })
+                .filter_map(id_of)
+                .find(|id| fresh(id))
+                .map_or(Lookup::Absent, Lookup::Found)),
             BatchKind::Anthropic => {
-                let url = with_limit(&self.url("messages/batches"));
-                let list = self.json(|c| c.get(&url), &url).await?;
-                // Clocks differ: a batch created up to two minutes "before"
-                // the submission started may still be it.
-                let since = tag.since_secs.saturating_sub(120);
-                let matching: Vec<String> = list
-                    .get("data")
-                    .and_then(Value::as_array)
-                    .into_iter()
-                    .flatten()
+                let text = |b: &Value, key: &str| {
+                    b.get(key)
+                        .and_then(Value::as_str)
+                        .unwrap_or_default()
+                        .to_owned()
+                };
+                let candidates: Vec<Candidate> = listed
+                    .iter()
                     .filter(|b| {
-                        let created = b
-                            .get("created_at")
-                            .and_then(Value::as_str)
-                            .and_then(http::rfc3339)
-                            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-                            .map(|d| d.as_secs());
-                        created.is_some_and(|c| c >= since)
+                        self.created_secs(b).is_some_and(|c| c >= since)
                             && anthropic_total(b) == tag.requests as u64
+                            && b.get("cancel_initiated_at").is_none_or(Value::is_null)
                     })
-                    .filter_map(|b| b.get("id").and_then(Value::as_str))
-                    .filter(fresh)
-                    .map(str::to_owned)
+                    .filter_map(|b| {
+                        let id = id_of(b).filter(|id| fresh(id))?;
+                        Some(Candidate {
+                            id,
+                            created_at: text(b, "created_at"),
+                            status: text(b, "processing_status"),
+                        })
+                    })
                     .collect();
-                match matching.as_slice() {
-                    [] => Ok(None),
-                    [one] => Ok(Some(one.clone())),
-                    many => Err(TransportError::other(format!(
-                        "several batches at the provider could be the one whose creation was not confirmed ({}): Anthropic's batches carry no tag to tell them apart, so none is taken; cancel the ones you do not want, then resume",
-                        many.join(", ")
-                    ))),
+                Ok(if candidates.is_empty() {
+                    Lookup::Absent
+                } else {
+                    Lookup::Untagged(candidates)
+                })
+            }
+        }
+    }
+
+    /// When a listed batch was made, in seconds since the epoch (OpenAI
+    /// writes a number, Anthropic RFC 3339).
+    fn created_secs(&self, batch: &Value) -> Option<u64> {
+        let created = batch.get("created_at")?;
+        match self.kind {
+            BatchKind::OpenAi => created.as_u64(),
+            BatchKind::Anthropic => created
+                .as_str()
+                .and_then(http::rfc3339)
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .map(|d| d.as_secs()),
+        }
+    }
+
+    /// The batches listed newest first, page by page, until one made before
+    /// `since` (or the list's end): a batch made since is never missed for
+    /// being on a later page. At most [`MAX_LIST_PAGES`] pages.
+    async fn list_since(&self, since: u64) -> Result<Vec<Value>, TransportError> {
+        let (path, after_key) = match self.kind {
+            BatchKind::OpenAi => ("batches", "after"),
+            BatchKind::Anthropic => ("messages/batches", "after_id"),
+        };
+        let mut out = Vec::new();
+        let mut after: Option<String> = None;
+        for _ in 0..MAX_LIST_PAGES {
+            let url = with_query(&self.url(path), "limit", "100");
+            let url = match &after {
+                Some(id) => with_query(&url, after_key, id),
+                None => url,
+            };
+            let page = self.json(|c| c.get(&url), &url).await?;
+            let data = page
+                .get("data")
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default();
+            let reached = data
+                .iter()
+                .any(|b| self.created_secs(b).is_some_and(|c| c < since));
+            let last = page
+                .get("last_id")
+                .and_then(Value::as_str)
+                .or_else(|| {
+                    data.last()
+                        .and_then(|b| b.get("id"))
+                        .and_then(Value::as_str)
+                })
+                .map(str::to_owned);
+            out.extend(data);
+            let more = page
+                .get("has_more")
+                .and_then(Value::as_bool)
+                .unwrap_or(false);
+            if !more || reached {
+                return Ok(out);
+            }
+            match last {
+                Some(id) if after.as_deref() != Some(id.as_str()) => after = Some(id),
+                _ => {
+                    return Err(TransportError::other(
+                        "the batch list says it has more, but names no batch to go on from",
+                    ));
                 }
             }
         }
+        Err(TransportError::other(format!(
+            "the batch list holds more than {} batches made since the submission started: not all were looked at",
+            MAX_LIST_PAGES * 100
+        )))
     }
 
     /// Where batch `id` stands.
@@ -697,14 +833,14 @@ impl BatchApi {
 }
 
 /// Whether a create that failed with `e` may have made the batch anyway:
-/// it timed out, its connection broke, or a server (or a proxy in front of
-/// it) answered 5xx, any of which can happen after the provider made it.
-/// A 429 or another 4xx is an answer from the provider that it made
-/// nothing; an error before the request left (no key, no client) made
-/// nothing either.
+/// it timed out (here, or a 408 from a server or a proxy that stopped
+/// waiting), its connection broke, or a server (or a proxy in front of it)
+/// answered 5xx, any of which can happen after the provider made it. A 429
+/// or another 4xx is an answer from the provider that it made nothing; an
+/// error before the request left (no key, no client) made nothing either.
 fn may_have_created(e: &TransportError) -> bool {
     match &e.kind {
-        TransportErrorKind::Status { status, .. } => *status >= 500,
+        TransportErrorKind::Status { status, .. } => *status >= 500 || *status == 408,
         TransportErrorKind::Timeout { .. }
         | TransportErrorKind::IdleTimeout { .. }
         | TransportErrorKind::Connect { .. }
@@ -714,12 +850,20 @@ fn may_have_created(e: &TransportError) -> bool {
     }
 }
 
-/// A list endpoint's URL asking for its longest page (`limit=100`), with
-/// any query string of the base URL kept.
-fn with_limit(url: &str) -> String {
+/// How much earlier than a submission's start (by this machine's clock) a
+/// batch the provider made for it may say it was made.
+const CLOCK_SLACK_SECS: u64 = 120;
+
+/// The most pages of a batch list read back to a submission's time (100
+/// batches each).
+const MAX_LIST_PAGES: usize = 20;
+
+/// `url` with `key=value` added to its query (any query of the base URL
+/// kept).
+fn with_query(url: &str, key: &str, value: &str) -> String {
     match reqwest::Url::parse(url) {
         Ok(mut u) => {
-            u.query_pairs_mut().append_pair("limit", "100");
+            u.query_pairs_mut().append_pair(key, value);
             u.to_string()
         }
         Err(_) => url.to_owned(),
@@ -1028,6 +1172,73 @@ mod tests {
         );
         assert_eq!(received(&server, "GET").await, 0, "the list was read");
         assert_eq!(received(&server, "POST").await, 1);
+    }
+
+    /// A list longer than a page: the batch made for the tag is on the
+    /// second (100 newer batches of other runs before it). Before, only
+    /// the first page was read, the lost batch was not found, and the
+    /// create was sent again: paid twice.
+    #[tokio::test]
+    async fn the_list_is_read_back_to_the_submissions_time_page_by_page() {
+        use wiremock::matchers::query_param;
+        let server = MockServer::start().await;
+        let api = BatchApi::openai(
+            &format!("{}/v1", server.uri()),
+            Some(ApiKey::new("fake-key-batch")),
+            "OPENAI_API_KEY",
+        )
+        .with_retry(fast(0));
+        let tag = BatchTag::new("rec", 1, &["a".repeat(64)]);
+        let now = tag.since_secs;
+        let others: Vec<Value> = (0..100)
+            .map(|i| {
+                json!({"id": format!("batch_other{i}"), "created_at": now + 5,
+                            "metadata": {"ragaliq_tag": "ragaliq-someone-else"}})
+            })
+            .collect();
+        Mock::given(method("GET"))
+            .and(path("/v1/batches"))
+            .and(query_param("after", "batch_other99"))
+            .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+                "data": [{"id": "batch_ours", "created_at": now, "metadata": {"ragaliq_tag": tag.tag}},
+                         {"id": "batch_old", "created_at": now - 3600, "metadata": {}}],
+                "has_more": true, "last_id": "batch_old"})))
+            .with_priority(1)
+            .mount(&server)
+            .await;
+        Mock::given(method("GET"))
+            .and(path("/v1/batches"))
+            .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+                "data": others, "has_more": true, "last_id": "batch_other99"})))
+            .mount(&server)
+            .await;
+        assert_eq!(
+            api.find(&tag, &[]).await.unwrap(),
+            Lookup::Found("batch_ours".into())
+        );
+        // Read back to a batch older than the submission, and no further.
+        assert_eq!(received(&server, "GET").await, 2);
+
+        // A list that says it has more but names nothing to go on from:
+        // not all was seen, so it is no "absent".
+        let server = MockServer::start().await;
+        let api = BatchApi::anthropic(
+            &format!("{}/v1", server.uri()),
+            Some(ApiKey::new("fake-key-batch")),
+            "ANTHROPIC_API_KEY",
+        )
+        .with_retry(fast(0));
+        Mock::given(method("GET"))
+            .respond_with(
+                ResponseTemplate::new(200).set_body_json(json!({"data": [], "has_more": true})),
+            )
+            .mount(&server)
+            .await;
+        let e = api.find(&tag, &[]).await.unwrap_err();
+        assert!(
+            e.to_string().contains("names no batch to go on from"),
+            "{e}"
+        );
     }
 
     #[test]

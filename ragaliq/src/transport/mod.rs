@@ -19,7 +19,9 @@ mod tls;
 
 pub use anthropic::{ANTHROPIC_VERSION, AnthropicTransport};
 #[cfg(feature = "batch")]
-pub use batch::{BatchApi, BatchKind, BatchLine, BatchProgress, BatchTag, LineResult};
+pub use batch::{
+    BatchApi, BatchKind, BatchLine, BatchProgress, BatchTag, Candidate, LineResult, Lookup,
+};
 pub use error::{TransportError, TransportErrorKind};
 pub use http::endpoint_label;
 pub(crate) use http::{is_loopback as is_local, redact_url};

@@ -22,12 +22,14 @@ pub(crate) async fn extract(
     how: Verification,
     query: &str,
     text: &str,
+    of: &'static str,
 ) -> Result<Extracted> {
     if text.trim().is_empty() {
         return Ok(Extracted {
             claims: Vec::new(),
             dropped: Vec::new(),
             missed: false,
+            of,
         });
     }
     if how.sentences {
@@ -40,16 +42,17 @@ pub(crate) async fn extract(
                 .collect(),
             dropped: Vec::new(),
             missed: false,
+            of,
         });
     }
-    let mut extracted = ask.ask(&ExtractClaims { query, text }, 0).await?;
+    let mut extracted = ask.ask(&ExtractClaims { query, text, of }, 0).await?;
     if extracted.claims.is_empty() && crate::evidence::states_something(text) {
         // No claim from a text that states something: asked once more (a
         // second sample), then it is undecided, never vacuously faithful.
         // Claims the judge wrote that are not the text's (a small model
         // answering the query instead) count as none: the 1.5B did so on
         // an off-topic answer. What the second ask dropped stays listed.
-        extracted = ask.ask(&ExtractClaims { query, text }, 1).await?;
+        extracted = ask.ask(&ExtractClaims { query, text, of }, 1).await?;
         extracted.missed = extracted.claims.is_empty();
         if extracted.missed {
             return Ok(extracted);
@@ -66,7 +69,7 @@ pub(crate) async fn extract(
             source: ParseError::new(
                 ParseErrorKind::WrongShape {
                     detail: format!(
-                        "none of the claims the judge extracted is in the response: {}",
+                        "none of the claims the judge extracted is in the {of}: {}",
                         listed.join(", ")
                     ),
                 },

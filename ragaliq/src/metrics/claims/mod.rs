@@ -20,11 +20,12 @@ pub(crate) use extract::extract;
 
 use super::sampling::{sample, vote_items};
 use super::{Asker, Plan};
+use crate::core::judged::Person;
 use crate::core::{Agreement, Strategy, Verdict};
 use crate::error::Result;
 use crate::evidence::Found;
 use crate::parse::ParsedVerdict;
-use crate::tasks::CheckedVerdict;
+use crate::tasks::{CheckedVerdict, ClaimSupported};
 
 /// How many single-claim re-asks run at once (the judge's own concurrency
 /// limit applies on top).
@@ -78,6 +79,11 @@ pub(crate) struct Voted {
     pub contradiction: Option<f64>,
     /// The evidence was found by ragaliq (the closest passage sentence).
     pub located: bool,
+    /// The verdict is a person's, from the recording (the judge's reading
+    /// kept in `probability`, and said in the person's `judge`).
+    pub person: Option<Person>,
+    /// The key a person's verdict on this claim is kept under.
+    pub review_key: Option<String>,
 }
 
 /// How bad a verdict is for the answer: ties go to the worse one.
@@ -179,13 +185,90 @@ pub(crate) async fn check(
                 probability: mean(probabilities),
                 contradiction: mean(contradictions),
                 located: first.located,
+                person: None,
+                review_key: None,
             }
         })
-        .collect();
+        .collect::<Vec<Voted>>();
+    let mut voted = voted;
+    if !against.is_empty() {
+        for (claim, v) in claims.iter().zip(&mut voted) {
+            let (key, person) = reviewed(ask, how, claim, against, plan.persons)?;
+            v.review_key = key;
+            if let Some(person) = person {
+                by_person(v, person)?;
+            }
+        }
+    }
     Ok(Checked {
         voted,
         sample_scores: sampled.scores,
     })
+}
+
+/// The key of what `claim` was judged against (`against`), and the
+/// person's verdict on it, when `persons`: looked up under the question
+/// the claim was asked as (with passages in chunks, each chunk's; the
+/// first found decides). Asks nothing.
+fn reviewed(
+    ask: &Asker<'_>,
+    how: Verification,
+    claim: &str,
+    against: &[String],
+    persons: bool,
+) -> Result<(Option<String>, Option<Person>)> {
+    let chunks = match how.strategy {
+        Strategy::Json => vec![against.to_vec()],
+        Strategy::Probability | Strategy::Word => short::chunks(against, how.chunk_chars),
+    };
+    let mut first_key = None;
+    for chunk in &chunks {
+        let (key, person) = ask.review(
+            &ClaimSupported {
+                claim,
+                passages: chunk,
+            },
+            1,
+            persons,
+        )?;
+        first_key = first_key.or(key);
+        if person.is_some() {
+            return Ok((first_key, person));
+        }
+    }
+    Ok((first_key, None))
+}
+
+/// `v` decided by a person's verdict: theirs in place of the vote's, the
+/// judge's reading said beside it (its probability stays the judge's).
+fn by_person(v: &mut Voted, mut person: Person) -> Result<()> {
+    let verdict =
+        Verdict::from_label(&person.verdict).ok_or_else(|| crate::error::Error::Reviewed {
+            problem: format!(
+                "`{}` on a claim: give supported, partially_supported, no_evidence or contradicted",
+                person.verdict
+            ),
+        })?;
+    let mut judge = if v.ungrounded {
+        format!("{}, evidence in no passage", v.verdict.verdict)
+    } else if v.undecided {
+        format!("undecided, most said {}", v.verdict.verdict)
+    } else {
+        v.verdict.verdict.label().to_owned()
+    };
+    match (v.probability, v.verdict.confidence) {
+        (Some(p), _) => judge.push_str(&format!(", P(supported) {p:.2}")),
+        (None, Some(c)) => judge.push_str(&format!(", confidence {c:.2}")),
+        (None, None) => {}
+    }
+    person.judge = judge;
+    v.verdict.verdict = verdict;
+    v.verdict.confidence = None;
+    v.undecided = false;
+    v.ungrounded = false;
+    v.agreement = None;
+    v.person = Some(person);
+    Ok(())
 }
 
 /// One verdict per claim, in claim order, from sample `sample`: the one

@@ -116,7 +116,7 @@ async fn probe(
 /// The passages in chunks of at most `chars` characters (0: one chunk of
 /// all): whole passages together while they fit, and a passage longer than
 /// `chars` alone, cut into groups of its sentences.
-fn chunks(passages: &[String], chars: usize) -> Vec<Vec<String>> {
+pub(super) fn chunks(passages: &[String], chars: usize) -> Vec<Vec<String>> {
     let total: usize = passages.iter().map(|p| p.chars().count()).sum();
     if chars == 0 || total <= chars {
         return vec![passages.to_vec()];

@@ -1,0 +1,539 @@
+//! `cargo ragaliq review`: a person's verdicts on what the judge decided,
+//! kept in the recordings (see `ragaliq::record` and `ragaliq::review`).
+//!
+//! With `--key KEY --verdict WORD` it sets one verdict and exits (what a
+//! failing test prints). Otherwise it walks, one item at a time, the
+//! verdict-deciding items of pending recordings (`.snap.new`) and the items
+//! of accepted ones the judge decided against (a claim not supported, a
+//! "no", a score under the threshold: what fails a test), that have no
+//! person's verdict yet (`--all`: every item). Each verdict is one key and
+//! Enter, written at once (atomically, under the recording's lock), so
+//! quitting keeps what was given. Line-based on purpose: it needs no
+//! terminal raw mode, so it runs the same over a pipe, in a test, or in
+//! any terminal.
+
+use crate::files;
+use ragaliq::record::{self, Recording, Reviewed};
+use ragaliq::review::{Item, Thresholds, items};
+use std::collections::BTreeMap;
+use std::io::{BufRead, Write};
+use std::path::{Path, PathBuf};
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Recordings (.snap, .snap.new) or folders to search (default: the
+    /// current folder).
+    #[arg(value_name = "PATH")]
+    paths: Vec<PathBuf>,
+    /// Set the verdict on what KEY names (the key a failing test prints),
+    /// without asking; with --verdict.
+    #[arg(long, value_name = "KEY", requires = "verdict")]
+    key: Option<String>,
+    /// The verdict for --key: supported, partially_supported, no_evidence
+    /// or contradicted for a claim; yes or no for an answer, a passage or
+    /// criteria; 1 to 5 for scored criteria; a metric's own word.
+    #[arg(long, value_name = "WORD", requires = "key")]
+    verdict: Option<String>,
+    /// Remove the person's verdict on KEY (the judge's reading decides
+    /// again).
+    #[arg(long, value_name = "KEY", conflicts_with_all = ["key", "verdict"])]
+    remove: Option<String>,
+    /// Who gives the verdicts (kept as `by:`).
+    #[arg(long, value_name = "NAME")]
+    by: Option<String>,
+    /// Why (kept as `note:`), with --key.
+    #[arg(long, value_name = "TEXT", requires = "key")]
+    note: Option<String>,
+    /// Walk every verdict-deciding item: those the judge decided in the
+    /// answer's favour, and those a person already gave a verdict on.
+    #[arg(long)]
+    all: bool,
+    /// Hide the judge's reading while you give verdicts, so they are not
+    /// anchored on it (for labels that calibrate the judge).
+    #[arg(long)]
+    blind: bool,
+}
+
+/// One recording to review: the file verdicts go into (the pending one
+/// when there is one: it is what will be accepted), and its accepted twin.
+struct Target {
+    path: PathBuf,
+    accepted: Option<PathBuf>,
+}
+
+fn targets(paths: &[PathBuf]) -> Vec<Target> {
+    let roots = if paths.is_empty() {
+        vec![PathBuf::from(".")]
+    } else {
+        paths.to_vec()
+    };
+    let found = files::recordings(&roots);
+    let mut out: BTreeMap<PathBuf, Target> = BTreeMap::new();
+    for path in found {
+        // `./tests/…` as `tests/…`: paths are shown and reported as typed.
+        let path = path
+            .strip_prefix(".")
+            .map_or_else(|_| path.clone(), Path::to_path_buf);
+        let name = path.to_string_lossy().into_owned();
+        match name.strip_suffix(".new") {
+            Some(accepted) => {
+                let accepted = PathBuf::from(accepted);
+                out.insert(
+                    accepted.clone(),
+                    Target {
+                        path: path.clone(),
+                        accepted: accepted.exists().then_some(accepted),
+                    },
+                );
+            }
+            None => {
+                let pending = PathBuf::from(format!("{name}.new"));
+                if !pending.exists() && !out.contains_key(&path) {
+                    out.insert(
+                        path.clone(),
+                        Target {
+                            path: path.clone(),
+                            accepted: None,
+                        },
+                    );
+                }
+            }
+        }
+    }
+    out.into_values().collect()
+}
+
+/// `path` as a person reads it: relative to the current folder, without
+/// a leading `./`.
+fn shown(path: &Path) -> String {
+    let text = files::shown(path);
+    text.strip_prefix("./").map(str::to_owned).unwrap_or(text)
+}
+
+/// The recording each review reads under `paths`: the pending one where
+/// there is one (it is what will be accepted, and what review writes
+/// into), else the accepted one.
+pub fn reading_paths(paths: &[PathBuf]) -> Vec<PathBuf> {
+    targets(paths).into_iter().map(|t| t.path).collect()
+}
+
+fn is_pending(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "new")
+}
+
+/// The thresholds of the judge the package of `path` configures, or the
+/// defaults.
+pub fn thresholds(path: &Path, cache: &mut BTreeMap<PathBuf, Thresholds>) -> Thresholds {
+    let root = files::package_root(path).unwrap_or_default();
+    *cache.entry(root.clone()).or_insert_with(|| {
+        ragaliq::Config::load_from(&root, &|name| std::env::var(name).ok())
+            .ok()
+            .and_then(|c| ragaliq::Judge::from_config(&c).ok())
+            .map_or_else(Thresholds::default, |j| Thresholds::of(&j))
+    })
+}
+
+/// `Ok(true)` when every verdict asked for was written.
+pub fn run(args: Args) -> Result<bool, String> {
+    let found = targets(&args.paths);
+    if found.is_empty() {
+        return Err(format!(
+            "no ragaliq recording under {}",
+            if args.paths.is_empty() {
+                ".".to_owned()
+            } else {
+                args.paths
+                    .iter()
+                    .map(|p| p.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            }
+        ));
+    }
+    if let (Some(key), Some(verdict)) = (&args.key, &args.verdict) {
+        return set_one(&found, key, verdict, &args);
+    }
+    if let Some(key) = &args.remove {
+        return remove_one(&found, key);
+    }
+    let stdin = std::io::stdin();
+    let mut input = stdin.lock();
+    let mut out = std::io::stdout();
+    walk(&found, &args, &mut input, &mut out).map_err(|e| e.to_string())
+}
+
+/// Sets one verdict in every recording found that judges `key`.
+fn set_one(found: &[Target], key: &str, verdict: &str, args: &Args) -> Result<bool, String> {
+    let mut written = 0;
+    for t in found {
+        let Ok(Some(recording)) = Recording::read(&t.path) else {
+            continue;
+        };
+        if !recording
+            .exchanges
+            .iter()
+            .any(|e| e.judged().iter().any(|j| j.key == key))
+        {
+            continue;
+        }
+        let before = record::update(&t.path, |r| {
+            record::set_verdict(r, key, verdict, args.by.clone(), args.note.clone())
+        })
+        .map_err(|e| e.to_string())??;
+        written += 1;
+        println!(
+            "{}: {} → {} (a person's verdict on key {key}{})",
+            shown(&t.path),
+            before.map_or_else(
+                || "the judge's reading".to_owned(),
+                |b| format!("`{}`", b.verdict)
+            ),
+            verdict.trim().to_lowercase(),
+            args.by
+                .as_ref()
+                .map_or_else(String::new, |b| format!(", by {b}"))
+        );
+    }
+    if written == 0 {
+        return Err(format!(
+            "no recording under the paths given judges key {key} (a test prints the key of each item it failed on)"
+        ));
+    }
+    println!(
+        "replayed from now on (`CI=true cargo test`); review the change with `git diff`{}",
+        if found.iter().any(|t| is_pending(&t.path)) {
+            " or `cargo insta review`"
+        } else {
+            ""
+        }
+    );
+    Ok(true)
+}
+
+fn remove_one(found: &[Target], key: &str) -> Result<bool, String> {
+    let mut removed = 0;
+    for t in found {
+        let gone = record::update(&t.path, |r| record::remove_verdict(r, key))
+            .map_err(|e| e.to_string())?;
+        if let Some(r) = gone {
+            removed += 1;
+            println!(
+                "{}: removed the person's verdict `{}` on key {key}: the judge's reading decides again",
+                shown(&t.path),
+                r.verdict
+            );
+        }
+    }
+    if removed == 0 {
+        return Err(format!(
+            "no person's verdict on key {key} under the paths given"
+        ));
+    }
+    Ok(true)
+}
+
+/// The keys for the verdicts an item takes: `(key, word)`.
+fn choices(item: &Item) -> Vec<(String, String)> {
+    match item.words {
+        Some(words) if item.judged.family == "claim" => words
+            .iter()
+            .map(|w| {
+                let key = match *w {
+                    "supported" => "y",
+                    "partially_supported" => "p",
+                    "no_evidence" => "n",
+                    _ => "c",
+                };
+                (key.to_owned(), (*w).to_owned())
+            })
+            .collect(),
+        Some(words) => words
+            .iter()
+            .map(|w| (w[..1].to_owned(), (*w).to_owned()))
+            .collect(),
+        None => Vec::new(),
+    }
+}
+
+/// One step back: the file, the key, and the verdict it held before.
+struct Written {
+    path: PathBuf,
+    key: String,
+    before: Option<Reviewed>,
+    at: usize,
+}
+
+/// The interactive walk, reading one answer per line from `input`.
+fn walk(
+    found: &[Target],
+    args: &Args,
+    input: &mut impl BufRead,
+    out: &mut impl Write,
+) -> std::io::Result<bool> {
+    let mut cache = BTreeMap::new();
+    // Every item to ask about, in file order.
+    let mut queue: Vec<(PathBuf, Item)> = Vec::new();
+    for t in found {
+        let recording = match Recording::read(&t.path) {
+            Ok(Some(r)) => r,
+            Ok(None) => continue,
+            Err(e) => {
+                writeln!(out, "skipped: {e}")?;
+                continue;
+            }
+        };
+        if let Some(accepted) = &t.accepted
+            && let Ok(Some(was)) = Recording::read(accepted)
+        {
+            for d in record::dropped_between(&was, &recording) {
+                writeln!(
+                    out,
+                    "{}: a person's verdict the accepted recording holds is dropped from the pending one: {d}",
+                    shown(&t.path)
+                )?;
+            }
+        }
+        let pending = is_pending(&t.path);
+        let thresholds = thresholds(&t.path, &mut cache);
+        for item in items(&recording, &thresholds) {
+            let wanted = args.all || (item.person.is_none() && (pending || item.judged_against()));
+            if wanted {
+                queue.push((t.path.clone(), item));
+            }
+        }
+    }
+    if queue.is_empty() {
+        writeln!(
+            out,
+            "nothing to review: no pending recording, and no item the judge decided against is without a person's verdict (--all walks every item)"
+        )?;
+        return Ok(true);
+    }
+    writeln!(
+        out,
+        "{} to review in {} recording{}; for each, one key and Enter: s skip, u undo, q quit{}",
+        if queue.len() == 1 {
+            "1 item".to_owned()
+        } else {
+            format!("{} items", queue.len())
+        },
+        found.len(),
+        if found.len() == 1 { "" } else { "s" },
+        if args.blind {
+            " (blind: the judge's reading is hidden)"
+        } else {
+            ""
+        }
+    )?;
+    let mut history: Vec<Written> = Vec::new();
+    let mut at = 0;
+    let mut given = 0usize;
+    while at < queue.len() {
+        let (path, item) = &queue[at];
+        show(out, path, item, at, queue.len(), args.blind)?;
+        let options = choices(item);
+        let listed: Vec<String> = options
+            .iter()
+            .map(|(k, w)| format!("{k} {w}"))
+            .chain(if options.is_empty() {
+                vec!["type the metric's answer word".to_owned()]
+            } else {
+                Vec::new()
+            })
+            .collect();
+        write!(
+            out,
+            "your verdict [{}; s skip, u undo, q quit]: ",
+            listed.join(", ")
+        )?;
+        out.flush()?;
+        let mut line = String::new();
+        if input.read_line(&mut line)? == 0 {
+            writeln!(out)?;
+            break;
+        }
+        let answer = line.trim().to_lowercase();
+        match answer.as_str() {
+            "" => continue,
+            "q" => break,
+            "s" => {
+                at += 1;
+                continue;
+            }
+            "u" => {
+                let Some(last) = history.pop() else {
+                    writeln!(out, "nothing to undo")?;
+                    continue;
+                };
+                let restored = record::update(&last.path, |r| match &last.before {
+                    Some(b) => {
+                        record::set_verdict(r, &last.key, &b.verdict, b.by.clone(), b.note.clone())
+                            .map(|_| ())
+                    }
+                    None => {
+                        record::remove_verdict(r, &last.key);
+                        Ok(())
+                    }
+                });
+                match restored {
+                    Ok(Ok(())) => {
+                        given = given.saturating_sub(1);
+                        writeln!(out, "undone: key {} in {}", last.key, shown(&last.path))?;
+                        at = last.at;
+                    }
+                    Ok(Err(e)) => writeln!(out, "cannot undo: {e}")?,
+                    Err(e) => writeln!(out, "cannot undo: {e}")?,
+                }
+                continue;
+            }
+            _ => {}
+        }
+        let word = options
+            .iter()
+            .find(|(k, w)| *k == answer || *w == answer)
+            .map(|(_, w)| w.clone())
+            .or_else(|| options.is_empty().then(|| answer.clone()));
+        let Some(word) = word else {
+            writeln!(out, "`{answer}` is not one of the keys")?;
+            continue;
+        };
+        let key = item.judged.key.clone();
+        let written = record::update(path, |r| {
+            record::set_verdict(r, &key, &word, args.by.clone(), None)
+        });
+        match written {
+            Ok(Ok(before)) => {
+                writeln!(out, "written: {word} (key {key}) in {}", shown(path))?;
+                history.push(Written {
+                    path: path.clone(),
+                    key,
+                    before,
+                    at,
+                });
+                given += 1;
+                at += 1;
+            }
+            Ok(Err(e)) => writeln!(out, "not written: {e}")?,
+            Err(e) => writeln!(out, "not written: {e}")?,
+        }
+    }
+    writeln!(
+        out,
+        "{given} verdict{} written{}",
+        if given == 1 { "" } else { "s" },
+        if given > 0 {
+            "; replayed from now on (`CI=true cargo test`): review the change with `git diff`, and commit the recordings"
+        } else {
+            ""
+        }
+    )?;
+    Ok(true)
+}
+
+/// One item, as a reviewer reads it.
+fn show(
+    out: &mut impl Write,
+    path: &Path,
+    item: &Item,
+    at: usize,
+    of: usize,
+    blind: bool,
+) -> std::io::Result<()> {
+    writeln!(out)?;
+    writeln!(
+        out,
+        "── {} [{}/{of}]{} key {}",
+        shown(path),
+        at + 1,
+        if is_pending(path) { " (pending)" } else { "" },
+        item.judged.key
+    )?;
+    let family = item.judged.family.as_str();
+    if let Some(query) = item.field("query") {
+        writeln!(out, "question: {query}")?;
+    }
+    match family {
+        "claim" => {
+            writeln!(out, "claim: \"{}\"", item.subject())?;
+            let passages = item.passages();
+            let closest = ragaliq::evidence::closest_sentence(&item.subject(), &passages);
+            writeln!(out, "judged against:")?;
+            for (i, p) in passages.iter().enumerate() {
+                let text = match &closest {
+                    Some(f) if f.passage == i => format!(
+                        "{}»{}«{}",
+                        &p[..f.span.start],
+                        &p[f.span.clone()],
+                        &p[f.span.end..]
+                    ),
+                    _ => p.clone(),
+                };
+                writeln!(out, "  [{}] {text}", i + 1)?;
+            }
+            if closest.is_some() {
+                writeln!(
+                    out,
+                    "  (»…« the sentence closest to the claim, found by ragaliq)"
+                )?;
+            }
+        }
+        "passage" => {
+            if let Some(e) = item.field("expected") {
+                writeln!(out, "expected answer: {e}")?;
+            }
+            writeln!(out, "passage: {}", item.subject())?;
+            writeln!(out, "does it help answer the question?")?;
+        }
+        _ => {
+            if let Some(c) = item.field("criteria") {
+                writeln!(out, "criteria: {c}")?;
+            }
+            for p in item.passages() {
+                writeln!(out, "  passage: {p}")?;
+            }
+            if let Some(e) = item.field("expected") {
+                writeln!(out, "expected answer: {e}")?;
+            }
+            writeln!(out, "answer: {}", item.subject())?;
+            match family {
+                "answer" => writeln!(out, "does it answer the question?")?,
+                "criteria_met" => writeln!(out, "does it meet the criteria?")?,
+                "criteria_score" => writeln!(out, "how well does it meet the criteria, 1 to 5?")?,
+                other => writeln!(out, "({other})")?,
+            }
+        }
+    }
+    if blind {
+        writeln!(out, "the judge: (hidden)")?;
+    } else {
+        let j = &item.judge;
+        let mut said = j.verdict.clone().unwrap_or_else(|| "(not read)".into());
+        if let Some(p) = j.probability {
+            said.push_str(&format!(
+                ", {} {p:.2}",
+                match family {
+                    "claim" => "P(supported)",
+                    "criteria_score" => "score",
+                    _ => "P(yes)",
+                }
+            ));
+        }
+        if let Some(q) = j.contradiction {
+            said.push_str(&format!(", P(contradicted) {q:.2}"));
+        }
+        writeln!(out, "the judge ({}): {said}", item.model)?;
+        for r in &j.read {
+            writeln!(out, "  {r}")?;
+        }
+    }
+    if let Some(p) = &item.person {
+        writeln!(
+            out,
+            "a person's verdict now: {}{}",
+            p.verdict,
+            p.by.as_ref()
+                .map_or_else(String::new, |b| format!(" (by {b})"))
+        )?;
+    }
+    Ok(())
+}

@@ -1,0 +1,242 @@
+//! `cargo ragaliq review` and `calibrate --reviewed`, driven as a person
+//! would, with the answers fed on stdin, over a copy of the quickstart's
+//! recording (Qwen2.5-Coder-1.5B). No server: nothing is asked.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+fn fixture(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("ragaliq-review-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let snapshots = dir.join("tests/snapshots");
+    std::fs::create_dir_all(&snapshots).unwrap();
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/recordings/quickstart.snap"),
+        snapshots.join("quickstart.snap"),
+    )
+    .unwrap();
+    dir
+}
+
+fn run(dir: &Path, args: &[&str], stdin: &str) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cargo-ragaliq"))
+        .arg("ragaliq")
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+/// `(verdict, by)` of every person's verdict in the recording, in order.
+fn verdicts(dir: &Path) -> Vec<(String, Option<String>)> {
+    let r = ragaliq::record::Recording::read(&dir.join("tests/snapshots/quickstart.snap"))
+        .unwrap()
+        .unwrap();
+    r.exchanges
+        .iter()
+        .flat_map(|e| e.reviewed.iter().map(|v| (v.verdict.clone(), v.by.clone())))
+        .collect()
+}
+
+#[test]
+fn one_key_per_verdict_with_skip_undo_and_quit() {
+    let dir = fixture("walk");
+    let before = std::fs::read_to_string(dir.join("tests/snapshots/quickstart.snap")).unwrap();
+    // The four items the judge decided against: the off-topic answer's
+    // relevance (y: a wrong yes, on purpose), the next answer's (skipped),
+    // the invented claim (c, undone, then n), and quit before the last.
+    let o = run(&dir, &["review", "--by", "ana"], "y\ns\nc\nu\nn\nq\n");
+    let out = text(&o);
+    assert!(o.status.success(), "{out}");
+    assert!(out.starts_with("4 items to review in 1 recording"), "{out}");
+    assert!(
+        out.contains("claim: \"Refunds are also available as store credit in any currency.\""),
+        "{out}"
+    );
+    assert!(
+        out.contains("  [1] »Refunds are accepted within 30 days of delivery.«"),
+        "the closest sentence is marked: {out}"
+    );
+    assert!(
+        out.contains(
+            "the judge (qwen2.5-coder-1.5b): contradicted, P(supported) 0.06, P(contradicted) 0.22"
+        ),
+        "{out}"
+    );
+    assert!(out.contains("undone: key "), "{out}");
+    assert!(out.contains("2 verdicts written"), "{out}");
+    assert_eq!(
+        verdicts(&dir),
+        [
+            ("yes".to_owned(), Some("ana".to_owned())),
+            ("no_evidence".to_owned(), Some("ana".to_owned()))
+        ]
+    );
+    // Nothing else changed: the same exchanges and fingerprints.
+    let after = std::fs::read_to_string(dir.join("tests/snapshots/quickstart.snap")).unwrap();
+    let fingerprints = |t: &str| -> Vec<String> {
+        t.lines()
+            .filter(|l| l.trim_start().starts_with("fingerprint:"))
+            .map(str::to_owned)
+            .collect()
+    };
+    assert_eq!(fingerprints(&after), fingerprints(&before));
+    // Reviewed items are not asked again; --all walks them too.
+    let o = run(&dir, &["review"], "q\n");
+    assert!(text(&o).starts_with("2 items to review"), "{}", text(&o));
+    let o = run(&dir, &["review", "--all"], "q\n");
+    assert!(
+        text(&o).contains("a person's verdict now: yes (by ana)"),
+        "{}",
+        text(&o)
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn blind_hides_the_judges_reading() {
+    let dir = fixture("blind");
+    let seen = text(&run(&dir, &["review"], "s\ns\ns\nq\n"));
+    let blind = text(&run(&dir, &["review", "--blind"], "s\ns\ns\nq\n"));
+    assert!(seen.contains("P(supported) 0.06"), "{seen}");
+    assert!(
+        blind.contains("(blind: the judge's reading is hidden)"),
+        "{blind}"
+    );
+    for hidden in [
+        "P(supported)",
+        "P(yes)",
+        "the judge (",
+        "contradicted,",
+        "claim_supported:",
+    ] {
+        assert!(!blind.contains(hidden), "{hidden:?} shown blind: {blind}");
+    }
+    assert_eq!(blind.matches("the judge: (hidden)").count(), 4, "{blind}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn the_command_a_failing_test_prints_sets_one_verdict() {
+    let dir = fixture("key");
+    let snap = "tests/snapshots/quickstart.snap";
+    // The key of the invented claim, as `items` gives it (and a test prints).
+    let recording = ragaliq::record::Recording::read(&dir.join(snap))
+        .unwrap()
+        .unwrap();
+    let key = ragaliq::review::items(&recording, &ragaliq::review::Thresholds::default())
+        .into_iter()
+        .find(|i| i.subject().contains("store credit"))
+        .unwrap()
+        .judged
+        .key;
+    let o = run(
+        &dir,
+        &[
+            "review",
+            snap,
+            "--key",
+            &key,
+            "--verdict",
+            "supported",
+            "--note",
+            "a test of it",
+        ],
+        "",
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        text(&o).starts_with(&format!(
+            "{snap}: the judge's reading → supported (a person's verdict on key {key})"
+        )),
+        "{}",
+        text(&o)
+    );
+    assert_eq!(verdicts(&dir), [("supported".to_owned(), None)]);
+    // A word the item does not take, or a key nothing judges: refused.
+    let o = run(
+        &dir,
+        &["review", snap, "--key", &key, "--verdict", "yes"],
+        "",
+    );
+    assert!(!o.status.success());
+    assert!(
+        text(&o).contains("is not a verdict for a `claim_supported` item"),
+        "{}",
+        text(&o)
+    );
+    let o = run(
+        &dir,
+        &[
+            "review",
+            snap,
+            "--key",
+            "0000000000000000",
+            "--verdict",
+            "yes",
+        ],
+        "",
+    );
+    assert!(!o.status.success());
+    // Taken back: the judge's reading decides again.
+    let o = run(&dir, &["review", snap, "--remove", &key], "");
+    assert!(
+        text(&o).contains("removed the person's verdict `supported`"),
+        "{}",
+        text(&o)
+    );
+    assert!(verdicts(&dir).is_empty());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn calibrate_reads_the_verdicts_as_labels_and_says_they_are_too_few() {
+    let dir = fixture("calibrate");
+    // The invented claim is contradicted indeed; the off-topic answer does
+    // not answer the question; the faithful one does.
+    run(&dir, &["review"], "n\ny\nc\ny\n");
+    let o = run(&dir, &["calibrate", "--reviewed"], "");
+    let out = text(&o);
+    assert!(o.status.success(), "{out}");
+    assert!(
+        out.starts_with(
+            "person's verdicts: 4 in 1 recordings read (a pending .snap.new in place of its .snap)"
+        ),
+        "{out}"
+    );
+    assert!(out.contains("agreement with 1 labelled claims"), "{out}");
+    assert!(out.contains("agreement with 3 labelled answers"), "{out}");
+    assert!(out.contains("calls 0, replayed 0"), "nothing asked: {out}");
+    assert!(
+        out.contains("TOO FEW to mean anything: 3 items (a fit wants 30)"),
+        "{out}"
+    );
+    // --fit needs a file to write into.
+    let o = run(&dir, &["calibrate", "--reviewed", "--fit"], "");
+    assert!(!o.status.success());
+    assert!(
+        text(&o).contains("--fit writes a judge file"),
+        "{}",
+        text(&o)
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -1,0 +1,414 @@
+//! What a person reviews in a recording: every item an exchange judged
+//! that decides a verdict (a claim, an answer's relevance, a passage, a
+//! criteria verdict or score, a word metric of one's own), with the judge's
+//! reading of it and the person's verdict, if any. `cargo ragaliq review`
+//! walks these, and `cargo ragaliq calibrate --reviewed` reads the person's
+//! verdicts as labels against the judge's reading beside them, asking
+//! nothing.
+//!
+//! The judge's reading is computed from the recorded replies by the same
+//! parsers and the same claim rule the metrics use, at the thresholds
+//! given ([`Thresholds`]).
+//!
+//! ```
+//! use ragaliq::record::Recording;
+//! use ragaliq::review::{Thresholds, items};
+//! let recording = Recording::default();
+//! assert!(items(&recording, &Thresholds::default()).is_empty());
+//! ```
+
+use crate::core::judged::{self, Judged};
+use crate::core::{Metric, Verdict};
+use crate::judge::Judge;
+use crate::metrics::Reading as ClaimReading;
+use crate::parse;
+use crate::record::{Exchange, Recording, Reviewed};
+use std::collections::BTreeMap;
+
+/// The thresholds a judge's reading is decided at: those of the judge a
+/// project configures ([`Thresholds::of`]), or ragaliq's defaults.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Thresholds {
+    /// P(supported) at or above which a claim is supported.
+    pub claim: f64,
+    /// How many times P(supported) P(contradicted) must exceed.
+    pub contradiction_ratio: f64,
+    /// P(relevant) at or above which a passage is relevant.
+    pub passage: f64,
+    /// The relevance score an answer passes at.
+    pub relevance: f64,
+    /// The criteria score a response passes at.
+    pub criteria: f64,
+}
+
+impl Default for Thresholds {
+    fn default() -> Self {
+        Thresholds {
+            claim: crate::core::DEFAULT_CLAIM_THRESHOLD,
+            contradiction_ratio: crate::core::DEFAULT_CONTRADICTION_RATIO,
+            passage: crate::core::DEFAULT_PROBABILITY_THRESHOLD,
+            relevance: Metric::Relevance.default_threshold(),
+            criteria: Metric::Criteria.default_threshold(),
+        }
+    }
+}
+
+impl Thresholds {
+    /// `judge`'s thresholds.
+    #[must_use]
+    pub fn of(judge: &Judge) -> Thresholds {
+        Thresholds {
+            claim: judge.claim_threshold(),
+            contradiction_ratio: judge.contradiction_ratio(),
+            passage: judge.passage_threshold(),
+            relevance: judge.default_threshold(Metric::Relevance),
+            criteria: judge.default_threshold(Metric::Criteria),
+        }
+    }
+}
+
+/// What the judge's recorded answers say about one item.
+#[derive(Clone, Debug, Default, PartialEq)]
+#[non_exhaustive]
+pub struct JudgeReading {
+    /// The verdict the judge's reading decides at the thresholds given
+    /// (`no_evidence`, `yes`, `4`); `None` when it cannot be read (a reply
+    /// that does not parse, a metric of one's own).
+    pub verdict: Option<String>,
+    /// Whether that verdict is the answer's good side (supported, yes,
+    /// relevant, at or above the threshold).
+    pub positive: Option<bool>,
+    /// The probability or score the verdict was read from: P(supported),
+    /// P(yes), the relevance score, the criteria score mapped to [0, 1].
+    pub probability: Option<f64>,
+    /// For a claim asked whether it is contradicted: P(contradicted).
+    pub contradiction: Option<f64>,
+    /// How each of the item's exchanges was read, as the recording's
+    /// `checked` entries say it (`P(yes) 0.310 from the first token's …`).
+    pub read: Vec<String>,
+}
+
+/// One item a recording's exchanges judged, that a person can give a
+/// verdict on.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct Item {
+    /// What was judged, and its key.
+    pub judged: Judged,
+    /// The task of the first exchange that judges it (where a person's
+    /// verdict on it is written).
+    pub task: String,
+    /// That exchange's position in the recording (0-based).
+    pub exchange: usize,
+    /// The model that answered.
+    pub model: String,
+    /// The words a verdict on it may take (`None`: a metric of one's own,
+    /// whose words the metric says).
+    pub words: Option<&'static [&'static str]>,
+    /// The judge's reading.
+    pub judge: JudgeReading,
+    /// The person's verdict, when one was given.
+    pub person: Option<Reviewed>,
+}
+
+impl Item {
+    /// The claim, answer or passage the item is about.
+    #[must_use]
+    pub fn subject(&self) -> String {
+        let field = match self.judged.family.as_str() {
+            "claim" => "claim",
+            "passage" => "passages",
+            _ => "response",
+        };
+        match self.judged.what.get(field) {
+            Some(serde_json::Value::String(s)) => s.clone(),
+            Some(serde_json::Value::Array(a)) => a
+                .first()
+                .and_then(serde_json::Value::as_str)
+                .unwrap_or_default()
+                .to_owned(),
+            _ => String::new(),
+        }
+    }
+
+    /// A text field of what was judged (`query`, `expected`, `criteria`).
+    #[must_use]
+    pub fn field(&self, name: &str) -> Option<&str> {
+        self.judged
+            .what
+            .get(name)
+            .and_then(serde_json::Value::as_str)
+    }
+
+    /// What a claim was judged against: its passages (the reference, for a
+    /// correctness claim).
+    #[must_use]
+    pub fn passages(&self) -> Vec<String> {
+        if self.judged.family == "passage" {
+            return Vec::new();
+        }
+        self.judged
+            .what
+            .get("passages")
+            .and_then(serde_json::Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(serde_json::Value::as_str)
+                    .map(str::to_owned)
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// Whether the judge's reading went against the answer (a claim not
+    /// supported, a no, a score under the threshold), or cannot be told.
+    #[must_use]
+    pub fn judged_against(&self) -> bool {
+        self.judge.positive != Some(true)
+    }
+}
+
+/// How many person's verdicts `recording` holds, and how many of them
+/// differ from what the judge's reading decides at `thresholds`.
+#[must_use]
+pub fn count(recording: &Recording, thresholds: &Thresholds) -> (usize, usize) {
+    let given: Vec<Item> = items(recording, thresholds)
+        .into_iter()
+        .filter(|i| i.person.is_some())
+        .collect();
+    let overruling = given
+        .iter()
+        .filter(|i| i.person.as_ref().map(|p| &p.verdict) != i.judge.verdict.as_ref())
+        .count();
+    (given.len(), overruling)
+}
+
+/// Every item of `recording` that decides a verdict, once per key, in the
+/// recording's order, with the judge's reading at `thresholds`.
+#[must_use]
+pub fn items(recording: &Recording, thresholds: &Thresholds) -> Vec<Item> {
+    // Each key's exchanges (and the item each judges), in order.
+    let mut order: Vec<String> = Vec::new();
+    let mut by_key: BTreeMap<String, Vec<(usize, Judged)>> = BTreeMap::new();
+    for (i, e) in recording.exchanges.iter().enumerate() {
+        for j in e.judged() {
+            if !by_key.contains_key(&j.key) {
+                order.push(j.key.clone());
+            }
+            by_key.entry(j.key.clone()).or_default().push((i, j));
+        }
+    }
+    order
+        .into_iter()
+        .filter_map(|key| {
+            let asked = by_key.remove(&key)?;
+            let (first, judged) = asked.first().cloned()?;
+            let e = &recording.exchanges[first];
+            let person = asked.iter().find_map(|(i, _)| {
+                recording.exchanges[*i]
+                    .reviewed
+                    .iter()
+                    .find(|r| r.key == key)
+                    .cloned()
+            });
+            let exchanges: Vec<(&Exchange, usize)> = asked
+                .iter()
+                .map(|(i, j)| (&recording.exchanges[*i], j.item))
+                .collect();
+            Some(Item {
+                task: e.task.clone(),
+                exchange: first,
+                model: e.model.clone(),
+                words: judged::verdict_words(&e.task),
+                judge: reading(&judged.family, &exchanges, thresholds),
+                person,
+                judged,
+            })
+        })
+        .collect()
+}
+
+/// The judge's reading of one item from the exchanges that judged it
+/// (sample 0 of each; the first read wins where a task was asked twice).
+fn reading(family: &str, asked: &[(&Exchange, usize)], t: &Thresholds) -> JudgeReading {
+    let first_samples: Vec<&(&Exchange, usize)> = asked
+        .iter()
+        .filter(|(e, _)| e.settings.as_ref().is_none_or(|s| s.sample == 0))
+        .collect();
+    let mut out = JudgeReading {
+        read: first_samples
+            .iter()
+            .flat_map(|(e, item)| {
+                e.checks
+                    .iter()
+                    .filter(|c| c.item == *item)
+                    .filter_map(|c| match &c.outcome {
+                        crate::core::CheckOutcome::Read(how) => Some(format!("{}: {how}", e.task)),
+                        _ => None,
+                    })
+            })
+            .collect(),
+        ..JudgeReading::default()
+    };
+    let find = |task: &str| first_samples.iter().find(|(e, _)| e.task == task).copied();
+    let yes_no = |e: &Exchange| {
+        let r = e.response();
+        parse::yes_no(&r.text, r.logprobs.as_deref()).ok()
+    };
+    let set_yes_no = |out: &mut JudgeReading, p: f64, threshold: f64| {
+        let yes = p >= threshold;
+        out.probability = Some(p);
+        out.positive = Some(yes);
+        out.verdict = Some(if yes { "yes" } else { "no" }.to_owned());
+    };
+    match family {
+        "claim" => {
+            if let Some((e, _)) = find("claim_supported")
+                && let Some(supported) = yes_no(e)
+            {
+                let contradicted = find("claim_contradicted").and_then(|(e, _)| yes_no(e));
+                let decided = ClaimReading {
+                    supported: supported.p_yes,
+                    contradicted: contradicted.as_ref().map(|c| c.p_yes),
+                }
+                .decide(t.claim, t.contradiction_ratio)
+                .0;
+                out.probability = Some(supported.p_yes);
+                out.contradiction = contradicted.map(|c| c.p_yes);
+                out.verdict = Some(decided.label().to_owned());
+                out.positive = Some(decided == Verdict::Supported);
+            } else {
+                // JSON prompts: a re-ask alone answers over the batch.
+                let verdict = asked
+                    .iter()
+                    .rev()
+                    .find(|(e, _)| e.task == "verify_claim")
+                    .and_then(|(e, _)| parse::verdict(e.reply_text()).ok())
+                    .or_else(|| {
+                        let (e, item) = find("verify_claims")?;
+                        let n = e.judged().len();
+                        parse::verdicts_each(e.reply_text(), n)
+                            .ok()?
+                            .items
+                            .get(item - 1)
+                            .cloned()
+                            .flatten()
+                    });
+                // No probability: a confidence the judge wrote is not one
+                // (calibration fits thresholds on probabilities only).
+                if let Some(v) = verdict {
+                    out.verdict = Some(v.verdict.label().to_owned());
+                    out.positive = Some(v.verdict == Verdict::Supported);
+                }
+            }
+        }
+        "answer" => {
+            if let Some((e, _)) = find("answers_query")
+                && let Some(r) = yes_no(e)
+            {
+                set_yes_no(&mut out, r.p_yes, t.relevance);
+            } else if let Some((e, _)) = find("relevance")
+                && let Ok(s) = parse::score(e.reply_text())
+            {
+                set_yes_no(&mut out, s.score, t.relevance);
+            }
+        }
+        "passage" => {
+            if let Some((e, _)) = find("passage_relevant")
+                && let Some(r) = yes_no(e)
+            {
+                set_yes_no(&mut out, r.p_yes, t.passage);
+            } else if let Some((e, item)) = find("passage_relevance") {
+                let n = e.judged().len();
+                if let Some(Some(r)) = parse::passage_relevance_each(e.reply_text(), n)
+                    .ok()
+                    .and_then(|b| b.items.get(item - 1).cloned())
+                {
+                    out.positive = Some(r.relevant);
+                    out.probability = r.probability;
+                    out.verdict = Some(if r.relevant { "yes" } else { "no" }.to_owned());
+                }
+            }
+        }
+        "criteria_score" => {
+            if let Some((e, _)) = find("criteria_score") {
+                let r = e.response();
+                if let Ok(w) = parse::answer_word(
+                    &r.text,
+                    r.logprobs.as_deref(),
+                    &parse::AnswerWords::new(judged::SCORES),
+                    &parse::AnswerAt::First,
+                ) {
+                    let expected: f64 = w
+                        .probabilities
+                        .iter()
+                        .enumerate()
+                        .map(|(i, p)| p * (i as f64 + 1.0))
+                        .sum();
+                    let score = ((expected - 1.0) / 4.0).clamp(0.0, 1.0);
+                    out.probability = Some(score);
+                    out.positive = Some(score >= t.criteria);
+                    out.verdict = Some(format!("{}", expected.round()));
+                }
+            }
+        }
+        other if other.starts_with("custom:") => {}
+        other => {
+            // criteria_met, and any yes/no question: P(yes), first word.
+            if let Some((e, _)) = find(other) {
+                let r = e.response();
+                if let Ok(w) = parse::answer_word(
+                    &r.text,
+                    r.logprobs.as_deref(),
+                    &parse::AnswerWords::new(judged::YES_NO),
+                    &parse::AnswerAt::First,
+                ) {
+                    let threshold = if other == "criteria_met" {
+                        t.criteria
+                    } else {
+                        0.5
+                    };
+                    set_yes_no(&mut out, w.probabilities[0], threshold);
+                }
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_quickstarts_recording_reads_as_its_test_does() {
+        // From the quickstart's real recording (Qwen2.5-Coder-1.5B).
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../examples/recordings/quickstart.snap");
+        let recording = Recording::read(&path).unwrap().unwrap();
+        let items = items(&recording, &Thresholds::default());
+        let store_credit = items
+            .iter()
+            .find(|i| i.subject().contains("store credit in any currency"))
+            .expect("the hallucinating case's claim");
+        assert_eq!(store_credit.judged.family, "claim");
+        assert_eq!(store_credit.task, "claim_supported");
+        assert_eq!(store_credit.judge.verdict.as_deref(), Some("contradicted"));
+        assert_eq!(store_credit.judge.positive, Some(false));
+        assert!((store_credit.judge.probability.unwrap() - 0.06).abs() < 0.01);
+        assert!(store_credit.judge.contradiction.is_some());
+        assert_eq!(store_credit.judge.read.len(), 2, "{:?}", store_credit.judge);
+        // Each key once, however many exchanges judged it.
+        let mut keys: Vec<&str> = items.iter().map(|i| i.judged.key.as_str()).collect();
+        keys.sort_unstable();
+        let n = keys.len();
+        keys.dedup();
+        assert_eq!(keys.len(), n);
+        // The answers' relevance, at the configured threshold.
+        let off_topic = items
+            .iter()
+            .find(|i| i.judged.family == "answer" && i.subject().contains("nine in the morning"))
+            .unwrap();
+        assert_eq!(off_topic.judge.verdict.as_deref(), Some("no"));
+    }
+}
