@@ -104,7 +104,7 @@ pub(super) async fn criteria(
         if !read.reason.is_empty() {
             judge.push_str(&format!(", its reason: \"{}\"", read.reason));
         }
-        return Ok(Scored {
+        let mut scored = Scored {
             review_key,
             name: Some(criteria.name().to_owned()),
             ..Scored::by_person(
@@ -113,7 +113,12 @@ pub(super) async fn criteria(
                 score,
                 "on whether the response meets the criteria",
             )
-        });
+        };
+        // What the judge was shown decides what its answer, which the
+        // person overruled, was about.
+        scored.reasoning.push(' ');
+        scored.reasoning.push_str(&shown(criteria));
+        return Ok(scored);
     }
     let undecided = scores.len() > 1 && {
         let sides: Vec<bool> = scores.iter().map(|s| *s >= plan.threshold).collect();
