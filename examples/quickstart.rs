@@ -10,14 +10,17 @@
 //! The recording was made with a real model: Qwen2.5-Coder-1.5B-Instruct on
 //! llama.cpp's server on this machine (`examples/quickstart.toml` says how,
 //! with the thresholds fitted for it on labelled data). To grade the cases
-//! with your own judge instead:
+//! with your own judge instead, into a folder of your own (without
+//! `RAGALIQ_SNAPSHOT_DIR` the new answers go beside the committed recording,
+//! and accepting them replaces it):
 //!
 //! ```sh
-//! RAGALIQ_JUDGE=openai:gpt-4o-mini RAGALIQ_MODE=record cargo run --example quickstart
+//! RAGALIQ_JUDGE=openai:gpt-4o-mini RAGALIQ_MODE=record RAGALIQ_SNAPSHOT_DIR=target/my-recordings cargo run --example quickstart
 //! ```
 //!
-//! and review what it answered in `quickstart.snap.new` with `cargo insta
-//! review`.
+//! then read what it answered in `target/my-recordings/quickstart.snap.new`
+//! (`cargo insta review` lists it), and run it again with the same
+//! variables but `RAGALIQ_MODE`, to replay.
 
 use ragaliq::prelude::*;
 use ragaliq::record::{Location, Recorder};
@@ -160,7 +163,7 @@ async fn run() -> Result<bool, Box<dyn std::error::Error>> {
     );
     if usage.calls == 0 {
         println!(
-            "to grade with your own judge: RAGALIQ_JUDGE=openai:gpt-4o-mini RAGALIQ_MODE=record cargo run --example quickstart (examples/quickstart.toml says how)"
+            "to grade with your own judge, recorded apart from this one: RAGALIQ_JUDGE=openai:gpt-4o-mini RAGALIQ_MODE=record RAGALIQ_SNAPSHOT_DIR=target/my-recordings cargo run --example quickstart (examples/quickstart.toml says more)"
         );
     }
     // Kept even when an evaluation failed: answers already paid for are not

@@ -70,15 +70,20 @@ fn reply(response: &str) -> RagCase {
 }
 
 /// The yes/no form on a reply that breaks the rule outright: the failure
-/// quotes the judge's reason.
+/// quotes the judge's reason, and says what the judge was shown (the rule
+/// names no passage, so not the case's passage).
 #[rag_test(config = "tests/judges/qwen15.toml")]
-#[should_panic(expected = "The judge's reason")]
+#[should_panic(
+    expected = "Shown to the judge: the question, the response and the criteria; not the passages (the criteria do not name them)"
+)]
 async fn a_broken_rule_fails_with_the_judges_reason(judge: Judge) {
-    assert_judged!(
-        judge,
-        reply("Sure, send it back and you will get a full refund, no questions asked."),
-        RULE
+    let case = reply("Sure, send it back and you will get a full refund, no questions asked.");
+    let eval = judge.criteria(&case, RULE).await.unwrap();
+    assert!(
+        eval.reasoning.starts_with("The judge's reason: \""),
+        "the judge's reason is not quoted"
     );
+    assert_judged!(judge, case, RULE);
 }
 
 /// The scored form (evaluation steps written once for the rule, then a

@@ -109,6 +109,14 @@ async fn judge_side_failure(judge: Judge) {
     std::thread::sleep(Duration::from_millis(500)); // the other test ends first
 }
 
+/// Child: a `#[should_panic]` test whose judge file is not there. The
+/// configuration error comes before the body and must not satisfy
+/// `#[should_panic]`, even an `expected` its message holds.
+#[rag_test(config = "tests/judges/no-such-judge.toml")]
+#[should_panic(expected = "ragaliq configuration error")]
+#[ignore = "run in a child process by `a_configuration_error_never_satisfies_should_panic`"]
+async fn unloadable_judge_file(_judge: Judge) {}
+
 fn temp_dir(tag: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("ragaliq-runs-{tag}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
@@ -352,5 +360,27 @@ async fn tests_at_once_never_see_each_others_failures() {
     // The ordinary panic satisfies its own #[should_panic]; the other
     // test's judge-side failure is not taken for it.
     assert!(t.contains("test plain_panic - should panic ... ok"), "{t}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_configuration_error_never_satisfies_should_panic() {
+    let dir = temp_dir("should-panic");
+    let out = child(
+        &["unloadable_judge_file", "--exact"],
+        &dir.join("ragaliq.toml"),
+        &[],
+    )
+    .output()
+    .unwrap();
+    let t = text(&out);
+    assert!(
+        t.contains("test unloadable_judge_file - should panic ... FAILED"),
+        "{t}"
+    );
+    assert!(
+        t.contains("this #[should_panic] test is failed instead of passing on it"),
+        "{t}"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -468,6 +468,60 @@ async fn the_budget_stops_live_calls() {
     assert!(summary.estimated_cost_usd.unwrap() >= 1.0);
 }
 
+/// A budget for a model with no price (a local model) does not stop a
+/// replay, which spends nothing; a live call is refused as a configuration
+/// error naming the model, and never sent. (It was a configuration error
+/// when the judge was built, so a team's `cost.max_usd` failed CI's replay
+/// of a local model's recordings.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_budget_without_a_price_replays_and_refuses_only_live_calls() {
+    use ragaliq::RagCase;
+    use ragaliq::record::{Location, Recorder};
+    use std::sync::Arc;
+    let server = ScriptedJudge::start().await;
+    let dir = temp_dir("unpriced");
+    let snap = dir.join("unpriced.snap");
+    let location = || Location::at(&snap, "tests/suite.rs", "RAGALIQ_MODE=record cargo test");
+    let case = RagCase::new("What is the refund window?").response("The refund window is 30 days.");
+    let judge = |budget: Option<f64>| {
+        let b = Judge::builder(OpenAiTransport::new(&server.base_url())).with_model("local-model");
+        match budget {
+            Some(usd) => b.with_budget(usd),
+            None => b,
+        }
+        .build()
+    };
+    let recorder = Arc::new(Recorder::new(location(), Mode::Record));
+    judge(None)
+        .unwrap()
+        .with_recorder(recorder.clone())
+        .relevance(&case)
+        .await
+        .unwrap();
+    let pending = recorder.save_pending("tests/suite.rs").unwrap().unwrap();
+    std::fs::rename(pending, &snap).unwrap();
+    let asked = server.requests();
+
+    let budgeted = judge(Some(5.0)).expect("a budget needs no price until a live call");
+    let replayed = budgeted
+        .with_recorder(Arc::new(Recorder::new(location(), Mode::Replay)))
+        .relevance(&case)
+        .await
+        .unwrap();
+    assert_eq!((replayed.usage.replayed, replayed.usage.calls), (1, 0));
+
+    let refused = budgeted.relevance(&case).await.unwrap_err();
+    assert!(refused.is_configuration(), "{refused}");
+    assert!(
+        refused
+            .to_string()
+            .contains("a price for model `local-model` before a live call"),
+        "{refused}"
+    );
+    assert_eq!(server.requests(), asked, "the refused call was not sent");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn a_missing_recording_is_a_recording_error_not_the_judges() {
     let dir = temp_dir("unrecorded");

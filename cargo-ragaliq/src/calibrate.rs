@@ -1,4 +1,5 @@
-//! `cargo ragaliq calibrate`: a judge's agreement with labelled claims (see
+//! `cargo ragaliq calibrate`: a judge's agreement with labelled items
+//! (claims, answers, passages, graded answers, judged responses; see
 //! `ragaliq::calibrate`).
 
 use ragaliq::Mode;
@@ -28,7 +29,9 @@ pub struct Args {
     judges: Vec<String>,
     /// Exit with 1 when a judge's kappa is below this: over the four
     /// verdicts where the claims' labels give more than supported / not,
-    /// else supported / not; relevant / not for answers and passages.
+    /// else supported / not; relevant / not for answers and passages;
+    /// correct / not for graded answers; meets / fails for judged
+    /// responses.
     #[arg(long, value_name = "KAPPA")]
     min_kappa: Option<f64>,
     /// Recording mode (auto, record, replay, live), instead of RAGALIQ_MODE / CI.
@@ -45,7 +48,9 @@ pub struct Args {
     #[arg(long, value_name = "FILE")]
     markdown: Option<PathBuf>,
     /// Fit each judge's threshold to the labels (P(supported) for claims,
-    /// the relevance score for answers, P(relevant) for passages) and write
+    /// the relevance score for answers, P(relevant) for passages, the
+    /// correctness score for graded answers, the criteria score for judged
+    /// responses) and write
     /// it into the judge's file (`--judge NAME=FILE`), with the set and the
     /// date it was fitted on. Fit on a dev half, then report the test half.
     #[arg(long)]

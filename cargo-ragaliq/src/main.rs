@@ -5,12 +5,13 @@
 //! cargo ragaliq report <DIR|FILE>...   combine suite reports from shards or machines
 //! cargo ragaliq status [PATH]...       pending, stale-looking and unreferenced recordings
 //! cargo ragaliq migrate [PATH]...      convert format-1 recordings to format 2
-//! cargo ragaliq calibrate <DIR>        a judge's agreement with labelled claims
+//! cargo ragaliq calibrate <DIR>        a judge's agreement with labelled items
 //! cargo ragaliq review [PATH]...       give a person's verdict where the judge is wrong
 //! cargo ragaliq record --batch         record through a provider's batch API
 //! ```
 //!
-//! Install with `cargo install --path cargo-ragaliq` (or from crates.io).
+//! Install from a checkout with `cargo install --locked --path cargo-ragaliq`
+//! (once published: `cargo install --locked cargo-ragaliq`).
 
 #![forbid(unsafe_code)]
 

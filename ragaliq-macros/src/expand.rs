@@ -279,8 +279,9 @@ fn generate(f: ItemFn, options: Options) -> TokenStream {
     };
     let multi_thread = options.multi_thread;
     let should_panic = attrs.iter().any(|a| a.path().is_ident("should_panic"));
-    // `#[should_panic]` without `expected` passes on any panic, a judge
-    // failure included: warn at the attribute.
+    // `#[should_panic]` without `expected` passes on any panic of the
+    // test's own code (ragaliq fails it on an assertion that failed for
+    // another reason than a low score): warn at the attribute.
     let warning = attrs
         .iter()
         .find(|a| a.path().is_ident("should_panic") && matches!(a.meta, syn::Meta::Path(_)))

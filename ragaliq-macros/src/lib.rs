@@ -61,9 +61,12 @@ use proc_macro::TokenStream;
 /// whatever the outcome (so `cargo insta review` and
 /// `cargo insta test --unreferenced` see it); a new or changed recording
 /// fails the test until it is reviewed; a configuration problem fails with a
-/// message that points at this test. `#[should_panic]` works, but give it
-/// `expected = "…"`: without it, a judge failure would satisfy it (a warning
-/// says so); prefer `assert_caught!`.
+/// message that points at this test. `#[should_panic]` works, and only a low
+/// score satisfies it: an assertion that failed otherwise (judge failure,
+/// undecided, missing recording, configuration error) fails the test,
+/// whatever `expected` says. Give it `expected = "failed for case"` all the
+/// same: without `expected` any other panic of the test's own code
+/// satisfies it (a warning says so). Prefer `assert_caught!`.
 #[proc_macro_attribute]
 pub fn rag_test(args: TokenStream, item: TokenStream) -> TokenStream {
     expand::rag_test(args.into(), item.into()).into()

@@ -16,11 +16,19 @@
 //!
 //! A misspelled or duplicated option is a compile error at the option that
 //! lists the options the macro takes (and the nearest one, for a typo).
+//!
+//! `samples` above 1 (`samples = 5`, `samples = "auto"`) needs a judge that
+//! samples: `strategy = "word"` or `"json"`, with a `temperature` above 0.
+//! Under the default `strategy = "probability"` each answer is read from
+//! token probabilities, the same at every asking, and more samples are a
+//! configuration error (`… configuration error …: samples = "5" is
+//! invalid: expected 1 here …`).
 
 /// Asserts the response is faithful to the context (default threshold 0.7).
 ///
 /// Options: `threshold = f64`, `weights = VerdictWeights` (e.g.
-/// `VerdictWeights::STRICT`), `samples = 5` or `samples = "auto"`,
+/// `VerdictWeights::STRICT`), `samples = 5` or `samples = "auto"` (above 1
+/// only for a judge that samples: see [`Samples`](crate::Samples)),
 /// `agreement = f64`.
 ///
 /// ```
@@ -56,7 +64,8 @@ macro_rules! assert_faithful {
 ///
 /// Options: `threshold = f64`, `confidence_floor = f64` (none by default:
 /// a claim is hallucinated when it is not supported; with a floor, a
-/// supported claim whose P(supported) is under it counts too), `samples`,
+/// supported claim whose P(supported) is under it counts too), `samples`
+/// ([`Samples`](crate::Samples): above 1 only for a judge that samples),
 /// `agreement`.
 ///
 /// ```
@@ -90,7 +99,8 @@ macro_rules! assert_no_hallucination {
 
 /// Asserts the response answers the query (default threshold 0.7).
 ///
-/// Options: `threshold = f64`, `samples`, `agreement`.
+/// Options: `threshold = f64`, `samples` ([`Samples`](crate::Samples): above 1
+/// only for a judge that samples), `agreement`.
 ///
 /// ```
 /// # use ragaliq::judge::{BoxFuture, Judge, JudgeRequest, JudgeResponse, Transport};
@@ -120,7 +130,8 @@ macro_rules! assert_relevant {
 /// Asserts the relevant passages are retrieved and ranked first (default
 /// threshold 0.7). The case needs at least one passage.
 ///
-/// Options: `threshold = f64`, `samples`, `agreement`.
+/// Options: `threshold = f64`, `samples` ([`Samples`](crate::Samples): above 1
+/// only for a judge that samples), `agreement`.
 ///
 /// ```
 /// # use ragaliq::judge::{BoxFuture, Judge, JudgeRequest, JudgeResponse, Transport};
@@ -150,7 +161,8 @@ macro_rules! assert_context_precision {
 /// Asserts the context holds the expected facts (default threshold 0.7).
 /// The case needs expected facts or an expected answer.
 ///
-/// Options: `threshold = f64`, `samples`, `agreement`.
+/// Options: `threshold = f64`, `samples` ([`Samples`](crate::Samples): above 1
+/// only for a judge that samples), `agreement`.
 ///
 /// ```
 /// # use ragaliq::judge::{BoxFuture, Judge, JudgeRequest, JudgeResponse, Transport};
@@ -184,7 +196,8 @@ macro_rules! assert_context_recall {
 /// failure message with both sides quoted.
 ///
 /// Options: `threshold = f64`, `correctness = Correctness::Recall` (or
-/// `Precision`; default `F1`), `samples`, `agreement`.
+/// `Precision`; default `F1`), `samples` ([`Samples`](crate::Samples): above 1
+/// only for a judge that samples), `agreement`.
 ///
 /// ```
 /// # use ragaliq::judge::{BoxFuture, Judge, JudgeRequest, JudgeResponse, Transport};
@@ -220,7 +233,8 @@ macro_rules! assert_correct {
 /// evaluation steps written once per criteria text (G-Eval). The failure
 /// message quotes the judge's reason.
 ///
-/// Options: `threshold = f64`, `samples`, `agreement`.
+/// Options: `threshold = f64`, `samples` ([`Samples`](crate::Samples): above 1
+/// only for a judge that samples), `agreement`.
 ///
 /// ```
 /// # use ragaliq::judge::{BoxFuture, Judge, JudgeRequest, JudgeResponse, Transport};
@@ -262,7 +276,8 @@ macro_rules! assert_judged {
 /// Asserts a metric of one's own ([`CustomMetric`](crate::CustomMetric))
 /// passes (its own threshold, default 0.7).
 ///
-/// Options: `threshold = f64`, `samples`, `agreement`.
+/// Options: `threshold = f64`, `samples` ([`Samples`](crate::Samples): above 1
+/// only for a judge that samples), `agreement`.
 ///
 /// ```
 /// # use ragaliq::judge::{BoxFuture, Judge, JudgeRequest, JudgeResponse, Transport};
@@ -297,8 +312,9 @@ macro_rules! assert_metric {
 /// Asserts a bad answer is caught: the metric scores it *below* its
 /// threshold. It fails when the answer passes, and also when the judge
 /// cannot answer or is undecided, so a broken judge or a missing recording
-/// never passes for a caught answer (as `#[should_panic]` would). It records
-/// like any other assertion and returns the [`Evaluation`](crate::Evaluation).
+/// never passes for a caught answer; unlike a `#[should_panic]` test, no
+/// other panic passes it either, and the test goes on. It records like any
+/// other assertion and returns the [`Evaluation`](crate::Evaluation).
 ///
 /// The metric is named after the case: `faithfulness`, `hallucination`,
 /// `relevance`, `context_precision` or `context_recall`; the options are

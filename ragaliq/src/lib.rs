@@ -5,7 +5,7 @@
 //!
 //! | metric | what it measures | judge calls (short questions, the default) |
 //! | --- | --- | --- |
-//! | [faithfulness](Judge::faithfulness) | share of the response's claims the context supports | 1 to extract the claims, 1 per claim, 1 more per claim not supported |
+//! | [faithfulness](Judge::faithfulness) | share of the response's claims the context supports | 1 to extract the claims, 1 per claim, 1 more per claim the judge answers no to (P(supported) < 0.5, whatever `claim_threshold` says) |
 //! | [hallucination](Judge::hallucination) | share of claims that are not hallucinated | 0 more after faithfulness |
 //! | [relevance](Judge::relevance) | how well the response answers the query | 1 |
 //! | [context precision](Judge::context_precision) | are the relevant passages ranked first? | 1 per passage |
@@ -20,8 +20,10 @@
 //! # A RAG test
 //!
 //! `#[rag_test]` turns an async function into a `#[test]`, hands it a judge
-//! configured by `ragaliq.toml` and `RAGALIQ_*` variables (see [`config`]),
-//! and binds that judge to a recording for this test:
+//! configured by `ragaliq.toml` and `RAGALIQ_*` variables (see [`config`];
+//! with nothing configured, OpenAI's `gpt-4o-mini`, which needs
+//! `OPENAI_API_KEY` to record and nothing to replay), and binds that judge
+//! to a recording for this test:
 //!
 //! ```no_run
 //! use ragaliq::prelude::*;
@@ -33,7 +35,7 @@
 //!         .response("The refund window is 30 days from delivery.");
 //!     assert_faithful!(judge, case);                      // default threshold 0.7
 //!     assert_no_hallucination!(judge, case, threshold = 0.9);
-//!     assert_relevant!(judge, case, samples = 3);         // asked 3 times, median
+//!     assert_relevant!(judge, case);                      // the score is P(yes)
 //! }
 //!
 //! /// A bad answer must be caught: fails when the judge lets it pass.
@@ -72,11 +74,19 @@
 //!
 //! - [`suite()`]: a folder of case files (YAML, JSON, JSONL, CSV) becomes
 //!   one test per case and metric in a `harness = false` target, with JSON,
-//!   JUnit and Markdown reports that add up across processes and CI shards.
-//! - [`calibration()`]: how far a judge agrees with labelled claims (kappa,
-//!   macro-F1, confusion matrix), and several judges side by side.
+//!   JUnit, Markdown and HTML reports that add up across processes and CI
+//!   shards.
+//! - [`calibration()`]: how far a judge agrees with labelled items (kappa,
+//!   macro-F1, confusion matrix), of five kinds: claims, answers
+//!   (relevance), passages (context precision), graded answers
+//!   (correctness) and judged responses (criteria); several judges side by
+//!   side.
 //! - [`Samples`]: ask each question several times and vote, or `auto` to
-//!   ask again only near the threshold.
+//!   ask again only near the threshold. Only a judge that samples can
+//!   disagree with itself: with `strategy = "word"` or `"json"` and a
+//!   `temperature` above 0. Under the default `strategy = "probability"`
+//!   the answers are token probabilities, the same at every asking, and
+//!   `samples` above 1 is a configuration error.
 //!
 //! # Evaluating from code, and your own judge
 //!

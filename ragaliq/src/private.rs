@@ -31,7 +31,7 @@ pub use tokio;
 /// Warns about `#[should_panic]` without `expected` on a `#[rag_test]`: a
 /// deprecation note is the one compiler warning a macro can raise.
 #[deprecated(
-    note = "`#[should_panic]` without `expected` passes whenever the test panics; ragaliq fails it on a judge error, but say what must panic with `#[should_panic(expected = \"…\")]`, or use `assert_caught!` to test that a bad answer is caught"
+    note = "`#[should_panic]` without `expected` passes on any panic of the test's own code (ragaliq fails it when an assertion failed for any reason but a low score); say what must panic, `#[should_panic(expected = \"failed for case\")]` for a low score, or use `assert_caught!` to test that a bad answer is caught"
 )]
 pub const fn should_panic_without_expected() {}
 
@@ -116,6 +116,15 @@ fn run_boxed(spec: TestSpec, body: Body) {
         .and_then(|c| Judge::from_config(&c).map(|j| (c, j)))
     {
         Ok(pair) => pair,
+        // A panic here would satisfy `#[should_panic]`, and a setup
+        // problem is no low score: the test returns, and fails as one that
+        // did not panic.
+        Err(e) if spec.should_panic => {
+            eprintln!(
+                "ragaliq configuration error (this test cannot run as configured): {e}; this #[should_panic] test is failed instead of passing on it"
+            );
+            return;
+        }
         Err(e) => panic!("ragaliq configuration error (this test cannot run as configured): {e}"),
     };
     let (config, judge) = config;

@@ -120,6 +120,53 @@ async fn json_object_mode_for_servers_without_schemas() {
     );
 }
 
+/// What a judge configured as `ollama:…` sends: a JSON schema for the JSON
+/// tasks (Ollama 0.5 and later make it a grammar; not `json_object`, as the
+/// guide once said), token probabilities for the yes/no questions, no key.
+#[tokio::test]
+async fn ollama_is_sent_a_json_schema_and_asked_for_token_probabilities() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(openai_reply(
+            r#"{"claims": ["You have 30 days to ask for a refund."]}"#,
+            120,
+            15,
+        )))
+        .mount(&server)
+        .await;
+    let url = format!("{}/v1", server.uri());
+    let env = |name: &str| match name {
+        "RAGALIQ_JUDGE" => Some("ollama:qwen2.5:1.5b".to_owned()),
+        "RAGALIQ_BASE_URL" => Some(url.clone()),
+        "RAGALIQ_MODE" => Some("live".to_owned()),
+        _ => None,
+    };
+    let config = ragaliq::Config::from_sources(None, std::path::Path::new("."), &env).unwrap();
+    let judge = Judge::from_config(&config).unwrap();
+    // The claim question's reply is no yes or no: only what was sent counts.
+    let _ = within(judge.faithfulness(&case())).await;
+    let requests = server.received_requests().await.unwrap();
+    let bodies: Vec<Value> = requests
+        .iter()
+        .map(|r| serde_json::from_slice(&r.body).unwrap())
+        .collect();
+    assert_eq!(bodies[0]["model"], "qwen2.5:1.5b");
+    assert_eq!(
+        bodies[0]["response_format"]["type"], "json_schema",
+        "{}",
+        bodies[0]
+    );
+    assert_eq!(bodies[0]["response_format"]["json_schema"]["strict"], true);
+    let yes_no = bodies.get(1).expect("the claim was asked about");
+    assert!(yes_no.get("response_format").is_none(), "{yes_no}");
+    assert_eq!(yes_no["logprobs"], true, "{yes_no}");
+    assert!(
+        requests
+            .iter()
+            .all(|r| r.headers.get("authorization").is_none())
+    );
+}
+
 async fn attempts_for(status: u16, max_retries: u32) -> (ragaliq::TransportError, usize) {
     let server = MockServer::start().await;
     Mock::given(method("POST"))

@@ -1,6 +1,8 @@
-//! How far a judge agrees with people: labelled claims verified through the
-//! judge (or labelled answers and passages judged for relevance), and the
-//! agreement reported.
+//! How far a judge agrees with people: labelled items of five kinds judged
+//! through the judge, and the agreement reported. Claims (verified, as
+//! faithfulness verifies them), answers (relevance), passages (context
+//! precision), graded answers (correctness against a reference) and judged
+//! responses (criteria).
 //!
 //! A folder of labelled claims (see [`load_dir`] for the formats) is
 //! verified in batches through the normal judge path — the same prompt,
@@ -47,11 +49,19 @@
 //! score against its relevance threshold. A folder of passages (`query`,
 //! `passage`, `label: relevant | not_relevant`) calibrates the passage
 //! verdicts of context precision. Their figures are two-way (relevant or
-//! not; a partial answer is not relevant).
+//! not; a partial answer is not relevant). A folder of graded answers
+//! (`query`, `reference`, `response`, `label: correct | partial |
+//! incorrect`) calibrates answer correctness, correct or not (partial is
+//! not correct), beside plain matching's floor; a folder of judged
+//! responses (`query`, `response`, `criteria`, optionally `context`,
+//! `label: meets | fails`) calibrates criteria, in the judge's criteria
+//! form.
 //!
 //! [`Calibration::with_fit`] also finds, per judge, the threshold on the
 //! judge's probability (P(supported) for claims, the relevance score for
-//! answers, P(relevant) for passages) that agrees best with the labels:
+//! answers, P(relevant) for passages, the correctness score for graded
+//! answers, the criteria score for judged responses) that agrees best with
+//! the labels:
 //! `cargo ragaliq calibrate --fit` writes it into the judge's file, to be
 //! checked on the other half of the set.
 //!
@@ -191,8 +201,10 @@ impl Calibration {
         self
     }
 
-    /// Fails the run when a judge's kappa over the four verdicts is below
-    /// `floor` (or undefined).
+    /// Fails the run when a judge's headline kappa is below `floor` (or
+    /// undefined): over the four verdicts for claims whose labels give
+    /// more than supported / not, else supported / not; relevant / not,
+    /// correct / not or meets / fails for the other kinds.
     pub fn with_min_kappa(mut self, floor: f64) -> Self {
         self.min_kappa = Some(floor);
         self

@@ -21,7 +21,8 @@ const CONSOLE_DISAGREEMENTS: usize = 10;
 pub struct CalibrationReport {
     /// Format of this report's JSON.
     pub format: u32,
-    /// What the items are: claims, answers or passages.
+    /// What the items are: claims, answers, passages, graded answers or
+    /// judged responses.
     pub kind: ItemKind,
     /// Labelled items in the set.
     pub claims: usize,
@@ -585,7 +586,8 @@ impl CalibrationReport {
 
 impl CalibrationReport {
     /// The names of the headline figures: the four verdicts and
-    /// supported / not for claims; relevant / not for answers and passages
+    /// supported / not for claims; relevant / not for answers and passages,
+    /// correct / not for graded answers, meets / fails for judged responses
     /// (both figures are the same there).
     fn headline(&self) -> (&'static str, &'static str) {
         match self.kind {

@@ -10,9 +10,16 @@
 //! [`Slots`](crate::run::Slots)); calls already in flight finish. So a run
 //! overshoots the budget by at most `concurrency` calls: those that passed
 //! the check before the one that crossed the limit was booked.
+//!
+//! A budget for a model with no price (a local model, not in the built-in
+//! table and without `[cost.prices."<model>"]`) cannot count what a call
+//! costs: it refuses every live call with a configuration error naming the
+//! model. It is not an error before that: replay spends nothing, so a
+//! team's `cost.max_usd` does not stop CI from replaying a local model's
+//! recordings.
 
 use crate::core::sync::lock;
-use crate::core::{Price, Usage};
+use crate::core::{ConfigError, Price, Usage};
 use crate::error::Error;
 use crate::run;
 use serde::{Deserialize, Serialize};
@@ -34,7 +41,9 @@ pub(crate) struct Spent {
 #[derive(Debug)]
 pub(crate) struct Budget {
     max_usd: f64,
-    price: Price,
+    /// The model's price; `Err` holds the configuration error every live
+    /// call gets when the model has none.
+    price: Result<Price, ConfigError>,
     /// The ledger file, when the run spans processes.
     shared: Option<PathBuf>,
     local: Mutex<Spent>,
@@ -55,8 +64,26 @@ impl Budget {
     pub(crate) fn new(max_usd: f64, price: Price, shared: Option<PathBuf>) -> Budget {
         Budget {
             max_usd,
-            price,
+            price: Ok(price),
             shared,
+            local: Mutex::new(Spent::default()),
+            broken: Mutex::new(None),
+        }
+    }
+
+    /// A budget of `max_usd` for `model`, which has no price: every live
+    /// call is refused with a configuration error, and nothing else is.
+    pub(crate) fn unpriced(max_usd: f64, model: &str) -> Budget {
+        Budget {
+            max_usd,
+            price: Err(ConfigError::Invalid {
+                origin: "budget".into(),
+                value: max_usd.to_string(),
+                expected: format!(
+                    "a price for model `{model}` before a live call can be counted against it: add [cost.prices.\"{model}\"] to ragaliq.toml (input_per_million = 0 and output_per_million = 0 for a local model); replaying needs no price"
+                ),
+            }),
+            shared: None,
             local: Mutex::new(Spent::default()),
             broken: Mutex::new(None),
         }
@@ -80,6 +107,9 @@ impl Budget {
     /// that could not be booked) refuses every call: spending that cannot
     /// be counted cannot be limited.
     pub(crate) fn check(&self) -> Result<(), Error> {
+        if let Err(e) = &self.price {
+            return Err(Error::Config(e.clone()));
+        }
         if let Some(problem) = lock(&self.broken).clone() {
             return Err(Error::RunState { problem });
         }
@@ -106,7 +136,8 @@ impl Budget {
     /// Adds a live call's cost to the run's ledger. When it cannot be
     /// booked, every later [`check`](Self::check) refuses, with why.
     pub(crate) fn charge(&self, usage: &Usage) {
-        let usd = self.price.cost(usage);
+        // An unpriced budget never lets a call through to be charged.
+        let usd = self.price.as_ref().map_or(0.0, |p| p.cost(usage));
         let add = |spent: &mut Spent| {
             spent.usd += usd;
             spent.calls = spent.calls.saturating_add(usage.calls);
@@ -157,6 +188,18 @@ mod tests {
             "{e}"
         );
         assert_eq!(b.spent().skipped, 1);
+    }
+
+    #[test]
+    fn an_unpriced_budget_refuses_every_live_call_as_a_configuration_error() {
+        let b = Budget::unpriced(5.0, "qwen");
+        for _ in 0..2 {
+            let e = b.check().unwrap_err();
+            assert!(e.is_configuration(), "{e}");
+            assert!(!e.is_budget(), "not a spent budget: {e}");
+            assert!(e.to_string().contains("[cost.prices.\"qwen\"]"), "{e}");
+        }
+        assert_eq!(b.spent().skipped, 0);
     }
 
     #[test]

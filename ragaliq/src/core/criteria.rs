@@ -254,9 +254,45 @@ impl Criteria {
     }
 }
 
-fn names(text: &str, words: &[&str]) -> bool {
+fn names(text: &str, words: &[&'static str]) -> bool {
+    named(text, words).is_some()
+}
+
+/// The first of `words` the text names, in any case.
+fn named(text: &str, words: &[&'static str]) -> Option<&'static str> {
     let lower = text.to_lowercase();
-    words.iter().any(|w| lower.contains(w))
+    words.iter().copied().find(|w| lower.contains(w))
+}
+
+/// Why the judge is shown a part of the case, or is not.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ShownBecause {
+    /// Set with `with_context` / `with_expected` (or `context:` /
+    /// `expected:` in a case file).
+    Set,
+    /// The rule names it with this word.
+    Named(&'static str),
+    /// The rule names none of the words that show it.
+    NotNamed,
+}
+
+impl Criteria {
+    /// Why the passages are shown to the judge, or are not.
+    pub(crate) fn context_because(&self) -> ShownBecause {
+        Self::because(self.context, &self.text, &CONTEXT_WORDS)
+    }
+
+    /// Why the expected answer is shown to the judge, or is not.
+    pub(crate) fn expected_because(&self) -> ShownBecause {
+        Self::because(self.expected, &self.text, &EXPECTED_WORDS)
+    }
+
+    fn because(set: Option<bool>, text: &str, words: &[&'static str]) -> ShownBecause {
+        match set {
+            Some(_) => ShownBecause::Set,
+            None => named(text, words).map_or(ShownBecause::NotNamed, ShownBecause::Named),
+        }
+    }
 }
 
 impl From<&str> for Criteria {

@@ -27,6 +27,7 @@ mod verdict;
 pub use case::{CaseError, RagCase};
 pub use check::{Check, CheckOutcome};
 pub use config_error::ConfigError;
+pub(crate) use criteria::ShownBecause;
 pub use criteria::{Correctness, Criteria, CriteriaForm};
 pub use evaluation::{ClaimCounts, ClaimVerdict, Evaluation, Metric, PassageVerdict, Usage};
 pub use json_mode::JsonMode;

@@ -15,6 +15,12 @@ use std::fmt;
 /// How many times each question is asked (`scoring.samples`,
 /// `RAGALIQ_SAMPLES`, `samples = …` in the assertion macros).
 ///
+/// More than one sample needs a judge that samples: `strategy = "word"` or
+/// `"json"`, with a `temperature` above 0. Under the default `strategy =
+/// "probability"` each answer is read from token probabilities, which are
+/// the same every time a question is asked, so `samples` above 1 (or
+/// `"auto"`) is a configuration error there.
+///
 /// ```
 /// use ragaliq::Samples;
 /// assert_eq!(Samples::parse("5"), Some(Samples::Fixed(5)));

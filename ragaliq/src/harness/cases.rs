@@ -4,8 +4,11 @@
 //! Every format holds the same fields: `id`, `query`, `context` (a list),
 //! `response`, `expected_answer`, `expected_facts` (a list), `tags` (a list),
 //! `criteria` (a map of names to rules in plain words, each judged as its
-//! own trial; a rule may be `{text: "…", form: scored}`), `thresholds` (per
-//! metric) and `expect`. In CSV, list cells are JSON arrays (`["a", "b"]`)
+//! own trial; a rule may be `{text: "…", form: scored, context: true,
+//! expected: false}`, where `context` and `expected` show the judge the
+//! passages and the expected answer, or not, whatever the rule's words say:
+//! see [`Criteria::uses_context`](crate::Criteria::uses_context)),
+//! `thresholds` (per metric) and `expect`. In CSV, list cells are JSON arrays (`["a", "b"]`)
 //! or `|`-separated, the `criteria` cell a JSON map, thresholds are columns
 //! named `threshold_<metric>`, and an empty `response` cell is a response
 //! not given.
@@ -83,6 +86,10 @@ enum RawCriteria {
         text: String,
         #[serde(default)]
         form: Option<String>,
+        #[serde(default)]
+        context: Option<bool>,
+        #[serde(default)]
+        expected: Option<bool>,
     },
 }
 
@@ -371,9 +378,14 @@ fn to_case(record: Record, file: &Path, line: usize) -> Result<LoadedCase, LoadE
     };
     let mut criteria = Vec::new();
     for (name, raw) in record.criteria {
-        let (text, form) = match raw {
-            RawCriteria::Text(text) => (text, None),
-            RawCriteria::Full { text, form } => (text, form),
+        let (text, form, context, expected) = match raw {
+            RawCriteria::Text(text) => (text, None, None, None),
+            RawCriteria::Full {
+                text,
+                form,
+                context,
+                expected,
+            } => (text, form, context, expected),
         };
         if name.trim().is_empty() || text.trim().is_empty() {
             return Err(err(format!(
@@ -389,7 +401,14 @@ fn to_case(record: Record, file: &Path, line: usize) -> Result<LoadedCase, LoadE
                 ))
             })?,
         };
-        criteria.push(crate::core::Criteria::new(text).named(name).with_form(form));
+        let mut rule = crate::core::Criteria::new(text).named(name).with_form(form);
+        if let Some(shown) = context {
+            rule = rule.with_context(shown);
+        }
+        if let Some(shown) = expected {
+            rule = rule.with_expected(shown);
+        }
+        criteria.push(rule);
     }
     let case = RagCase {
         id: Some(id),
@@ -434,6 +453,40 @@ mod tests {
         assert_eq!((cases[0].line, cases[1].line), (1, 7));
         assert_eq!(cases[0].case.context, ["P1", "P2"]);
         assert_eq!(cases[0].thresholds[&Metric::Faithfulness], 0.9);
+    }
+
+    #[test]
+    fn criteria_in_a_case_file_with_their_form_and_what_the_judge_is_shown() {
+        let path = write(
+            "criteria.yaml",
+            "- id: a\n  query: Q?\n  response: R.\n  criteria:\n    no-promise: Never promises a refund\n    cites:\n      text: Cites the policy\n      form: scored\n      context: true\n      expected: false\n    figures: {text: Every figure is in the passages, context: false}\n",
+        );
+        let case = &load_file(&path).unwrap()[0];
+        let by_name = |n: &str| {
+            case.criteria
+                .iter()
+                .find(|c| c.name() == n)
+                .unwrap_or_else(|| panic!("{n}: {:?}", case.criteria))
+        };
+        let plain = by_name("no-promise");
+        assert_eq!(plain.text(), "Never promises a refund");
+        assert!(!plain.uses_context() && !plain.uses_expected());
+        let cites = by_name("cites");
+        assert_eq!(cites.form(), crate::core::CriteriaForm::Scored);
+        assert!(
+            cites.uses_context(),
+            "set, though the rule names no passage"
+        );
+        assert!(!cites.uses_expected());
+        assert!(
+            !by_name("figures").uses_context(),
+            "set off, though the rule says \"passages\""
+        );
+        let csv = write(
+            "criteria.csv",
+            "id,query,response,criteria\nc,Q?,R.,\"{\"\"cites\"\": {\"\"text\"\": \"\"Cites the policy\"\", \"\"context\"\": true}}\"\n",
+        );
+        assert!(load_file(&csv).unwrap()[0].criteria[0].uses_context());
     }
 
     #[test]

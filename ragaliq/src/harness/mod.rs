@@ -31,7 +31,8 @@
 //!
 //! Under cargo-nextest every trial is a process of its own. Each process
 //! adds its results to the run's folder (see [`run`](crate::run)) and
-//! rewrites `report.json`, `junit.xml` and `summary.md` from all of them, so
+//! rewrites `report.json`, `junit.xml`, `summary.md` and `report.html` from
+//! all of them, so
 //! the report in the folder counts every trial of the run once, and
 //! `GITHUB_STEP_SUMMARY` holds one table for the run. Shards on other
 //! machines are combined with `cargo ragaliq report`.
@@ -181,7 +182,10 @@ impl Suite {
         self
     }
 
-    /// Runs only cases with at least one of these tags (also `RAGALIQ_TAGS`, comma-separated).
+    /// Runs only cases with at least one of these tags. Set here, they are
+    /// the suite's own: `RAGALIQ_TAGS` (comma-separated) chooses the tags
+    /// only for a suite that sets none, as what code sets wins over a
+    /// variable.
     pub fn tags<I, S>(mut self, tags: I) -> Self
     where
         I: IntoIterator<Item = S>,
@@ -197,13 +201,17 @@ impl Suite {
         self
     }
 
-    /// Writes `report.json`, `junit.xml` and `summary.md` here (also `RAGALIQ_REPORT_DIR`).
+    /// Writes `report.json`, `junit.xml`, `summary.md` and `report.html`
+    /// here. `RAGALIQ_REPORT_DIR` names the folder only for a suite that
+    /// sets none, as what code sets wins over a variable.
     pub fn report_dir(mut self, dir: impl Into<PathBuf>) -> Self {
         self.report_dir = Some(dir.into());
         self
     }
 
-    /// Compares scores with a previous `report.json` (also `RAGALIQ_BASELINE`).
+    /// Compares scores with a previous `report.json`. `RAGALIQ_BASELINE`
+    /// names one only for a suite that sets none, as what code sets wins
+    /// over a variable.
     pub fn baseline(mut self, report: impl Into<PathBuf>) -> Self {
         self.baseline = Some(report.into());
         self

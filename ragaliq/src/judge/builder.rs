@@ -390,7 +390,10 @@ impl JudgeBuilder {
         self
     }
 
-    /// Stops live calls once this many dollars are spent in the run (needs a price).
+    /// Stops live calls once this many dollars are spent in the run. Without
+    /// a price ([`with_price`](Self::with_price), or the model's in
+    /// `cost.prices` or the built-in table) every live call is refused as a
+    /// configuration error; replay needs no price.
     pub fn with_budget(mut self, dollars: f64) -> Self {
         self.budget = Some(dollars);
         self
@@ -497,17 +500,12 @@ impl JudgeBuilder {
                         "a number of dollars, 0 or more",
                     ));
                 }
-                let Some(price) = self.price else {
-                    return Err(invalid(
-                        "budget",
-                        budget.to_string(),
-                        &format!(
-                            "a price for model `{}` first: add [cost.prices.\"{}\"] to ragaliq.toml",
-                            self.model, self.model
-                        ),
-                    ));
-                };
-                Some(Budget::for_run(budget, price))
+                // Without a price the budget refuses live calls only:
+                // replay spends nothing and needs none.
+                Some(match self.price {
+                    Some(price) => Budget::for_run(budget, price),
+                    None => Budget::unpriced(budget, &self.model),
+                })
             }
         };
         if let Some(price) = self.price.filter(|p| !p.is_valid()) {

@@ -5,7 +5,7 @@
 
 use super::sampling::sample;
 use super::{Asker, Plan, Scored};
-use crate::core::{Criteria, CriteriaForm, Metric, RagCase};
+use crate::core::{Criteria, CriteriaForm, Metric, RagCase, ShownBecause};
 use crate::error::{Error, Result};
 use crate::stats;
 use crate::tasks::{CriteriaMet, CriteriaScore, CriteriaSteps, Judged};
@@ -104,7 +104,7 @@ pub(super) async fn criteria(
         if !read.reason.is_empty() {
             judge.push_str(&format!(", its reason: \"{}\"", read.reason));
         }
-        return Ok(Scored {
+        let mut scored = Scored {
             review_key,
             name: Some(criteria.name().to_owned()),
             ..Scored::by_person(
@@ -113,7 +113,12 @@ pub(super) async fn criteria(
                 score,
                 "on whether the response meets the criteria",
             )
-        });
+        };
+        // What the judge was shown decides what its answer, which the
+        // person overruled, was about.
+        scored.reasoning.push(' ');
+        scored.reasoning.push_str(&shown(criteria));
+        return Ok(scored);
     }
     let undecided = scores.len() > 1 && {
         let sides: Vec<bool> = scores.iter().map(|s| *s >= plan.threshold).collect();
@@ -131,9 +136,10 @@ pub(super) async fn criteria(
         format!("The judge's reason: \"{}\"", read.reason)
     };
     reasoning.push_str(&format!(
-        " ({} {what}: {})",
+        " ({} {what}: {}). {}",
         score_name(criteria),
-        read.read
+        read.read,
+        shown(criteria)
     ));
     Ok(Scored {
         score: median,
@@ -146,9 +152,83 @@ pub(super) async fn criteria(
     })
 }
 
+/// What the judge was shown, and why. The passages and the expected answer
+/// reach the judge only when the criteria name them ("passage", "policy
+/// text", "reference", …) or are set to, so every verdict says which it
+/// saw: a rule about the passages that names none of the words was judged
+/// without them.
+fn shown(criteria: &Criteria) -> String {
+    let mut shown = vec!["the question", "the response", "the criteria"]
+        .into_iter()
+        .map(str::to_owned)
+        .collect::<Vec<_>>();
+    let mut hidden = Vec::new();
+    for (part, pronoun, on, because) in [
+        (
+            "the passages",
+            "them",
+            criteria.uses_context(),
+            criteria.context_because(),
+        ),
+        (
+            "the expected answer",
+            "it",
+            criteria.uses_expected(),
+            criteria.expected_because(),
+        ),
+    ] {
+        let why = match because {
+            ShownBecause::Set => "as set".to_owned(),
+            ShownBecause::Named(word) => format!("the criteria say \"{word}\""),
+            ShownBecause::NotNamed => format!("the criteria do not name {pronoun}"),
+        };
+        let item = format!("{part} ({why})");
+        if on {
+            shown.push(item);
+        } else {
+            hidden.push(item);
+        }
+    }
+    let last = shown.pop().unwrap_or_default();
+    let mut out = format!("Shown to the judge: {} and {last}", shown.join(", "));
+    if !hidden.is_empty() {
+        out.push_str("; not ");
+        out.push_str(&hidden.join(" nor "));
+    }
+    out.push('.');
+    out
+}
+
 fn score_name(criteria: &Criteria) -> &'static str {
     match criteria.form() {
         CriteriaForm::YesNo => "P(yes)",
         CriteriaForm::Scored => "score",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_verdict_says_what_the_judge_was_shown_and_why() {
+        assert_eq!(
+            shown(&Criteria::new("Never promises a refund")),
+            "Shown to the judge: the question, the response and the criteria; not the passages (the criteria do not name them) nor the expected answer (the criteria do not name it)."
+        );
+        assert_eq!(
+            shown(&Criteria::new(
+                "Quotes the Policy Text and agrees with the reference"
+            )),
+            "Shown to the judge: the question, the response, the criteria, the passages (the criteria say \"policy text\") and the expected answer (the criteria say \"reference\")."
+        );
+        assert_eq!(
+            shown(
+                &Criteria::new("Every figure appears in the passages")
+                    .with_context(false)
+                    .with_expected(true)
+            ),
+            "Shown to the judge: the question, the response, the criteria and the expected answer (as set); not the passages (as set)."
+        );
     }
 }
