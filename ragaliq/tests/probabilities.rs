@@ -234,25 +234,31 @@ async fn a_server_that_refuses_probabilities_is_asked_once_more_without_them() {
     let eval = within(judge.faithfulness(&case())).await.unwrap();
     assert_eq!(eval.claims[0].verdict, Verdict::Supported);
     let bodies = seen.lock().unwrap().clone();
-    // The two claims' questions may go out together, and then both are
-    // refused (or the second leaves after the first refusal, and goes
-    // without): only the first two questions ever ask for probabilities;
-    // every question after the refusal goes without.
+    // The two claims' questions may go out together, and then both carry
+    // probabilities; the second may even reach the server after the first
+    // was refused and asked again without them (seen: at [1, 3] of 6).
+    // What must hold: no more than the two questions in flight at the
+    // refusal ever ask for probabilities, and each is asked again without.
     let with: Vec<usize> = bodies
         .iter()
         .enumerate()
         .filter(|(_, b)| b.get("logprobs").is_some())
         .map(|(i, _)| i)
         .collect();
-    // (The first question is the extraction's, which never asks for them.)
-    let first = with
-        .first()
-        .copied()
-        .expect("probabilities asked for at first");
     assert!(
-        with == [first] || with == [first, first + 1],
+        !with.is_empty() && with.len() <= 2,
         "refused, then never asked for again: asked with probabilities at {with:?} of {}",
         bodies.len()
+    );
+    let without = |i: usize| {
+        let question = &bodies[i]["messages"][1]["content"];
+        bodies[i + 1..]
+            .iter()
+            .any(|b| b.get("logprobs").is_none() && b["messages"][1]["content"] == *question)
+    };
+    assert!(
+        with.iter().all(|&i| without(i)),
+        "each refused question is asked again without probabilities"
     );
     assert!(bodies.len() > with.len(), "asked again without them");
     let contradiction = bodies
