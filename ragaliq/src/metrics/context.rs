@@ -1,8 +1,7 @@
 //! Context precision (are the retrieved passages relevant, best first?) and
 //! context recall (does the context hold what a complete answer needs?).
 
-use super::claims::Verification;
-use super::faithfulness::details;
+use super::claims::{Verification, details};
 use super::sampling::{sample, vote_items};
 use super::{Asker, Plan, Scored, claims, plural};
 use crate::core::Strategy;
@@ -240,7 +239,7 @@ pub(super) async fn recall(
         )
     };
     if let Some(extracted) = &extracted {
-        reasoning.push_str(&super::faithfulness::dropped(extracted));
+        reasoning.push_str(&super::claims::dropped(extracted));
     }
     Ok(Scored {
         score,

@@ -7,8 +7,7 @@
 //! against the response (recall: what of the reference it says). The
 //! score is their F1, or one of them ([`Correctness`]).
 
-use super::claims::{self, Checked, Verification};
-use super::faithfulness::{details, dropped};
+use super::claims::{self, Checked, Verification, details, dropped};
 use super::{Asker, Plan, Scored, plural};
 use crate::core::{Correctness, Metric, RagCase, Verdict, VerdictWeights};
 use crate::error::{Error, Result};

@@ -1,11 +1,10 @@
 //! Faithfulness and hallucination: the same claims and verdicts, scored two ways.
 
-use super::claims::{self, Verification, Voted};
+use super::claims::{self, Verification, details, dropped, summary};
 use super::{Asker, Plan, Scored, plural};
-use crate::core::{ClaimVerdict, RagCase, Verdict, VerdictWeights};
+use crate::core::{RagCase, Verdict, VerdictWeights};
 use crate::error::Result;
 use crate::parse::ParsedVerdict;
-use crate::tasks::Extracted;
 
 pub(super) async fn faithfulness(
     ask: &Asker<'_>,
@@ -128,100 +127,6 @@ pub(super) async fn hallucination(
         dropped: extracted.dropped.len(),
         ..Scored::default()
     })
-}
-
-/// The claims with their voted verdicts. A claim fails the metric when
-/// `failed` says so of its verdict; an ungrounded verdict fails it too (it
-/// is undecided, never a pass).
-pub(super) fn details(
-    claims: &[String],
-    verdicts: Vec<Voted>,
-    failed: impl Fn(&ParsedVerdict) -> bool,
-) -> Vec<ClaimVerdict> {
-    claims
-        .iter()
-        .zip(verdicts)
-        .map(|(claim, v)| ClaimVerdict {
-            failed: v.ungrounded || failed(&v.verdict),
-            claim: claim.clone(),
-            verdict: v.verdict.verdict,
-            evidence: v.verdict.evidence,
-            confidence: v.verdict.confidence,
-            agreement: v.agreement,
-            undecided: v.undecided,
-            evidence_in: v.found.map(|f| f.passage + 1),
-            ungrounded: v.ungrounded,
-            probability: v.probability,
-            located: v.located,
-            from_reference: false,
-            person: v.person,
-            review_key: v.review_key,
-        })
-        .collect()
-}
-
-/// " 1 claim the judge wrote was dropped: \"…\" (not in the response)."
-pub(super) fn dropped(extracted: &Extracted) -> String {
-    if extracted.dropped.is_empty() {
-        return String::new();
-    }
-    let listed: Vec<String> = extracted
-        .dropped
-        .iter()
-        .map(|(_, c, why)| format!("{c:?} ({why})"))
-        .collect();
-    format!(
-        " {} the judge extracted {} dropped: {}.",
-        plural(extracted.dropped.len(), "claim", "claims"),
-        if extracted.dropped.len() == 1 {
-            "was"
-        } else {
-            "were"
-        },
-        listed.join("; ")
-    )
-}
-
-/// "3 supported, 1 contradicted"; `None` when there was no context to verify against.
-pub(super) fn summary(details: &[ClaimVerdict], case: &RagCase) -> Option<String> {
-    if case.context.is_empty() {
-        return None;
-    }
-    let parts: Vec<String> = [
-        Verdict::Supported,
-        Verdict::PartiallySupported,
-        Verdict::NoEvidence,
-        Verdict::Contradicted,
-    ]
-    .into_iter()
-    .filter_map(|v| {
-        let n = details.iter().filter(|c| c.verdict == v).count();
-        (n > 0).then(|| format!("{n} {}", v.label().replace('_', " ")))
-    })
-    .collect();
-    let mut out = parts.join(", ");
-    let persons = details.iter().filter(|c| c.person.is_some()).count();
-    if persons > 0 {
-        out.push_str(&format!(
-            "; {} a person's",
-            plural(persons, "verdict is", "verdicts are")
-        ));
-    }
-    let ungrounded = details.iter().filter(|c| c.ungrounded).count();
-    let split = details
-        .iter()
-        .filter(|c| c.undecided && !c.ungrounded)
-        .count();
-    if ungrounded > 0 {
-        out.push_str(&format!(
-            "; {} evidence in no passage (undecided)",
-            plural(ungrounded, "verdict cites its", "verdicts cite their")
-        ));
-    }
-    if split > 0 {
-        out.push_str(&format!("; {split} split below the required agreement"));
-    }
-    Some(out)
 }
 
 fn no_context(claims: usize) -> String {

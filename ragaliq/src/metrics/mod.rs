@@ -247,7 +247,7 @@ impl Scored {
             reasoning: format!(
                 "{}{}",
                 no_claims_listed(extracted.of),
-                faithfulness::dropped(extracted)
+                claims::dropped(extracted)
             ),
             undecided: true,
             sample_scores: vec![0.0],
@@ -600,7 +600,7 @@ async fn verify_claim_here(
         |set| VerdictWeights::RATIO.score(set.iter().map(|v| v.verdict)),
     )
     .await?;
-    let mut details = faithfulness::details(&claims, checked.voted, |v| {
+    let mut details = claims::details(&claims, checked.voted, |v| {
         v.verdict != crate::core::Verdict::Supported
     });
     Ok(details.remove(0))

@@ -13,10 +13,12 @@
 
 mod extract;
 mod json;
+mod report;
 pub(crate) mod rule;
 mod short;
 
 pub(crate) use extract::extract;
+pub(crate) use report::{details, dropped, summary};
 
 use super::sampling::{sample, vote_items};
 use super::{Asker, Plan};
