@@ -38,7 +38,7 @@ TOP_LOGPROBS), 3 reply tokens for one-word questions and criteria answers
 (the reason ragaliq lets follow is not read), 320 for the steps.
 Standard library only.
 """
-import argparse, hashlib, json, math, os, re, sys, time, urllib.request
+import argparse, functools, hashlib, json, math, os, re, sys, time, urllib.request
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TOP = 10
@@ -138,9 +138,11 @@ STEPS_SCHEMA = {'type': 'object', 'properties': {'steps': {'type': 'array', 'ite
 
 def sentences(text):
     """A long reference cut into sentences: LiveQA's "Reference answer N:"
-    markers dropped, split after . ! ? before a capital, digit or quote,
+    markers and bracketed citation numbers ("[5]") dropped, split after
+    . ! ? before a capital, digit or quote,
     fragments under 20 characters joined to the sentence before."""
-    text = re.sub(r'Reference answer \d+:\s*', ' ', text).strip()
+    text = re.sub(r'Reference answer \d+:\s*', ' ', text)
+    text = re.sub(r'\[\d+\]', '', text).strip()
     parts = [p.strip() for p in re.split(r'(?<=[.!?])\s+(?=[A-Z0-9"“(])', text) if p.strip()]
     out = []
     for p in parts:
@@ -181,6 +183,7 @@ def accepted(reference):
     return [r]
 
 
+@functools.lru_cache(maxsize=None)
 def found(reference, response):
     """Whether an accepted answer appears in the response, whole words, after normalisation."""
     resp = ' ' + normalise(response) + ' '
@@ -190,6 +193,7 @@ def found(reference, response):
 STOP = set('of in on at to for from by with and or is are was were be been it its this that as per after before up'.split())
 
 
+@functools.lru_cache(maxsize=None)
 def found_words(reference, response):
     """Looser evidence: for some accepted answer, every number in it is in
     the response and at least half of its other words (normalised, without
@@ -323,8 +327,24 @@ class Asker:
         return e
 
 
+def subset(items, limit):
+    """At most `limit` items per source and half, the labels in equal shares
+    (as far as each has items), each label's in SHA-256 order of the id."""
+    if not limit:
+        return items
+    out = []
+    groups = {}
+    for it in items:
+        groups.setdefault((it['source'], it['half'], it['kind']), {}).setdefault(it['label'], []).append(it)
+    for g in groups.values():
+        share = -(-limit // len(g))
+        for label in sorted(g):
+            out += sorted(g[label], key=lambda it: hashlib.sha256(it['id'].encode()).hexdigest())[:share]
+    return out
+
+
 def cmd_ask(args):
-    items = load(args.dirs)
+    items = subset(load(args.dirs), args.limit)
     designs = args.designs.split(',')
     a = Asker(args)
     for it in items:
@@ -360,29 +380,40 @@ def word(tok):
 
 
 def read_words(entry, words):
-    """Probabilities of `words` at the first token that is one of them or
-    where they hold at least half the mass, renormalised over them (as
-    ragaliq's parse::answer_word); None when no such first word."""
-    for t in entry['tokens']:
-        if not word(t['t']):
-            continue
-        mass = {w: 0.0 for w in words}
-        for tok, lp in t['top']:
-            w = word(tok)
-            if w in mass:
-                mass[w] += math.exp(lp)
-        total = sum(mass.values())
-        if word(t['t']) in mass or total >= 0.5:
-            if total == 0:
-                return None
-            return {w: m / total for w, m in mass.items()}
+    """Probabilities of `words` as ragaliq's parse::answer_word reads them:
+    at the first token that is one of the words, else at the first token
+    with a letter or digit if the words hold at least half its mass there,
+    renormalised over the words; None when neither."""
+    toks = entry['tokens']
+    at = next((i for i, t in enumerate(toks) if word(t['t']) in words), None)
+    written = at is not None
+    if at is None:
+        at = next((i for i, t in enumerate(toks) if word(t['t'])), None)
+    if at is None:
         return None
+    t = toks[at]
+    mass = {w: 0.0 for w in words}
+    seen = False
+    for tok, lp in t['top']:
+        seen |= tok == t['t']
+        if word(tok) in mass:
+            mass[word(tok)] += math.exp(lp)
+    if not seen and word(t['t']) in mass:
+        mass[word(t['t'])] += math.exp(t['lp'])
+    total = sum(mass.values())
+    if (written or total >= 0.5) and total > 0:
+        return {w: m / total for w, m in mass.items()}
     return None
 
 
-def collect(cache_path, model=None):
+def cache_lines(paths):
+    for path in paths:
+        yield from open(path, encoding='utf-8')
+
+
+def collect(cache_paths, model=None):
     by = {}
-    for line in open(cache_path, encoding='utf-8'):
+    for line in cache_lines(cache_paths):
         e = json.loads(line)
         if model and e['model'] != model:
             continue
@@ -401,7 +432,9 @@ def collect(cache_path, model=None):
             a.setdefault('persent', {})[e['sub']] = p
         else:
             a[d] = p
-        a['secs'][d] = a['secs'].get(d, 0) + e['secs']
+        if e['secs'] is None:  # imported from a recording: no timing
+            a.setdefault('recorded', set()).add(d)
+        a['secs'][d] = a['secs'].get(d, 0) + (e['secs'] or 0)
         a['chars'][d] = a['chars'].get(d, 0) + e['chars']
         a['calls'][d] = a['calls'].get(d, 0) + 1
     return by
@@ -544,7 +577,7 @@ def fmt_params(names, params):
 
 
 def cmd_report(args):
-    items = load(args.dirs)
+    items = subset(load(args.dirs), args.limit)
     by = collect(args.cache, args.model)
     kind = args.kind
     items = [it for it in items if it['kind'] == kind]
@@ -637,12 +670,55 @@ def cmd_report(args):
     designs = sorted(set(d for a in by.values() for d in a['calls']))
     for d in designs:
         for src in sources:
-            its = [by[it['id']] for it in items if it['source'] == src and it['id'] in by and d in by[it['id']]['calls']]
+            its = [by[it['id']] for it in items if it['source'] == src and it['id'] in by and d in by[it['id']]['calls']
+                   and d not in by[it['id']].get('recorded', ())]
             if its:
                 n = len(its)
                 w(f'| {d} | {src} | {n} | {sum(a["calls"][d] for a in its) / n:.2f} | {sum(a["chars"][d] for a in its) / n:.0f} '
                   f'| {sum(a["secs"][d] for a in its) / n:.2f} |')
     print('\n'.join(out))
+
+
+# ------------------------------------------- answers already recorded
+
+def cmd_import(args):
+    """Reads the criteria_met answers in ragaliq's committed recordings (insta
+    snapshots of `calibrate`, asked with the same prompts: criteria_met.txt and
+    system_reason.txt; only the first token is read, so the longer reply limit
+    does not matter) into the cache as design `met`, matched to items by
+    criteria, question and response. Needs PyYAML for the snapshots (the
+    only part of this script that is not standard library)."""
+    import yaml
+    items = load(args.dirs)
+    index = {(it.get('criteria', '').strip(), it['query'].strip(), it['response'].strip()): it for it in items if it['kind'] == 'criteria'}
+    seen = set()
+    if os.path.exists(args.cache):
+        seen = {json.loads(l)['key'] for l in open(args.cache, encoding='utf-8')}
+    out = open(args.cache, 'a', encoding='utf-8')
+    n = 0
+    for snap in args.snapshots:
+        text = open(snap, encoding='utf-8').read().split('\n---\n', 1)[1]
+        rec = yaml.safe_load(text)
+        for ex in rec.get('exchanges', []):
+            if ex.get('task') != 'criteria_met':
+                continue
+            asked = ex['asked']
+            it = index.get((asked['criteria'].strip(), asked['query'].strip(), asked['response'].strip()))
+            if it is None:
+                print(f'{snap}: no item for {asked["query"][:50]!r}', file=sys.stderr)
+                continue
+            k = key(args.model, ['recorded', it['id']], 0)
+            if k in seen:
+                continue
+            seen.add(k)
+            tokens = [{'t': t['token'], 'lp': t['logprob'], 'top': [[a, lp] for a, lp in (t.get('top') or {}).items()]}
+                      for t in (ex.get('probabilities') or [])[:4]]
+            e = {'key': k, 'model': args.model, 'design': 'met', 'ids': [it['id']], 'secs': None,
+                 'text': (ex.get('reply') or '')[:40], 'tokens': tokens, 'chars': len(json.dumps(asked, ensure_ascii=False)),
+                 'from': os.path.relpath(snap, ROOT)}
+            out.write(json.dumps(e, ensure_ascii=False) + '\n')
+            n += 1
+    print(f'imported {n} recorded answers', file=sys.stderr)
 
 
 # ------------------------------------------------------ the newcomer's pair
@@ -683,21 +759,28 @@ def main():
     a.add_argument('--cache', required=True)
     a.add_argument('--designs', default='direct')
     a.add_argument('--max-sentences', type=int, default=8)
+    a.add_argument('--limit', type=int, help='at most this many items per source and half, labels in equal shares')
     a.add_argument('dirs', nargs='+')
     r = sub.add_parser('report')
-    r.add_argument('--cache', required=True)
+    r.add_argument('--cache', required=True, action='append', help='a cache file (repeat for several)')
     r.add_argument('--model')
     r.add_argument('--kind', choices=['correctness', 'criteria'], default='correctness')
     r.add_argument('--rules', help='rule names separated by |')
     r.add_argument('--fixed', action='append', help='RULE@t1,t2: figures at given thresholds')
+    r.add_argument('--limit', type=int, help='only the items `ask --limit` chooses (the same subset)')
     r.add_argument('dirs', nargs='+')
+    i = sub.add_parser('import', help='criteria_met answers from committed recordings')
+    i.add_argument('--model', required=True)
+    i.add_argument('--cache', required=True)
+    i.add_argument('--snapshots', nargs='+', required=True)
+    i.add_argument('dirs', nargs='+')
     q = sub.add_parser('pair')
     q.add_argument('--port', type=int, required=True)
     q.add_argument('--model', required=True)
     q.add_argument('--cache')
     q.add_argument('--show', action='store_true')
     args = p.parse_args()
-    {'ask': cmd_ask, 'report': cmd_report, 'pair': cmd_pair}[args.cmd](args)
+    {'ask': cmd_ask, 'report': cmd_report, 'pair': cmd_pair, 'import': cmd_import}[args.cmd](args)
 
 
 if __name__ == '__main__':
