@@ -136,6 +136,7 @@ STEPS_SCHEMA = {'type': 'object', 'properties': {'steps': {'type': 'array', 'ite
                 'required': ['steps'], 'additionalProperties': False}
 
 
+@functools.lru_cache(maxsize=None)
 def sentences(text):
     """A long reference cut into sentences: LiveQA's "Reference answer N:"
     markers and bracketed citation numbers ("[5]") dropped, split after
@@ -503,17 +504,19 @@ def rules(kind):
 
     def sent(agg):
         def decide(a, it, t):
-            ps = [v for v in (a.get('persent') or {}).values() if v is not None]
-            if not ps:  # a one-sentence reference: the direct question decides
+            if len(sentences(it['reference'])) < 2:  # one sentence: the direct question decides
                 return None if a.get('direct') is None else a['direct'] >= t
-            return agg(ps) >= t
+            ps = [v for v in (a.get('persent') or {}).values() if v is not None]
+            return agg(ps) >= t if ps else None  # not asked
         return (('t',), decide)
 
     def direct_and_sent(a, it, t, t2):
         if a.get('direct') is None:
             return None
+        if len(sentences(it['reference'])) < 2:
+            return a['direct'] >= t
         ps = [v for v in (a.get('persent') or {}).values() if v is not None]
-        return a['direct'] >= t and (not ps or sum(ps) / len(ps) >= t2)
+        return a['direct'] >= t and sum(ps) / len(ps) >= t2 if ps else None
 
     return {
         'match (no call)': ((), lambda a, it: found(it['reference'], it['response'])),
