@@ -1359,8 +1359,12 @@ fn best_threshold(scored: &[(bool, f64)], current: f64) -> Result<(f64, f64), St
             .collect();
         crate::stats::agreement(&["yes", "no"], &pairs, 0, 0).kappa
     };
-    best_of(with_current(written_cuts(&values), current), current, kappa_at)
-        .ok_or_else(|| "no threshold gives a defined kappa".to_owned())
+    best_of(
+        with_current(written_cuts(&values), current),
+        current,
+        kappa_at,
+    )
+    .ok_or_else(|| "no threshold gives a defined kappa".to_owned())
 }
 
 /// Hands one recording to insta, as a suite trial does; the pending file
