@@ -1103,10 +1103,11 @@ const RATIOS: [f64; 11] = [1.0, 1.25, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10
 /// threshold fitted: a claim at or above it is supported, one below it
 /// contradicted when it was asked and P(contradicted) is at least the
 /// ratio times P(supported), else no evidence (the one rule,
-/// `metrics::claims::rule`). Of the ratios that call claims contradicted
-/// rightly at least 60% of the time (an accusation must earn it, as for
-/// the default), the one with the best four-verdict kappa; when none does,
-/// the best kappa of all. Unchanged when no claim was asked.
+/// `metrics::claims::rule`). Of the ratios tried ([`RATIOS`] and the
+/// current one) that call claims contradicted rightly at least 60% of the
+/// time (an accusation must earn it, as for the default), the one with the
+/// best four-verdict kappa, the current one where it is as good; when none
+/// does, the best kappa of all. Unchanged when no claim was asked.
 fn fit_contradiction(fit: Fit, scored: &[(Verdict, f64, Option<f64>)], current: f64) -> Fit {
     let asked = scored
         .iter()
@@ -1151,12 +1152,14 @@ fn fit_contradiction(fit: Fit, scored: &[(Verdict, f64, Option<f64>)], current: 
                 / called.len() as f64
         })
     };
-    let earned: Vec<f64> = RATIOS
-        .into_iter()
+    let ratios = with_current(RATIOS.to_vec(), current);
+    let earned: Vec<f64> = ratios
+        .iter()
+        .copied()
         .filter(|r| precision_at(*r).is_some_and(|p| p >= 0.6))
         .collect();
     let chosen = if earned.is_empty() {
-        best_of(RATIOS.to_vec(), current, kappa_at)
+        best_of(ratios, current, kappa_at)
     } else {
         best_of(earned, current, kappa_at)
     };
@@ -1204,6 +1207,17 @@ fn short_decimal_in(lo: f64, hi: f64) -> f64 {
         }
     }
     hi
+}
+
+/// `candidates` and `current` itself (when it is a number), so that where
+/// the labels cannot tell the current value from the best one they keep
+/// it: a cut written inside the current value's gap decides the items
+/// alike, yet would move the threshold for everything else on no evidence.
+fn with_current(mut candidates: Vec<f64>, current: f64) -> Vec<f64> {
+    if current.is_finite() && !candidates.contains(&current) {
+        candidates.push(current);
+    }
+    candidates
 }
 
 /// Of `candidates`, the one whose kappa is highest; of equally good ones,
@@ -1309,9 +1323,10 @@ fn halves(scored: &[(bool, f64)], current: f64) -> Option<Halves> {
 
 /// The threshold on the judge's probability that agrees best with the
 /// labels (two-way kappa over the decided items that have one), and the
-/// kappa at `current`. Candidates are the midpoints between neighbouring
-/// probabilities (and 0 and 1); of equally good ones, the nearest to
-/// `current`. Why not, without probabilities (the word strategy), without
+/// kappa at `current`. Candidates are a value inside each gap between
+/// neighbouring probabilities (and 0 and 1), and `current` itself; of
+/// equally good ones, the nearest to `current` (so `current` when no other
+/// does better on these items). Why not, without probabilities (the word strategy), without
 /// both labels, or when every item scored the same.
 fn fit_threshold(kind: ItemKind, scored: &[(bool, f64)], current: f64) -> Result<Fit, String> {
     let (threshold, kappa) = best_threshold(scored, current)?;
@@ -1359,8 +1374,12 @@ fn best_threshold(scored: &[(bool, f64)], current: f64) -> Result<(f64, f64), St
             .collect();
         crate::stats::agreement(&["yes", "no"], &pairs, 0, 0).kappa
     };
-    best_of(written_cuts(&values), current, kappa_at)
-        .ok_or_else(|| "no threshold gives a defined kappa".to_owned())
+    best_of(
+        with_current(written_cuts(&values), current),
+        current,
+        kappa_at,
+    )
+    .ok_or_else(|| "no threshold gives a defined kappa".to_owned())
 }
 
 /// Hands one recording to insta, as a suite trial does; the pending file
@@ -1442,6 +1461,34 @@ mod tests {
         assert_eq!(short_decimal_in(0.2, 0.9), 0.3);
         assert_eq!(short_decimal_in(0.99, 1.0), 1.0);
         assert_eq!(written_cuts(&[0.5, 0.2, 0.5]), vec![0.0, 0.3, 0.6]);
+    }
+
+    /// Verdicts that cannot tell a threshold from the current one never
+    /// move it: 0.33 and 0.3 decide these four items alike, and a fit that
+    /// wrote 0.3 moved a team's threshold on no evidence (26 of 780 fits
+    /// from 30 reviewed claims did, scripts/simulate-reviews.py).
+    #[test]
+    fn a_fit_no_better_than_the_current_threshold_keeps_it() {
+        let scored = [(true, 0.9), (true, 0.6), (false, 0.2), (false, 0.1)];
+        let fit = fit_threshold(ItemKind::Claim, &scored, 0.33).unwrap();
+        assert_eq!(
+            (fit.threshold, fit.kappa, fit.kappa_at_current),
+            (0.33, 1.0, Some(1.0)),
+            "{fit:?}"
+        );
+        // Strictly better elsewhere: the fit moves, into the gap.
+        let fit = fit_threshold(ItemKind::Claim, &scored, 0.7).unwrap();
+        assert!(fit.threshold > 0.2 && fit.threshold <= 0.6, "{fit:?}");
+        // The same for a contradiction ratio that is not one of those tried.
+        use Verdict::*;
+        let four = [
+            (Supported, 0.9, None),
+            (Contradicted, 0.05, Some(0.5)),
+            (NoEvidence, 0.2, Some(0.1)),
+        ];
+        let fit = Fit::new(ItemKind::Claim, 0.5, 1.0, 3, 0.5, Some(1.0));
+        let c = fit_contradiction(fit, &four, 2.2).contradiction.unwrap();
+        assert_eq!((c.ratio, c.kappa), (2.2, 1.0), "{c:?}");
     }
 
     #[test]
