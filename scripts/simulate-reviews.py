@@ -311,7 +311,7 @@ def trial(product, scratch, source, half, files, items, model, judge_file, mode,
     trim(product, rest, files, judge_file)
     oracle_toml = os.path.join(d, 'oracle.toml')
     shutil.copy(os.path.join(ROOT, judge_file), oracle_toml)
-    po = product.run(['calibrate', 'rest', '--fit', '--judge', f'oracle={oracle_toml}',
+    po = product.run(['calibrate', 'rest', '--fit', '--fit-anyway', '--judge', f'oracle={oracle_toml}',
                       '--json', os.path.join(d, 'oracle.json')], cwd=d)
     oracle_fit = json.load(open(os.path.join(d, 'oracle.json')))['judges'][0]['fit']
     pr = product.run(['calibrate', 'rest', '--judge', f'default={os.path.join(ROOT, judge_file)}',

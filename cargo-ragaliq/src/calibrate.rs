@@ -55,6 +55,32 @@ pub struct Args {
     /// date it was fitted on. Fit on a dev half, then report the test half.
     #[arg(long)]
     fit: bool,
+    /// With --fit: write the fitted threshold even where the items cannot
+    /// tell it from the current one (too few, or the current one inside
+    /// the middle 90% of the thresholds fitted on halves of them), which
+    /// --fit otherwise keeps.
+    #[arg(long, requires = "fit")]
+    fit_anyway: bool,
+}
+
+/// Whether `fit` is written: `Err` with the line that says why the
+/// current threshold is kept instead.
+fn to_write(fit: &ragaliq::calibrate::Fit, anyway: bool, whose: &str) -> Result<(), String> {
+    match fit.keeps_current() {
+        Some(why) if !anyway => {
+            let (table, key) = fit.key();
+            let anyway = if (fit.threshold - fit.current).abs() < 1e-9 {
+                String::new()
+            } else {
+                format!(" (--fit-anyway writes {:.3})", fit.threshold)
+            };
+            Err(format!(
+                "fitted: kept {table}.{key} at {} for {whose}, nothing written: {why}{anyway}",
+                fit.current
+            ))
+        }
+        _ => Ok(()),
+    }
 }
 
 /// `Ok(true)` when the report passes.
@@ -140,6 +166,12 @@ pub fn run(args: Args) -> Result<bool, String> {
             }
             match &judge.fit {
                 Some(fit) => {
+                    if let Err(kept) =
+                        to_write(fit, args.fit_anyway, &format!("judge `{}`", judge.name))
+                    {
+                        println!("{kept}");
+                        continue;
+                    }
                     write_fit(&file, fit, &dirs_text(&args.dirs), &judge.model)?;
                     let (table, key) = fit.key();
                     let also = fit.contradiction.as_ref().map_or_else(String::new, |c| {
@@ -325,6 +357,10 @@ fn run_reviewed(args: &Args) -> Result<bool, String> {
                 file.display(),
                 judge.model()
             );
+            continue;
+        }
+        if let Err(kept) = to_write(fit, args.fit_anyway, &report.kind.plural()) {
+            println!("{kept}");
             continue;
         }
         write_fit(file, fit, &set_text, &result.model)?;

@@ -238,5 +238,46 @@ fn calibrate_reads_the_verdicts_as_labels_and_says_they_are_too_few() {
         "{}",
         text(&o)
     );
+    // Three answers cannot move a threshold: --fit keeps it and says why;
+    // --fit-anyway writes what they say.
+    let team = dir.join("team.toml");
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/quickstart.toml"),
+        &team,
+    )
+    .unwrap();
+    let before = std::fs::read_to_string(&team).unwrap();
+    let o = run(
+        &dir,
+        &[
+            "calibrate",
+            "--reviewed",
+            "--fit",
+            "--judge",
+            "team=team.toml",
+        ],
+        "",
+    );
+    let out = text(&o);
+    assert!(
+        out.contains("fitted: kept thresholds.relevance at 0.47 for answers, nothing written: the items are too few to mean anything: 3 items"),
+        "{out}"
+    );
+    assert_eq!(std::fs::read_to_string(&team).unwrap(), before);
+    let o = run(
+        &dir,
+        &[
+            "calibrate",
+            "--reviewed",
+            "--fit",
+            "--fit-anyway",
+            "--judge",
+            "team=team.toml",
+        ],
+        "",
+    );
+    let out = text(&o);
+    assert!(out.contains("fitted: wrote thresholds.relevance"), "{out}");
+    assert_ne!(std::fs::read_to_string(&team).unwrap(), before);
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -1468,6 +1468,30 @@ mod tests {
     /// wrote 0.3 moved a team's threshold on no evidence (26 of 780 fits
     /// from 30 reviewed claims did, scripts/simulate-reviews.py).
     #[test]
+    fn a_fit_the_items_cannot_tell_from_the_current_threshold_keeps_it() {
+        let halves = |low: f64, high: f64| report::Halves {
+            drawn: 200,
+            fitted: 200,
+            min: low,
+            max: high,
+            low,
+            high,
+        };
+        let mut fit = Fit::new(ItemKind::Claim, 0.45, 0.6, 120, 0.33, Some(0.5));
+        fit.halves = Some(halves(0.30, 0.50));
+        let why = fit.keeps_current().expect("0.33 is inside 0.30 to 0.50");
+        assert!(why.contains("inside the middle 90%"), "{why}");
+        fit.halves = Some(halves(0.40, 0.50));
+        assert_eq!(fit.keeps_current(), None, "0.33 is outside 0.40 to 0.50");
+        fit.too_few = Some("10 items (a fit wants 30)".into());
+        assert!(
+            fit.keeps_current()
+                .unwrap()
+                .starts_with("the items are too few")
+        );
+    }
+
+    #[test]
     fn a_fit_no_better_than_the_current_threshold_keeps_it() {
         let scored = [(true, 0.9), (true, 0.6), (false, 0.2), (false, 0.1)];
         let fit = fit_threshold(ItemKind::Claim, &scored, 0.33).unwrap();

@@ -300,6 +300,36 @@ impl Fit {
             ItemKind::Judged => ("thresholds", "criteria"),
         }
     }
+
+    /// Why the current threshold should stay rather than this fit, when
+    /// the items cannot tell them apart: they are too few, or the
+    /// thresholds fitted on random halves of them, in their middle 90%,
+    /// take in the current one. `None` when the fit stands on its items.
+    ///
+    /// `cargo ragaliq calibrate --fit` writes nothing in that case (it
+    /// says why, and `--fit-anyway` writes it): a team's 30 reviewed
+    /// verdicts moved the threshold where the default was already near
+    /// the source's best, and lost agreement on the rest (BENCHMARKS.md, "A
+    /// team's own verdicts").
+    ///
+    /// ```
+    /// use ragaliq::calibrate::{Fit, ItemKind};
+    /// let fit = Fit::new(ItemKind::Claim, 0.34, 0.56, 176, 0.33, Some(0.55));
+    /// assert_eq!(fit.keeps_current(), None, "no halves drawn, enough items");
+    /// ```
+    #[must_use]
+    pub fn keeps_current(&self) -> Option<String> {
+        if let Some(why) = &self.too_few {
+            return Some(format!("the items are too few to mean anything: {why}"));
+        }
+        let h = self.halves.as_ref()?;
+        (h.fitted > 0 && h.low <= self.current && self.current <= h.high).then(|| {
+            format!(
+                "the current {:.3} is inside the middle 90% of the thresholds fitted on halves of the items ({:.3} to {:.3}): they cannot tell it from {:.3}",
+                self.current, h.low, h.high, self.threshold
+            )
+        })
+    }
 }
 
 /// Agreement within one subject area.
