@@ -40,7 +40,7 @@
 //! | `retry.initial_backoff_ms` | — | 0 to 600,000 | 500 |
 //! | `retry.max_backoff_ms` | — | 0 to 600,000 | 20,000 |
 //! | `retry.budget_secs` | `RAGALIQ_RETRY_BUDGET_SECS` | 0 to 86,400 | 120 |
-//! | `thresholds.<metric>` | `RAGALIQ_THRESHOLD_<METRIC>` | 0 to 1 | faithfulness, relevance, context precision and recall 0.7; hallucination 0.8; correctness 0.5 |
+//! | `thresholds.<metric>` | `RAGALIQ_THRESHOLD_<METRIC>` | 0 to 1 | faithfulness, relevance, context precision and recall 0.7; hallucination 0.8; correctness 0.5; criteria 0.45 |
 //! | `scoring.weights` | `RAGALIQ_WEIGHTS` | `ratio`, `weighted`, `strict`, or four numbers | `ratio` |
 //! | `judge.strategy` | `RAGALIQ_STRATEGY` | `probability`, `word`, `json` | `probability`: short yes/no questions read from token probabilities (see [`Strategy`]) |
 //! | `judge.claim_threshold` | `RAGALIQ_CLAIM_THRESHOLD` | 0 to 1 | 0.33: P(supported) at or above which a claim is supported (`cargo ragaliq calibrate --fit` fits it) |
@@ -1570,6 +1570,7 @@ mod tests {
         let c = load(None, &[]).unwrap();
         assert_eq!(c.correctness, crate::core::Correctness::Direct);
         assert_eq!(c.threshold(Metric::Correctness), 0.5);
+        assert_eq!(c.threshold(Metric::Criteria), 0.45);
         for (name, measure) in [
             ("direct", crate::core::Correctness::Direct),
             ("claims", crate::core::Correctness::F1),
