@@ -233,7 +233,7 @@ macro_rules! assert_correct {
 }
 
 /// Asserts the response meets criteria in plain words (default threshold
-/// 0.7): a `&str` is judged yes or no (P(yes) from the answer word); a
+/// 0.45): a `&str` is judged yes or no (P(yes) from the answer word); a
 /// [`Criteria::scored`](crate::Criteria::scored) is scored 1 to 5 after
 /// evaluation steps written once per criteria text (G-Eval). The failure
 /// message quotes the judge's reason.
