@@ -590,11 +590,26 @@ async fn the_direct_question_replays_beside_plain_matching() {
         ("tests/labelled_correctness/dev", "qwen15", 0.729, 0.0),
         ("tests/labelled_correctness/test", "qwen15", 0.764, 0.0),
         ("tests/public_correctness/openqa/dev", "qwen15", 0.86, 0.645),
-        ("tests/public_correctness/openqa/test", "qwen15", 0.85, 0.496),
+        (
+            "tests/public_correctness/openqa/test",
+            "qwen15",
+            0.85,
+            0.496,
+        ),
         ("tests/labelled_correctness/dev", "qwen05", 0.429, 0.0),
         ("tests/labelled_correctness/test", "qwen05", 0.47, 0.0),
-        ("tests/public_correctness/openqa/dev", "qwen05", 0.741, 0.645),
-        ("tests/public_correctness/openqa/test", "qwen05", 0.798, 0.496),
+        (
+            "tests/public_correctness/openqa/dev",
+            "qwen05",
+            0.741,
+            0.645,
+        ),
+        (
+            "tests/public_correctness/openqa/test",
+            "qwen05",
+            0.798,
+            0.496,
+        ),
     ];
     let mut moved = Vec::new();
     for (set, name, auc, matching) in published {
@@ -633,8 +648,18 @@ const NOT_ALL_DECIDED: &[(&str, &str, usize, usize)] = &[
     ("tests/labelled_correctness/dev", "qwen05-claims", 0, 7),
     ("tests/labelled_correctness/test", "qwen15-claims", 0, 4),
     ("tests/labelled_correctness/test", "qwen05-claims", 0, 4),
-    ("tests/public_correctness/openqa/test", "qwen15-claims", 5, 5),
-    ("tests/public_correctness/openqa/test", "qwen05-claims", 3, 4),
+    (
+        "tests/public_correctness/openqa/test",
+        "qwen15-claims",
+        5,
+        5,
+    ),
+    (
+        "tests/public_correctness/openqa/test",
+        "qwen05-claims",
+        3,
+        4,
+    ),
 ];
 
 /// A published row: set, judge name, judge file, decided, two-way kappa,

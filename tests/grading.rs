@@ -83,7 +83,11 @@ async fn the_wrong_window_is_caught(judge: Judge) {
 #[rag_test(config = "tests/judges/qwen15.toml")]
 async fn a_denied_reference_is_caught(judge: Judge) {
     let denied = "It is not 30 days; it is 14.";
-    assert_caught!(judge, returns("30 days from delivery.", denied), correctness);
+    assert_caught!(
+        judge,
+        returns("30 days from delivery.", denied),
+        correctness
+    );
     let eval = assert_caught!(judge, returns("30 days", denied), correctness);
     let found = eval.graded.as_ref().and_then(|g| g.found.clone());
     assert_eq!(found.map(|f| f.words), Some((4, 5)), "{eval}");

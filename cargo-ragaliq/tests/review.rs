@@ -275,7 +275,14 @@ fn a_verdict_on_the_direct_correctness_question_is_a_graded_label() {
         };
         let o = run(
             &dir,
-            &["review", snap, "--key", &item.judged.key, "--verdict", &verdict],
+            &[
+                "review",
+                snap,
+                "--key",
+                &item.judged.key,
+                "--verdict",
+                &verdict,
+            ],
             "",
         );
         assert!(o.status.success(), "{}", text(&o));

@@ -850,8 +850,20 @@ mod tests {
             ))
         };
         let reference = "Refunds are accepted within 30 days of delivery.";
-        assert_eq!(ask(reference, "Refunds are accepted within 30 days of delivery, yes."), Some(0.9));
-        assert_eq!(ask(reference, "Refunds are not accepted within 30 days of delivery."), Some(0.05));
+        assert_eq!(
+            ask(
+                reference,
+                "Refunds are accepted within 30 days of delivery, yes."
+            ),
+            Some(0.9)
+        );
+        assert_eq!(
+            ask(
+                reference,
+                "Refunds are not accepted within 30 days of delivery."
+            ),
+            Some(0.05)
+        );
         assert_eq!(ask(reference, "Our stores open at nine."), Some(0.05));
     }
 

@@ -1584,7 +1584,8 @@ mod tests {
         }
         let e = err(None, &[("RAGALIQ_CORRECTNESS", "exact")]);
         assert!(
-            e.contains("RAGALIQ_CORRECTNESS") && e.contains("direct, f1 (or claims), precision, recall"),
+            e.contains("RAGALIQ_CORRECTNESS")
+                && e.contains("direct, f1 (or claims), precision, recall"),
             "{e}"
         );
     }

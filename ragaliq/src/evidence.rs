@@ -627,9 +627,27 @@ fn answer_words(text: &str) -> Vec<AnswerWord> {
 /// A number word written as digits (`thirty` is `30`).
 fn number_word(word: &str) -> Option<&'static str> {
     const SMALL: [&str; 21] = [
-        "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
-        "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen",
-        "nineteen", "twenty",
+        "zero",
+        "one",
+        "two",
+        "three",
+        "four",
+        "five",
+        "six",
+        "seven",
+        "eight",
+        "nine",
+        "ten",
+        "eleven",
+        "twelve",
+        "thirteen",
+        "fourteen",
+        "fifteen",
+        "sixteen",
+        "seventeen",
+        "eighteen",
+        "nineteen",
+        "twenty",
     ];
     const DIGITS: [&str; 21] = [
         "0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13", "14", "15", "16",
@@ -704,7 +722,10 @@ mod tests {
             accepted_answers(r#"Accepted answers: "Paris"; "the \"City of Light\""; "unclosed"#),
             ["Paris", "the \"City of Light\""]
         );
-        assert_eq!(accepted_answers("Accepted answers: none"), Vec::<String>::new());
+        assert_eq!(
+            accepted_answers("Accepted answers: none"),
+            Vec::<String>::new()
+        );
         let found = find_answer(
             r#"Accepted answers: "Lyon"; "City of Light""#,
             "Paris, the city of light.",

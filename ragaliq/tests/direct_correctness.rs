@@ -234,7 +234,9 @@ async fn claims_both_ways_stays_a_named_option() {
     let asked = tasks.lock().unwrap().clone();
     assert!(asked.iter().any(|u| u.contains("atomic claims")));
     assert!(
-        !asked.iter().any(|u| u.contains("same answer to the question")),
+        !asked
+            .iter()
+            .any(|u| u.contains("same answer to the question")),
         "the direct question is not asked: {asked:?}"
     );
 }

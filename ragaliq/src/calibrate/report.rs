@@ -1013,7 +1013,9 @@ mod tests {
         }
         assert!(report.to_string().contains(said));
         assert!(report.to_markdown().contains(said));
-        assert!(report.to_string().contains("  AUC:                     0.640 (under 0.7: the judge cannot separate this set)"));
+        assert!(report.to_string().contains(
+            "  AUC:                     0.640 (under 0.7: the judge cannot separate this set)"
+        ));
         report.kind = ItemKind::Claim;
         assert!(report.to_string().contains(
             "cannot separate this set (AUC 0.64): its P(supported) says little about which claims the passages support"
@@ -1021,7 +1023,10 @@ mod tests {
         let report = CalibrationReport::new(&[], None, vec![judge_with_auc(Some(0.7))]);
         let text = report.to_string();
         assert!(!text.contains("cannot separate"), "{text}");
-        assert!(text.contains("  AUC:                     0.700\n"), "{text}");
+        assert!(
+            text.contains("  AUC:                     0.700\n"),
+            "{text}"
+        );
         let report = CalibrationReport::new(&[], None, vec![judge_with_auc(None)]);
         assert!(!report.to_string().contains("AUC"));
     }

@@ -21,7 +21,11 @@ pub fn auc(scored: &[(bool, f64)]) -> Option<f64> {
         return None;
     }
     let positives: Vec<f64> = scored.iter().filter(|(p, _)| *p).map(|(_, s)| *s).collect();
-    let negatives: Vec<f64> = scored.iter().filter(|(p, _)| !*p).map(|(_, s)| *s).collect();
+    let negatives: Vec<f64> = scored
+        .iter()
+        .filter(|(p, _)| !*p)
+        .map(|(_, s)| *s)
+        .collect();
     if positives.is_empty() || negatives.is_empty() {
         return None;
     }
@@ -49,7 +53,13 @@ mod tests {
         assert_eq!(auc(&backwards), Some(0.0));
         assert_eq!(auc(&[(true, f64::NAN), (false, 0.1)]), None);
         // Three positives, two negatives: 5 of 6 pairs ordered, one tied.
-        let mixed = [(true, 0.9), (true, 0.7), (true, 0.4), (false, 0.4), (false, 0.2)];
+        let mixed = [
+            (true, 0.9),
+            (true, 0.7),
+            (true, 0.4),
+            (false, 0.4),
+            (false, 0.2),
+        ];
         assert_eq!(auc(&mixed), Some(5.5 / 6.0));
     }
 }
