@@ -21,7 +21,8 @@
 use ragaliq::record::Recording;
 use ragaliq::record::{Location, Recorder};
 use ragaliq::{
-    EvalOptions, Judge, Metric, Mode, RagCase, Samples, Strategy, judge::OpenAiTransport,
+    Correctness, EvalOptions, Judge, Metric, Mode, RagCase, Samples, Strategy,
+    judge::OpenAiTransport,
 };
 use ragaliq_scripted::ScriptedJudge;
 use std::path::{Path, PathBuf};
@@ -425,7 +426,9 @@ async fn live(n: usize, latency_ms: u64, concurrency: usize) {
 /// What faithfulness sends a paid judge per case, per way of asking: `n`
 /// cases of 3–6 claims over 3–4 passages, graded against the scripted
 /// judge; calls, prompt characters, and of those the characters an earlier
-/// prompt began with (what a prefix cache could serve).
+/// prompt began with (what a prefix cache could serve). Then answer
+/// correctness on the same cases, claims both ways against the direct
+/// question.
 async fn prompts(n: usize) {
     let cases: Vec<RagCase> = (0..n).map(|i| case_with(i, 3, 4)).collect();
     let claims: usize = cases
@@ -480,6 +483,45 @@ async fn prompts(n: usize) {
                 .evaluate(Metric::Faithfulness, c)
                 .await
                 .expect("faithfulness");
+        }
+        let per = |x: u64| x as f64 / n as f64;
+        println!(
+            "  {name:<34} {:>5.2} calls/case {:>7.0} prompt chars/case, {:>6.0} of them an earlier prompt's beginning ({:.0}%); {:>5.0} tokens/case",
+            per(server.requests()),
+            per(server.prompt_chars()),
+            per(server.repeated_prefix_chars()),
+            100.0 * server.repeated_prefix_chars() as f64 / server.prompt_chars().max(1) as f64,
+            per(judge.usage().total_tokens()),
+        );
+    }
+    // Answer correctness on the same cases, graded against a two-sentence
+    // reference (the first two sentences of their first passage): claims
+    // both ways (every claim of both texts asked about, as faithfulness
+    // asks) against the one direct question.
+    let graded: Vec<RagCase> = cases
+        .iter()
+        .map(|c| {
+            let reference: Vec<&str> = c.context[0].split_inclusive(". ").take(2).collect();
+            c.clone().expected_answer(reference.concat().trim())
+        })
+        .collect();
+    println!("correctness on the same cases, against a two-sentence reference:");
+    for (name, measure) in [
+        ("claims both ways (f1)", Correctness::F1),
+        ("the direct question (default)", Correctness::Direct),
+    ] {
+        let server = ScriptedJudge::start().await;
+        let judge = Judge::builder(OpenAiTransport::new(&server.base_url()))
+            .with_model("scripted")
+            .with_concurrency(4)
+            .with_correctness(measure)
+            .build()
+            .expect("a valid judge");
+        for c in &graded {
+            judge
+                .evaluate(Metric::Correctness, c)
+                .await
+                .expect("correctness");
         }
         let per = |x: u64| x as f64 / n as f64;
         println!(

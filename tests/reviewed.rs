@@ -277,6 +277,7 @@ async fn one_answer_metrics_take_a_persons_verdict_too() {
     let dir = temp("one-answer");
     let case = RagCase::new("Can I return shoes?")
         .context(["Shoes can be returned within 30 days."])
+        .expected_answer("Yes, for 30 days.")
         .response("Yes, within 30 days.");
     let polite = CustomMetric::new(
         "polite",
@@ -297,6 +298,7 @@ async fn one_answer_metrics_take_a_persons_verdict_too() {
             judge.criteria(case, "The answer is polite.").await.unwrap(),
             judge.criteria(case, scored.clone()).await.unwrap(),
             judge.custom(polite, case).await.unwrap(),
+            judge.correctness(case).await.unwrap(),
         ]
     }
     let recorder = Arc::new(Recorder::new(location(&dir), Mode::Record));
@@ -320,7 +322,7 @@ async fn one_answer_metrics_take_a_persons_verdict_too() {
                 .expect("a key")
         })
         .collect();
-    let words = ["yes", "yes", "yes", "5", "yes"];
+    let words = ["yes", "yes", "yes", "5", "yes", "yes"];
     record::update(&dir.join("t.snap"), |r| {
         for (key, word) in keys.iter().zip(words) {
             record::set_verdict(r, key, word, None, None).unwrap();
@@ -341,6 +343,12 @@ async fn one_answer_metrics_take_a_persons_verdict_too() {
     );
     assert!(replayed[0].person.is_some());
     assert!(replayed[1].passages[0].person.is_some(), "{}", replayed[1]);
+    // Correctness's direct question, as relevance: the person's yes.
+    assert_eq!(
+        replayed[5].reasoning,
+        "yes (a person's verdict; the judge: no) on whether the response gives the expected answer."
+    );
+    assert!(replayed[5].graded.is_some(), "{}", replayed[5]);
     assert!(
         replayed[3].reasoning.starts_with(
             "5 (a person's verdict; the judge: score 2.00 of 5, its reason: \"It is curt.\")"

@@ -498,6 +498,10 @@ fn show(
             match family {
                 "answer" => writeln!(out, "does it answer the question?")?,
                 "criteria_met" => writeln!(out, "does it meet the criteria?")?,
+                "answer_correct" => writeln!(
+                    out,
+                    "does it give the expected answer, without contradicting it?"
+                )?,
                 "criteria_score" => writeln!(out, "how well does it meet the criteria, 1 to 5?")?,
                 other => writeln!(out, "({other})")?,
             }

@@ -7,12 +7,19 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 fn fixture(name: &str) -> PathBuf {
+    fixture_of(name, "quickstart")
+}
+
+/// A folder holding a copy of `examples/recordings/<recording>.snap` as
+/// `tests/snapshots/quickstart.snap`.
+fn fixture_of(name: &str, recording: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("ragaliq-review-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let snapshots = dir.join("tests/snapshots");
     std::fs::create_dir_all(&snapshots).unwrap();
     std::fs::copy(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/recordings/quickstart.snap"),
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join(format!("../examples/recordings/{recording}.snap")),
         snapshots.join("quickstart.snap"),
     )
     .unwrap();
@@ -279,5 +286,59 @@ fn calibrate_reads_the_verdicts_as_labels_and_says_they_are_too_few() {
     let out = text(&o);
     assert!(out.contains("fitted: wrote thresholds.relevance"), "{out}");
     assert_ne!(std::fs::read_to_string(&team).unwrap(), before);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A person's verdict on correctness's direct question is a graded
+/// answer's label: `calibrate --reviewed` reads it against the judge's
+/// P(yes) at the correctness threshold, with plain matching's floor beside
+/// it (the recorded expected answer is the reference). The 1.5B's
+/// recording of `examples/correctness.rs`.
+#[test]
+fn a_verdict_on_the_direct_correctness_question_is_a_graded_label() {
+    let dir = fixture_of("graded", "correctness");
+    let snap = "tests/snapshots/quickstart.snap";
+    let recording = ragaliq::record::Recording::read(&dir.join(snap))
+        .unwrap()
+        .unwrap();
+    let items: Vec<_> = ragaliq::review::items(&recording, &ragaliq::review::Thresholds::default())
+        .into_iter()
+        .filter(|i| i.task == "answer_correct")
+        .collect();
+    assert_eq!(items.len(), 3, "{items:?}");
+    for item in &items {
+        // The person agrees with the judge except on the denial, which
+        // they call correct (to see a disagreement counted).
+        let verdict = if item.subject().starts_with("It is not") {
+            "yes".to_owned()
+        } else {
+            item.judge.verdict.clone().unwrap()
+        };
+        let o = run(
+            &dir,
+            &[
+                "review",
+                snap,
+                "--key",
+                &item.judged.key,
+                "--verdict",
+                &verdict,
+            ],
+            "",
+        );
+        assert!(o.status.success(), "{}", text(&o));
+    }
+    let o = run(&dir, &["calibrate", "--reviewed"], "");
+    let out = text(&o);
+    assert!(o.status.success(), "{out}");
+    assert!(
+        out.contains("agreement with 3 labelled graded answers"),
+        "{out}"
+    );
+    assert!(out.contains("floor: plain matching"), "{out}");
+    assert!(
+        out.contains("person correct, judge not_correct — \"It is not 30 days; it is 14.\""),
+        "{out}"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -24,7 +24,12 @@
 //!   `contradicted`, else 0.1; a response answers the question with
 //!   P(yes) its share of the query's content words (kept within 0.01 and
 //!   0.99); a passage helps answer it with P(yes) 0.9 when it shares a
-//!   content word with the query, else 0.1.
+//!   content word with the query, else 0.1; a response gives the expected
+//!   answer (answer correctness's direct question) with P(yes) 0.9 when
+//!   the expected answer, read as a claim against the response, is
+//!   `supported` by the rule above (so a negation the expected answer
+//!   lacks makes it `contradicted`), 0.3 `partially_supported`, else
+//!   0.05.
 //!
 //! It also serves the providers' batch APIs (OpenAI's `POST /v1/files` +
 //! `/v1/batches`, Anthropic's `/v1/messages/batches`), answering each line
@@ -515,6 +520,18 @@ pub fn word_rule(user: &str) -> Option<f64> {
         };
         return Some(share.clamp(0.01, 0.99));
     }
+    if question.contains("give the same answer to the question as the expected answer") {
+        // Correct when the response states the expected answer (its words,
+        // as a claim against a passage) without a negation the expected
+        // answer lacks; a half-stated answer leans no.
+        let expected = section(user, "expected")?;
+        let response = section(user, "response")?;
+        return Some(match verify(&expected, &[response]).0 {
+            "supported" => 0.9,
+            "partially_supported" => 0.3,
+            _ => 0.05,
+        });
+    }
     if question.contains("helps answer the question") {
         let q = words(&section(user, "question")?);
         let relevant = passages().iter().any(|p| !q.is_disjoint(&words(p)));
@@ -823,6 +840,31 @@ mod tests {
             "about a quarter: {}",
             count(&a)
         );
+    }
+
+    #[test]
+    fn the_direct_correctness_question_says_no_to_a_negated_reference() {
+        let ask = |expected: &str, response: &str| {
+            word_rule(&format!(
+                "<question>How long is the refund window?</question>\n\n<expected>{expected}</expected>\n\n<response>{response}</response>\n\nDoes the response give the same answer to the question as the expected answer, without contradicting it? Answer \"yes\" or \"no\"."
+            ))
+        };
+        let reference = "Refunds are accepted within 30 days of delivery.";
+        assert_eq!(
+            ask(
+                reference,
+                "Refunds are accepted within 30 days of delivery, yes."
+            ),
+            Some(0.9)
+        );
+        assert_eq!(
+            ask(
+                reference,
+                "Refunds are not accepted within 30 days of delivery."
+            ),
+            Some(0.05)
+        );
+        assert_eq!(ask(reference, "Our stores open at nine."), Some(0.05));
     }
 
     #[test]

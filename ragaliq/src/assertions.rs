@@ -191,13 +191,18 @@ macro_rules! assert_context_recall {
 }
 
 /// Asserts the response is correct against the case's expected answer
-/// (default threshold 0.7): the F1 of what it says that the reference backs
-/// and what of the reference it says. A contradiction is named in the
-/// failure message with both sides quoted.
+/// (default threshold 0.5). By default the judge is asked one question
+/// (does the response give the expected answer without contradicting it?)
+/// and the score is P(yes); a failure shows the question, the expected
+/// answer, the response, and whether the expected answer's words were
+/// found in it (evidence, never the verdict: "It is not 30 days" holds
+/// "30 days").
 ///
-/// Options: `threshold = f64`, `correctness = Correctness::Recall` (or
-/// `Precision`; default `F1`), `samples` ([`Samples`](crate::Samples): above 1
-/// only for a judge that samples), `agreement`.
+/// Options: `threshold = f64`, `correctness = Correctness::F1` (claims
+/// checked both ways, each contradiction quoted from both sides; or
+/// `Precision`, `Recall`; default `Direct`), `samples`
+/// ([`Samples`](crate::Samples): above 1 only for a judge that samples),
+/// `agreement`.
 ///
 /// ```
 /// # use ragaliq::judge::{BoxFuture, Judge, JudgeRequest, JudgeResponse, Transport};
@@ -228,7 +233,7 @@ macro_rules! assert_correct {
 }
 
 /// Asserts the response meets criteria in plain words (default threshold
-/// 0.7): a `&str` is judged yes or no (P(yes) from the answer word); a
+/// 0.45): a `&str` is judged yes or no (P(yes) from the answer word); a
 /// [`Criteria::scored`](crate::Criteria::scored) is scored 1 to 5 after
 /// evaluation steps written once per criteria text (G-Eval). The failure
 /// message quotes the judge's reason.

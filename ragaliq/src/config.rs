@@ -40,7 +40,7 @@
 //! | `retry.initial_backoff_ms` | — | 0 to 600,000 | 500 |
 //! | `retry.max_backoff_ms` | — | 0 to 600,000 | 20,000 |
 //! | `retry.budget_secs` | `RAGALIQ_RETRY_BUDGET_SECS` | 0 to 86,400 | 120 |
-//! | `thresholds.<metric>` | `RAGALIQ_THRESHOLD_<METRIC>` | 0 to 1 | faithfulness, relevance, context precision and recall 0.7; hallucination 0.8 |
+//! | `thresholds.<metric>` | `RAGALIQ_THRESHOLD_<METRIC>` | 0 to 1 | faithfulness, relevance, context precision and recall 0.7; hallucination 0.8; correctness 0.5; criteria 0.45 |
 //! | `scoring.weights` | `RAGALIQ_WEIGHTS` | `ratio`, `weighted`, `strict`, or four numbers | `ratio` |
 //! | `judge.strategy` | `RAGALIQ_STRATEGY` | `probability`, `word`, `json` | `probability`: short yes/no questions read from token probabilities (see [`Strategy`]) |
 //! | `judge.claim_threshold` | `RAGALIQ_CLAIM_THRESHOLD` | 0 to 1 | 0.33: P(supported) at or above which a claim is supported (`cargo ragaliq calibrate --fit` fits it) |
@@ -51,7 +51,7 @@
 //! | `judge.chunk_chars` | `RAGALIQ_CHUNK_CHARS` | 0 to 1,000,000 | 0 (never): passages longer than this are asked about in chunks, and the best chunk counts |
 //! | `judge.verify_batch` | `RAGALIQ_VERIFY_BATCH` | 1 to 64 | 4 (claims per verification call with `strategy = "json"`; 1 asks each claim alone) |
 //! | `scoring.confidence_floor` | `RAGALIQ_CONFIDENCE_FLOOR` | 0 to 1 | none: hallucination counts the claims that are not supported; when set, a supported claim whose P(supported) (or stated confidence) is under it counts too |
-//! | `scoring.correctness` | `RAGALIQ_CORRECTNESS` | `f1`, `precision`, `recall` | `f1` |
+//! | `scoring.correctness` | `RAGALIQ_CORRECTNESS` | `direct`; claims both ways: `f1` (or `claims`), `precision`, `recall` | `direct`: one question per answer, P(yes) against `thresholds.correctness` |
 //! | `judge.criteria_form` | `RAGALIQ_CRITERIA_FORM` | `yes_no`, `scored` | `yes_no`: the form `cargo ragaliq calibrate` judges labelled criteria in |
 //! | `scoring.evidence` | `RAGALIQ_EVIDENCE` | `checked`, `off` | `checked`: a verdict's quote must be in a passage |
 //! | `scoring.samples` | `RAGALIQ_SAMPLES` | 1 to 25, or `"auto"`; above 1 only with `strategy = "word"` or `"json"` | 1 |
@@ -873,7 +873,7 @@ impl Config {
                 |v| v.parse::<crate::core::Correctness>().is_ok(),
                 crate::core::Correctness::NAMES,
             )?
-            .map_or(crate::core::Correctness::F1, |v| {
+            .map_or(crate::core::Correctness::default(), |v| {
                 v.parse().expect("checked")
             });
         let criteria_form = r
@@ -1560,6 +1560,34 @@ mod tests {
         assert_eq!(c.concurrency, 8);
         assert_eq!(c.threshold(Metric::Hallucination), 0.8);
         assert!(c.api_key().is_none());
+    }
+
+    /// The direct question is the default; claims both ways keeps its old
+    /// names (`f1`, `precision`, `recall`) and a plain one (`claims`); the
+    /// defaults the measurement chose stand beside the old 0.7.
+    #[test]
+    fn correctness_names_and_the_chosen_defaults() {
+        let c = load(None, &[]).unwrap();
+        assert_eq!(c.correctness, crate::core::Correctness::Direct);
+        assert_eq!(c.threshold(Metric::Correctness), 0.5);
+        assert_eq!(c.threshold(Metric::Criteria), 0.45);
+        for (name, measure) in [
+            ("direct", crate::core::Correctness::Direct),
+            ("claims", crate::core::Correctness::F1),
+            ("f1", crate::core::Correctness::F1),
+            ("recall", crate::core::Correctness::Recall),
+        ] {
+            let file = format!("[scoring]\ncorrectness = \"{name}\"\n");
+            assert_eq!(load(Some(&file), &[]).unwrap().correctness, measure);
+            let var = load(None, &[("RAGALIQ_CORRECTNESS", name)]).unwrap();
+            assert_eq!(var.correctness, measure);
+        }
+        let e = err(None, &[("RAGALIQ_CORRECTNESS", "exact")]);
+        assert!(
+            e.contains("RAGALIQ_CORRECTNESS")
+                && e.contains("direct, f1 (or claims), precision, recall"),
+            "{e}"
+        );
     }
 
     #[test]

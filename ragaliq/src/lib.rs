@@ -193,9 +193,9 @@ mod transport;
 
 pub use crate::core::judged;
 pub use crate::core::{
-    Agreement, CaseError, ClaimCounts, ClaimVerdict, ConfigError, Correctness, Criteria,
-    CriteriaForm, Evaluation, Metric, PassageVerdict, RagCase, Samples, Spread, Strategy, Usage,
-    Verdict, VerdictWeights,
+    Agreement, AnswerFound, CaseError, ClaimCounts, ClaimVerdict, ConfigError, Correctness,
+    Criteria, CriteriaForm, Evaluation, Graded, Metric, PassageVerdict, RagCase, Samples, Spread,
+    Strategy, Usage, Verdict, VerdictWeights,
 };
 #[cfg(feature = "calibration")]
 pub use calibrate::calibration;

@@ -49,11 +49,15 @@ pub enum Task {
     /// How well the response meets the criteria, 1 to 5 first, then a
     /// one-sentence reason (G-Eval).
     CriteriaScore,
+    /// Does the response give the same answer to the question as the
+    /// expected answer, without contradicting it? One word: yes or no
+    /// (answer correctness).
+    AnswerCorrect,
 }
 
 impl Task {
     /// Every task.
-    pub const ALL: [Task; 13] = [
+    pub const ALL: [Task; 14] = [
         Task::ExtractClaims,
         Task::VerifyClaims,
         Task::VerifyClaim,
@@ -67,6 +71,7 @@ impl Task {
         Task::CriteriaMet,
         Task::CriteriaSteps,
         Task::CriteriaScore,
+        Task::AnswerCorrect,
     ];
 
     /// Whether the task is a yes/no question answered in one word, read
@@ -86,6 +91,7 @@ impl Task {
                 | Task::ClaimContradicted
                 | Task::AnswersQuery
                 | Task::PassageRelevant
+                | Task::AnswerCorrect
         )
     }
 
@@ -122,6 +128,7 @@ impl Task {
             Task::CriteriaMet => "criteria_met",
             Task::CriteriaSteps => "criteria_steps",
             Task::CriteriaScore => "criteria_score",
+            Task::AnswerCorrect => "answer_correct",
         }
     }
 
@@ -167,7 +174,8 @@ impl Task {
             | Task::PassageRelevant
             | Task::CriteriaMet
             | Task::CriteriaSteps
-            | Task::CriteriaScore => &[],
+            | Task::CriteriaScore
+            | Task::AnswerCorrect => &[],
         }
     }
 
@@ -259,7 +267,8 @@ impl Task {
             Task::ClaimSupported
             | Task::ClaimContradicted
             | Task::AnswersQuery
-            | Task::PassageRelevant => json!({"type": "string", "enum": ["yes", "no"]}),
+            | Task::PassageRelevant
+            | Task::AnswerCorrect => json!({"type": "string", "enum": ["yes", "no"]}),
             // Asked as plain text; the schema says what the reply starts with.
             Task::CriteriaMet => json!({"type": "string", "pattern": "^(yes|no)"}),
             Task::CriteriaScore => json!({"type": "string", "pattern": "^[1-5]"}),
@@ -300,6 +309,7 @@ impl Task {
             | Task::ClaimContradicted
             | Task::AnswersQuery
             | Task::PassageRelevant
+            | Task::AnswerCorrect
             | Task::CriteriaMet
             | Task::CriteriaScore => 0,
         };
@@ -321,6 +331,7 @@ impl Task {
             Task::CriteriaMet => include_str!("../prompts/criteria_met.txt"),
             Task::CriteriaSteps => include_str!("../prompts/criteria_steps.txt"),
             Task::CriteriaScore => include_str!("../prompts/criteria_score.txt"),
+            Task::AnswerCorrect => include_str!("../prompts/answer_correct.txt"),
         }
     }
 }
@@ -412,7 +423,8 @@ impl Shape {
             Task::ClaimSupported
             | Task::ClaimContradicted
             | Task::AnswersQuery
-            | Task::PassageRelevant => "one word".into(),
+            | Task::PassageRelevant
+            | Task::AnswerCorrect => "one word".into(),
             Task::CriteriaMet | Task::CriteriaScore => "an answer and a reason".into(),
         }
     }

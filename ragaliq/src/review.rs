@@ -39,6 +39,8 @@ pub struct Thresholds {
     pub relevance: f64,
     /// The criteria score a response passes at.
     pub criteria: f64,
+    /// P(yes) to the direct correctness question an answer passes at.
+    pub correctness: f64,
 }
 
 impl Default for Thresholds {
@@ -49,6 +51,7 @@ impl Default for Thresholds {
             passage: crate::core::DEFAULT_PROBABILITY_THRESHOLD,
             relevance: Metric::Relevance.default_threshold(),
             criteria: Metric::Criteria.default_threshold(),
+            correctness: Metric::Correctness.default_threshold(),
         }
     }
 }
@@ -63,6 +66,7 @@ impl Thresholds {
             passage: judge.passage_threshold(),
             relevance: judge.default_threshold(Metric::Relevance),
             criteria: judge.default_threshold(Metric::Criteria),
+            correctness: judge.default_threshold(Metric::Correctness),
         }
     }
 }
@@ -354,7 +358,8 @@ fn reading(family: &str, asked: &[(&Exchange, usize)], t: &Thresholds) -> JudgeR
         }
         other if other.starts_with("custom:") => {}
         other => {
-            // criteria_met, and any yes/no question: P(yes), first word.
+            // criteria_met, answer_correct, and any yes/no question:
+            // P(yes), first word.
             if let Some((e, _)) = find(other) {
                 let r = e.response();
                 if let Ok(w) = parse::answer_word(
@@ -363,10 +368,10 @@ fn reading(family: &str, asked: &[(&Exchange, usize)], t: &Thresholds) -> JudgeR
                     &parse::AnswerWords::new(judged::YES_NO),
                     &parse::AnswerAt::First,
                 ) {
-                    let threshold = if other == "criteria_met" {
-                        t.criteria
-                    } else {
-                        0.5
+                    let threshold = match other {
+                        "criteria_met" => t.criteria,
+                        "answer_correct" => t.correctness,
+                        _ => 0.5,
                     };
                     set_yes_no(&mut out, w.probabilities[0], threshold);
                 }

@@ -877,6 +877,50 @@ impl Ask for AnswersQuery<'_> {
     }
 }
 
+/// Does the response give the same answer to the question as the expected
+/// answer, without contradicting it? P(yes) is the correctness score (the
+/// direct question, answer correctness's default). The expected answer is
+/// shown as the case gives it, several accepted answers
+/// (`Accepted answers: "A"; "B"`) included.
+pub(crate) struct AnswerCorrect<'a> {
+    pub query: &'a str,
+    pub expected: &'a str,
+    pub response: &'a str,
+}
+
+impl Ask for AnswerCorrect<'_> {
+    type Answer = YesNo;
+    const TASK: Task = Task::AnswerCorrect;
+
+    fn vars(&self) -> Vec<(&'static str, String)> {
+        vec![
+            ("query", escape(self.query.trim())),
+            ("expected", escape(self.expected.trim())),
+            ("response", escape(self.response.trim())),
+        ]
+    }
+
+    fn subject(&self) -> serde_json::Value {
+        json!({"query": self.query, "expected": self.expected, "response": self.response})
+    }
+
+    fn shape(&self) -> Shape {
+        Shape::items(1)
+    }
+
+    fn read(&self, reply: &str) -> Result<YesNo, ParseError> {
+        yes_no_at(self, reply, None)
+    }
+
+    fn read_response(&self, response: &JudgeResponse) -> Result<YesNo, ParseError> {
+        yes_no_at(self, &response.text, response.logprobs.as_deref())
+    }
+
+    fn checks(&self, answer: &YesNo) -> Vec<Check> {
+        read_check(answer)
+    }
+}
+
 /// Does one passage help answer the query (the expected answer, when
 /// given, shows what a good answer needs)?
 pub(crate) struct PassageRelevant<'a> {

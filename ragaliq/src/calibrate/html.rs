@@ -21,16 +21,29 @@ pub(super) fn page(r: &CalibrationReport) -> String {
         r.areas.len(),
         escape(&labels.join(", "))
     );
-    body.push_str("<h2 id=\"judges\">Judges</h2>\n<p class=\"muted\">Agreement counts decided claims only; undecided claims (samples split, or evidence in no passage: ungrounded) and claims not verified are counted apart. Kappa's 95% interval resamples groups of claims that share passages and judge calls.</p>\n");
-    body.push_str("<div class=\"wide\"><table><tr><th>judge</th><th class=\"num\">samples</th><th class=\"num\">decided</th><th class=\"num\">undecided (ungrounded)</th><th class=\"num\">not verified</th><th class=\"num\">accuracy</th><th>kappa, four verdicts (95% CI)</th><th>kappa, supported / not (95% CI)</th><th class=\"num\">macro-F1</th><th class=\"num\">calls (replayed)</th><th class=\"num\">tokens</th><th class=\"num\">cost, time</th></tr>\n");
+    body.push_str("<h2 id=\"judges\">Judges</h2>\n");
+    // Said before any kappa, as the console and Markdown say it.
+    for j in &r.judges {
+        if let Some(why) = j.cannot_separate(r.kind) {
+            let _ = writeln!(
+                body,
+                "<p class=\"error\">judge <code>{}</code> {}</p>",
+                escape(&j.name),
+                escape(&why)
+            );
+        }
+    }
+    body.push_str("<p class=\"muted\">Agreement counts decided claims only; undecided claims (samples split, or evidence in no passage: ungrounded) and claims not verified are counted apart. Kappa's 95% interval resamples groups of claims that share passages and judge calls.</p>\n");
+    body.push_str("<div class=\"wide\"><table><tr><th>judge</th><th class=\"num\">samples</th><th class=\"num\">decided</th><th class=\"num\">AUC</th><th class=\"num\">undecided (ungrounded)</th><th class=\"num\">not verified</th><th class=\"num\">accuracy</th><th>kappa, four verdicts (95% CI)</th><th>kappa, supported / not (95% CI)</th><th class=\"num\">macro-F1</th><th class=\"num\">calls (replayed)</th><th class=\"num\">tokens</th><th class=\"num\">cost, time</th></tr>\n");
     for j in &r.judges {
         let _ = writeln!(
             body,
-            "<tr><th><a href=\"#{}\">{}</a></th><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{} ({})</td><td class=\"num{}\">{}</td><td class=\"num\">{:.3}</td><td>{}</td><td>{}</td><td class=\"num\">{:.3}</td><td class=\"num\">{} ({})</td><td class=\"num\">{}</td><td class=\"num\">{}<br>{:.1} s</td></tr>",
+            "<tr><th><a href=\"#{}\">{}</a></th><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{} ({})</td><td class=\"num{}\">{}</td><td class=\"num\">{:.3}</td><td>{}</td><td>{}</td><td class=\"num\">{:.3}</td><td class=\"num\">{} ({})</td><td class=\"num\">{}</td><td class=\"num\">{}<br>{:.1} s</td></tr>",
             id(&["judge", &j.name]),
             escape(&j.name),
             escape(&j.samples),
             j.judged,
+            j.auc.map_or_else(|| "—".to_owned(), |a| format!("{a:.3}")),
             j.undecided,
             j.ungrounded,
             if j.not_judged.is_empty() {

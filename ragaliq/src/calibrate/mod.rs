@@ -87,12 +87,12 @@ mod labels;
 mod report;
 
 pub use crate::stats::{
-    AgreementStats, DEFAULT_RESAMPLES, LabelStats, agreement, agreement_grouped,
+    AgreementStats, DEFAULT_RESAMPLES, LabelStats, agreement, agreement_grouped, auc,
 };
 pub use labels::{ItemKind, Label, LabelledClaim, load_dir, load_file};
 pub use report::{
     AreaAgreement, CalibrationReport, ContradictionFit, Disagreement, Fit, Halves, JudgeResult,
-    LeftOut, NotJudged,
+    LeftOut, MIN_SEPARATING_AUC, NotJudged,
 };
 
 use crate::config::Config;
@@ -886,6 +886,7 @@ fn figures(
         judged: collapsed.len(),
         undecided: undecided_claims.len(),
         ungrounded: undecided_claims.iter().filter(|d| d.ungrounded).count(),
+        auc: crate::stats::auc(&scored),
         verdicts,
         collapsed: collapsed_stats,
         areas: areas.into_values().collect(),
@@ -914,7 +915,8 @@ fn figures(
 #[non_exhaustive]
 pub struct ReviewedCalibration {
     /// One report per model and kind of item (claims, answers, passages,
-    /// judged responses), each with one judge: the model as recorded.
+    /// judged responses, graded answers), each with one judge: the model
+    /// as recorded.
     pub reports: Vec<CalibrationReport>,
     /// Recordings read.
     pub recordings: usize,
@@ -967,6 +969,7 @@ pub fn reviewed(
                 "answer" => (ItemKind::Answer, 1),
                 "passage" => (ItemKind::Passage, 2),
                 "criteria_met" => (ItemKind::Judged, 3),
+                "answer_correct" => (ItemKind::Graded, 4),
                 other => {
                     *not_used.entry(other.to_owned()).or_default() += 1;
                     continue;
@@ -982,6 +985,8 @@ pub fn reviewed(
                 ItemKind::Answer => Label::Irrelevant,
                 ItemKind::Passage if yes => Label::Relevant,
                 ItemKind::Passage => Label::NotRelevant,
+                ItemKind::Graded if yes => Label::Correct,
+                ItemKind::Graded => Label::Incorrect,
                 _ if yes => Label::Meets,
                 _ => Label::Fails,
             };
@@ -999,7 +1004,9 @@ pub fn reviewed(
                 kind,
                 area,
                 query: item.field("query").map(str::to_owned),
-                reference: None,
+                reference: (kind == ItemKind::Graded)
+                    .then(|| item.field("expected").map(str::to_owned))
+                    .flatten(),
                 criteria: item.field("criteria").map(str::to_owned),
                 passages: item.passages(),
                 claim: item.subject(),
@@ -1062,6 +1069,7 @@ pub fn reviewed(
                 ItemKind::Claim => thresholds.claim,
                 ItemKind::Answer => thresholds.relevance,
                 ItemKind::Passage => thresholds.passage,
+                ItemKind::Graded => thresholds.correctness,
                 _ => thresholds.criteria,
             },
             asks_contradiction: judge.asks_contradiction(),

@@ -15,6 +15,11 @@ const FORMAT: u32 = 2;
 /// and Markdown).
 const CONSOLE_DISAGREEMENTS: usize = 10;
 
+/// The AUC under which a report says, before any kappa, that the judge
+/// cannot separate the set: its score says little about the labels there,
+/// and no threshold makes its verdicts agree with people's.
+pub const MIN_SEPARATING_AUC: f64 = 0.7;
+
 /// How far each judge agrees with the labels.
 #[derive(Clone, Debug, Serialize)]
 #[non_exhaustive]
@@ -33,11 +38,12 @@ pub struct CalibrationReport {
     /// The kappa floor, when one is set.
     pub min_kappa: Option<f64>,
     /// For graded answers: how far plain matching agrees with the labels
-    /// (an answer is correct when it holds the reference, normalised as
-    /// SQuAD does: lower case, no punctuation, no articles; for a
-    /// reference listing `Accepted answers: "A"; "B"`, any of them). The
-    /// floor a judge must beat: strong where references are short names
-    /// and dates, weak where answers paraphrase.
+    /// (an answer is correct when it holds the reference, normalised:
+    /// lower case, no punctuation, no articles, number words as digits;
+    /// for a reference listing `Accepted answers: "A"; "B"`, any of them;
+    /// [`crate::evidence::find_answer`]). The floor a judge must beat:
+    /// strong where references are short names and dates, weak where
+    /// answers paraphrase.
     pub matching: Option<AgreementStats>,
     /// One result per judge, in the order given.
     pub judges: Vec<JudgeResult>,
@@ -64,6 +70,11 @@ pub struct JudgeResult {
     /// Of the undecided claims, those whose verdict cited evidence found in
     /// no passage, even asked again alone.
     pub ungrounded: usize,
+    /// The area under the ROC curve of the judge's probability (or score)
+    /// against the labels, over the decided items that have one: how well
+    /// it separates the two sides whatever the threshold (0.5 is a coin).
+    /// `None` without probabilities, or with one side of the labels only.
+    pub auc: Option<f64>,
     /// Over the four verdicts, decided claims only.
     pub verdicts: AgreementStats,
     /// Over supported / not supported, decided claims only.
@@ -100,6 +111,25 @@ pub struct JudgeResult {
 }
 
 impl JudgeResult {
+    /// Where the judge's AUC is under [`MIN_SEPARATING_AUC`], what that
+    /// means for `kind`, in words: `cannot separate this set (AUC 0.64):
+    /// its criteria score says little about which responses meet the
+    /// criteria`. `None` where it separates the set, or was not measured.
+    #[must_use]
+    pub fn cannot_separate(&self, kind: ItemKind) -> Option<String> {
+        let auc = self.auc.filter(|a| *a < MIN_SEPARATING_AUC)?;
+        let (score, which) = match kind {
+            ItemKind::Claim => ("P(supported)", "claims the passages support"),
+            ItemKind::Answer => ("relevance score", "answers answer the question"),
+            ItemKind::Passage => ("P(relevant)", "passages help answer the question"),
+            ItemKind::Graded => ("correctness score", "answers are correct"),
+            ItemKind::Judged => ("criteria score", "responses meet the criteria"),
+        };
+        Some(format!(
+            "cannot separate this set (AUC {auc:.2}): its {score} says little about which {which}"
+        ))
+    }
+
     /// Whether the four-verdict figures measure anything: the labels give
     /// at least two of the four verdicts (a set labelled supported / not
     /// supported only, as most public ones are, gives one).
@@ -491,21 +521,32 @@ impl CalibrationReport {
     pub fn to_markdown(&self) -> String {
         let mut s = String::new();
         let _ = writeln!(s, "## ragaliq: agreement with {}\n", self.set_line());
+        let mut warned = false;
+        for j in &self.judges {
+            if let Some(why) = j.cannot_separate(self.kind) {
+                let _ = writeln!(s, "> **judge `{}` {why}**", j.name);
+                warned = true;
+            }
+        }
+        if warned {
+            s.push('\n');
+        }
         let _ = writeln!(
             s,
-            "| judge | samples | judged | accuracy | kappa (95% CI) | macro-F1 | supported/not kappa | undecided | ungrounded | not verified | calls | replayed | tokens¹ | cost | time |"
+            "| judge | samples | judged | AUC | accuracy | kappa (95% CI) | macro-F1 | supported/not kappa | undecided | ungrounded | not verified | calls | replayed | tokens¹ | cost | time |"
         );
         let _ = writeln!(
             s,
-            "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
+            "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
         );
         for j in &self.judges {
             let _ = writeln!(
                 s,
-                "| `{}` | {} | {} | {:.3} | {} | {:.3} | {} | {} | {} | {} | {} | {} | {} | {} | {:.2} s |",
+                "| `{}` | {} | {} | {} | {:.3} | {} | {:.3} | {} | {} | {} | {} | {} | {} | {} | {} | {:.2} s |",
                 j.name,
                 j.samples,
                 j.judged,
+                ratio(j.auc),
                 j.verdicts.accuracy,
                 kappa_text(&j.verdicts),
                 j.verdicts.macro_f1,
@@ -750,44 +791,27 @@ fn markdown_matrix(stats: &AgreementStats) -> String {
     s
 }
 
+/// Whether `response` holds the reference (or one of the accepted answers
+/// it lists), normalised, as whole words: the rule answer correctness shows
+/// as its evidence ([`crate::evidence::find_answer`]), so the floor and the
+/// message read answers alike.
+pub(crate) fn plain_match(reference: &str, response: &str) -> bool {
+    crate::evidence::find_answer(reference, response).is_some()
+}
+
 /// The console form: per judge the headline figures, the confusion matrix
 /// and the first disagreements; then, with several judges, the comparison
 /// table.
-/// SQuAD's answer normalisation: lower case, letters and digits, no
-/// articles, single spaces.
-fn normalise(text: &str) -> String {
-    let cleaned: String = text
-        .to_lowercase()
-        .chars()
-        .map(|c| if c.is_alphanumeric() { c } else { ' ' })
-        .collect();
-    cleaned
-        .split_whitespace()
-        .filter(|w| !matches!(*w, "a" | "an" | "the"))
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
-/// Whether `response` holds the reference (or one of the accepted answers
-/// it lists), normalised, as whole words.
-pub(crate) fn plain_match(reference: &str, response: &str) -> bool {
-    let alternatives: Vec<String> = match reference.trim().strip_prefix("Accepted answers:") {
-        Some(list) => list
-            .split(';')
-            .map(|a| a.trim().trim_matches('"').to_owned())
-            .collect(),
-        None => vec![reference.to_owned()],
-    };
-    let haystack = format!(" {} ", normalise(response));
-    alternatives.iter().any(|a| {
-        let needle = normalise(a);
-        !needle.is_empty() && haystack.contains(&format!(" {needle} "))
-    })
-}
-
 impl fmt::Display for CalibrationReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(f, "agreement with {}", self.set_line())?;
+        // Said before any kappa: a judge whose score does not separate the
+        // set has kappas no threshold can mend.
+        for j in &self.judges {
+            if let Some(why) = j.cannot_separate(self.kind) {
+                writeln!(f, "judge `{}` {why}", j.name)?;
+            }
+        }
         if let Some(m) = &self.matching {
             writeln!(
                 f,
@@ -812,6 +836,18 @@ impl fmt::Display for CalibrationReport {
                     a.macro_f1
                 )
             };
+            if let Some(auc) = j.auc {
+                writeln!(
+                    f,
+                    "  {:<24} {auc:.3}{}",
+                    "AUC:",
+                    if auc < MIN_SEPARATING_AUC {
+                        " (under 0.7: the judge cannot separate this set)"
+                    } else {
+                        ""
+                    }
+                )?;
+            }
             if j.four_way_measured() || self.kind != ItemKind::Claim {
                 agreement(f, self.headline().0, &j.verdicts)?;
             } else {
@@ -963,6 +999,68 @@ impl fmt::Display for CalibrationReport {
 mod tests {
     use super::*;
 
+    fn judge_with_auc(auc: Option<f64>) -> JudgeResult {
+        let stats = crate::stats::agreement(&["meets", "fails"], &[(0, 0), (1, 0)], 0, 1);
+        JudgeResult {
+            name: "small".into(),
+            judge: "openai `m`".into(),
+            model: "m".into(),
+            samples: "1".into(),
+            judged: 2,
+            undecided: 0,
+            ungrounded: 0,
+            auc,
+            verdicts: stats.clone(),
+            collapsed: stats,
+            matching: None,
+            areas: Vec::new(),
+            usage: Usage::default(),
+            cost_usd: None,
+            seconds: 1.0,
+            pending: Vec::new(),
+            not_judged: Vec::new(),
+            disagreements: Vec::new(),
+            undecided_claims: Vec::new(),
+            fit: None,
+            unfitted: None,
+        }
+    }
+
+    /// Where a judge's score does not separate the set, the report says so
+    /// in words before any kappa, in every form; at 0.7 and above it only
+    /// gives the AUC.
+    #[test]
+    fn a_judge_that_cannot_separate_the_set_is_said_so_before_any_kappa() {
+        let said = "judge `small` cannot separate this set (AUC 0.64): its criteria score says little about which responses meet the criteria";
+        let mut report = CalibrationReport::new(&[], None, vec![judge_with_auc(Some(0.64))]);
+        report.kind = ItemKind::Judged;
+        for text in [report.to_string(), report.to_markdown(), report.to_html()] {
+            // The page names the judge in markup of its own.
+            let at = text
+                .find(said.split_once("` ").unwrap().1)
+                .unwrap_or_else(|| panic!("not said: {text}"));
+            assert!(at < text.find("kappa").unwrap(), "{text}");
+        }
+        assert!(report.to_string().contains(said));
+        assert!(report.to_markdown().contains(said));
+        assert!(report.to_string().contains(
+            "  AUC:                     0.640 (under 0.7: the judge cannot separate this set)"
+        ));
+        report.kind = ItemKind::Claim;
+        assert!(report.to_string().contains(
+            "cannot separate this set (AUC 0.64): its P(supported) says little about which claims the passages support"
+        ));
+        let report = CalibrationReport::new(&[], None, vec![judge_with_auc(Some(0.7))]);
+        let text = report.to_string();
+        assert!(!text.contains("cannot separate"), "{text}");
+        assert!(
+            text.contains("  AUC:                     0.700\n"),
+            "{text}"
+        );
+        let report = CalibrationReport::new(&[], None, vec![judge_with_auc(None)]);
+        assert!(!report.to_string().contains("AUC"));
+    }
+
     /// Token counts come from servers: a judge that reports `u64::MAX`
     /// must not overflow the sums of the table, the page or the Markdown.
     #[test]
@@ -977,6 +1075,7 @@ mod tests {
             judged: 2,
             undecided: 0,
             ungrounded: 0,
+            auc: None,
             verdicts: stats.clone(),
             collapsed: stats,
             matching: None,

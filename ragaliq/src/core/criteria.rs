@@ -4,47 +4,76 @@
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
-/// How answer correctness turns its two halves into a score.
+/// How answer correctness is decided.
 ///
-/// Precision is the share of the response's claims the reference backs
-/// (what it says that is right); recall the share of the reference's claims
-/// the response states (what it leaves out or gets wrong).
+/// [`Direct`](Correctness::Direct), the default, asks the judge one
+/// question per answer: given the question and the expected answer, does
+/// the response give the same answer without contradicting it? The score
+/// is P(yes). It was chosen leave-one-source-out on public sets of answers
+/// people judged (BENCHMARKS.md): at one call an answer, it agreed with
+/// people better than checking claims both ways on every source.
+///
+/// The other three check **claims both ways**, for a team that wants the
+/// missing and the unbacked facts listed: the response's claims against
+/// the reference (precision: what it says that is right) and the
+/// reference's claims against the response (recall: what it leaves out or
+/// gets wrong), each through the claim path (about seven calls an answer).
+/// `f1` combines them; `claims` is another name for it.
 ///
 /// ```
 /// use ragaliq::Correctness;
-/// assert_eq!(Correctness::default(), Correctness::F1);
+/// assert_eq!(Correctness::default(), Correctness::Direct);
+/// assert!(!Correctness::Direct.checks_claims());
 /// assert_eq!(Correctness::F1.score(1.0, 0.5), 2.0 / 3.0);
 /// assert_eq!(Correctness::Recall.score(1.0, 0.5), 0.5);
 /// assert_eq!(Correctness::F1.score(0.0, 0.0), 0.0);
 /// assert_eq!("precision".parse(), Ok(Correctness::Precision));
+/// assert_eq!("claims".parse(), Ok(Correctness::F1));
+/// assert_eq!("direct".parse(), Ok(Correctness::Direct));
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum Correctness {
-    /// The harmonic mean of precision and recall (0 when both are 0).
+    /// One direct question per answer; the score is P(yes) (1 or 0 from
+    /// the word written). Whether the expected answer's words are found in
+    /// the response is computed and shown, as evidence, not as a verdict.
     #[default]
+    Direct,
+    /// Claims both ways: the harmonic mean of precision and recall (0 when
+    /// both are 0).
+    #[serde(alias = "claims")]
     F1,
-    /// What the response says that the reference backs.
+    /// Claims both ways: what the response says that the reference backs.
     Precision,
-    /// What of the reference the response says.
+    /// Claims both ways: what of the reference the response says.
     Recall,
 }
 
 impl Correctness {
     /// Every spelling, for messages.
-    pub const NAMES: &'static str = "f1, precision, recall";
+    pub const NAMES: &'static str = "direct, f1 (or claims), precision, recall";
 
-    /// The score from precision and recall, in [0, 1].
+    /// Whether it checks claims both ways (`f1`, `precision`, `recall`)
+    /// rather than asking the direct question.
+    #[must_use]
+    pub fn checks_claims(self) -> bool {
+        self != Correctness::Direct
+    }
+
+    /// The score from precision and recall, in [0, 1], for the measures
+    /// that check claims both ways. [`Direct`](Correctness::Direct) has no
+    /// halves (its score is the judge's P(yes)); given two, it combines
+    /// them as F1 does.
     #[must_use]
     pub fn score(self, precision: f64, recall: f64) -> f64 {
         let score = match self {
             Correctness::Precision => precision,
             Correctness::Recall => recall,
-            Correctness::F1 if precision + recall > 0.0 => {
+            Correctness::F1 | Correctness::Direct if precision + recall > 0.0 => {
                 2.0 * precision * recall / (precision + recall)
             }
-            Correctness::F1 => 0.0,
+            Correctness::F1 | Correctness::Direct => 0.0,
         };
         super::verdict::clamp_score(score)
     }
@@ -53,6 +82,7 @@ impl Correctness {
     #[must_use]
     pub fn name(self) -> &'static str {
         match self {
+            Correctness::Direct => "direct",
             Correctness::F1 => "f1",
             Correctness::Precision => "precision",
             Correctness::Recall => "recall",
@@ -65,7 +95,8 @@ impl std::str::FromStr for Correctness {
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         match s {
-            "f1" => Ok(Correctness::F1),
+            "direct" => Ok(Correctness::Direct),
+            "f1" | "claims" => Ok(Correctness::F1),
             "precision" => Ok(Correctness::Precision),
             "recall" => Ok(Correctness::Recall),
             _ => Err(format!(

@@ -23,9 +23,10 @@ pub enum Metric {
     ContextPrecision,
     /// Share of expected facts the context covers.
     ContextRecall,
-    /// The response graded against the expected answer: F1 of what it
-    /// says that the reference backs (precision) and what of the
-    /// reference it says (recall).
+    /// The response graded against the expected answer: by default P(yes)
+    /// to one direct question (does the response give the expected answer
+    /// without contradicting it?); or, as a named option, claims checked
+    /// both ways ([`Correctness`](crate::Correctness)).
     Correctness,
     /// A team's own rule in plain words ([`Criteria`](crate::Criteria)).
     Criteria,
@@ -72,11 +73,24 @@ impl Metric {
         }
     }
 
-    /// The default pass threshold: 0.8 for hallucination, else 0.7.
+    /// The default pass threshold: 0.8 for hallucination; 0.5 for
+    /// correctness (P(yes) to the direct question, the even odds chosen
+    /// leave-one-source-out on public sets, BENCHMARKS.md); 0.45 for
+    /// criteria (fitted on three sources' dev halves: at 0.7 a small judge
+    /// fails nearly every response); else 0.7.
+    ///
+    /// ```
+    /// use ragaliq::Metric;
+    /// assert_eq!(Metric::Correctness.default_threshold(), 0.5);
+    /// assert_eq!(Metric::Criteria.default_threshold(), 0.45);
+    /// assert_eq!(Metric::Faithfulness.default_threshold(), 0.7);
+    /// ```
     #[must_use]
     pub fn default_threshold(self) -> f64 {
         match self {
             Metric::Hallucination => 0.8,
+            Metric::Correctness => 0.5,
+            Metric::Criteria => 0.45,
             _ => 0.7,
         }
     }
@@ -399,6 +413,61 @@ pub struct PassageVerdict {
     pub review_key: Option<String>,
 }
 
+/// Answer correctness asked as one direct question
+/// ([`Correctness::Direct`](crate::Correctness::Direct)): what the judge
+/// was shown, and whether the expected answer was found in the response.
+///
+/// Found words are evidence, never the verdict: "It is not 30 days; it is
+/// 14." holds "30 days", and only the judge's P(yes) decides.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct Graded {
+    /// The question.
+    pub query: String,
+    /// The expected answer, as the case gives it.
+    pub expected: String,
+    /// The response.
+    pub response: String,
+    /// Where the expected answer (or one of its accepted answers) was
+    /// found in the response, normalised, as whole words
+    /// ([`evidence::find_answer`](crate::evidence::find_answer)); `None`
+    /// when it was not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub found: Option<AnswerFound>,
+}
+
+/// Where an expected answer was found in a response.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct AnswerFound {
+    /// The accepted answer found: the whole expected answer, or one of
+    /// those an `Accepted answers: "A"; "B"` line lists.
+    pub answer: String,
+    /// The response's own words there, from the first word found to the
+    /// last.
+    pub text: String,
+    /// The first and last word it covers, counted from 1 over the
+    /// response's words (runs of letters and digits).
+    pub words: (usize, usize),
+    /// The bytes of the response it covers.
+    pub span: std::ops::Range<usize>,
+}
+
+/// `«30 days» (words 3–4)`: the response's words and where they stand.
+///
+/// ```
+/// let found = ragaliq::evidence::find_answer("30 days", "Up to thirty days.").unwrap();
+/// assert_eq!(found.to_string(), "«thirty days» (words 3–4)");
+/// ```
+impl fmt::Display for AnswerFound {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.words {
+            (first, last) if first == last => write!(f, "«{}» (word {first})", self.text),
+            (first, last) => write!(f, "«{}» (words {first}–{last})", self.text),
+        }
+    }
+}
+
 /// The result of one metric on one case.
 ///
 /// `score` is always a finite number in [0, 1]: an evaluation that cannot be
@@ -459,6 +528,12 @@ pub struct Evaluation {
     /// it is kept under. Claims and passages carry their own.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub review_key: Option<String>,
+    /// Answer correctness asked as one direct question: the question, the
+    /// expected answer and the response the judge was shown, and where the
+    /// expected answer was found in the response (evidence, not the
+    /// verdict).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub graded: Option<Graded>,
 }
 
 impl Evaluation {
@@ -565,6 +640,24 @@ impl fmt::Display for Evaluation {
         }
         if !self.reasoning.is_empty() {
             writeln!(f, "  reasoning: {}", self.reasoning)?;
+        }
+        if let Some(g) = &self.graded {
+            writeln!(f, "  question: {:?}", g.query.trim())?;
+            writeln!(f, "  reference: {:?}", g.expected.trim())?;
+            writeln!(f, "  response: {:?}", g.response.trim())?;
+            match &g.found {
+                // Found words decide nothing: said beside a failure, so
+                // that nobody reads them as a pass the judge refused.
+                Some(found) if !self.passed => writeln!(
+                    f,
+                    "  the reference was found in the response: {found}; found words are evidence, not a verdict: the judge's P(yes) decides"
+                )?,
+                Some(found) => writeln!(f, "  the reference was found in the response: {found}")?,
+                None => writeln!(
+                    f,
+                    "  the reference was not found in the response (normalised, as whole words)"
+                )?,
+            }
         }
         // Answer correctness shows the response's claims the reference
         // does not back, then the reference's the response does not state.
@@ -824,6 +917,7 @@ mod tests {
             recall: None,
             person: None,
             review_key: None,
+            graded: None,
         }
     }
 

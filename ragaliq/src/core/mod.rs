@@ -29,7 +29,9 @@ pub use check::{Check, CheckOutcome};
 pub use config_error::ConfigError;
 pub(crate) use criteria::ShownBecause;
 pub use criteria::{Correctness, Criteria, CriteriaForm};
-pub use evaluation::{ClaimCounts, ClaimVerdict, Evaluation, Metric, PassageVerdict, Usage};
+pub use evaluation::{
+    AnswerFound, ClaimCounts, ClaimVerdict, Evaluation, Graded, Metric, PassageVerdict, Usage,
+};
 pub use json_mode::JsonMode;
 pub use key::ApiKey;
 pub use logprobs::{TokenLogprob, TopLogprob};

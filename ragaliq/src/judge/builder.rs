@@ -278,7 +278,8 @@ impl JudgeBuilder {
         self
     }
 
-    /// How answer correctness scores (default [`Correctness::F1`](crate::Correctness::F1)).
+    /// How answer correctness is decided (default
+    /// [`Correctness::Direct`](crate::Correctness::Direct): one question per answer).
     pub fn with_correctness(mut self, correctness: crate::core::Correctness) -> Self {
         self.scoring.correctness = correctness;
         self

@@ -46,20 +46,27 @@ impl Judge {
     }
 
     /// Answer correctness: the response graded against the case's expected
-    /// answer. Its claims are checked against the reference (precision:
-    /// what it says that the reference backs) and the reference's claims
-    /// against it (recall: what of the reference it says); the score is
-    /// their F1 unless [`EvalOptions::with_correctness`] or
-    /// `scoring.correctness` says precision or recall.
+    /// answer. By default ([`Correctness::Direct`](crate::Correctness)) one
+    /// question per answer: does the response give the same answer to the
+    /// question as the expected answer, without contradicting it? The score
+    /// is P(yes) (1 or 0 from the word written), passing at 0.5 by default;
+    /// [`Evaluation::graded`] says what the judge was shown and where the
+    /// expected answer's words were found in the response (evidence, never
+    /// the verdict).
     ///
-    /// Calls: one extraction per text (the response's is shared with
+    /// Claims both ways, when [`EvalOptions::with_correctness`] or
+    /// `scoring.correctness` asks for `f1` (or `claims`), `precision` or
+    /// `recall`: the response's claims checked against the reference
+    /// (precision: what it says that the reference backs) and the
+    /// reference's claims against it (recall: what of the reference it
+    /// says); one extraction per text (the response's is shared with
     /// faithfulness, the reference's with context recall), then one short
     /// question per claim of each (the JSON prompts: one batch per
     /// `verify_batch` claims of each).
     ///
     /// ```
     /// # use ragaliq::judge::{BoxFuture, Judge, JudgeRequest, JudgeResponse, Transport};
-    /// # use ragaliq::{RagCase, TransportError, Verdict};
+    /// # use ragaliq::{Correctness, EvalOptions, Metric, RagCase, TransportError};
     /// # struct Canned;
     /// # impl Transport for Canned {
     /// #     fn provider(&self) -> &str { "canned" }
@@ -68,7 +75,6 @@ impl Judge {
     /// #         let text = match r.task.as_str() {
     /// #             "extract_claims" if user.contains("14 days") => r#"{"claims": ["Refunds take 14 days."]}"#,
     /// #             "extract_claims" => r#"{"claims": ["Refunds take 30 days.", "Refunds go to the card."]}"#,
-    /// #             _ if user.contains("<claim>Refunds go to the card.</claim>") => "no",
     /// #             _ => "no",
     /// #         };
     /// #         Box::pin(async move { Ok(JudgeResponse::text(text)) })
@@ -80,8 +86,11 @@ impl Judge {
     ///     .response("Refunds take 14 days.")
     ///     .expected_answer("Refunds take 30 days and go to the card.");
     /// let eval = judge.correctness(&case).await.unwrap();
-    /// assert_eq!((eval.precision, eval.recall), (Some(0.0), Some(0.0)));
+    /// assert_eq!((eval.score, eval.usage.calls), (0.0, 1));
     /// assert!(!eval.passed);
+    /// let options = EvalOptions::default().with_correctness(Correctness::F1);
+    /// let eval = judge.evaluate_with(Metric::Correctness, &case, &options).await.unwrap();
+    /// assert_eq!((eval.precision, eval.recall), (Some(0.0), Some(0.0)));
     /// # });
     /// ```
     pub async fn correctness(&self, case: &RagCase) -> Result<Evaluation> {

@@ -1,17 +1,31 @@
 //! Answer correctness: the response graded against the expected answer.
 //!
-//! Both texts' claims are extracted (once per text: faithfulness shares the
-//! response's, context recall the reference's), then checked through the
-//! one claim path: the response's claims against the reference (precision:
-//! what it says that the reference backs) and the reference's claims
-//! against the response (recall: what of the reference it says). The
-//! score is their F1, or one of them ([`Correctness`]).
+//! By default ([`Correctness::Direct`]) the judge is asked one question per
+//! answer: given the question and the expected answer, does the response
+//! give the same answer without contradicting it? The score is P(yes),
+//! read from the answer word. Whether the expected answer's words are in
+//! the response ([`evidence::find_answer`]) is computed and shown beside
+//! it, as evidence: it moves no verdict, since "It is not 30 days; it is
+//! 14." holds "30 days" (the rule and its threshold were chosen
+//! leave-one-source-out on public sets, BENCHMARKS.md).
+//!
+//! Claims both ways ([`Correctness::F1`], `Precision`, `Recall`), a named
+//! option: both texts' claims are extracted (once per text: faithfulness
+//! shares the response's, context recall the reference's), then checked
+//! through the one claim path: the response's claims against the
+//! reference (precision: what it says that the reference backs) and the
+//! reference's claims against the response (recall: what of the reference
+//! it says). The score is their F1, or one of them.
 
 use super::claims::{self, Checked, Verification, details, dropped};
+use super::sampling::sample;
 use super::{Asker, Plan, Scored, plural};
-use crate::core::{Correctness, Metric, RagCase, Verdict, VerdictWeights};
+use crate::core::{Correctness, Graded, Metric, RagCase, Verdict, VerdictWeights};
 use crate::error::{Error, Result};
-use crate::parse::ParsedVerdict;
+use crate::evidence;
+use crate::parse::{ParsedVerdict, YesNo};
+use crate::stats;
+use crate::tasks::AnswerCorrect;
 
 pub(super) async fn correctness(
     ask: &Asker<'_>,
@@ -29,6 +43,9 @@ pub(super) async fn correctness(
             what: "an expected answer to grade the response against (set `.expected_answer(…)`, or `expected_answer:` in a case file)",
         })?;
     let response = case.response_text();
+    if !measure.checks_claims() {
+        return direct(ask, case, reference, response, plan).await;
+    }
     let (answer, expected) = futures_util::future::try_join(
         claims::extract(ask, how, &case.query, response, "response"),
         claims::extract(ask, how, &case.query, reference, "reference"),
@@ -117,6 +134,78 @@ pub(super) async fn correctness(
         dropped: dropped_count,
         precision: Some(precision),
         recall: Some(recall),
+        ..Scored::default()
+    })
+}
+
+/// The direct question: one call per sample, P(yes) the score. The
+/// expected answer found in the response is shown with it, and decides
+/// nothing: `P >= threshold` whether found or not (the measurement could
+/// fit no other bar for found answers on sources it was not fitted on).
+async fn direct(
+    ask: &Asker<'_>,
+    case: &RagCase,
+    reference: &str,
+    response: &str,
+    plan: &Plan,
+) -> Result<Scored> {
+    let question = AnswerCorrect {
+        query: &case.query,
+        expected: reference,
+        response,
+    };
+    let sampled = sample(plan, |s| ask.ask(&question, s), |r: &YesNo| r.p_yes).await?;
+    let scores = sampled.scores;
+    let median = stats::median(&scores);
+    let read = sampled
+        .answers
+        .iter()
+        .find(|r| r.p_yes == median)
+        .unwrap_or(&sampled.answers[0]);
+    let graded = Graded {
+        query: case.query.clone(),
+        expected: reference.to_owned(),
+        response: response.to_owned(),
+        found: evidence::find_answer(reference, response),
+    };
+    let (review_key, person) = ask.review(&question, 1, plan.persons)?;
+    if let Some(person) = person {
+        let score = super::yes_no(&person)?;
+        let judge = super::judge_said(read.p_yes, read.from_probabilities);
+        return Ok(Scored {
+            review_key,
+            graded: Some(graded),
+            ..Scored::by_person(
+                person,
+                judge,
+                score,
+                "on whether the response gives the expected answer",
+            )
+        });
+    }
+    let reasoning = if read.from_probabilities {
+        format!(
+            "P(yes) {:.2} that the response gives the expected answer without contradicting it ({}).",
+            read.p_yes, read.read
+        )
+    } else {
+        format!(
+            "The judge answered {} to whether the response gives the expected answer without contradicting it ({}).",
+            if read.p_yes >= 0.5 { "yes" } else { "no" },
+            read.read
+        )
+    };
+    let undecided = scores.len() > 1 && {
+        let sides: Vec<bool> = scores.iter().map(|s| *s >= plan.threshold).collect();
+        !stats::vote(&sides, i32::from).1.reaches(plan.agreement)
+    };
+    Ok(Scored {
+        score: median,
+        reasoning,
+        undecided,
+        sample_scores: scores,
+        review_key,
+        graded: Some(graded),
         ..Scored::default()
     })
 }

@@ -67,7 +67,8 @@ pub struct EvalOptions {
     pub samples: Option<Samples>,
     /// The share of samples that must agree; `None` uses the judge's.
     pub agreement: Option<f64>,
-    /// How answer correctness scores; `None` uses the judge's (F1).
+    /// How answer correctness is decided; `None` uses the judge's (the
+    /// direct question, unless configured otherwise).
     pub correctness: Option<Correctness>,
 }
 
@@ -107,7 +108,8 @@ impl EvalOptions {
         self
     }
 
-    /// Sets how answer correctness scores (F1, precision or recall).
+    /// Sets how answer correctness is decided (the direct question, or
+    /// claims both ways: F1, precision or recall).
     #[must_use]
     pub fn with_correctness(mut self, correctness: Correctness) -> Self {
         self.correctness = Some(correctness);
@@ -150,7 +152,7 @@ impl Default for Scoring {
             confidence_floor: None,
             samples: Samples::default(),
             agreement: crate::core::DEFAULT_AGREEMENT,
-            correctness: Correctness::F1,
+            correctness: Correctness::default(),
             criteria_form: crate::core::CriteriaForm::YesNo,
             verification: Verification {
                 strategy: crate::core::Strategy::default(),
@@ -212,6 +214,9 @@ pub(crate) struct Scored {
     /// it, and the key one is kept under.
     person: Option<Person>,
     review_key: Option<String>,
+    /// Answer correctness's direct question: what the judge was shown, and
+    /// the expected answer found in the response.
+    graded: Option<crate::core::Graded>,
 }
 
 impl Scored {
@@ -451,8 +456,8 @@ async fn evaluate_here(
             .collect();
         stats::spread(&scores, plan.threshold, passed)
     });
-    let counts = metric
-        .verifies_claims()
+    // The direct question checks no claim: no claim counts to show.
+    let counts = (metric.verifies_claims() && scored.graded.is_none())
         .then(|| ClaimCounts::of(&scored.claims, scored.dropped));
     Ok(Evaluation {
         metric,
@@ -471,6 +476,7 @@ async fn evaluate_here(
         recall: scored.recall,
         person: scored.person,
         review_key: scored.review_key,
+        graded: scored.graded,
     })
 }
 

@@ -308,6 +308,7 @@ fn task_rank(task: &str) -> usize {
         "claim_contradicted",
         "relevance",
         "answers_query",
+        "answer_correct",
         "passage_relevance",
         "passage_relevant",
     ]

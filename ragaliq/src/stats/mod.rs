@@ -1,14 +1,18 @@
 //! Numbers over samples and labels: the vote, the median, the spread of
 //! per-sample scores, and agreement with people (kappa with a bootstrap
-//! interval, macro-F1, confusion matrices).
+//! interval, macro-F1, confusion matrices, the area under the ROC curve).
 
 #[cfg(feature = "calibration")]
 mod agreement;
+#[cfg(feature = "calibration")]
+mod auc;
 
 #[cfg(feature = "calibration")]
 pub(crate) use agreement::SplitMix64;
 #[cfg(feature = "calibration")]
 pub use agreement::{AgreementStats, DEFAULT_RESAMPLES, LabelStats, agreement, agreement_grouped};
+#[cfg(feature = "calibration")]
+pub use auc::auc;
 
 use crate::core::{Agreement, Spread};
 

@@ -1,0 +1,242 @@
+//! Answer correctness asked as one direct question (the default): what is
+//! asked (one call, the template as the measurement rendered it), what
+//! decides (the judge's P(yes) against the threshold, 0.5 by default), and
+//! what found words do (they are shown, never decide: "It is not 30 days;
+//! it is 14." holds "30 days" and fails). Against wiremock on 127.0.0.1,
+//! answering with token probabilities as llama.cpp does.
+
+mod common;
+
+use common::{fast_retries, within};
+use ragaliq::judge::{Judge, OpenAiTransport};
+use ragaliq::{Correctness, EvalOptions, Metric, RagCase, Strategy};
+use serde_json::{Value, json};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use wiremock::{Mock, MockServer, Request, ResponseTemplate, matchers::method};
+
+const QUESTION: &str = "How long is the return window for online orders?";
+const REFERENCE: &str = "30 days from delivery.";
+
+fn case(reference: &str, response: &str) -> RagCase {
+    RagCase::new(QUESTION)
+        .id("returns")
+        .expected_answer(reference)
+        .response(response)
+}
+
+/// A one-token reply, `Yes` or `No` as `p_yes` says, with both words'
+/// probabilities at that position when `probabilities` (else the word
+/// alone, as a server that returns none).
+fn reply(p_yes: f64, probabilities: bool) -> Value {
+    let word = if p_yes >= 0.5 { "Yes" } else { "No" };
+    let mut choice = json!({"index": 0, "finish_reason": "length",
+        "message": {"role": "assistant", "content": word}});
+    if probabilities {
+        choice["logprobs"] = json!({"content": [{
+            "token": word,
+            "logprob": if word == "Yes" { p_yes.ln() } else { (1.0 - p_yes).ln() },
+            "top_logprobs": [{"token": "Yes", "logprob": p_yes.ln()},
+                             {"token": "No", "logprob": (1.0 - p_yes).ln()}]
+        }]});
+    }
+    json!({"model": "m", "choices": [choice], "usage": {"prompt_tokens": 120, "completion_tokens": 1}})
+}
+
+/// A judge that answers every question with P(yes) `p_yes` (from token
+/// probabilities, or the word alone); every request body is kept.
+async fn judge_saying(p_yes: f64, probabilities: bool) -> (MockServer, Arc<Mutex<Vec<Value>>>) {
+    let server = MockServer::start().await;
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let kept = seen.clone();
+    Mock::given(method("POST"))
+        .respond_with(move |req: &Request| {
+            let body: Value = serde_json::from_slice(&req.body).unwrap();
+            kept.lock().unwrap().push(body);
+            ResponseTemplate::new(200).set_body_json(reply(p_yes, probabilities))
+        })
+        .mount(&server)
+        .await;
+    (server, seen)
+}
+
+fn judge(server: &MockServer) -> Judge {
+    Judge::builder(OpenAiTransport::new(&format!("{}/v1", server.uri())))
+        .with_model("m")
+        .with_retry(fast_retries(0))
+        .with_timeout(Duration::from_secs(5))
+        .build()
+        .unwrap()
+}
+
+/// The newcomer's answer says the reference in other words: one call,
+/// asked exactly as `bench/designs/correctness-criteria.md` rendered it
+/// for the measurement, P(yes) 0.734 passes the default 0.5, and the
+/// message says the reference's words were not found (they are not: "30
+/// days after they are delivered").
+#[tokio::test]
+async fn one_question_per_answer_asked_as_the_measurement_asked_it() {
+    let (server, seen) = judge_saying(0.734, true).await;
+    let eval = within(judge(&server).correctness(&case(
+        REFERENCE,
+        "You can return online orders for up to 30 days after they are delivered.",
+    )))
+    .await
+    .unwrap();
+    let bodies = seen.lock().unwrap().clone();
+    assert_eq!(bodies.len(), 1, "one call, no claim extracted");
+    let asked = &bodies[0];
+    assert_eq!(
+        asked["messages"][1]["content"],
+        "<question>How long is the return window for online orders?</question>\n\n<expected>30 days from delivery.</expected>\n\n<response>You can return online orders for up to 30 days after they are delivered.</response>\n\nDoes the response give the same answer to the question as the expected answer, without contradicting it? Answer \"yes\" or \"no\"."
+    );
+    assert!(
+        asked["messages"][0]["content"]
+            .as_str()
+            .unwrap()
+            .starts_with("You check claims and answers against documents."),
+        "the one-word system prompt: {}",
+        asked["messages"][0]["content"]
+    );
+    assert_eq!(asked["max_tokens"], 3);
+    assert_eq!(asked["logprobs"], true);
+    assert_eq!(asked["top_logprobs"], 10);
+    assert!(asked.get("response_format").is_none(), "plain text");
+
+    assert_eq!(eval.threshold, 0.5, "the default correctness threshold");
+    assert!((eval.score - 0.734).abs() < 1e-9, "{eval}");
+    assert!(eval.passed, "{eval}");
+    assert!(eval.claims.is_empty() && eval.counts.is_none(), "{eval}");
+    assert!(eval.precision.is_none() && eval.review_key.is_some());
+    let graded = eval.graded.as_ref().expect("what the judge was shown");
+    assert_eq!(graded.found, None);
+    let text = eval.to_string();
+    assert!(
+        text.starts_with("correctness: 0.73 >= threshold 0.50 (passed)\n  reasoning: P(yes) 0.73 that the response gives the expected answer without contradicting it (P(yes) 0.734 from the first token's"),
+        "{text}"
+    );
+    for line in [
+        "\n  question: \"How long is the return window for online orders?\"\n",
+        "\n  reference: \"30 days from delivery.\"\n",
+        "\n  response: \"You can return online orders for up to 30 days after they are delivered.\"\n",
+        "\n  the reference was not found in the response (normalised, as whole words)\n",
+    ] {
+        assert!(text.contains(line), "{line:?} in {text}");
+    }
+}
+
+/// Found words are evidence, not a verdict: a response that holds the
+/// reference word for word and denies it fails when the judge says no,
+/// and one that holds it at P(yes) 0.4 fails too. The message shows where
+/// the reference was found, and that found words did not decide.
+#[tokio::test]
+async fn a_found_reference_never_passes_an_answer_the_judge_says_no_to() {
+    for (p_yes, response) in [
+        (0.262, "It is not 30 days; it is 14."),
+        (0.4, "Returns: 30 days, they told me, maybe."),
+    ] {
+        let (server, seen) = judge_saying(p_yes, true).await;
+        let eval = within(judge(&server).correctness(&case("30 days", response)))
+            .await
+            .unwrap();
+        assert_eq!(seen.lock().unwrap().len(), 1);
+        assert!(!eval.passed, "{eval}");
+        assert_eq!(eval.score, p_yes, "{eval}");
+        let found = eval
+            .graded
+            .as_ref()
+            .and_then(|g| g.found.clone())
+            .expect("the reference is in the response");
+        assert_eq!(found.text, "30 days");
+        assert!(
+            eval.to_string().contains(&format!(
+                "the reference was found in the response: {found}; found words are evidence, not a verdict: the judge's P(yes) decides"
+            )),
+            "{eval}"
+        );
+    }
+    // The negation test of the issue, at the default, with the
+    // assertion a team writes: caught.
+    let (server, _) = judge_saying(0.262, true).await;
+    let judge = judge(&server);
+    let caught = ragaliq::assert_caught!(
+        judge,
+        case("30 days", "It is not 30 days; it is 14."),
+        correctness
+    );
+    assert_eq!(
+        caught.graded.and_then(|g| g.found).map(|f| f.words),
+        Some((4, 5))
+    );
+}
+
+/// Without token probabilities the word written decides (P(yes) 1 or 0),
+/// and the reasoning says it was the word.
+#[tokio::test]
+async fn the_word_written_decides_where_there_are_no_probabilities() {
+    let (server, _) = judge_saying(0.1, false).await;
+    let eval = within(judge(&server).correctness(&case(REFERENCE, "Fourteen days.")))
+        .await
+        .unwrap();
+    assert_eq!(eval.score, 0.0);
+    assert!(
+        eval.reasoning
+            .starts_with("The judge answered no to whether the response gives the expected answer without contradicting it (the word written"),
+        "{}",
+        eval.reasoning
+    );
+}
+
+/// Claims both ways is a named option: `Correctness::F1` extracts claims
+/// (the direct question is not asked), and `claims` is its name in
+/// configuration too.
+#[tokio::test]
+async fn claims_both_ways_stays_a_named_option() {
+    let server = MockServer::start().await;
+    let tasks = Arc::new(Mutex::new(Vec::new()));
+    let seen = tasks.clone();
+    Mock::given(method("POST"))
+        .respond_with(move |req: &Request| {
+            let body: Value = serde_json::from_slice(&req.body).unwrap();
+            let user = body["messages"][1]["content"].as_str().unwrap().to_owned();
+            seen.lock().unwrap().push(user.clone());
+            if user.contains("atomic claims") {
+                let claims = json!({"claims": ["Returns are accepted for 30 days."]});
+                return ResponseTemplate::new(200).set_body_json(json!({"model": "m",
+                    "choices": [{"index": 0, "finish_reason": "stop",
+                        "message": {"role": "assistant", "content": claims.to_string()}}],
+                    "usage": {"prompt_tokens": 80, "completion_tokens": 10}}));
+            }
+            ResponseTemplate::new(200).set_body_json(reply(0.9, true))
+        })
+        .mount(&server)
+        .await;
+    let judge = Judge::builder(OpenAiTransport::new(&format!("{}/v1", server.uri())))
+        .with_model("m")
+        .with_strategy(Strategy::Probability)
+        .with_retry(fast_retries(0))
+        .build()
+        .unwrap();
+    let options = EvalOptions::default().with_correctness("claims".parse().unwrap());
+    assert_eq!(options.correctness, Some(Correctness::F1));
+    let eval = within(judge.evaluate_with(
+        Metric::Correctness,
+        &case(
+            "Returns are accepted for 30 days.",
+            "Returns are accepted for 30 days.",
+        ),
+        &options,
+    ))
+    .await
+    .unwrap();
+    assert!(eval.precision.is_some() && eval.recall.is_some(), "{eval}");
+    assert!(eval.graded.is_none());
+    let asked = tasks.lock().unwrap().clone();
+    assert!(asked.iter().any(|u| u.contains("atomic claims")));
+    assert!(
+        !asked
+            .iter()
+            .any(|u| u.contains("same answer to the question")),
+        "the direct question is not asked: {asked:?}"
+    );
+}
