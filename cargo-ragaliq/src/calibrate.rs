@@ -359,7 +359,7 @@ fn run_reviewed(args: &Args) -> Result<bool, String> {
             );
             continue;
         }
-        if let Err(kept) = to_write(fit, args.fit_anyway, &report.kind.plural()) {
+        if let Err(kept) = to_write(fit, args.fit_anyway, report.kind.plural()) {
             println!("{kept}");
             continue;
         }
