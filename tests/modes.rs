@@ -518,3 +518,76 @@ async fn ci_never_calls_a_judge_it_was_not_told_to() {
 
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A person's verdict reaches a `#[rag_test]` run the way a user runs it:
+/// the test passes or fails by it in replay, asks nothing, and says on
+/// stderr that it used one even when it passes (a plain `cargo test` has no
+/// suite report to count it in).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rag_test_says_when_a_persons_verdict_decided_it() {
+    use ragaliq::record::{self, Recording};
+    use ragaliq::review::{Thresholds, items};
+
+    let server = ScriptedJudge::start().await;
+    let url = server.base_url();
+    let dir = temp_dir("reviewed");
+    let snap = dir.join("modes__child_case.snap");
+    let run = run_child("record", &url, &dir, &[]);
+    assert!(run.output.contains("stored new snapshot"), "{}", run.output);
+    std::fs::rename(dir.join("modes__child_case.snap.new"), &snap).unwrap();
+    let asked = server.requests();
+
+    // Unreviewed, it passes and says nothing about a person.
+    let run = run_child("replay", &url, &dir, &[]);
+    assert!(run.passed, "{}", run.output);
+    assert!(!run.output.contains("given by a person"), "{}", run.output);
+
+    // The one claim, read by faithfulness and hallucination alike.
+    let recording = Recording::read(&snap).unwrap().unwrap();
+    let claims: Vec<_> = items(&recording, &Thresholds::default())
+        .into_iter()
+        .filter(|i| i.task == "claim_supported")
+        .collect();
+    assert_eq!(claims.len(), 1, "{claims:?}");
+    let key = claims[0].judged.key.clone();
+    let set = |verdict: &str| {
+        record::update(&snap, |r| {
+            record::set_verdict(r, &key, verdict, Some("ana".into()), None)
+        })
+        .unwrap()
+        .unwrap();
+    };
+
+    // Agreeing with the judge: still passes, and says a person decided it.
+    set("supported");
+    let run = run_child("replay", &url, &dir, &[]);
+    assert!(run.passed, "{}", run.output);
+    assert!(
+        run.output
+            .contains("ragaliq: `modes::child_case` used 1 verdict given by a person from ")
+            && run
+                .output
+                .contains("modes__child_case.snap in place of the judge's reading"),
+        "{}",
+        run.output
+    );
+
+    // Overruling it: the same recording now fails, by the person's word.
+    set("no_evidence");
+    let run = run_child("replay", &url, &dir, &[]);
+    assert!(!run.passed, "{}", run.output);
+    assert!(
+        run.output
+            .contains("no_evidence (a person's verdict, by ana; the judge: supported"),
+        "{}",
+        run.output
+    );
+    // The failure message itself counts it (the stderr line is for passes).
+    assert!(
+        run.output
+            .contains("no tokens spent; 1 verdict from a person\n"),
+        "{}",
+        run.output
+    );
+    assert_eq!(server.requests(), asked, "replay asked the judge");
+}

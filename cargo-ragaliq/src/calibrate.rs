@@ -302,8 +302,11 @@ fn run_reviewed(args: &Args) -> Result<bool, String> {
         true,
     );
     println!(
-        "person's verdicts: {} in {} recordings read (a pending .snap.new in place of its .snap); read as labels against the judge's reading in the same exchanges, no call",
-        set.verdicts, set.recordings
+        "read {} recording{} (a pending .snap.new in place of its .snap): {} verdict{} given by a person, read as labels against the judge's reading in the same exchanges, no call",
+        set.recordings,
+        if set.recordings == 1 { "" } else { "s" },
+        set.verdicts,
+        if set.verdicts == 1 { "" } else { "s" }
     );
     for why in &set.not_used {
         println!("  not read as labels: {why}");
@@ -315,7 +318,7 @@ fn run_reviewed(args: &Args) -> Result<bool, String> {
         return Ok(true);
     }
     let set_text = format!(
-        "person's verdicts in {}",
+        "verdicts given by a person in {}",
         if args.dirs.is_empty() {
             ".".to_owned()
         } else {

@@ -141,7 +141,7 @@ pub fn status(args: StatusArgs) -> Result<bool, String> {
     let given: usize = reviewed.iter().map(|(_, n, _)| n).sum();
     let overruling: usize = reviewed.iter().map(|(_, _, n)| n).sum();
     println!(
-        "person's verdicts ({given}{}){}",
+        "verdicts given by a person ({given}{}){}",
         if given > 0 {
             format!(
                 " in {} recording{}, {overruling} overruling the judge's reading; replayed as the verdict",

@@ -226,7 +226,7 @@ fn calibrate_reads_the_verdicts_as_labels_and_says_they_are_too_few() {
     assert!(o.status.success(), "{out}");
     assert!(
         out.starts_with(
-            "person's verdicts: 4 in 1 recordings read (a pending .snap.new in place of its .snap)"
+            "read 1 recording (a pending .snap.new in place of its .snap): 4 verdicts given by a person"
         ),
         "{out}"
     );

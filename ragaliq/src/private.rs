@@ -242,9 +242,9 @@ fn say_reviewed(recorder: &Recorder, spec: &TestSpec) {
         "ragaliq: `{}` used {} from {} in place of the judge's reading\n",
         test_label(spec),
         if n == 1 {
-            "1 person's verdict".to_owned()
+            "1 verdict given by a person".to_owned()
         } else {
-            format!("{n} person's verdicts")
+            format!("{n} verdicts given by a person")
         },
         path.display()
     );

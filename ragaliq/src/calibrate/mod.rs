@@ -1054,14 +1054,15 @@ pub fn reviewed(
     let mut reports = Vec::new();
     for ((model, _), (claims, outcomes, group_of)) in sets {
         let kind = claims[0].kind;
+        let recordings = group_of
+            .iter()
+            .collect::<std::collections::BTreeSet<_>>()
+            .len();
         let info = JudgeInfo {
             name: model.clone(),
             judge: format!(
-                "its answers as recorded, read at the thresholds configured now; person's verdicts from {} recordings, no call",
-                group_of
-                    .iter()
-                    .collect::<std::collections::BTreeSet<_>>()
-                    .len()
+                "its answers as recorded, read at the thresholds configured now; verdicts given by a person in {recordings} recording{}, no call",
+                if recordings == 1 { "" } else { "s" }
             ),
             model,
             samples: "1".into(),

@@ -904,7 +904,7 @@ fn index_reviewed(exchanges: &[Exchange]) -> (HashMap<String, Reviewed>, HashMap
                     conflicts.insert(
                         r.key.clone(),
                         format!(
-                            "two person's verdicts on key {} disagree: `{}` (exchange {}) and `{}` (exchange {}); keep one",
+                            "two verdicts given by people on key {} disagree: `{}` (exchange {}) and `{}` (exchange {}); keep one",
                             r.key,
                             other.verdict,
                             first + 1,
@@ -935,9 +935,9 @@ fn say_dropped(snapshot: &Path, dropped: &[DroppedReview]) {
     let mut text = format!(
         "ragaliq: {} in {} no longer {} and {} dropped from the recording written:",
         if dropped.len() == 1 {
-            "1 person's verdict".to_owned()
+            "1 verdict given by a person".to_owned()
         } else {
-            format!("{} person's verdicts", dropped.len())
+            format!("{} verdicts given by a person", dropped.len())
         },
         snapshot.display(),
         if dropped.len() == 1 {

@@ -177,7 +177,7 @@ pub(super) fn read_reviewed(
         };
         if out.iter().any(|o| o.item == r.item) {
             return Err(format!(
-                "exchange {n}: two person's verdicts on item {}",
+                "exchange {n}: two verdicts given by people on item {}",
                 r.item
             ));
         }
