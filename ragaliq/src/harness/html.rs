@@ -149,7 +149,9 @@ fn summary(body: &mut String, r: &Report) {
             body,
             "",
             s.usage.reviewed.to_string(),
-            "verdicts from a person",
+            // Summed over trials: one claim's verdict read by faithfulness
+            // and by hallucination counts twice, as each trial used it.
+            "verdicts from a person (per trial)",
         );
     }
     card(
