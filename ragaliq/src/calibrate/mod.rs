@@ -699,7 +699,23 @@ async fn calibrate_one(
     }
     let info = JudgeInfo {
         name: name.to_owned(),
-        judge: judge.describe(),
+        judge: match kind {
+            // The line names the claim rule; graded answers are decided by
+            // the correctness measure, which it must name too.
+            ItemKind::Graded => match judge.correctness_measure() {
+                crate::core::Correctness::Direct => format!(
+                    "{}; answers correct at P(yes) >= {} to the direct question",
+                    judge.describe(),
+                    judge.default_threshold(Metric::Correctness)
+                ),
+                measure => format!(
+                    "{}; answers graded by claims both ways ({measure}) at >= {}",
+                    judge.describe(),
+                    judge.default_threshold(Metric::Correctness)
+                ),
+            },
+            _ => judge.describe(),
+        },
         model: judge.model().to_owned(),
         samples: samples.to_string(),
         current: match kind {

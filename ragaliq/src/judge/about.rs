@@ -124,6 +124,11 @@ impl Judge {
         self.scoring.verification.contradiction
     }
 
+    /// How answer correctness is decided where a test does not say.
+    pub(crate) fn correctness_measure(&self) -> crate::core::Correctness {
+        self.scoring.correctness
+    }
+
     /// How many times each question is asked by default.
     #[must_use]
     pub fn samples(&self) -> Samples {
