@@ -12,6 +12,7 @@ The cache holds ids and the model's tokens only, never source text.
     scripts/correctness-designs.py ask --port 8767 --model qwen15 \\
         --cache bench/designs/correctness-qwen15.jsonl --designs direct  SET_DIR...
     scripts/correctness-designs.py report --cache bench/designs/correctness-qwen15.jsonl SET_DIR...
+    scripts/correctness-designs.py loso --read dev --cache bench/designs/correctness-qwen15.jsonl --model qwen15 SET_DIR...
     scripts/correctness-designs.py pair --port 8767     # the newcomer's pair and the negation case
 
 SET_DIR: folders of labelled items, `tests/public_correctness/<source>/<half>`,
@@ -23,6 +24,8 @@ with its own designs.
 Designs (what is asked):
   correctness  direct    bench/designs/prompts/answer_correct.txt, system_word.txt, P(yes)
                direct_b  the same layout, another wording (answer_correct_b.txt)
+               wrong     the other way round: "a different answer, or contradict it?" (answer_wrong.txt)
+               swapped   direct with the response before the expected answer (answer_correct_swapped.txt)
                persent   per reference sentence: claim_supported.txt with the response
                          as the document and the sentence as the claim (long references)
   criteria     met       prompts/criteria_met.txt, system_reason.txt, P(yes) of the first word
@@ -354,6 +357,10 @@ def cmd_ask(args):
                 a('direct', [it['id']], q_direct(it), 3)
             if 'direct_b' in designs:
                 a('direct_b', [it['id']], q_direct(it, 'answer_correct_b'), 3)
+            if 'wrong' in designs:
+                a('wrong', [it['id']], q_direct(it, 'answer_wrong'), 3)
+            if 'swapped' in designs:
+                a('swapped', [it['id']], q_direct(it, 'answer_correct_swapped'), 3)
             if 'persent' in designs:
                 ss = sentences(it['reference'])
                 if len(ss) >= 2:
@@ -532,6 +539,21 @@ def rules(kind):
         'words found (no call)': ((), lambda a, it: found_words(it['reference'], it['response'])),
         'mean P(direct, direct_b)>=t': (('t',), lambda a, it, t: None if a.get('direct') is None or a.get('direct_b') is None
                                         else (a['direct'] + a['direct_b']) / 2 >= t),
+        # Second questions (issue 36, second round): the judge says yes to
+        # wrong answers too often, so ask it the other way round too, or
+        # with the response and the expected answer swapped (order bias).
+        'direct>=t & wrong<t2': (('t', 't2'), lambda a, it, t, t2: None if a.get('direct') is None or a.get('wrong') is None
+                                 else a['direct'] >= t and a['wrong'] < t2),
+        'mean(direct, 1-wrong)>=t': (('t',), lambda a, it, t: None if a.get('direct') is None or a.get('wrong') is None
+                                     else (a['direct'] + 1 - a['wrong']) / 2 >= t),
+        'mean(direct, 1-wrong)>=0.5 (fixed)': ((), lambda a, it: None if a.get('direct') is None or a.get('wrong') is None
+                                               else (a['direct'] + 1 - a['wrong']) / 2 >= 0.5),
+        'direct>=0.5 & wrong<0.5 (fixed)': ((), lambda a, it: None if a.get('direct') is None or a.get('wrong') is None
+                                            else a['direct'] >= 0.5 and a['wrong'] < 0.5),
+        'mean(direct, swapped)>=t': (('t',), lambda a, it, t: None if a.get('direct') is None or a.get('swapped') is None
+                                     else (a['direct'] + a['swapped']) / 2 >= t),
+        'mean(direct, swapped)>=0.5 (fixed)': ((), lambda a, it: None if a.get('direct') is None or a.get('swapped') is None
+                                               else (a['direct'] + a['swapped']) / 2 >= 0.5),
         'per ref sentence: mean P>=t': sent(lambda ps: sum(ps) / len(ps)),
         'per ref sentence: min P>=t': sent(min),
         'direct>=t & sentence mean>=t2': (('t', 't2'), direct_and_sent),
@@ -753,6 +775,38 @@ def cmd_pair(args):
         print(m[0]['content'] + '\n---\n' + m[1]['content'])
 
 
+def cmd_loso(args):
+    """Leave one source out, read on one half: thresholds fitted on the other
+    sources' dev halves, read on the held-out source's `--read` half. With
+    `--read dev` the held-out half was never fitted on, so designs can be
+    chosen on it before any test half is read (the second round's rule)."""
+    items = [it for it in load(args.dirs) if it['kind'] == 'correctness']
+    by = collect(args.cache, args.model)
+    table = rules('correctness')
+    names = args.rules.split('|') if args.rules else list(table)
+    sources = sorted(set(it['source'] for it in items))
+    cell = lambda s, h: [it for it in items if it['source'] == s and it['half'] == h]
+    print('| rule | ' + ' | '.join(f'{s} held out: fitted, kappa, P/R (n)' for s in sources) + ' | worst | mean |')
+    print('| --- |' + ' --- |' * (len(sources) + 2))
+    for n in names:
+        rule, row, ks = table[n], [], []
+        for s in sources:
+            params = fit(rule, [cell(o, 'dev') for o in sources if o != s], by)
+            f = figures(decided(rule, cell(s, args.read), by, params))
+            row.append(f'{fmt_params(rule[0], params)}, {f["kappa"]:.3f}, {f["prec"]:.2f}/{f["rec"]:.2f} ({f["n"]})')
+            ks.append(f['kappa'])
+        print(f'| {n} | ' + ' | '.join(row) + f' | {min(ks):.3f} | {sum(ks) / len(ks):.3f} |')
+    print(f'\n| source | {args.read} half: AUC direct | swapped | 1 - wrong |')
+    print('| --- | --- | --- | --- |')
+    for s in sources:
+        row = []
+        for sc in ('direct', 'swapped', 'wrong'):
+            pts = [((1 - by[it['id']][sc]) if sc == 'wrong' else by[it['id']][sc], positive(it))
+                   for it in cell(s, args.read) if it['id'] in by and by[it['id']].get(sc) is not None]
+            row.append(f'{auc(pts):.3f} ({len(pts)})' if pts else '-')
+        print(f'| {s} | ' + ' | '.join(row) + ' |')
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest='cmd', required=True)
@@ -772,6 +826,12 @@ def main():
     r.add_argument('--fixed', action='append', help='RULE@t1,t2: figures at given thresholds')
     r.add_argument('--limit', type=int, help='only the items `ask --limit` chooses (the same subset)')
     r.add_argument('dirs', nargs='+')
+    lo = sub.add_parser('loso', help='correctness rules left one source out, read on one half')
+    lo.add_argument('--cache', required=True, action='append')
+    lo.add_argument('--model')
+    lo.add_argument('--rules', help='rule names separated by |')
+    lo.add_argument('--read', choices=['dev', 'test'], default='dev')
+    lo.add_argument('dirs', nargs='+')
     i = sub.add_parser('import', help='criteria_met answers from committed recordings')
     i.add_argument('--model', required=True)
     i.add_argument('--cache', required=True)
@@ -783,7 +843,7 @@ def main():
     q.add_argument('--cache')
     q.add_argument('--show', action='store_true')
     args = p.parse_args()
-    {'ask': cmd_ask, 'report': cmd_report, 'pair': cmd_pair, 'import': cmd_import}[args.cmd](args)
+    {'ask': cmd_ask, 'report': cmd_report, 'loso': cmd_loso, 'pair': cmd_pair, 'import': cmd_import}[args.cmd](args)
 
 
 if __name__ == '__main__':
