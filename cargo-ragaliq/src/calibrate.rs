@@ -20,6 +20,11 @@ pub struct Args {
     /// into the one --judge file.
     #[arg(long)]
     reviewed: bool,
+    /// With --reviewed: read only the verdicts given blind (`cargo ragaliq
+    /// review --blind`), so agreement is not measured against labels a
+    /// person gave while seeing the judge's reading.
+    #[arg(long, requires = "reviewed")]
+    blind_only: bool,
     /// A judge to compare, as NAME=FILE: FILE is a TOML file in
     /// ragaliq.toml's format that alone configures the judge (RAGALIQ_*
     /// variables other than RAGALIQ_MODE are not applied). Repeat for a
@@ -292,6 +297,17 @@ fn run_reviewed(args: &Args) -> Result<bool, String> {
             Err(e) => eprintln!("skipped: {e}"),
         }
     }
+    // Verdicts given beside the judge's reading lean toward it; with
+    // --blind-only they are left out before anything is read.
+    let mut seen = 0;
+    if args.blind_only {
+        for (_, r) in &mut recordings {
+            for e in &mut r.exchanges {
+                seen += e.reviewed.len();
+                e.reviewed.retain(|v| v.blind);
+            }
+        }
+    }
     // The fit is always reported (how many verdicts are enough is part of
     // the answer); it is written only with --fit.
     let set = ragaliq::calibrate::reviewed(
@@ -302,12 +318,26 @@ fn run_reviewed(args: &Args) -> Result<bool, String> {
         true,
     );
     println!(
-        "read {} recording{} (a pending .snap.new in place of its .snap): {} verdict{} given by a person, read as labels against the judge's reading in the same exchanges, no call",
+        "read {} recording{} (a pending .snap.new in place of its .snap): {} verdict{} given by a person{}, read as labels against the judge's reading in the same exchanges, no call",
         set.recordings,
         if set.recordings == 1 { "" } else { "s" },
         set.verdicts,
-        if set.verdicts == 1 { "" } else { "s" }
+        if set.verdicts == 1 { "" } else { "s" },
+        if args.blind_only {
+            format!(
+                " blind (--blind-only: {} given beside the judge's reading left out)",
+                seen - set.verdicts
+            )
+        } else {
+            format!(" ({} blind)", set.blind)
+        }
     );
+    if !args.blind_only && set.blind < set.verdicts {
+        println!(
+            "  {} of them given beside the judge's reading, which can lean toward it: agreement with blind verdicts is the figure to trust (`cargo ragaliq review --blind --all` to give them, `--blind-only` to read only those)",
+            set.verdicts - set.blind
+        );
+    }
     for why in &set.not_used {
         println!("  not read as labels: {why}");
     }

@@ -368,7 +368,9 @@ fn walk(
                 let restored = record::update(&last.path, |r| match &last.before {
                     Some(b) => {
                         record::set_verdict(r, &last.key, &b.verdict, b.by.clone(), b.note.clone())
-                            .map(|_| ())
+                            .map(|_| {
+                                record::mark_blind(r, &last.key, b.blind);
+                            })
                     }
                     None => {
                         record::remove_verdict(r, &last.key);
@@ -399,7 +401,11 @@ fn walk(
         };
         let key = item.judged.key.clone();
         let written = record::update(path, |r| {
-            record::set_verdict(r, &key, &word, args.by.clone(), None)
+            let before = record::set_verdict(r, &key, &word, args.by.clone(), None)?;
+            // Kept in the file, so calibration can tell verdicts given
+            // without the judge's reading from those given beside it.
+            record::mark_blind(r, &key, args.blind);
+            Ok::<_, String>(before)
         });
         match written {
             Ok(Ok(before)) => {

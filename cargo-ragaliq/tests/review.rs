@@ -142,6 +142,66 @@ fn blind_hides_the_judges_reading() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// A verdict given blind says so in the recording (undo keeps it right),
+/// and calibration counts blind verdicts apart and can read only those.
+#[test]
+fn blind_verdicts_are_kept_as_blind_and_read_apart() {
+    let dir = fixture("blind-kept");
+    let snap = dir.join("tests/snapshots/quickstart.snap");
+    // Two verdicts blind (the second given, undone, given again) ...
+    let o = run(
+        &dir,
+        &["review", "--blind"],
+        "n
+y
+u
+y
+q
+",
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    // ... and the other two beside the judge's reading (--all walks the
+    // given ones too: skip those).
+    let o = run(
+        &dir,
+        &["review", "--all"],
+        "s
+s
+c
+y
+q
+",
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    let r = ragaliq::record::Recording::read(&snap).unwrap().unwrap();
+    let blind: Vec<bool> = r
+        .exchanges
+        .iter()
+        .flat_map(|e| e.reviewed.iter().map(|v| v.blind))
+        .collect();
+    assert_eq!(blind.len(), 4, "{blind:?}");
+    assert_eq!(blind.iter().filter(|b| **b).count(), 2, "{blind:?}");
+    let file = std::fs::read_to_string(&snap).unwrap();
+    assert_eq!(file.matches("    blind: true\n").count(), 2, "{file}");
+
+    let out = text(&run(&dir, &["calibrate", "--reviewed"], ""));
+    assert!(
+        out.contains("4 verdicts given by a person (2 blind)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("  2 of them given beside the judge's reading, which can lean toward it"),
+        "{out}"
+    );
+    let out = text(&run(&dir, &["calibrate", "--reviewed", "--blind-only"], ""));
+    assert!(
+        out.contains("2 verdicts given by a person blind (--blind-only: 2 given beside the judge's reading left out)"),
+        "{out}"
+    );
+    assert!(!out.contains("can lean toward it"), "{out}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn the_command_a_failing_test_prints_sets_one_verdict() {
     let dir = fixture("key");

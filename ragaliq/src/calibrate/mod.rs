@@ -938,6 +938,8 @@ pub struct ReviewedCalibration {
     pub recordings: usize,
     /// Person's verdicts found in them.
     pub verdicts: usize,
+    /// How many of them were given blind ([`crate::record::Reviewed::blind`]).
+    pub blind: usize,
     /// Person's verdicts not used as labels, and why (a kind no threshold
     /// is fitted for: scored criteria, metrics of one's own).
     pub not_used: Vec<String>,
@@ -973,12 +975,14 @@ pub fn reviewed(
     let mut sets: BTreeMap<(String, u8), Set> = BTreeMap::new();
     let mut not_used: BTreeMap<String, usize> = BTreeMap::new();
     let mut verdicts = 0;
+    let mut blind = 0;
     for (g, (path, recording)) in recordings.iter().enumerate() {
         for item in items(recording, &thresholds) {
             let Some(person) = &item.person else {
                 continue;
             };
             verdicts += 1;
+            blind += usize::from(person.blind);
             let family = item.judged.family.as_str();
             let (kind, rank) = match family {
                 "claim" => (ItemKind::Claim, 0),
@@ -1109,6 +1113,7 @@ pub fn reviewed(
     ReviewedCalibration {
         reports,
         recordings: recordings.len(),
+        blind,
         verdicts,
         not_used: not_used
             .into_iter()

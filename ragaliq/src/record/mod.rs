@@ -57,7 +57,9 @@ pub use assertion::{Site, assert_snapshot, workspace_root};
 pub(crate) use binding::{Binder, bind};
 pub use ordered::Ordered;
 pub use recording::{Exchange, FORMAT, Recording, Settings, Tokens};
-pub use reviewed::{DroppedReview, Reviewed, dropped_between, remove_verdict, set_verdict, update};
+pub use reviewed::{
+    DroppedReview, Reviewed, dropped_between, mark_blind, remove_verdict, set_verdict, update,
+};
 pub(crate) use snapfile::pending_path;
 
 /// What a request asks, readably (`claim_supported "…"`), for messages.

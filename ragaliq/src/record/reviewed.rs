@@ -59,6 +59,10 @@ pub struct Reviewed {
     pub note: Option<String>,
     /// What was judged ([`judged::key`]).
     pub key: String,
+    /// Given blind: the judge's reading was hidden from the person
+    /// (`cargo ragaliq review --blind`), so the verdict is not anchored on
+    /// it. Agreement measured on blind verdicts only is the figure to trust.
+    pub blind: bool,
 }
 
 impl Reviewed {
@@ -71,7 +75,15 @@ impl Reviewed {
             by: None,
             note: None,
             key: key.into(),
+            blind: false,
         }
+    }
+
+    /// Given blind (the judge's reading hidden while it was given).
+    #[must_use]
+    pub fn blind(mut self, blind: bool) -> Reviewed {
+        self.blind = blind;
+        self
     }
 
     /// Who gave it.
@@ -102,6 +114,8 @@ pub(super) struct FileReviewed {
     note: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     key: Option<String>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    blind: bool,
 }
 
 fn one() -> usize {
@@ -116,6 +130,7 @@ impl FileReviewed {
             by: r.by.clone(),
             note: r.note.clone(),
             key: Some(r.key.clone()),
+            blind: r.blind,
         }
     }
 }
@@ -187,6 +202,7 @@ pub(super) fn read_reviewed(
             by: r.by.filter(|b| !b.trim().is_empty()),
             note: r.note.filter(|b| !b.trim().is_empty()),
             key,
+            blind: r.blind,
         });
     }
     Ok(out)
@@ -449,6 +465,22 @@ pub fn set_verdict(
         .push(Reviewed::new(item, verdict, key).by(by).note(note));
     e.reviewed.sort_by_key(|r| r.item);
     Ok(before)
+}
+
+/// Marks the person's verdict on `key` in `recording` as given blind, or
+/// not ([`Reviewed::blind`]); false when there is no verdict on `key`.
+pub fn mark_blind(recording: &mut Recording, key: &str, blind: bool) -> bool {
+    let mut found = false;
+    for r in recording
+        .exchanges
+        .iter_mut()
+        .flat_map(|e| e.reviewed.iter_mut())
+        .filter(|r| r.key == key)
+    {
+        r.blind = blind;
+        found = true;
+    }
+    found
 }
 
 /// Removes every person's verdict on `key` from `recording`; returns the
