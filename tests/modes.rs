@@ -591,3 +591,63 @@ async fn a_rag_test_says_when_a_persons_verdict_decided_it() {
     );
     assert_eq!(server.requests(), asked, "replay asked the judge");
 }
+
+/// Upgrading across the change of correctness's default: a recording that
+/// graded an answer by claims both ways is stale for the direct question,
+/// and the message says so and names both ways out (re-record, or keep
+/// claims both ways), not just "the test asks something new".
+#[tokio::test]
+async fn a_claims_both_ways_recording_says_why_the_direct_question_is_stale() {
+    use ragaliq::Mode;
+    use ragaliq::record::{Location, Recorder};
+    let server = ScriptedJudge::start().await;
+    let dir = temp_dir("upgrade");
+    let location = || {
+        Location::at(
+            dir.join("t.snap"),
+            "modes::t",
+            "RAGALIQ_MODE=record cargo test",
+        )
+    };
+    let case = RagCase::new("How long is the return window?")
+        .expected_answer("30 days from delivery.")
+        .response("You can return online orders for up to 30 days after they are delivered.");
+    let judge = |recorder: &Arc<Recorder>, correctness| {
+        Judge::builder(ragaliq::judge::OpenAiTransport::new(&server.base_url()))
+            .with_model("scripted")
+            .with_correctness(correctness)
+            .build()
+            .unwrap()
+            .with_recorder(recorder.clone())
+    };
+    let recorder = Arc::new(Recorder::new(location(), Mode::Record));
+    judge(&recorder, Correctness::F1)
+        .evaluate(Metric::Correctness, &case)
+        .await
+        .unwrap();
+    recorder.save_pending("tests/modes.rs").unwrap().unwrap();
+    std::fs::rename(dir.join("t.snap.new"), dir.join("t.snap")).unwrap();
+
+    // The same recording still replays claims both ways ...
+    let recorder = Arc::new(Recorder::new(location(), Mode::Replay));
+    judge(&recorder, Correctness::F1)
+        .evaluate(Metric::Correctness, &case)
+        .await
+        .unwrap();
+    // ... and is stale for the direct question, saying why.
+    let recorder = Arc::new(Recorder::new(location(), Mode::Replay));
+    let err = judge(&recorder, Correctness::Direct)
+        .evaluate(Metric::Correctness, &case)
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("stale recording for test `modes::t`: answer_correct"),
+        "{err}"
+    );
+    assert!(
+        err.contains("the recording graded correctness by claims both ways (the reference's claims extracted and checked)")
+            && err.contains("`[scoring] correctness = \"f1\"` in ragaliq.toml"),
+        "{err}"
+    );
+}

@@ -124,7 +124,9 @@ impl Judge {
         self.scoring.verification.contradiction
     }
 
-    /// How answer correctness is decided where a test does not say.
+    /// How answer correctness is decided where a test does not say
+    /// (calibration names it).
+    #[cfg(feature = "calibration")]
     pub(crate) fn correctness_measure(&self) -> crate::core::Correctness {
         self.scoring.correctness
     }

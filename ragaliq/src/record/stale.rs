@@ -103,6 +103,7 @@ pub(crate) fn why(provider: &str, request: &JudgeRequest, recorded: &[Exchange])
             "the recording holds {} exchanges, but none for sample {sample}: the number of samples changed",
             request.task
         ),
+        None if graded_by_claims(request, recorded) => "the recording graded correctness by claims both ways (the reference's claims extracted and checked), ragaliq's default before correctness became one direct question; re-record it for the direct question, or keep claims both ways with `[scoring] correctness = \"f1\"` in ragaliq.toml or `assert_correct!(judge, case, correctness = Correctness::F1)`".into(),
         None => format!(
             "the recording holds no {} exchange: the test asks something it did not ask when it was recorded",
             request.task
@@ -113,4 +114,21 @@ pub(crate) fn why(provider: &str, request: &JudgeRequest, recorded: &[Exchange])
         },
         Some((d, _)) => format!("changed since it was recorded: {}", d.join("; ")),
     }
+}
+
+/// Whether `request` is the direct correctness question and the recording
+/// graded the same answer by claims both ways: it extracted the claims of
+/// the expected answer (what upgrading across the default's change shows).
+fn graded_by_claims(request: &JudgeRequest, recorded: &[Exchange]) -> bool {
+    if request.task != "answer_correct" {
+        return false;
+    }
+    let now = Ordered::from_value(&request.subject);
+    let Some(expected) = now.get("expected").and_then(Ordered::as_str) else {
+        return false;
+    };
+    recorded.iter().any(|e| {
+        e.task == "extract_claims"
+            && e.asked.get("response").and_then(Ordered::as_str) == Some(expected)
+    })
 }
