@@ -79,13 +79,6 @@ impl Reviewed {
         }
     }
 
-    /// Given blind (the judge's reading hidden while it was given).
-    #[must_use]
-    pub fn blind(mut self, blind: bool) -> Reviewed {
-        self.blind = blind;
-        self
-    }
-
     /// Who gave it.
     #[must_use]
     pub fn by(mut self, by: Option<String>) -> Reviewed {
