@@ -183,6 +183,7 @@ pub mod parse;
 pub mod prompts;
 pub mod record;
 mod recorded;
+pub mod retrieval;
 pub mod review;
 #[doc(hidden)]
 pub mod run;
@@ -194,8 +195,9 @@ mod transport;
 pub use crate::core::judged;
 pub use crate::core::{
     Agreement, AnswerFound, CaseError, ClaimCounts, ClaimVerdict, ConfigError, Correctness,
-    Criteria, CriteriaForm, Evaluation, Graded, Metric, PassageVerdict, RagCase, Samples, Spread,
-    Strategy, Usage, Verdict, VerdictWeights,
+    Criteria, CriteriaForm, Evaluation, Graded, MatchedBy, Metric, PassageVerdict, Place, RagCase,
+    RelevantAt, RelevantIds, Repeat, Retrieved, Samples, Spread, Strategy, Usage, Verdict,
+    VerdictWeights,
 };
 #[cfg(feature = "calibration")]
 pub use calibrate::calibration;
