@@ -220,7 +220,7 @@ pub mod prelude {
         Correctness, Criteria, CustomAnswer, CustomMetric, CustomScore, EvalOptions, Evaluation,
         Judge, Metric, RagCase, Samples, Verdict, VerdictWeights, assert_caught,
         assert_context_precision, assert_context_recall, assert_correct, assert_faithful,
-        assert_judged, assert_metric, assert_no_hallucination, assert_relevant, rag_test,
-        recorded_judge,
+        assert_judged, assert_metric, assert_no_hallucination, assert_relevant, assert_retrieved,
+        rag_test, recorded_judge,
     };
 }

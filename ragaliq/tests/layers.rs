@@ -68,7 +68,14 @@ const LAYERS: &[(&str, &str, &[&str])] = &[
         "private",
         "top",
         &[
-            "core", "config", "judge", "metrics", "record", "recorded", "error",
+            "core",
+            "config",
+            "judge",
+            "metrics",
+            "record",
+            "recorded",
+            "error",
+            "retrieval",
         ],
     ),
     (

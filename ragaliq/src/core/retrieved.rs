@@ -194,9 +194,9 @@ impl Retrieved {
                 format!("{} {}{mark}", p.rank, short(&p.id))
             })
             .collect();
-        let more = match (self.top.len().saturating_sub(SHOWN), self.k) {
-            (0, _) => String::new(),
-            (n, _) => format!(" · … {n} more"),
+        let more = match self.top.len().saturating_sub(SHOWN) {
+            0 => String::new(),
+            n => format!(" · … {n} more"),
         };
         if shown.is_empty() {
             writeln!(f, "  retrieved: nothing")?;
@@ -206,12 +206,31 @@ impl Retrieved {
                 "  {} (✓ relevant): {}{more}",
                 match self.k {
                     Some(k) if k < self.listed => format!("top {k} of {} retrieved", self.listed),
-                    _ => format!("retrieved ({})", self.listed),
+                    _ => format!("all {} retrieved", self.listed),
                 },
                 shown.join(" · ")
             )?;
         }
         Ok(())
+    }
+}
+
+/// The lines a failure message shows: relevant labels found and missed
+/// with their ranks, repeats, and the top of the list, each line indented
+/// by two spaces.
+///
+/// ```
+/// use ragaliq::RagCase;
+/// let case = RagCase::new("q").retrieved_ids(["x", "a"]).relevant_ids(["a", "b"]);
+/// let seen = ragaliq::retrieval::recall_at(1).evaluate(&case).unwrap().retrieval.unwrap();
+/// assert_eq!(
+///     seen.to_string(),
+///     "  relevant IDs missed (2 of 2): a at rank 2, below the top 1; b not retrieved\n  top 1 of 2 retrieved (✓ relevant): 1 x\n"
+/// );
+/// ```
+impl fmt::Display for Retrieved {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.lines(f)
     }
 }
 

@@ -57,6 +57,7 @@ use crate::error::Error;
 use crate::judge::Judge;
 use crate::metrics::EvalOptions;
 use crate::record::{Location, Recorder, Site};
+use crate::retrieval::RetrievalMetric;
 use cases::LoadedCase;
 use libtest_mimic::{Arguments, Failed, Trial};
 use report::{CaseText, JudgeInfo, Outcome, Report, Spending, TrialResult};
@@ -82,6 +83,7 @@ pub fn suite(dir: impl AsRef<Path>) -> Suite {
         ],
         thresholds: BTreeMap::new(),
         criteria: Vec::new(),
+        retrieval: Vec::new(),
         tags: Vec::new(),
         judge: None,
         report_dir: None,
@@ -99,6 +101,7 @@ pub struct Suite {
     metrics: Vec<Metric>,
     thresholds: BTreeMap<Metric, f64>,
     criteria: Vec<Criteria>,
+    retrieval: Vec<RetrievalMetric>,
     tags: Vec<String>,
     judge: Option<Judge>,
     report_dir: Option<PathBuf>,
@@ -173,6 +176,29 @@ impl Suite {
     /// ```
     pub fn criteria(mut self, criteria: impl Into<Criteria>) -> Self {
         self.criteria.push(criteria.into());
+        self
+    }
+
+    /// Retrieval metrics measured on every case against its labels, each its
+    /// own trial named after the metric (`case::recall@5`), with no judge
+    /// and no recording. A metric's own threshold
+    /// (`recall_at(5).threshold(0.8)`) fails a case below it; without one
+    /// the metric is measured (every case passes, the run's mean is
+    /// reported, and a gate may hold it). A case's `thresholds: {retrieval:
+    /// …}` wins over both; `.threshold(Metric::Retrieval, …)` and
+    /// `thresholds.retrieval` set it for metrics that name none. A case
+    /// without retrieval labels fails these trials as a configuration
+    /// error.
+    ///
+    /// ```
+    /// use ragaliq::retrieval::{mrr, ndcg_at, recall_at};
+    /// let suite = ragaliq::suite("tests/rag_cases")
+    ///     .metrics([])
+    ///     .retrieval([recall_at(5).threshold(0.8), mrr(), ndcg_at(10)]);
+    /// # let _ = suite;
+    /// ```
+    pub fn retrieval(mut self, metrics: impl IntoIterator<Item = RetrievalMetric>) -> Self {
+        self.retrieval = metrics.into_iter().collect();
         self
     }
 
@@ -359,15 +385,26 @@ impl Suite {
                 .iter()
                 .map(|m| TrialOf::Metric(*m))
                 .chain(criteria.map(|c| TrialOf::Criteria(c.clone())))
+                .chain(self.retrieval.iter().map(|m| TrialOf::Retrieval(*m)))
                 .collect();
             for subject in subjects {
                 let metric = subject.metric();
+                let own = match &subject {
+                    TrialOf::Retrieval(m) => m.threshold_given(),
+                    _ => None,
+                };
                 let threshold = state
                     .loaded
                     .thresholds
                     .get(&metric)
-                    .or_else(|| self.thresholds.get(&metric))
-                    .copied();
+                    .copied()
+                    .or(own)
+                    .or_else(|| self.thresholds.get(&metric).copied())
+                    .or_else(|| {
+                        // Measured without a judge: the configured default
+                        // is read here, not by the judge.
+                        (metric == Metric::Retrieval).then(|| config.threshold(metric))
+                    });
                 let state = state.clone();
                 let results = results.clone();
                 let handle = runtime.handle().clone();
@@ -488,6 +525,8 @@ impl Suite {
 enum TrialOf {
     Metric(Metric),
     Criteria(Criteria),
+    /// Against the case's labels, with no judge.
+    Retrieval(RetrievalMetric),
 }
 
 impl TrialOf {
@@ -495,6 +534,7 @@ impl TrialOf {
         match self {
             TrialOf::Metric(m) => *m,
             TrialOf::Criteria(_) => Metric::Criteria,
+            TrialOf::Retrieval(_) => Metric::Retrieval,
         }
     }
 
@@ -502,6 +542,7 @@ impl TrialOf {
         match self {
             TrialOf::Metric(_) => None,
             TrialOf::Criteria(c) => Some(c.name().to_owned()),
+            TrialOf::Retrieval(m) => Some(m.name()),
         }
     }
 
@@ -534,6 +575,15 @@ impl CaseState {
             threshold,
             ..EvalOptions::default()
         };
+        // A retrieval metric asks no judge and touches no recording.
+        if let TrialOf::Retrieval(m) = subject {
+            let metric = match threshold {
+                Some(t) => m.threshold(t),
+                None => *m,
+            };
+            let outcome = metric.evaluate(&self.loaded.case).map_err(Error::from);
+            return self.conclude(subject, outcome, threshold, None, results);
+        }
         let label = subject.label();
         let judge = self.judge.for_trial(label.clone());
         let case = &self.loaded.case;
@@ -541,6 +591,7 @@ impl CaseState {
             match subject {
                 TrialOf::Metric(m) => judge.evaluate_with(*m, case, &options).await,
                 TrialOf::Criteria(c) => judge.criteria_with(case, c, &options).await,
+                TrialOf::Retrieval(_) => unreachable!("measured without a judge, above"),
             }
         });
         // A trial the judge could not finish keeps its earlier exchanges.
@@ -589,25 +640,36 @@ impl CaseState {
             case.file.display(),
             case.line
         );
-        let recording = self.recorder.where_line();
         let metric_kind = subject.metric();
+        // What a failure says of the judge and the recording: nothing, for
+        // a metric that asks no judge.
+        let recording = if metric_kind == Metric::Retrieval {
+            String::new()
+        } else {
+            format!("\n{}", self.recorder.where_line())
+        };
+        let judge = if metric_kind == Metric::Retrieval {
+            String::new()
+        } else {
+            format!("\njudge: {}", self.judge.describe())
+        };
         let metric = subject.label();
         let expect_fail = case.expect_fail.contains(&metric_kind);
         let (mut result, mut message) = match outcome {
             Ok(eval) => {
                 let message = if let Some(reason) = eval.undecided_reason() {
                     Some(format!(
-                        "{place}: {metric}: {reason} (not a low score)\n{eval}\n{recording}"
+                        "{place}: {metric}: {reason} (not a low score)\n{eval}{recording}"
                     ))
                 } else if eval.passed != expect_fail {
                     None
                 } else if expect_fail {
                     Some(format!(
-                        "{place}: {metric}: a bad answer was not caught (the case expects it to fail): {:.2} >= threshold {:.2}\n{eval}\n{recording}",
+                        "{place}: {metric}: a bad answer was not caught (the case expects it to fail): {:.2} >= threshold {:.2}\n{eval}{recording}",
                         eval.score, eval.threshold
                     ))
                 } else {
-                    Some(format!("{place}\n{eval}\n{recording}"))
+                    Some(format!("{place}\n{eval}{recording}"))
                 };
                 (TrialResult::from_evaluation(case, eval), message)
             }
@@ -625,10 +687,7 @@ impl CaseState {
                 };
                 let threshold =
                     threshold.unwrap_or_else(|| self.judge.default_threshold(metric_kind));
-                let message = format!(
-                    "{place}: {metric}: {kind}\n{error}\njudge: {}\n{recording}",
-                    self.judge.describe()
-                );
+                let message = format!("{place}: {metric}: {kind}\n{error}{judge}{recording}");
                 (
                     TrialResult::from_error(case, metric_kind, subject.name(), threshold, &error),
                     Some(message),

@@ -13,6 +13,7 @@
 //!   "run": "9f1c…",                            // the run's id (NEXTEST_RUN_ID, RAGALIQ_RUN_ID, or the process)
 //!   "results": [{                              // one per trial, each counted once
 //!     "case": "refund-window", "metric": "faithfulness",
+//!     "name": "no-promise" | "recall@5" | absent,   // criteria's name, a retrieval metric's
 //!     "outcome": "passed" | "failed" | "undecided" | "judge_error" | "config_error",
 //!     "score": 0.5 | null, "threshold": 0.7,
 //!     "reasoning": "…", "error": "…" | absent,
@@ -20,6 +21,10 @@
 //!     "claims": [{ "claim", "verdict", "evidence", "confidence", "failed", "agreement", "undecided",
 //!                  "person": { "verdict", "by", "note", "judge" } | absent, "review_key" }],
 //!     "passages": [{ "rank", "relevant", "reason", "person" | absent, "review_key" }],
+//!     "retrieval": { "k", "listed", "matched_by": "ids" | "text",       // retrieval metrics only
+//!                    "relevant": [{ "id", "grade", "rank" | null }],
+//!                    "top": [{ "rank", "id", "grade", "repeat_of" | absent }],
+//!                    "repeats": [{ "id", "rank", "first" }] } | absent,
 //!     "spread": { "samples", "min", "median", "max", "flips" } | absent,
 //!     "usage": { "calls", "input_tokens", "output_tokens", "replayed", "shared",
 //!                "reviewed" },                // verdicts from a person (absent when 0)
@@ -28,7 +33,7 @@
 //!   "summary": {
 //!     "trials", "passed", "failed", "undecided", "judge_errors", "config_errors",
 //!     "pending_review", "pass_rate",
-//!     "metrics": { "faithfulness": { "count", "mean" } },
+//!     "metrics": { "faithfulness": { "count", "mean" }, "recall@5": { … } },   // per trial name
 //!     "usage": { … }, "estimated_cost_usd": 0.0123 | null,
 //!     "budget_usd": 5.0 | null, "skipped_calls": 0, "processes": 3
 //!   },
@@ -43,7 +48,7 @@
 //! [`Report::html`].
 
 use super::cases::LoadedCase;
-use crate::core::{ClaimCounts, ClaimVerdict, Evaluation, Metric, PassageVerdict, Usage};
+use crate::core::{ClaimCounts, ClaimVerdict, Evaluation, Metric, PassageVerdict, Retrieved, Usage};
 use crate::core::{Mode, Spread};
 use crate::error::Error;
 use serde::{Deserialize, Serialize};
@@ -204,6 +209,10 @@ pub struct TrialResult {
     /// With several samples: their spread.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub spread: Option<Spread>,
+    /// A retrieval metric: each relevant label and the rank it came at,
+    /// the top of the list, repeats.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retrieval: Option<Retrieved>,
     /// Judge usage of this trial.
     pub usage: Usage,
     /// The case file.
@@ -213,8 +222,8 @@ pub struct TrialResult {
 }
 
 impl TrialResult {
-    /// What the trial measured, as its name says it: `faithfulness`, or
-    /// `criteria:<name>`.
+    /// What the trial measured, as its name says it: `faithfulness`,
+    /// `criteria:<name>`, or a retrieval metric's name (`recall@5`).
     #[must_use]
     pub fn label(&self) -> String {
         label(self.metric, self.name.as_deref())
@@ -224,7 +233,10 @@ impl TrialResult {
         TrialResult {
             case: case.id().to_owned(),
             metric: e.metric,
-            name: e.name.clone().filter(|_| e.metric == Metric::Criteria),
+            name: e
+                .name
+                .clone()
+                .filter(|_| matches!(e.metric, Metric::Criteria | Metric::Retrieval)),
             outcome: if e.undecided {
                 Outcome::Undecided
             } else if e.passed {
@@ -242,6 +254,7 @@ impl TrialResult {
             claims: e.claims,
             passages: e.passages,
             spread: e.spread,
+            retrieval: e.retrieval,
             usage: e.usage,
             file: case.file.display().to_string(),
             line: case.line,
@@ -278,6 +291,7 @@ impl TrialResult {
             claims: Vec::new(),
             passages: Vec::new(),
             spread: None,
+            retrieval: None,
             usage: Usage::default(),
             file: case.file.display().to_string(),
             line: case.line,
@@ -328,8 +342,9 @@ pub struct Summary {
     pub pending_review: usize,
     /// passed / trials, rounded to 4 places (0 when nothing ran).
     pub pass_rate: f64,
-    /// Per metric: how many scores and their mean (rounded to 4 places).
-    pub metrics: BTreeMap<Metric, MetricSummary>,
+    /// Per metric, as trials name it (`faithfulness`, `criteria:<name>`,
+    /// `recall@5`): how many scores and their mean (rounded to 4 places).
+    pub metrics: BTreeMap<String, MetricSummary>,
     /// Calls, tokens and replayed answers of the whole run.
     pub usage: Usage,
     /// Estimated dollars spent on live calls, when the model's price is known.
@@ -356,12 +371,13 @@ pub struct MetricSummary {
     pub mean: f64,
 }
 
-/// What a trial measured, as its name says it: the metric, or
-/// `criteria:<name>`.
+/// What a trial measured, as its name says it: the metric,
+/// `criteria:<name>`, or a retrieval metric's own name (`recall@5`).
 pub(crate) fn label(metric: Metric, name: Option<&str>) -> String {
-    match name {
-        Some(name) => format!("{metric}:{name}"),
-        None => metric.to_string(),
+    match (metric, name) {
+        (Metric::Retrieval, Some(name)) => name.to_owned(),
+        (_, Some(name)) => format!("{metric}:{name}"),
+        (_, None) => metric.to_string(),
     }
 }
 
@@ -430,10 +446,10 @@ impl Report {
             })
             .count();
         let passed = results.iter().filter(|r| r.passed()).count();
-        let mut metrics: BTreeMap<Metric, (usize, f64)> = BTreeMap::new();
+        let mut metrics: BTreeMap<String, (usize, f64)> = BTreeMap::new();
         for r in &results {
             if let Some(s) = r.score {
-                let e = metrics.entry(r.metric).or_default();
+                let e = metrics.entry(r.label()).or_default();
                 e.0 += 1;
                 e.1 += s;
             }
@@ -763,7 +779,11 @@ impl Report {
                         ),
                         (None, None) => r.label(),
                     };
-                    let text = r.reasoning.clone();
+                    let mut text = r.reasoning.clone();
+                    if let Some(seen) = &r.retrieval {
+                        text.push('\n');
+                        text.push_str(seen.to_string().trim_end());
+                    }
                     match r.outcome {
                         Outcome::JudgeError
                         | Outcome::ConfigError
@@ -892,6 +912,7 @@ mod tests {
             claims: vec![],
             passages: vec![],
             spread: None,
+            retrieval: None,
             usage: Usage::default(),
             file: "cases.yaml".into(),
             line: 1,
@@ -919,7 +940,7 @@ mod tests {
             ],
             &[Spending::default()],
         );
-        assert_eq!(r.summary.metrics[&Metric::Relevance].mean, 0.69);
+        assert_eq!(r.summary.metrics["relevance"].mean, 0.69);
         let one = Report::new(
             "s",
             info(),

@@ -70,10 +70,12 @@
 //! `tests/retrieval_reference.rs` compares ragaliq with both, value by
 //! value, on a committed fixture.
 
+mod mean;
 mod metric;
 mod ranking;
 mod text;
 
+pub use mean::Mean;
 pub use metric::{Measure, RetrievalMetric};
 pub use ranking::{Gain, Ranking};
 pub use text::normalise;
