@@ -25,8 +25,8 @@ use std::fmt;
 /// assert_eq!(graded.relevant().count(), 2, "grade 0: judged not relevant");
 /// assert!(graded.is_graded());
 ///
-/// let yaml: RelevantIds = serde_json::from_str(r#"{"policy-12": 3, "faq-3": 1}"#).unwrap();
-/// assert_eq!(yaml, RelevantIds::graded([("policy-12", 3.0), ("faq-3", 1.0)]));
+/// let json: RelevantIds = serde_json::from_str(r#"{"policy-12": 3, "faq-3": 1}"#).unwrap();
+/// assert_eq!(json, RelevantIds::graded([("policy-12", 3.0), ("faq-3", 1.0)]));
 /// assert_eq!(serde_json::to_string(&plain).unwrap(), r#"["policy-12","faq-3"]"#);
 /// ```
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -187,8 +187,10 @@ impl<'de> Visitor<'de> for LabelsVisitor {
     }
 }
 
-/// An ID as a case file may write it: text, or a number (`42`), read as
-/// its text.
+/// An ID as a case file writes it, read as text: in YAML any scalar,
+/// verbatim (`y`, `007` and `42` stay `y`, `007` and `42`, never a boolean
+/// or a number); in JSON a string (a number there must be quoted, `"42"`,
+/// since JSON keeps no spelling of it).
 struct Id(String);
 
 impl<'de> Deserialize<'de> for Id {
@@ -197,7 +199,7 @@ impl<'de> Deserialize<'de> for Id {
         impl Visitor<'_> for IdVisitor {
             type Value = Id;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("an ID (text or a whole number)")
+                f.write_str("an ID as text (in JSON, quote a number: \"42\")")
             }
             fn visit_str<E: de::Error>(self, v: &str) -> Result<Id, E> {
                 Ok(Id(v.to_owned()))
@@ -205,19 +207,12 @@ impl<'de> Deserialize<'de> for Id {
             fn visit_string<E: de::Error>(self, v: String) -> Result<Id, E> {
                 Ok(Id(v))
             }
-            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Id, E> {
-                Ok(Id(v.to_string()))
-            }
-            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Id, E> {
-                Ok(Id(v.to_string()))
-            }
         }
-        d.deserialize_any(IdVisitor)
+        d.deserialize_string(IdVisitor)
     }
 }
 
-/// Retrieved IDs as a case file may write them: text or whole numbers,
-/// each read as its text.
+/// Retrieved IDs as a case file writes them (see [`Id`]).
 pub(crate) fn ids<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<String>>, D::Error> {
     let ids: Option<Vec<Id>> = Option::deserialize(d)?;
     Ok(ids.map(|ids| ids.into_iter().map(|id| id.0).collect()))
@@ -229,8 +224,15 @@ mod tests {
 
     #[test]
     fn lists_maps_and_numbers_read_alike() {
-        let list: RelevantIds = serde_json::from_str(r#"["a", 7]"#).unwrap();
+        let list: RelevantIds = serde_json::from_str(r#"["a", "7"]"#).unwrap();
         assert_eq!(list, RelevantIds::from_ids(["a", "7"]));
+        let e = serde_json::from_str::<RelevantIds>(r#"["a", 7]"#).unwrap_err();
+        assert!(e.to_string().contains(r#"quote a number: "42""#), "{e}");
+        // YAML keeps every ID as written: no boolean `y`, no number `007`.
+        let yaml: RelevantIds = serde_saphyr::from_str("[y, no, 007, 42, true]").unwrap();
+        assert_eq!(yaml, RelevantIds::from_ids(["y", "no", "007", "42", "true"]));
+        let graded: RelevantIds = serde_saphyr::from_str("{y: 2, 007: 1}").unwrap();
+        assert_eq!(graded, RelevantIds::graded([("y", 2.0), ("007", 1.0)]));
         let map: RelevantIds = serde_json::from_str(r#"{"a": 2, "b": 0.5}"#).unwrap();
         assert_eq!(map, RelevantIds::graded([("a", 2.0), ("b", 0.5)]));
         let err = serde_json::from_str::<RelevantIds>(r#""a""#).unwrap_err();

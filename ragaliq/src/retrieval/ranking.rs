@@ -296,11 +296,13 @@ impl Ranking {
     /// retrieved or not).
     #[must_use]
     pub fn average_precision(&self, k: Option<usize>) -> f64 {
-        let sum: f64 = self
+        // Folded from +0: an empty sum of floats is -0, which reports
+        // would print as "-0".
+        let sum = self
             .earned(k)
             .enumerate()
             .map(|(found, (rank, _))| (found + 1) as f64 / rank as f64)
-            .sum();
+            .fold(0.0, |a, b| a + b);
         sum / self.relevant.len() as f64
     }
 
@@ -309,7 +311,7 @@ impl Ranking {
     fn dcg(&self, k: Option<usize>, gain: Gain) -> f64 {
         self.earned(k)
             .map(|(rank, grade)| gain.of(grade) / (rank as f64 + 1.0).log2())
-            .sum()
+            .fold(0.0, |a, b| a + b)
     }
 
     /// The best DCG within the top `k`: the relevant grades, highest first,
@@ -320,7 +322,7 @@ impl Ranking {
             .iter()
             .enumerate()
             .map(|(i, g)| gain.of(*g) / (i as f64 + 2.0).log2())
-            .sum()
+            .fold(0.0, |a, b| a + b)
     }
 
     /// DCG within the top `k` over the ideal DCG within the top `k`.
@@ -443,6 +445,11 @@ mod tests {
 
     #[test]
     fn an_empty_list_scores_zero_everywhere() {
+        for r in [ranking(&[], &["a"]), ranking(&["x"], &["a"])] {
+            for score in [r.ndcg(None, Gain::Linear), r.average_precision(None)] {
+                assert!(score == 0.0 && score.is_sign_positive(), "{score}: never -0");
+            }
+        }
         let r = ranking(&[], &["a"]);
         for score in [
             r.hit_rate(None),
