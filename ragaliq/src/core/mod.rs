@@ -11,6 +11,7 @@ mod check;
 mod config_error;
 mod criteria;
 mod evaluation;
+mod gates;
 mod json_mode;
 pub mod judged;
 mod key;
@@ -34,6 +35,7 @@ pub use criteria::{Correctness, Criteria, CriteriaForm};
 pub use evaluation::{
     AnswerFound, ClaimCounts, ClaimVerdict, Evaluation, Graded, Metric, PassageVerdict, Usage,
 };
+pub use gates::{GateRule, Gates};
 pub use json_mode::JsonMode;
 pub use key::ApiKey;
 pub(crate) use labels::ids as deserialize_ids;

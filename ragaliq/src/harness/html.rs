@@ -10,6 +10,7 @@
 //! agreement. Ungrounded evidence and judge errors are shown as what they
 //! are, never as low scores.
 
+use super::gates::GateStatus;
 use super::report::{CaseText, Outcome, Report, TrialResult};
 use crate::core::{ClaimVerdict, MatchedBy, Metric, Retrieved};
 use crate::evidence::{self, Grounding};
@@ -22,6 +23,9 @@ use std::fmt::Write as _;
 fn status(t: &TrialResult) -> (&'static str, &'static str, &'static str) {
     match t.outcome {
         _ if t.pending_review => ("pending", "◌", "awaiting review"),
+        Outcome::Passed | Outcome::Failed if t.gated => {
+            ("o-failed", "✗", "failed, allowed by a gate")
+        }
         Outcome::Passed if t.passed() => ("o-passed", "✓", "passed"),
         Outcome::Failed if t.passed() => ("o-passed", "✓", "caught"),
         Outcome::Passed => ("o-failed", "✗", "not caught"),
@@ -100,6 +104,14 @@ fn summary(body: &mut String, r: &Report) {
     card(body, "", s.trials.to_string(), "trials");
     card(body, "o-passed", s.passed.to_string(), "✓ passed");
     card(body, "o-failed", s.failed.to_string(), "✗ failed");
+    if s.gated > 0 {
+        card(
+            body,
+            "o-failed",
+            s.gated.to_string(),
+            "✗ of them allowed by a pass-rate gate",
+        );
+    }
     if s.undecided > 0 {
         card(body, "o-undecided", s.undecided.to_string(), "? undecided");
     }
@@ -171,6 +183,27 @@ fn summary(body: &mut String, r: &Report) {
             "<p class=\"error\">The budget was spent: {} live calls were skipped, and their trials failed.</p>",
             s.skipped_calls
         );
+    }
+    if !r.gates.is_empty() {
+        let failed = r.gates.iter().filter(|g| g.failed()).count();
+        let _ = writeln!(
+            body,
+            "<h3 id=\"gates\">Gates: {} checked, {failed} failed</h3>\n<ul class=\"gates\">",
+            r.gates.len()
+        );
+        for g in &r.gates {
+            let (class, mark) = match g.status {
+                GateStatus::Passed => ("o-passed", "✓"),
+                GateStatus::Failed => ("o-failed", "✗"),
+                GateStatus::NotChecked => ("muted", "–"),
+            };
+            let _ = writeln!(
+                body,
+                "<li class=\"{class}\">{mark} {}</li>",
+                escape(&g.message)
+            );
+        }
+        body.push_str("</ul>\n");
     }
     if !r.changes.is_empty() {
         let regressions = r.changes.iter().filter(|c| c.regression).count();

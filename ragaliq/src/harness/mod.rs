@@ -47,12 +47,13 @@
 
 pub mod cases;
 mod fragments;
+pub mod gates;
 mod html;
 mod junit;
 pub mod report;
 
 use crate::config::Config;
-use crate::core::{ConfigError, Criteria, Evaluation, Metric, Mode};
+use crate::core::{ConfigError, Criteria, Evaluation, Gates, Metric, Mode};
 use crate::error::Error;
 use crate::judge::Judge;
 use crate::metrics::EvalOptions;
@@ -89,6 +90,7 @@ pub fn suite(dir: impl AsRef<Path>) -> Suite {
         report_dir: None,
         baseline: None,
         regression_tolerance: None,
+        gates: None,
         args: None,
         mode: None,
     }
@@ -107,6 +109,7 @@ pub struct Suite {
     report_dir: Option<PathBuf>,
     baseline: Option<PathBuf>,
     regression_tolerance: Option<f64>,
+    gates: Option<Gates>,
     args: Option<Arguments>,
     mode: Option<Mode>,
 }
@@ -143,13 +146,22 @@ pub struct SuiteOutcome {
     /// Regressions beyond the tolerance among this process's trials, when a
     /// baseline was given.
     pub regressions: usize,
+    /// The gates checked over the whole run (also in `run_report`); empty
+    /// when none were set or the run was not whole here (filtered, or one
+    /// process of a nextest run: `cargo ragaliq report` checks those).
+    pub gates: Vec<gates::GateResult>,
 }
 
 impl SuiteOutcome {
-    /// 0 when every trial passed and no regression exceeded the tolerance, else 101.
+    /// 0 when every trial passed (or failed as a pass-rate gate allows), no
+    /// regression exceeded the tolerance and every gate checked passed,
+    /// else 101.
     #[must_use]
     pub fn exit_code(&self) -> ExitCode {
-        if self.conclusion.has_failed() || self.regressions > 0 {
+        if self.conclusion.has_failed()
+            || self.regressions > 0
+            || self.gates.iter().any(gates::GateResult::failed)
+        {
             ExitCode::from(101)
         } else {
             ExitCode::SUCCESS
@@ -249,6 +261,28 @@ impl Suite {
         self
     }
 
+    /// What the whole run must reach, instead of `ragaliq.toml`'s `[gates]`
+    /// (see [`Gates`]): under `cargo test` checked at the end of the run,
+    /// each gate's result printed and written into every report, and the
+    /// exit code 101 when one fails. A metric under a pass-rate gate may
+    /// fail trials on their score: each such trial passes, reported as
+    /// failed and allowed, and the gate decides. Not checked on a filtered
+    /// run, nor in a process of a cargo-nextest run (one trial each): run
+    /// `cargo ragaliq report` over the run's report folder, or its shards'.
+    ///
+    /// ```
+    /// use ragaliq::config::Gates;
+    /// use ragaliq::retrieval::recall_at;
+    /// let suite = ragaliq::suite("tests/rag_cases")
+    ///     .retrieval([recall_at(5).threshold(0.8)])
+    ///     .gates(Gates::new().pass_rate(0.95).max_drop_of("recall@5", 0.02));
+    /// # let _ = suite;
+    /// ```
+    pub fn gates(mut self, gates: Gates) -> Self {
+        self.gates = Some(gates);
+        self
+    }
+
     /// The recording mode, instead of the configured one.
     pub fn mode(mut self, mode: Mode) -> Self {
         self.mode = Some(mode);
@@ -327,6 +361,8 @@ impl Suite {
             }
         }
 
+        let gates = Arc::new(self.gates.unwrap_or_else(|| config.gates.clone()));
+        gates.check("the suite's gates")?;
         let mut args = self.args.unwrap_or_else(Arguments::from_args);
         if args.test_threads.is_none() {
             // Trials block while they wait for the judge: run as many as the
@@ -378,6 +414,7 @@ impl Suite {
                 module_path: binary.clone(),
                 manifest_dir,
                 loaded,
+                gates: gates.clone(),
             });
             let criteria = self.criteria.iter().chain(&state.loaded.criteria);
             let subjects: Vec<TrialOf> = self
@@ -441,14 +478,22 @@ impl Suite {
         let baseline = self
             .baseline
             .or_else(|| env("RAGALIQ_BASELINE").map(PathBuf::from))
+            .or_else(|| gates.baseline.clone())
             .map(|p| root.join(p));
         let previous = match &baseline {
-            Some(path) => Some(Report::read(path).map_err(|message| SuiteError::Report {
-                path: path.clone(),
-                message,
-            })?),
+            Some(path) => Some(read_report(path)?),
             None => None,
         };
+        // Gates hold a whole run: not a filtered one, nor one process of a
+        // nextest run (which runs one trial per process).
+        let whole = if args.filter.is_some() || !args.skip.is_empty() {
+            Err("the run was filtered; they hold a whole run")
+        } else if env("NEXTEST_RUN_ID").is_some() {
+            Err("each process of a cargo-nextest run runs one trial")
+        } else {
+            Ok(())
+        };
+        let check_gates = !gates.is_empty() && !args.list && whole.is_ok();
         let tolerance = self.regression_tolerance;
         let regressions = previous
             .as_ref()
@@ -470,6 +515,9 @@ impl Suite {
         let write_run_report = |run_report: &mut Report| -> Result<(), SuiteError> {
             if let Some(p) = &previous {
                 run_report.compare(p, tolerance);
+            }
+            if check_gates {
+                run_report.gates = gates::check(run_report, &gates, previous.as_ref());
             }
             if let Some(dir) = &report_dir {
                 let _guard = crate::run::lock::exclusive(dir).map_err(|e| SuiteError::Report {
@@ -512,13 +560,46 @@ impl Suite {
                 }
             }
         }
+        if !args.list && !run_report.results.is_empty() {
+            match whole {
+                _ if gates.is_empty() => {}
+                Ok(()) => {
+                    let failed = run_report.gates.iter().filter(|g| g.failed()).count();
+                    println!(
+                        "\ngates: {} checked, {failed} failed",
+                        run_report.gates.len()
+                    );
+                    for g in &run_report.gates {
+                        println!("{g}");
+                    }
+                }
+                Err(why) => println!(
+                    "\ngates not checked here: {why}; `cargo ragaliq report` checks them over a run's report folder"
+                ),
+            }
+        }
+        let gates = run_report.gates.clone();
         Ok(SuiteOutcome {
             conclusion,
             report,
             run_report,
             regressions,
+            gates,
         })
     }
+}
+
+/// A previous run's report: a `report.json`, or the folder holding one.
+fn read_report(path: &Path) -> Result<Report, SuiteError> {
+    let file = if path.is_dir() {
+        path.join("report.json")
+    } else {
+        path.to_owned()
+    };
+    Report::read(&file).map_err(|message| SuiteError::Report {
+        path: file,
+        message,
+    })
 }
 
 /// What one trial measures.
@@ -556,6 +637,8 @@ struct CaseState {
     loaded: LoadedCase,
     judge: Judge,
     recorder: Arc<Recorder>,
+    /// The run's gates: a pass-rate gate allows its metric's low scores.
+    gates: Arc<Gates>,
     /// The case file, relative to the workspace (insta's `source:`).
     source_file: String,
     module_path: String,
@@ -700,6 +783,16 @@ impl CaseState {
                 Some(m) => format!("{m}\n{review}"),
                 None => format!("{place}: {metric}: {review}"),
             });
+        }
+        // A low score on a metric a pass-rate gate holds: said, and left to
+        // the gate (the trial passes; the report says it failed, allowed).
+        if message.is_some() && gates::allowed(&result, &self.gates) {
+            result.gated = true;
+            if let Some(m) = message.take() {
+                eprintln!(
+                    "{m}\n(allowed: a pass-rate gate holds {metric}, and decides the run at its end)"
+                );
+            }
         }
         crate::core::sync::lock(results).push(result);
         match message {

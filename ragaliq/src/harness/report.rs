@@ -48,6 +48,7 @@
 //! [`Report::html`].
 
 use super::cases::LoadedCase;
+use super::gates::{GateResult, GateStatus};
 use crate::core::{ClaimCounts, ClaimVerdict, Evaluation, Metric, PassageVerdict, Retrieved, Usage};
 use crate::core::{Mode, Spread};
 use crate::error::Error;
@@ -85,6 +86,11 @@ pub struct Report {
     /// and expected answer, by case id.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub cases: BTreeMap<String, CaseText>,
+    /// The gates checked over the run ([`check`](super::gates::check)):
+    /// empty when none were set, or the run was not whole here (a filtered
+    /// run, one process of a nextest run).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub gates: Vec<GateResult>,
 }
 
 /// A case's texts, as the report shows them.
@@ -197,6 +203,11 @@ pub struct TrialResult {
     /// below the threshold (`failed`: the answer was caught).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub expect_fail: bool,
+    /// Its score is on the wrong side of its threshold, and a pass-rate
+    /// gate on its metric allowed that: the trial did not fail the test
+    /// run; the gate decides ([`Gates`](crate::config::Gates)).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub gated: bool,
     /// How many claims got each verdict (the metrics over claims).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub counts: Option<ClaimCounts>,
@@ -250,6 +261,7 @@ impl TrialResult {
             error: None,
             pending_review: false,
             expect_fail: case.expect_fail.contains(&e.metric),
+            gated: false,
             counts: e.counts,
             claims: e.claims,
             passages: e.passages,
@@ -287,6 +299,7 @@ impl TrialResult {
             error: Some(error.to_string()),
             pending_review: false,
             expect_fail: case.expect_fail.contains(&metric),
+            gated: false,
             counts: None,
             claims: Vec::new(),
             passages: Vec::new(),
@@ -340,6 +353,9 @@ pub struct Summary {
     /// Trials whose recording awaits review.
     #[serde(default)]
     pub pending_review: usize,
+    /// Failed trials a pass-rate gate allowed (counted in `failed` too).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub gated: usize,
     /// passed / trials, rounded to 4 places (0 when nothing ran).
     pub pass_rate: f64,
     /// Per metric, as trials name it (`faithfulness`, `criteria:<name>`,
@@ -360,6 +376,10 @@ pub struct Summary {
 
 fn one() -> usize {
     1
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// One metric's scores over the run.
@@ -469,6 +489,7 @@ impl Report {
             recording_errors: count(Outcome::RecordingError),
             queued: count(Outcome::Queued),
             pending_review: results.iter().filter(|r| r.pending_review).count(),
+            gated: results.iter().filter(|r| r.gated).count(),
             pass_rate: if results.is_empty() {
                 0.0
             } else {
@@ -503,6 +524,7 @@ impl Report {
             summary,
             changes: Vec::new(),
             cases: BTreeMap::new(),
+            gates: Vec::new(),
         }
     }
 
@@ -560,7 +582,11 @@ impl Report {
         let s = &self.summary;
         let mut parts = vec![
             format!("{} passed", s.passed),
-            format!("{} failed", s.failed),
+            if s.gated > 0 {
+                format!("{} failed ({} allowed by a gate)", s.failed, s.gated)
+            } else {
+                format!("{} failed", s.failed)
+            },
         ];
         if s.undecided > 0 {
             parts.push(format!("{} undecided", s.undecided));
@@ -640,6 +666,9 @@ impl Report {
                             (_, Some(s)) if r.pending_review => format!("{s:.2} ?"),
                             (Outcome::Failed, Some(s)) if r.passed() => format!("{s:.2} caught"),
                             (Outcome::Passed, Some(s)) if r.passed() => format!("{s:.2}  "),
+                            (Outcome::Passed | Outcome::Failed, Some(s)) if r.gated => {
+                                format!("{s:.2} ✗ gate")
+                            }
                             (Outcome::Passed | Outcome::Failed, Some(s)) => format!("{s:.2} ✗"),
                             (Outcome::Undecided, Some(s)) => format!("{s:.2} ~"),
                             (Outcome::ConfigError, _) => "config ✗".to_owned(),
@@ -659,6 +688,9 @@ impl Report {
         if self.summary.pending_review > 0 {
             out.push_str("\n? = the recording is new or changed: run `cargo insta review`");
         }
+        if self.summary.gated > 0 {
+            out.push_str("\n✗ gate = below its threshold, allowed by a pass-rate gate on its metric");
+        }
         for c in &self.changes {
             let _ = write!(
                 out,
@@ -677,7 +709,16 @@ impl Report {
                 c.delta
             );
         }
+        for g in &self.gates {
+            let _ = write!(out, "\n{}", g.message);
+        }
         out
+    }
+
+    /// Whether any gate checked over the run failed.
+    #[must_use]
+    pub fn gates_failed(&self) -> bool {
+        self.gates.iter().any(GateResult::failed)
     }
 
     /// The Markdown summary (also written to `GITHUB_STEP_SUMMARY`).
@@ -716,6 +757,9 @@ impl Report {
                 r.threshold,
                 match (r.outcome, r.pending_review) {
                     (_, true) => "🔍 awaits review",
+                    (Outcome::Passed | Outcome::Failed, _) if r.gated => {
+                        "❌ failed (allowed by a pass-rate gate)"
+                    }
                     (Outcome::Passed, _) if r.passed() => "✅ passed",
                     (Outcome::Failed, _) if r.passed() => "✅ caught (a bad answer)",
                     (Outcome::Passed, _) => "❌ not caught (a bad answer passed)",
@@ -745,6 +789,17 @@ impl Report {
                 );
             }
         }
+        if !self.gates.is_empty() {
+            out.push_str("\n### Gates\n\n");
+            for g in &self.gates {
+                let mark = match g.status {
+                    GateStatus::Passed => "✅",
+                    GateStatus::Failed => "❌",
+                    GateStatus::NotChecked => "➖",
+                };
+                let _ = writeln!(out, "- {mark} {}", g.message);
+            }
+        }
         out
     }
 
@@ -758,6 +813,19 @@ impl Report {
             .map(|r| {
                 let status = if r.passed() {
                     Status::Passed
+                } else if r.gated {
+                    // The run's verdict is the gate's (below): a trial it
+                    // allowed is no failure of the run.
+                    Status::Allowed {
+                        text: format!(
+                            "{} {:.2} below threshold {:.2}, allowed by a pass-rate gate on {}\n{}",
+                            r.label(),
+                            r.score.unwrap_or_default(),
+                            r.threshold,
+                            r.label(),
+                            r.reasoning
+                        ),
+                    }
                 } else {
                     let message = match (&r.error, r.score) {
                         (Some(e), _) => format!("{}: {e}", r.outcome.label()),
@@ -798,6 +866,20 @@ impl Report {
                     status,
                 }
             })
+            .chain(self.gates.iter().map(|g| Case {
+                name: format!("gates::{}:{}", g.gate.name(), g.metric),
+                classname: "gates",
+                status: match g.status {
+                    GateStatus::Failed => Status::Failure {
+                        message: g.message.clone(),
+                        text: g.cases.join("\n"),
+                    },
+                    GateStatus::Passed => Status::Passed,
+                    GateStatus::NotChecked => Status::Allowed {
+                        text: g.message.clone(),
+                    },
+                },
+            }))
             .collect();
         document("ragaliq", &self.suite, &cases)
     }
@@ -908,6 +990,7 @@ mod tests {
             error: None,
             pending_review: false,
             expect_fail: false,
+            gated: false,
             counts: None,
             claims: vec![],
             passages: vec![],

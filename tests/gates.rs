@@ -1,0 +1,192 @@
+//! Gates on a whole run, as a suite checks them at the end of `cargo test`:
+//! fifty labelled cases, three of which the retriever fails. A pass-rate
+//! gate lets a metric fail trials up to its share, and the run fails with a
+//! message naming the gate, the figure and the cases when it is not met.
+//!
+//! 47 of 50 is 94%: a 94% gate passes, and 95% and 96% gates fail naming
+//! the three (issue 43 asked for "95% passes, 96% fails" with three of
+//! fifty failing, which is 94%: the figures below are the arithmetic's).
+
+use libtest_mimic::Arguments;
+use ragaliq::config::Gates;
+use ragaliq::harness::gates::GateStatus;
+use ragaliq::harness::report::{Outcome, Report};
+use ragaliq::retrieval::recall_at;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+const FAILING: [usize; 3] = [7, 19, 33];
+
+fn quiet() -> Arguments {
+    Arguments {
+        quiet: true,
+        test_threads: Some(2),
+        ..Arguments::default()
+    }
+}
+
+/// Fifty cases; those of `failing` retrieve their relevant document fourth.
+fn fifty(tag: &str, failing: &[usize]) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("ragaliq-gates-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut text = String::new();
+    for i in 1..=50 {
+        let retrieved = if failing.contains(&i) {
+            format!("[faq-1, faq-2, faq-3, doc-{i}]")
+        } else {
+            format!("[doc-{i}, faq-1, faq-2]")
+        };
+        text.push_str(&format!(
+            "- id: case-{i:02}\n  query: Question {i}?\n  retrieved_ids: {retrieved}\n  relevant_ids: [doc-{i}]\n"
+        ));
+    }
+    std::fs::write(dir.join("cases.yaml"), text).unwrap();
+    dir
+}
+
+fn run(dir: &Path, gates: Option<Gates>, reports: Option<&Path>) -> ragaliq::harness::SuiteOutcome {
+    let mut suite = ragaliq::suite(dir)
+        .metrics([])
+        .retrieval([recall_at(3).threshold(0.5)])
+        .with_args(quiet());
+    if let Some(g) = gates {
+        suite = suite.gates(g);
+    }
+    if let Some(r) = reports {
+        suite = suite.report_dir(r);
+    }
+    suite.run_for_outcome().unwrap()
+}
+
+#[test]
+fn without_a_gate_every_failing_trial_fails_the_run() {
+    let dir = fifty("none", &FAILING);
+    let outcome = run(&dir, None, None);
+    assert_eq!(outcome.conclusion.num_failed, 3);
+    assert_eq!(outcome.exit_code(), ExitCode::from(101));
+    assert!(outcome.gates.is_empty());
+}
+
+#[test]
+fn a_pass_rate_gate_allows_failures_up_to_its_share() {
+    let dir = fifty("rate", &FAILING);
+    let passes = run(&dir, Some(Gates::new().pass_rate(0.94)), None);
+    assert_eq!(passes.conclusion.num_failed, 0, "the three are allowed");
+    assert_eq!(passes.exit_code(), ExitCode::SUCCESS);
+    assert_eq!(passes.gates[0].status, GateStatus::Passed);
+    let allowed: Vec<&str> = passes
+        .report
+        .results
+        .iter()
+        .filter(|r| r.gated)
+        .map(|r| r.case.as_str())
+        .collect();
+    assert_eq!(allowed, ["case-07", "case-19", "case-33"]);
+    assert!(
+        passes
+            .report
+            .results
+            .iter()
+            .filter(|r| r.gated)
+            .all(|r| r.outcome == Outcome::Failed && !r.passed()),
+        "reported as failed, allowed"
+    );
+
+    for share in [0.95, 0.96] {
+        let fails = run(&dir, Some(Gates::new().pass_rate(share)), None);
+        assert_eq!(fails.exit_code(), ExitCode::from(101), "{share}");
+        let gate = &fails.gates[0];
+        assert_eq!(gate.status, GateStatus::Failed);
+        assert_eq!(gate.cases, ["case-07", "case-19", "case-33"]);
+        assert_eq!(
+            gate.message,
+            format!(
+                "gate pass_rate of recall@3 FAILED: 47 of 50 trials passed (94.0%), below the {}% required (at most 2 of 50 may fail); not passed: case-07 (0.00 < 0.50), case-19 (0.00 < 0.50), case-33 (0.00 < 0.50)",
+                share * 100.0
+            )
+        );
+    }
+
+    // Two failing of fifty is 96%: the 95% and 96% gates pass, 97% fails.
+    let dir = fifty("rate-two", &[7, 19]);
+    for (share, status) in [
+        (0.95, GateStatus::Passed),
+        (0.96, GateStatus::Passed),
+        (0.97, GateStatus::Failed),
+    ] {
+        let outcome = run(&dir, Some(Gates::new().pass_rate(share)), None);
+        assert_eq!(outcome.gates[0].status, status, "{share}");
+    }
+}
+
+#[test]
+fn gates_reach_every_report() {
+    let dir = fifty("reports", &FAILING);
+    let reports = dir.with_extension("reports");
+    let gates = Gates::new()
+        .pass_rate(0.95)
+        .min_mean_of("recall@3", 0.9);
+    let outcome = run(&dir, Some(gates), Some(&reports));
+    assert_eq!(outcome.exit_code(), ExitCode::from(101));
+    let json = Report::read(&reports.join("report.json")).unwrap();
+    assert_eq!(json.gates, outcome.gates);
+    assert_eq!(json.gates.len(), 2);
+    assert_eq!(json.gates[1].status, GateStatus::Passed, "mean 0.94 >= 0.9");
+    assert_eq!(json.summary.gated, 3);
+    let md = std::fs::read_to_string(reports.join("summary.md")).unwrap();
+    assert!(
+        md.contains("### Gates\n\n- ❌ gate pass_rate of recall@3 FAILED: 47 of 50 trials passed"),
+        "{md}"
+    );
+    assert!(
+        md.contains("| case-07 | recall@3 | 0.00 | 0.50 | ❌ failed (allowed by a pass-rate gate) |"),
+        "{md}"
+    );
+    let xml = std::fs::read_to_string(reports.join("junit.xml")).unwrap();
+    let junit = quick_junit::Report::deserialize_from_str(&xml).unwrap();
+    assert_eq!(
+        (junit.tests, junit.failures),
+        (52, 1),
+        "50 trials and 2 gates; the failed gate is the one failure"
+    );
+    let gate = junit.test_suites[0]
+        .test_cases
+        .iter()
+        .find(|t| t.name.as_str() == "gates::pass_rate:recall@3")
+        .unwrap();
+    assert!(matches!(
+        gate.status,
+        quick_junit::TestCaseStatus::NonSuccess { .. }
+    ));
+    let page = std::fs::read_to_string(reports.join("report.html")).unwrap();
+    assert!(page.contains("Gates: 2 checked, 1 failed"), "the page says it");
+    assert!(page.contains("failed, allowed by a gate"));
+    assert!(
+        outcome
+            .report
+            .console_table()
+            .contains("✗ gate = below its threshold, allowed by a pass-rate gate")
+    );
+}
+
+#[test]
+fn a_filtered_run_checks_no_gate() {
+    let dir = fifty("filtered", &FAILING);
+    let args = Arguments {
+        filter: Some("case-0".into()),
+        ..quiet()
+    };
+    let outcome = ragaliq::suite(&dir)
+        .metrics([])
+        .retrieval([recall_at(3).threshold(0.5)])
+        .gates(Gates::new().pass_rate(0.99))
+        .with_args(args)
+        .run_for_outcome()
+        .unwrap();
+    assert!(outcome.gates.is_empty(), "nine trials are no whole run");
+    assert_eq!(
+        outcome.conclusion.num_failed, 0,
+        "case-07's failure is still the gate's to judge"
+    );
+}
