@@ -116,11 +116,8 @@ pub fn run(args: Args) -> Result<bool, String> {
         .filter(|r| !r.passed() && !gates::allowed(r, &gates))
         .count();
     let failed_gates = report.gates.iter().filter(|g| g.failed()).count();
-    if !report.gates.is_empty() {
-        println!(
-            "gates: {} checked, {failed_gates} failed",
-            report.gates.len()
-        );
+    if let Some(line) = report.gates_line() {
+        println!("{line}");
     }
     if not_allowed > 0 {
         println!(

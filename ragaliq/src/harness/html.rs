@@ -185,11 +185,11 @@ fn summary(body: &mut String, r: &Report) {
         );
     }
     if !r.gates.is_empty() {
-        let failed = r.gates.iter().filter(|g| g.failed()).count();
+        let line = r.gates_line().unwrap_or_default();
         let _ = writeln!(
             body,
-            "<h3 id=\"gates\">Gates: {} checked, {failed} failed</h3>\n<ul class=\"gates\">",
-            r.gates.len()
+            "<h3 id=\"gates\">G{}</h3>\n<ul class=\"gates\">",
+            escape(line.strip_prefix('g').unwrap_or(&line))
         );
         for g in &r.gates {
             let (class, mark) = match g.status {

@@ -564,11 +564,9 @@ impl Suite {
             match whole {
                 _ if gates.is_empty() => {}
                 Ok(()) => {
-                    let failed = run_report.gates.iter().filter(|g| g.failed()).count();
-                    println!(
-                        "\ngates: {} checked, {failed} failed",
-                        run_report.gates.len()
-                    );
+                    if let Some(line) = run_report.gates_line() {
+                        println!("\n{line}");
+                    }
                     for g in &run_report.gates {
                         println!("{g}");
                     }

@@ -715,6 +715,25 @@ impl Report {
         out
     }
 
+    /// `gates: 2 passed, 1 failed, 1 not checked`: how the run's gates came
+    /// out (`None` when none was checked).
+    #[must_use]
+    pub fn gates_line(&self) -> Option<String> {
+        if self.gates.is_empty() {
+            return None;
+        }
+        let n = |status: GateStatus| self.gates.iter().filter(|g| g.status == status).count();
+        let mut line = format!(
+            "gates: {} passed, {} failed",
+            n(GateStatus::Passed),
+            n(GateStatus::Failed)
+        );
+        if n(GateStatus::NotChecked) > 0 {
+            line.push_str(&format!(", {} not checked", n(GateStatus::NotChecked)));
+        }
+        Some(line)
+    }
+
     /// Whether any gate checked over the run failed.
     #[must_use]
     pub fn gates_failed(&self) -> bool {
