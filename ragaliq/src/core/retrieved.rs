@@ -116,25 +116,37 @@ impl Retrieved {
         }
     }
 
+    /// A relevant label as messages name it: its ID, or its passage
+    /// quoted and cut to a line.
+    pub(crate) fn name(&self, r: &RelevantAt) -> String {
+        match self.matched_by {
+            MatchedBy::Ids => short(&r.id),
+            MatchedBy::Text => format!("\"{}\"", short(&r.id)),
+        }
+    }
+
+    /// The relevant labels by the rank they came at, those not retrieved
+    /// last (in the order labelled).
+    pub(crate) fn by_rank(&self) -> Vec<&RelevantAt> {
+        let mut by_rank: Vec<&RelevantAt> = self.relevant.iter().collect();
+        by_rank.sort_by_key(|r| r.rank.unwrap_or(usize::MAX));
+        by_rank
+    }
+
     /// The lines an evaluation's message adds: what was found and where,
     /// what was missed and where it came, repeats, and the top of the list.
     pub(crate) fn lines(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let graded = self.relevant.iter().any(|r| r.grade != 1.0);
-        let text = self.matched_by == MatchedBy::Text;
         let name = |r: &RelevantAt| {
-            let id = if text {
-                format!("\"{}\"", short(&r.id))
-            } else {
-                short(&r.id)
-            };
+            let id = self.name(r);
             if graded {
                 format!("{id} (grade {})", r.grade)
             } else {
                 id
             }
         };
-        let found: Vec<String> = self
-            .relevant
+        let by_rank = self.by_rank();
+        let found: Vec<String> = by_rank
             .iter()
             .filter_map(|r| {
                 r.rank
@@ -142,8 +154,7 @@ impl Retrieved {
                     .map(|rank| format!("{} at rank {rank}", name(r)))
             })
             .collect();
-        let missed: Vec<String> = self
-            .relevant
+        let missed: Vec<String> = by_rank
             .iter()
             .filter_map(|r| match r.rank {
                 Some(rank) if self.within(rank) => None,

@@ -118,12 +118,12 @@ impl fmt::Display for Mean {
             write!(f, "    {name} {:.2}", e.score)?;
             if let Some(seen) = &e.retrieval {
                 let missed: Vec<String> = seen
-                    .relevant
-                    .iter()
+                    .by_rank()
+                    .into_iter()
                     .filter_map(|r| match r.rank {
                         Some(rank) if seen.within(rank) => None,
-                        Some(rank) => Some(format!("{} (rank {rank})", r.id)),
-                        None => Some(format!("{} (not retrieved)", r.id)),
+                        Some(rank) => Some(format!("{} (rank {rank})", seen.name(r))),
+                        None => Some(format!("{} (not retrieved)", seen.name(r))),
                     })
                     .collect();
                 if !missed.is_empty() {

@@ -1,7 +1,7 @@
 //! [`Ranking`]: a case's retrieved list matched against its labels, and
 //! every measure computed from it.
 
-use super::text::normalise;
+use super::text::{self, normalise};
 use crate::core::{CaseError, MatchedBy, Place, RagCase, RelevantAt, Repeat, Retrieved};
 use std::collections::HashMap;
 
@@ -40,10 +40,11 @@ struct Slot {
 /// A case's retrieved list, in rank order, matched against its relevant
 /// labels: what every retrieval measure is computed from.
 ///
-/// Built once per case ([`Ranking::of`]); each measure then reads it in
-/// one pass over the top of the list. Ranks count from 1. A label counts
-/// at the first place its ID (or passage) comes; a later place holding
-/// the same one is a *repeat*, which takes its place and earns nothing.
+/// Built once per case ([`Ranking::of`]), borrowing the case; each measure
+/// then reads it in one pass over the top of the list. Ranks count from 1.
+/// A label counts at the first place its ID (or passage) comes; a later
+/// place holding the same one is a *repeat*, which takes its place and
+/// earns nothing.
 ///
 /// ```
 /// use ragaliq::RagCase;
@@ -63,14 +64,15 @@ struct Slot {
 /// assert!((r.ndcg(None, Gain::Linear) - dcg / ideal).abs() < 1e-12);
 /// ```
 #[derive(Clone, Debug, PartialEq)]
-pub struct Ranking {
+pub struct Ranking<'a> {
     matched_by: MatchedBy,
     slots: Vec<Slot>,
-    /// What each place shows in messages (an ID, or `passage N`).
-    shown: Vec<String>,
-    /// Relevant labels (grade above 0) in the order labelled: what each
-    /// is called, its grade, the 0-based place it first came at.
-    relevant: Vec<(String, f64, Option<usize>)>,
+    /// The retrieved IDs in rank order (matched by ID); empty when matched
+    /// by text, whose places messages call `passage N`.
+    ids: Vec<&'a str>,
+    /// Relevant labels (grade above 0) in the order labelled: the ID, or
+    /// the passage as labelled; its grade; the 0-based place it first came.
+    relevant: Vec<(&'a str, f64, Option<usize>)>,
     /// The relevant grades, highest first: the ideal list nDCG divides by.
     ideal: Vec<f64>,
 }
@@ -78,7 +80,18 @@ pub struct Ranking {
 /// Above this many IDs a lookup table beats scanning.
 const SCAN: usize = 24;
 
-impl Ranking {
+/// The first place of each key, in a table.
+fn first_places<'k>(keys: impl Iterator<Item = &'k str>) -> Vec<Option<usize>> {
+    let mut seen: HashMap<&str, usize> = HashMap::new();
+    keys.enumerate()
+        .map(|(place, key)| {
+            let first = *seen.entry(key).or_insert(place);
+            (first != place).then_some(first)
+        })
+        .collect()
+}
+
+impl<'a> Ranking<'a> {
     /// Matches `case`'s retrieved list against its labels: `retrieved_ids`
     /// against `relevant_ids` (the same ID, surrounding whitespace aside),
     /// or, for a case labelled with `relevant_passages`, its context
@@ -98,7 +111,7 @@ impl Ranking {
     /// let err = Ranking::of(&unlabelled).unwrap_err();
     /// assert!(err.to_string().starts_with("invalid case `c1`: no relevant IDs"), "{err}");
     /// ```
-    pub fn of(case: &RagCase) -> Result<Ranking, CaseError> {
+    pub fn of(case: &'a RagCase) -> Result<Ranking<'a>, CaseError> {
         case.validate()?;
         let err = |problem: String| CaseError {
             id: case.id.clone(),
@@ -134,18 +147,29 @@ impl Ranking {
                 }
             )));
         };
-        let labels: Vec<(&str, f64)> = case
+        let labels: Vec<(&'a str, f64)> = case
             .relevant_ids
             .relevant()
             .map(|(id, g)| (id.trim(), g))
             .collect();
-        let keys: Vec<&str> = retrieved.iter().map(|id| id.trim()).collect();
-        let mut ranking = Ranking::new(MatchedBy::Ids, &labels, &keys);
-        ranking.shown = keys.iter().map(|k| (*k).to_owned()).collect();
+        let ids: Vec<&'a str> = retrieved.iter().map(|id| id.trim()).collect();
+        let table: Option<HashMap<&str, usize>> = (labels.len() > SCAN)
+            .then(|| labels.iter().enumerate().map(|(i, (k, _))| (*k, i)).collect());
+        let label_at = |place: usize| match &table {
+            Some(map) => map.get(ids[place]).copied(),
+            None => labels.iter().position(|(k, _)| *k == ids[place]),
+        };
+        let firsts = (ids.len() > SCAN).then(|| first_places(ids.iter().copied()));
+        let repeat_of = |place: usize| match &firsts {
+            Some(firsts) => firsts[place],
+            None => ids[..place].iter().position(|k| *k == ids[place]),
+        };
+        let mut ranking = Ranking::build(MatchedBy::Ids, &labels, ids.len(), label_at, repeat_of);
+        ranking.ids = ids;
         Ok(ranking)
     }
 
-    fn by_text(case: &RagCase) -> Result<Ranking, String> {
+    fn by_text(case: &'a RagCase) -> Result<Ranking<'a>, String> {
         let normal: Vec<String> = case.relevant_passages.iter().map(|p| normalise(p)).collect();
         for (i, n) in normal.iter().enumerate() {
             if n.is_empty() {
@@ -162,49 +186,55 @@ impl Ranking {
                 ));
             }
         }
-        let labels: Vec<(&str, f64)> = normal.iter().map(|n| (n.as_str(), 1.0)).collect();
-        let context: Vec<String> = case.context.iter().map(|p| normalise(p)).collect();
-        let keys: Vec<&str> = context.iter().map(String::as_str).collect();
-        let mut ranking = Ranking::new(MatchedBy::Text, &labels, &keys);
         // Messages name a relevant passage as it was labelled.
-        for (r, text) in ranking.relevant.iter_mut().zip(&case.relevant_passages) {
-            r.0.clone_from(text);
-        }
-        ranking.shown = (1..=keys.len()).map(|i| format!("passage {i}")).collect();
-        Ok(ranking)
+        let labels: Vec<(&'a str, f64)> = case
+            .relevant_passages
+            .iter()
+            .map(|p| (p.as_str(), 1.0))
+            .collect();
+        let context = &case.context;
+        let label_at = |place: usize| normal.iter().position(|n| text::is(&context[place], n));
+        // Long contexts are normalised once, for a table; short ones are
+        // compared as they are read.
+        let firsts = (context.len() > SCAN).then(|| {
+            let normalised: Vec<String> = context.iter().map(|p| normalise(p)).collect();
+            first_places(normalised.iter().map(String::as_str))
+        });
+        let repeat_of = |place: usize| match &firsts {
+            Some(firsts) => firsts[place],
+            None => (0..place).find(|q| text::same(&context[*q], &context[place])),
+        };
+        Ok(Ranking::build(
+            MatchedBy::Text,
+            &labels,
+            context.len(),
+            label_at,
+            repeat_of,
+        ))
     }
 
-    /// Matches `keys` (the list, in rank order) against `labels` (each
-    /// relevant key with its grade, no key twice).
-    fn new(matched_by: MatchedBy, labels: &[(&str, f64)], keys: &[&str]) -> Ranking {
-        let mut relevant: Vec<(String, f64, Option<usize>)> = labels
-            .iter()
-            .map(|(k, g)| ((*k).to_owned(), *g, None))
-            .collect();
-        let label_of: Option<HashMap<&str, usize>> = (labels.len() > SCAN)
-            .then(|| labels.iter().enumerate().map(|(i, (k, _))| (*k, i)).collect());
-        let mut first_place: Option<HashMap<&str, usize>> =
-            (keys.len() > SCAN).then(HashMap::new);
-        let mut slots = Vec::with_capacity(keys.len());
-        for (place, key) in keys.iter().enumerate() {
-            let seen = match &mut first_place {
-                Some(map) => {
-                    let first = *map.entry(key).or_insert(place);
-                    (first != place).then_some(first)
-                }
-                None => keys[..place].iter().position(|k| k == key),
-            };
-            if seen.is_some() {
+    /// Matches `n` places against `labels` (each relevant one with its
+    /// grade, none twice): `label_at` says which label a place holds,
+    /// `repeat_of` which earlier place holds the same.
+    fn build(
+        matched_by: MatchedBy,
+        labels: &[(&'a str, f64)],
+        n: usize,
+        label_at: impl Fn(usize) -> Option<usize>,
+        repeat_of: impl Fn(usize) -> Option<usize>,
+    ) -> Ranking<'a> {
+        let mut relevant: Vec<(&'a str, f64, Option<usize>)> =
+            labels.iter().map(|(k, g)| (*k, *g, None)).collect();
+        let mut slots = Vec::with_capacity(n);
+        for place in 0..n {
+            if let Some(first) = repeat_of(place) {
                 slots.push(Slot {
                     label: None,
-                    repeat_of: seen,
+                    repeat_of: Some(first),
                 });
                 continue;
             }
-            let label = match &label_of {
-                Some(map) => map.get(key).copied(),
-                None => labels.iter().position(|(k, _)| k == key),
-            };
+            let label = label_at(place);
             if let Some(l) = label {
                 relevant[l].2 = Some(place);
             }
@@ -218,7 +248,7 @@ impl Ranking {
         Ranking {
             matched_by,
             slots,
-            shown: Vec::new(),
+            ids: Vec::new(),
             relevant,
             ideal,
         }
@@ -349,20 +379,28 @@ impl Ranking {
             .collect()
     }
 
+    /// What messages call place `i` (0-based).
+    fn shown(&self, i: usize) -> String {
+        match self.matched_by {
+            MatchedBy::Ids => self.ids[i].to_owned(),
+            MatchedBy::Text => format!("passage {}", i + 1),
+        }
+    }
+
     /// What messages and reports show of it under the cutoff `k`.
     pub(crate) fn retrieved(&self, k: Option<usize>) -> Retrieved {
         let relevant = self
             .relevant
             .iter()
             .map(|(id, grade, place)| RelevantAt {
-                id: id.clone(),
+                id: (*id).to_owned(),
                 grade: *grade,
                 rank: place.map(|p| p + 1),
             })
             .collect();
         let place = |i: usize, s: &Slot| Place {
             rank: i + 1,
-            id: self.shown[i].clone(),
+            id: self.shown(i),
             grade: s.label.map_or(0.0, |l| self.relevant[l].1),
             repeat_of: s.repeat_of.map(|p| p + 1),
         };
@@ -379,7 +417,7 @@ impl Ranking {
             .enumerate()
             .filter_map(|(i, s)| {
                 s.repeat_of.map(|first| Repeat {
-                    id: self.shown[i].clone(),
+                    id: self.shown(i),
                     rank: i + 1,
                     first: first + 1,
                 })
@@ -400,18 +438,16 @@ impl Ranking {
 mod tests {
     use super::*;
 
-    fn ranking(retrieved: &[&str], relevant: &[&str]) -> Ranking {
-        Ranking::of(
-            &RagCase::new("q")
-                .retrieved_ids(retrieved.iter().copied())
-                .relevant_ids(relevant.iter().copied()),
-        )
-        .unwrap()
+    fn case(retrieved: &[&str], relevant: &[&str]) -> RagCase {
+        RagCase::new("q")
+            .retrieved_ids(retrieved.iter().copied())
+            .relevant_ids(relevant.iter().copied())
     }
 
     #[test]
     fn a_repeat_takes_a_place_and_earns_nothing() {
-        let r = ranking(&["x", "a", "a", "b", "x"], &["a", "b"]);
+        let c = case(&["x", "a", "a", "b", "x"], &["a", "b"]);
+        let r = Ranking::of(&c).unwrap();
         assert_eq!(r.recall(None), 1.0);
         assert_eq!(r.precision(None), 2.0 / 5.0, "five places, two earned");
         assert_eq!(r.average_precision(None), (1.0 / 2.0 + 2.0 / 4.0) / 2.0);
@@ -436,7 +472,8 @@ mod tests {
 
     #[test]
     fn k_beyond_the_list_counts_empty_places_as_not_relevant() {
-        let r = ranking(&["a", "x", "b"], &["a", "b"]);
+        let c = case(&["a", "x", "b"], &["a", "b"]);
+        let r = Ranking::of(&c).unwrap();
         assert_eq!(r.precision(Some(5)), 2.0 / 5.0);
         assert_eq!(r.precision(Some(3)), 2.0 / 3.0);
         assert_eq!(r.recall(Some(100)), 1.0);
@@ -445,12 +482,14 @@ mod tests {
 
     #[test]
     fn an_empty_list_scores_zero_everywhere() {
-        for r in [ranking(&[], &["a"]), ranking(&["x"], &["a"])] {
+        for c in [case(&[], &["a"]), case(&["x"], &["a"])] {
+            let r = Ranking::of(&c).unwrap();
             for score in [r.ndcg(None, Gain::Linear), r.average_precision(None)] {
                 assert!(score == 0.0 && score.is_sign_positive(), "{score}: never -0");
             }
         }
-        let r = ranking(&[], &["a"]);
+        let c = case(&[], &["a"]);
+        let r = Ranking::of(&c).unwrap();
         for score in [
             r.hit_rate(None),
             r.recall(Some(5)),
@@ -467,7 +506,8 @@ mod tests {
     #[test]
     fn ndcg_at_k_divides_by_the_ideal_top_k_only() {
         // Four relevant, two places: both relevant is the best two places can do.
-        let r = ranking(&["a", "b"], &["a", "b", "c", "d"]);
+        let c = case(&["a", "b"], &["a", "b", "c", "d"]);
+        let r = Ranking::of(&c).unwrap();
         assert_eq!(r.ndcg(Some(2), Gain::Linear), 1.0);
         assert!(r.ndcg(None, Gain::Linear) < 1.0, "without a cutoff, all four count");
     }
@@ -510,18 +550,40 @@ mod tests {
     fn long_lists_and_label_sets_use_tables_with_the_same_result() {
         let ids: Vec<String> = (0..100).map(|i| format!("d{}", i % 60)).collect();
         let labels: Vec<String> = (0..40).map(|i| format!("d{}", i * 3)).collect();
-        let long = Ranking::of(
-            &RagCase::new("q")
-                .retrieved_ids(ids.clone())
-                .relevant_ids(labels.clone()),
-        )
-        .unwrap();
+        let long_case = RagCase::new("q")
+            .retrieved_ids(ids.clone())
+            .relevant_ids(labels.clone());
+        let long = Ranking::of(&long_case).unwrap();
         // The same matching by scanning, place by place.
         for (place, slot) in long.slots.iter().enumerate() {
             let first = ids.iter().position(|x| *x == ids[place]).unwrap();
             assert_eq!(slot.repeat_of, (first != place).then_some(first));
             let label = labels.iter().position(|l| *l == ids[place]);
             assert_eq!(slot.label, if first == place { label } else { None });
+        }
+    }
+
+    #[test]
+    fn long_contexts_by_text_match_as_short_ones_do() {
+        // 40 passages, each written twice in other case and punctuation:
+        // the second of each pair is a repeat, whether found by table or scan.
+        let context: Vec<String> = (0..40)
+            .map(|i| {
+                if i % 2 == 0 {
+                    format!("Passage {}.", i / 2)
+                } else {
+                    format!("PASSAGE {}", i / 2)
+                }
+            })
+            .collect();
+        for n in [40, 10] {
+            let case = RagCase::new("q")
+                .context(context[..n].iter().cloned())
+                .relevant_passages(["passage 3", "passage 19"]);
+            let r = Ranking::of(&case).unwrap();
+            assert_eq!(r.slots[7].repeat_of, Some(6), "n = {n}");
+            assert_eq!(r.relevant[0].2, Some(6), "n = {n}");
+            assert_eq!(r.relevant[1].2, (n == 40).then_some(38), "n = {n}");
         }
     }
 
