@@ -441,7 +441,7 @@ macro_rules! assert_retrieved {
     ($case:expr, $($comparison:tt)+) => {
         match $crate::__private::assert_retrieved(
             &$case,
-            $crate::__private::__retrieval_comparison!($crate::retrieval, $($comparison)+),
+            $crate::__private::__retrieval_comparison!($crate::__private::retrieval, $($comparison)+),
         ) {
             ::core::result::Result::Ok(measured) => measured,
             ::core::result::Result::Err(message) => ::core::panic!("{}", message),

@@ -696,6 +696,7 @@ pub fn assert_retrieved<S: Retrievable + ?Sized>(
     subject.assert_retrieved(metric.threshold(threshold.into()))
 }
 
+pub use crate::retrieval;
 pub use ragaliq_macros::__retrieval_comparison;
 
 /// `samples = 5`, `samples = "auto"` or `samples = Samples::…` in a macro.

@@ -92,6 +92,7 @@ const LAYERS: &[(&str, &str, &[&str])] = &[
             "data_files",
             "evidence",
             "html",
+            "retrieval",
         ],
     ),
     (
