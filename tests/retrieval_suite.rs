@@ -153,6 +153,10 @@ fn retrieval_trials_reach_every_report_without_a_judge() {
         page.contains("✓ labelled relevant (R1)"),
         "the passage found by text is marked"
     );
+    assert!(
+        !page.contains("none given"),
+        "a case measured only against labels lacks no answer"
+    );
     let table = report.console_table();
     assert!(table.contains("recall@3"), "{table}");
 }

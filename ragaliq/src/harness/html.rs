@@ -487,6 +487,9 @@ fn case_section(body: &mut String, case: &str, trials: &[&TrialResult], text: Op
                 html::marked(response, &response_marks)
             );
         }
+        // A case measured only against its retrieval labels has no answer
+        // to grade, and lacks none.
+        None if trials.iter().all(|t| t.metric == Metric::Retrieval) => {}
         None => body.push_str("<p><b>Response</b> <span class=\"muted\">none given</span></p>\n"),
     }
     if !text.passages.is_empty() {
