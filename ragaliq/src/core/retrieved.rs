@@ -7,6 +7,13 @@ use serde::{Deserialize, Serialize};
 use std::fmt;
 
 /// How a case's relevant labels were matched to what was retrieved.
+///
+/// ```
+/// use ragaliq::{MatchedBy, RagCase};
+/// let case = RagCase::new("q").context(["Refunds: 30 days."]).relevant_passages(["refunds 30 days"]);
+/// let seen = ragaliq::retrieval::mrr().evaluate(&case).unwrap().retrieval.unwrap();
+/// assert_eq!(seen.matched_by, MatchedBy::Text);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]

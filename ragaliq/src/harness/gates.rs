@@ -2,6 +2,36 @@
 //! with a message that names the gate, the figure and the cases that moved
 //! it. The suite checks them at the end of a run; `cargo ragaliq report`
 //! over a run's shards.
+//!
+//! ```
+//! use ragaliq::config::Gates;
+//! use ragaliq::harness::gates::{self, GateStatus};
+//! use ragaliq::harness::report::Report;
+//!
+//! // A report of four trials, one below its threshold (as a suite writes it).
+//! let results: Vec<serde_json::Value> = ["a", "b", "c", "d"].iter().map(|case| serde_json::json!({
+//!     "case": case, "metric": "retrieval", "name": "recall@5", "threshold": 0.5,
+//!     "score": if *case == "d" { 0.0 } else { 1.0 },
+//!     "outcome": if *case == "d" { "failed" } else { "passed" },
+//!     "usage": {"calls": 0, "input_tokens": 0, "output_tokens": 0},
+//!     "file": "cases.yaml", "line": 1,
+//! })).collect();
+//! let report: Report = serde_json::from_value(serde_json::json!({
+//!     "ragaliq_report": 3, "suite": "cases", "judge": {"provider": "p", "model": "m"},
+//!     "mode": "replay", "results": results,
+//!     "summary": {"trials": 4, "passed": 3, "failed": 1, "pass_rate": 0.75, "metrics": {},
+//!                 "usage": {"calls": 0, "input_tokens": 0, "output_tokens": 0},
+//!                 "estimated_cost_usd": null, "budget_usd": null, "skipped_calls": 0},
+//! })).unwrap();
+//! let gates = Gates::new().pass_rate(0.8);
+//! let checked = gates::check(&report, &gates, None);
+//! assert_eq!(checked[0].status, GateStatus::Failed);
+//! assert_eq!(
+//!     checked[0].message,
+//!     "gate pass_rate of recall@5 FAILED: 3 of 4 trials passed (75.0%), below the 80% required (at most 0 of 4 may fail); not passed: d (0.00 < 0.50)"
+//! );
+//! assert!(gates::allowed(&report.results[3], &gates), "d's low score is the gate's to judge");
+//! ```
 
 use super::report::{Outcome, Report, TrialResult};
 use crate::core::Gates;
@@ -23,6 +53,11 @@ pub enum GateKind {
 
 impl GateKind {
     /// The gate's name, as in `ragaliq.toml`.
+    ///
+    /// ```
+    /// use ragaliq::harness::gates::GateKind;
+    /// assert_eq!(GateKind::MaxDrop.name(), "max_drop");
+    /// ```
     #[must_use]
     pub fn name(self) -> &'static str {
         match self {

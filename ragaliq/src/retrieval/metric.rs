@@ -29,6 +29,12 @@ pub enum Measure {
 impl Measure {
     /// The name reports use: `hit_rate`, `recall`, `precision`, `mrr`,
     /// `ap`, `ndcg`.
+    ///
+    /// ```
+    /// use ragaliq::retrieval::{Measure, RetrievalMetric};
+    /// assert_eq!(Measure::AveragePrecision.name(), "ap");
+    /// assert_eq!(RetrievalMetric::new(Measure::Recall, Some(5)).name(), "recall@5");
+    /// ```
     #[must_use]
     pub fn name(self) -> &'static str {
         match self {

@@ -6,6 +6,15 @@ use crate::core::{CaseError, MatchedBy, Place, RagCase, RelevantAt, Repeat, Retr
 use std::collections::HashMap;
 
 /// How nDCG turns a grade into gain.
+///
+/// ```
+/// use ragaliq::RagCase;
+/// use ragaliq::retrieval::{Gain, Ranking};
+/// let case = RagCase::new("q").retrieved_ids(["b", "a"]).graded_relevance([("a", 3.0), ("b", 1.0)]);
+/// let r = Ranking::of(&case).unwrap();
+/// // The grade 3 document second costs more when it is worth 7 than 3.
+/// assert!(r.ndcg(None, Gain::Exponential) < r.ndcg(None, Gain::Linear));
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Gain {
