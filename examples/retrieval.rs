@@ -34,7 +34,9 @@ fn main() {
                 "Standard shipping takes 3 to 5 business days.",
                 "Shipping is free on orders over 50 euros; otherwise it costs 4.95 euros.",
             ])
-            .relevant_passages(["shipping is free on orders over 50 euros, otherwise it costs 4.95 euros"]),
+            .relevant_passages([
+                "shipping is free on orders over 50 euros, otherwise it costs 4.95 euros",
+            ]),
     ];
 
     for metric in [recall_at(3).threshold(0.8), ndcg_at(3).threshold(0.8)] {
@@ -48,6 +50,9 @@ fn main() {
     println!("── the set's hit rate@1");
     println!(
         "{}",
-        hit_rate_at(1).threshold(0.7).mean(&cases).expect("labelled")
+        hit_rate_at(1)
+            .threshold(0.7)
+            .mean(&cases)
+            .expect("labelled")
     );
 }

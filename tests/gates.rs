@@ -124,9 +124,7 @@ fn a_pass_rate_gate_allows_failures_up_to_its_share() {
 fn gates_reach_every_report() {
     let dir = fifty("reports", &FAILING);
     let reports = dir.with_extension("reports");
-    let gates = Gates::new()
-        .pass_rate(0.95)
-        .min_mean_of("recall@3", 0.9);
+    let gates = Gates::new().pass_rate(0.95).min_mean_of("recall@3", 0.9);
     let outcome = run(&dir, Some(gates), Some(&reports));
     assert_eq!(outcome.exit_code(), ExitCode::from(101));
     let json = Report::read(&reports.join("report.json")).unwrap();
@@ -140,7 +138,9 @@ fn gates_reach_every_report() {
         "{md}"
     );
     assert!(
-        md.contains("| case-07 | recall@3 | 0.00 | 0.50 | ❌ failed (allowed by a pass-rate gate) |"),
+        md.contains(
+            "| case-07 | recall@3 | 0.00 | 0.50 | ❌ failed (allowed by a pass-rate gate) |"
+        ),
         "{md}"
     );
     let xml = std::fs::read_to_string(reports.join("junit.xml")).unwrap();
@@ -160,7 +160,10 @@ fn gates_reach_every_report() {
         quick_junit::TestCaseStatus::NonSuccess { .. }
     ));
     let page = std::fs::read_to_string(reports.join("report.html")).unwrap();
-    assert!(page.contains("Gates: 1 passed, 1 failed"), "the page says it");
+    assert!(
+        page.contains("Gates: 1 passed, 1 failed"),
+        "the page says it"
+    );
     assert!(page.contains("failed, allowed by a gate"));
     assert!(
         outcome

@@ -80,7 +80,11 @@ const LABELLED: [(&str, &str, &[(&str, f64)]); 8] = [
         "How long does standard shipping take?",
         &[("shipping-zones", 1.0)],
     ),
-    ("free-shipping", "Is shipping free?", &[("shipping-cost", 1.0)]),
+    (
+        "free-shipping",
+        "Is shipping free?",
+        &[("shipping-cost", 1.0)],
+    ),
     (
         "electronics-warranty",
         "How long is the warranty on electronics?",
@@ -140,7 +144,11 @@ fn retrieve(question: &str, stem: bool) -> Vec<String> {
         .filter(|(score, _)| *score > 0)
         .collect();
     scored.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(b.1)));
-    scored.into_iter().take(5).map(|(_, id)| id.to_owned()).collect()
+    scored
+        .into_iter()
+        .take(5)
+        .map(|(_, id)| id.to_owned())
+        .collect()
 }
 
 /// The labelled set with what the retriever returned for each question.
@@ -194,7 +202,10 @@ fn panic_message(f: impl FnOnce()) -> String {
 fn a_tokenizer_change_passes_the_mean_and_fails_a_question() {
     let cases = labelled_set_with(false);
     let mean = assert_retrieved!(cases, recall_at(3) >= 0.8);
-    assert_eq!(mean.score, 0.8125, "6.5 of 8: one question lost, one half lost");
+    assert_eq!(
+        mean.score, 0.8125,
+        "6.5 of 8: one question lost, one half lost"
+    );
     let message = panic_message(|| {
         for case in &cases {
             assert_retrieved!(case, hit_rate_at(5) >= 1.0);
@@ -242,7 +253,12 @@ fn a_set_below_the_bar_lists_its_lowest_cases() {
 fn one_case_names_the_missed_ids_and_their_ranks() {
     let case = RagCase::new("How long is the warranty on electronics?")
         .id("electronics-warranty")
-        .retrieved_ids(["gift-cards", "warranty-claims", "account-delete", "warranty-electronics"])
+        .retrieved_ids([
+            "gift-cards",
+            "warranty-claims",
+            "account-delete",
+            "warranty-electronics",
+        ])
         .graded_relevance([("warranty-electronics", 2.0), ("warranty-claims", 1.0)]);
     let message = panic_message(|| {
         assert_retrieved!(case, ndcg_at(3) >= 0.8);
@@ -266,7 +282,9 @@ fn a_case_without_labels_is_an_input_error_not_a_score() {
         assert_retrieved!(case, recall_at(3) >= 0.8);
     });
     assert!(
-        message.starts_with("assert_retrieved! configuration error for case `free-shipping`: no relevant IDs: "),
+        message.starts_with(
+            "assert_retrieved! configuration error for case `free-shipping`: no relevant IDs: "
+        ),
         "{message}"
     );
     assert!(message.ends_with("(this is not a low score: the case cannot be measured this way)"));
@@ -274,7 +292,9 @@ fn a_case_without_labels_is_an_input_error_not_a_score() {
     let by_text = RagCase::new("Is shipping free?")
         .id("free-shipping")
         .context([DOCS[3].1, DOCS[4].1])
-        .relevant_passages(["shipping is free on orders over 50 euros, otherwise shipping costs 4.95 euros"]);
+        .relevant_passages([
+            "shipping is free on orders over 50 euros, otherwise shipping costs 4.95 euros",
+        ]);
     let eval = assert_retrieved!(by_text, mrr() >= 0.5);
     assert_eq!(eval.score, 0.5);
 }

@@ -12,9 +12,9 @@
 //! an error too). `cargo test --test retrieval_reference -- --nocapture`
 //! prints the comparison.
 
+use ragaliq::RagCase;
 use ragaliq::harness::cases::load_file;
 use ragaliq::retrieval::{self, Ranking, RetrievalMetric};
-use ragaliq::RagCase;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -26,7 +26,11 @@ fn counterpart(reference: &str) -> Option<RetrievalMetric> {
     let (tool, name) = reference.split_once('.')?;
     // LlamaIndex's metrics on the list as given, where its retriever would
     // have dropped repeats: the same definitions.
-    let tool = if tool == "llamaindex_raw" { "llamaindex" } else { tool };
+    let tool = if tool == "llamaindex_raw" {
+        "llamaindex"
+    } else {
+        tool
+    };
     Some(match (tool, name) {
         ("llamaindex", "hit_rate") => retrieval::hit_rate(),
         ("llamaindex", "mrr") => retrieval::mrr(),
@@ -154,8 +158,7 @@ fn fixture() -> (BTreeMap<String, RagCase>, Value) {
         .map(|c| (c.id().to_owned(), c.case))
         .collect();
     let expected: Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("expected.json")).unwrap())
-            .unwrap();
+        serde_json::from_str(&std::fs::read_to_string(dir.join("expected.json")).unwrap()).unwrap();
     (cases, expected)
 }
 
@@ -260,7 +263,11 @@ fn ragaliq_equals_ragas_llamaindex_and_scikit_learn() {
             table.push(format!(
                 "{id:<22} {reference:<38} {theirs:>10.6} {ours:>10.6}  {}{} {verdict}",
                 metric.name(),
-                if made_binary { " (labels made binary)" } else { "" }
+                if made_binary {
+                    " (labels made binary)"
+                } else {
+                    ""
+                }
             ));
         }
     }
@@ -300,10 +307,21 @@ fn ragaliq_equals_ragas_llamaindex_and_scikit_learn() {
     // Every measure, with and without a cutoff, graded and by text, was
     // found equal somewhere.
     for name in [
-        "hit_rate", "mrr", "precision", "recall", "ap", "ndcg", "ndcg_exp", "ndcg@3", "ndcg_exp@3",
+        "hit_rate",
+        "mrr",
+        "precision",
+        "recall",
+        "ap",
+        "ndcg",
+        "ndcg_exp",
+        "ndcg@3",
+        "ndcg_exp@3",
         "ndcg@10",
     ] {
-        assert!(compared.contains(name), "{name} was never compared: {compared:?}");
+        assert!(
+            compared.contains(name),
+            "{name} was never compared: {compared:?}"
+        );
     }
     assert!(equal >= 300, "only {equal} values compared");
 }

@@ -75,7 +75,11 @@ fn retrieval_trials_reach_every_report_without_a_judge() {
     let recall = by("refund-window", "recall@3");
     assert_eq!((recall.score, recall.outcome), (Some(0.5), Outcome::Failed));
     let seen = recall.retrieval.as_ref().unwrap();
-    assert_eq!(seen.relevant[1].rank, Some(4), "the missed ID's rank is kept");
+    assert_eq!(
+        seen.relevant[1].rank,
+        Some(4),
+        "the missed ID's rank is kept"
+    );
     assert_eq!(by("refund-window", "mrr").score, Some(0.5));
     assert_eq!(
         by("refund-window", "mrr").outcome,
@@ -102,7 +106,10 @@ fn retrieval_trials_reach_every_report_without_a_judge() {
     let c = &outcome.conclusion;
     // 12 trials: refund-window::recall@3 and unlabelled's three fail.
     assert_eq!((c.num_passed, c.num_failed), (8, 4));
-    assert_eq!(report.summary.usage.calls + report.summary.usage.replayed, 0);
+    assert_eq!(
+        report.summary.usage.calls + report.summary.usage.replayed,
+        0
+    );
     assert!(
         !case_dir.join("snapshots").exists(),
         "no judge, no recording"
@@ -111,7 +118,10 @@ fn retrieval_trials_reach_every_report_without_a_judge() {
     // Every report says it.
     let json = Report::read(&reports.join("report.json")).unwrap();
     assert_eq!(json.summary.metrics["recall@3"].count, 3);
-    assert_eq!(json.summary.metrics["mrr"].mean, round4((0.5 + 1.0 + 0.5) / 3.0));
+    assert_eq!(
+        json.summary.metrics["mrr"].mean,
+        round4((0.5 + 1.0 + 0.5) / 3.0)
+    );
     let md = std::fs::read_to_string(reports.join("summary.md")).unwrap();
     assert!(
         md.contains("| refund-window | recall@3 | 0.50 | 0.60 | ❌ failed |"),
@@ -148,7 +158,10 @@ fn retrieval_trials_reach_every_report_without_a_judge() {
     for column in ["<th>recall@3</th>", "<th>mrr</th>", "<th>ndcg@5</th>"] {
         assert!(page.contains(column), "{column}");
     }
-    assert!(page.contains("✗ missed: below the cutoff"), "the missed ID, on the page");
+    assert!(
+        page.contains("✗ missed: below the cutoff"),
+        "the missed ID, on the page"
+    );
     assert!(
         page.contains("✓ labelled relevant (R1)"),
         "the passage found by text is marked"

@@ -140,7 +140,10 @@ fn max_drop_across_shards(run: &Run) -> Result<(), Failed> {
     // Five cases lose one relevant ID each: their trials fail (threshold 1),
     // and so do their shards, as a nextest shard would.
     let shards = run.shards("current", &FALLEN, None);
-    check(shards.iter().any(|ok| !ok), "a shard with a fallen case fails")?;
+    check(
+        shards.iter().any(|ok| !ok),
+        "a shard with a fallen case fails",
+    )?;
     let (code, out) = run.report(
         "current",
         "max_drop = { \"recall@3\" = 0.04 }",
@@ -157,13 +160,15 @@ fn max_drop_across_shards(run: &Run) -> Result<(), Failed> {
         "the count of gates",
     )?;
     let combined =
-        ragaliq::harness::report::Report::read(&run.base.join("current/all/report.json"))
-            .unwrap();
+        ragaliq::harness::report::Report::read(&run.base.join("current/all/report.json")).unwrap();
     check(
         combined.summary.trials == 50 && combined.summary.processes == SHARDS,
         "every trial once, from three processes",
     )?;
-    check(combined.gates_failed(), "the combined report carries the gate")?;
+    check(
+        combined.gates_failed(),
+        "the combined report carries the gate",
+    )?;
     Ok(())
 }
 

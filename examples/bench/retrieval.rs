@@ -42,7 +42,9 @@ const WORDS: [&str; 16] = [
 
 fn ids_case(i: usize) -> RagCase {
     let mut rng = Rng::new(i as u64);
-    let mut retrieved: Vec<String> = (0..10).map(|_| format!("doc-{}", rng.below(5000))).collect();
+    let mut retrieved: Vec<String> = (0..10)
+        .map(|_| format!("doc-{}", rng.below(5000)))
+        .collect();
     if i % 10 == 0 {
         retrieved[7] = retrieved[2].clone();
     }
@@ -71,13 +73,19 @@ fn text_case(i: usize) -> RagCase {
     let mut rng = Rng::new(i as u64 ^ 0xABCD);
     let passages: Vec<String> = (0..10)
         .map(|p| {
-            let words: Vec<&str> = (0..20 + rng.below(10)).map(|_| WORDS[rng.below(WORDS.len())]).collect();
+            let words: Vec<&str> = (0..20 + rng.below(10))
+                .map(|_| WORDS[rng.below(WORDS.len())])
+                .collect();
             format!("Passage {p} of case {i}: {}.", words.join(" "))
         })
         .collect();
     // Labelled as a person would paste them: other case, no punctuation.
     let relevant: Vec<String> = (0..1 + rng.below(2))
-        .map(|k| passages[(i + k * 3) % 10].to_uppercase().replace([':', '.'], " "))
+        .map(|k| {
+            passages[(i + k * 3) % 10]
+                .to_uppercase()
+                .replace([':', '.'], " ")
+        })
         .collect();
     RagCase::new(format!("Question {i}?"))
         .id(format!("text-{i}"))
@@ -108,8 +116,14 @@ fn metrics() -> [RetrievalMetric; 6] {
 
 pub fn run(n: usize, dir: &Path) {
     let sets = [
-        ("IDs", write(dir, "retrieval-ids.jsonl", (0..n).map(ids_case))),
-        ("passages by text", write(dir, "retrieval-text.jsonl", (0..n).map(text_case))),
+        (
+            "IDs",
+            write(dir, "retrieval-ids.jsonl", (0..n).map(ids_case)),
+        ),
+        (
+            "passages by text",
+            write(dir, "retrieval-text.jsonl", (0..n).map(text_case)),
+        ),
     ];
     let metrics = metrics();
     for (name, path) in sets {
@@ -137,7 +151,10 @@ pub fn run(n: usize, dir: &Path) {
             }
         }
         let with_messages = started.elapsed().as_secs_f64();
-        assert!((sum - evaluated).abs() < 1e-6 * n as f64, "the same scores both ways");
+        assert!(
+            (sum - evaluated).abs() < 1e-6 * n as f64,
+            "the same scores both ways"
+        );
         println!(
             "retrieval {n} cases, {name} ({:.1} MB): read the case file {read:.3} s; 6 measures for every case {computed:.3} s ({:.2}x reading, {:.2} µs per case); as evaluations with messages {with_messages:.3} s ({:.2}x reading); mean score {:.4}",
             bytes as f64 / 1e6,

@@ -145,11 +145,17 @@ mod tests {
         let out = expanded(quote!(crate::retrieval, recall_at(5) >= 0.8));
         assert_eq!(out, "(crate :: retrieval :: recall_at (5) , 0.8)");
         let out = expanded(quote!(crate::retrieval, ndcg_at(10).exponential() >= t));
-        assert_eq!(out, "(crate :: retrieval :: ndcg_at (10) . exponential () , t)");
+        assert_eq!(
+            out,
+            "(crate :: retrieval :: ndcg_at (10) . exponential () , t)"
+        );
         let out = expanded(quote!(crate::retrieval, my_metric >= 0.5));
         assert_eq!(out, "(my_metric , 0.5)", "a variable is left as written");
         let out = expanded(quote!(crate::retrieval, own_metric(3) >= 0.5));
-        assert_eq!(out, "(own_metric (3) , 0.5)", "a function of the test's own");
+        assert_eq!(
+            out, "(own_metric (3) , 0.5)",
+            "a function of the test's own"
+        );
     }
 
     #[test]

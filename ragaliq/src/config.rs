@@ -980,7 +980,9 @@ impl Config {
                     None => GateRule::default(),
                     Some(RawRule::Every(v)) => GateRule::every(v),
                     Some(RawRule::Each(map)) => {
-                        let mut rule = map.get("*").map_or_else(GateRule::default, |v| GateRule::every(*v));
+                        let mut rule = map
+                            .get("*")
+                            .map_or_else(GateRule::default, |v| GateRule::every(*v));
                         for (metric, v) in map.into_iter().filter(|(m, _)| m != "*") {
                             rule = rule.with(metric, v);
                         }

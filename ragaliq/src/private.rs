@@ -606,7 +606,10 @@ impl Retrievable for RagCase {
             Ok(eval) if eval.passed => Ok(eval),
             Ok(eval) => {
                 note_failure(Failure::Score);
-                Err(format!("assert_retrieved! failed for {}\n{eval}", named(self)))
+                Err(format!(
+                    "assert_retrieved! failed for {}\n{eval}",
+                    named(self)
+                ))
             }
             Err(e) => {
                 note_failure(Failure::Judge);

@@ -230,7 +230,10 @@ mod tests {
         assert!(e.to_string().contains(r#"quote a number: "42""#), "{e}");
         // YAML keeps every ID as written: no boolean `y`, no number `007`.
         let yaml: RelevantIds = serde_saphyr::from_str("[y, no, 007, 42, true]").unwrap();
-        assert_eq!(yaml, RelevantIds::from_ids(["y", "no", "007", "42", "true"]));
+        assert_eq!(
+            yaml,
+            RelevantIds::from_ids(["y", "no", "007", "42", "true"])
+        );
         let graded: RelevantIds = serde_saphyr::from_str("{y: 2, 007: 1}").unwrap();
         assert_eq!(graded, RelevantIds::graded([("y", 2.0), ("007", 1.0)]));
         let map: RelevantIds = serde_json::from_str(r#"{"a": 2, "b": 0.5}"#).unwrap();

@@ -38,11 +38,10 @@ pub use evaluation::{
 pub use gates::{GateRule, Gates};
 pub use json_mode::JsonMode;
 pub use key::ApiKey;
-pub(crate) use labels::ids as deserialize_ids;
 pub use labels::RelevantIds;
+pub(crate) use labels::ids as deserialize_ids;
 pub use logprobs::{TokenLogprob, TopLogprob};
 pub use mode::Mode;
-pub use retrieved::{MatchedBy, Place, RelevantAt, Repeat, Retrieved};
 pub(crate) use price::price_for;
 pub use price::{BUILTIN_PRICES, Price};
 pub use rate::{RateLimits, RateWindow};
@@ -52,6 +51,7 @@ pub(crate) use request::test_request;
 pub use request::{
     Fingerprint, JudgeRequest, JudgeResponse, Message, ResponseFormat, Role, StopReason,
 };
+pub use retrieved::{MatchedBy, Place, RelevantAt, Repeat, Retrieved};
 pub use samples::{
     AUTO_BAND, Agreement, DEFAULT_AGREEMENT, DEFAULT_CLAIM_THRESHOLD, DEFAULT_CONTRADICTION_RATIO,
     DEFAULT_PROBABILITY_THRESHOLD, DEFAULT_VERIFY_BATCH, Samples, Spread,

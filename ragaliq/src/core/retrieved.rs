@@ -165,7 +165,11 @@ impl Retrieved {
             .iter()
             .filter_map(|r| match r.rank {
                 Some(rank) if self.within(rank) => None,
-                Some(rank) => Some(format!("{} at rank {rank}, below {}", name(r), self.scope())),
+                Some(rank) => Some(format!(
+                    "{} at rank {rank}, below {}",
+                    name(r),
+                    self.scope()
+                )),
                 None => Some(format!("{} not retrieved", name(r))),
             })
             .collect();

@@ -558,15 +558,25 @@ mod tests {
         let cases = load_file(&csv).unwrap();
         assert_eq!(cases[0].case.relevant_ids.grade("d1"), Some(3.0));
         assert_eq!(cases[0].thresholds[&Metric::Retrieval], 0.4);
-        assert_eq!(cases[1].case.retrieved_ids.as_deref(), Some(&[][..]), "`[]`: nothing retrieved");
+        assert_eq!(
+            cases[1].case.retrieved_ids.as_deref(),
+            Some(&[][..]),
+            "`[]`: nothing retrieved"
+        );
         assert_eq!(cases[1].case.relevant_ids.len(), 2);
-        assert_eq!(cases[2].case.retrieved_ids, None, "an empty cell: not given");
+        assert_eq!(
+            cases[2].case.retrieved_ids, None,
+            "an empty cell: not given"
+        );
         let twice = write(
             "twice.yaml",
             "- id: a\n  query: Q?\n  retrieved_ids: [d1]\n  relevant_ids: [d1, d1]\n",
         );
         let e = load_file(&twice).unwrap_err();
-        assert!(e.to_string().contains("relevant ID `d1` is labelled twice"), "{e}");
+        assert!(
+            e.to_string().contains("relevant ID `d1` is labelled twice"),
+            "{e}"
+        );
     }
 
     #[test]

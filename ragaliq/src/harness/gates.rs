@@ -286,7 +286,10 @@ fn pass_rate(metric: &str, trials: &[&TrialResult], required: f64) -> GateResult
     let neither_words = if neither_count == 0 {
         String::new()
     } else {
-        let parts: Vec<String> = neither.iter().map(|(why, n)| format!("{n} {why}")).collect();
+        let parts: Vec<String> = neither
+            .iter()
+            .map(|(why, n)| format!("{n} {why}"))
+            .collect();
         format!(
             "; {} counted neither way ({})",
             plural(neither_count, "trial", "trials"),
@@ -406,7 +409,11 @@ fn min_mean(metric: &str, trials: &[&TrialResult], required: f64) -> GateResult 
         } else {
             GateStatus::Failed
         },
-        cases: scored.iter().take(5).map(|(c, _)| (*c).to_owned()).collect(),
+        cases: scored
+            .iter()
+            .take(5)
+            .map(|(c, _)| (*c).to_owned())
+            .collect(),
         neither: unscored,
         message,
     }
@@ -534,7 +541,13 @@ mod tests {
     fn fifty(failing: &[usize]) -> Report {
         report(
             (1..=50)
-                .map(|i| trial(&format!("case-{i:02}"), if failing.contains(&i) { 0.0 } else { 1.0 }, 0.5))
+                .map(|i| {
+                    trial(
+                        &format!("case-{i:02}"),
+                        if failing.contains(&i) { 0.0 } else { 1.0 },
+                        0.5,
+                    )
+                })
                 .collect(),
         )
     }
@@ -543,7 +556,11 @@ mod tests {
     fn pass_rate_counts_trials_exactly() {
         let three = fifty(&[7, 19, 33]);
         let at = |share: f64, r: &Report| check(r, &Gates::new().pass_rate(share), None).remove(0);
-        assert_eq!(at(0.94, &three).status, GateStatus::Passed, "47 of 50 is 94%");
+        assert_eq!(
+            at(0.94, &three).status,
+            GateStatus::Passed,
+            "47 of 50 is 94%"
+        );
         let failed = at(0.95, &three);
         assert_eq!(
             failed.message,
@@ -552,7 +569,11 @@ mod tests {
         assert_eq!(failed.cases, ["case-07", "case-19", "case-33"]);
         assert_eq!(at(0.96, &three).status, GateStatus::Failed);
         let two = fifty(&[7, 19]);
-        assert_eq!(at(0.96, &two).status, GateStatus::Passed, "48 of 50 is 96% exactly");
+        assert_eq!(
+            at(0.96, &two).status,
+            GateStatus::Passed,
+            "48 of 50 is 96% exactly"
+        );
         assert_eq!(at(0.97, &two).status, GateStatus::Failed);
         assert_eq!(
             at(0.95, &two).message,
@@ -570,7 +591,9 @@ mod tests {
         assert_eq!(g.neither, 2);
         assert_eq!(g.figure, Some(47.0 / 48.0));
         assert!(
-            g.message.ends_with("; 2 trials counted neither way (1 awaiting review, 1 queued for a batch)"),
+            g.message.ends_with(
+                "; 2 trials counted neither way (1 awaiting review, 1 queued for a batch)"
+            ),
             "{}",
             g.message
         );
@@ -580,8 +603,14 @@ mod tests {
         let gates = Gates::new().pass_rate(0.5);
         assert!(!allowed(&r.results[3], &gates));
         assert!(allowed(&r.results[6], &gates), "case-07's low score is");
-        assert!(!allowed(&r.results[1], &gates), "awaiting review is not a low score");
-        assert!(!allowed(&r.results[6], &Gates::new().min_mean(0.5)), "only a pass-rate gate allows");
+        assert!(
+            !allowed(&r.results[1], &gates),
+            "awaiting review is not a low score"
+        );
+        assert!(
+            !allowed(&r.results[6], &Gates::new().min_mean(0.5)),
+            "only a pass-rate gate allows"
+        );
     }
 
     #[test]
@@ -611,7 +640,11 @@ mod tests {
             caught.message,
             "gate max_drop of recall@3 FAILED: the mean fell 0.0500 against the baseline (1.0000 → 0.9500 over the 50 cases both runs scored), more than the 0.04 allowed; fell most: case-03 1.00 → 0.50 (-0.50), case-09 1.00 → 0.50 (-0.50), case-12 1.00 → 0.50 (-0.50), case-40 1.00 → 0.50 (-0.50), case-41 1.00 → 0.50 (-0.50)"
         );
-        assert_eq!(at(0.05).status, GateStatus::Passed, "at most 0.05: a fall of 0.05 is allowed");
+        assert_eq!(
+            at(0.05).status,
+            GateStatus::Passed,
+            "at most 0.05: a fall of 0.05 is allowed"
+        );
         let unchecked = check(&after, &Gates::new().max_drop(0.04), None).remove(0);
         assert_eq!(unchecked.status, GateStatus::NotChecked);
         assert!(unchecked.message.contains("no baseline run was given"));

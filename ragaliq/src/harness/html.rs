@@ -291,7 +291,8 @@ fn by_case(r: &Report) -> BTreeMap<&str, Vec<&TrialResult>> {
 fn grid(body: &mut String, r: &Report, by_case: &BTreeMap<&str, Vec<&TrialResult>>) {
     // One column per trial name: a suite's criteria and retrieval metrics
     // are columns of their own, in the order of their metric.
-    let mut metrics: Vec<(Metric, String)> = r.results.iter().map(|t| (t.metric, t.label())).collect();
+    let mut metrics: Vec<(Metric, String)> =
+        r.results.iter().map(|t| (t.metric, t.label())).collect();
     metrics.sort();
     metrics.dedup();
     body.push_str("<h2 id=\"grid\">Cases × metrics</h2>\n<div class=\"filters\">");
@@ -322,7 +323,10 @@ fn grid(body: &mut String, r: &Report, by_case: &BTreeMap<&str, Vec<&TrialResult
             escape(case)
         );
         for (m, label) in &metrics {
-            match trials.iter().find(|t| t.metric == *m && t.label() == *label) {
+            match trials
+                .iter()
+                .find(|t| t.metric == *m && t.label() == *label)
+            {
                 Some(t) => {
                     let (class, symbol, word) = status(t);
                     let score = t.score.map_or_else(String::new, |s| format!("{s:.2} "));
@@ -518,7 +522,12 @@ fn case_section(body: &mut String, case: &str, trials: &[&TrialResult], text: Op
                 .unwrap_or_default();
             let labelled = labelled
                 .and_then(|r| r.relevant.iter().position(|l| l.rank == Some(i + 1)))
-                .map(|l| format!(" <span class=\"o-passed\">✓ labelled relevant (R{})</span>", l + 1))
+                .map(|l| {
+                    format!(
+                        " <span class=\"o-passed\">✓ labelled relevant (R{})</span>",
+                        l + 1
+                    )
+                })
                 .unwrap_or_default();
             let _ = writeln!(
                 body,
@@ -666,7 +675,11 @@ fn retrieval_section(body: &mut String, r: &Retrieved) {
     let _ = writeln!(
         body,
         "<table><tr><th>relevant {noun}</th>{}<th class=\"num\">rank</th><th>within {}</th></tr>",
-        if graded { "<th class=\"num\">grade</th>" } else { "" },
+        if graded {
+            "<th class=\"num\">grade</th>"
+        } else {
+            ""
+        },
         escape(&r.scope())
     );
     for (i, l) in r.relevant.iter().enumerate() {
@@ -707,8 +720,13 @@ fn retrieval_section(body: &mut String, r: &Retrieved) {
     );
     for p in &r.top {
         let mark = match (p.repeat_of, p.grade > 0.0) {
-            (Some(first), _) => format!(" <span class=\"muted\">repeats rank {first}: earns nothing</span>"),
-            (None, true) if graded => format!(" <span class=\"o-passed\">✓ relevant, grade {}</span>", p.grade),
+            (Some(first), _) => {
+                format!(" <span class=\"muted\">repeats rank {first}: earns nothing</span>")
+            }
+            (None, true) if graded => format!(
+                " <span class=\"o-passed\">✓ relevant, grade {}</span>",
+                p.grade
+            ),
             (None, true) => " <span class=\"o-passed\">✓ relevant</span>".to_owned(),
             (None, false) => String::new(),
         };

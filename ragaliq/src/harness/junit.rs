@@ -26,7 +26,9 @@ pub(crate) enum Status {
     },
     /// Passed as far as the run is concerned, with a note in
     /// `<system-out>` (a failure a gate allowed, a gate not checked).
-    Allowed { text: String },
+    Allowed {
+        text: String,
+    },
 }
 
 /// The document: one `<testsuite>` named `suite` inside `<testsuites>`

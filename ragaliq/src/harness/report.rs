@@ -49,7 +49,9 @@
 
 use super::cases::LoadedCase;
 use super::gates::{GateResult, GateStatus};
-use crate::core::{ClaimCounts, ClaimVerdict, Evaluation, Metric, PassageVerdict, Retrieved, Usage};
+use crate::core::{
+    ClaimCounts, ClaimVerdict, Evaluation, Metric, PassageVerdict, Retrieved, Usage,
+};
 use crate::core::{Mode, Spread};
 use crate::error::Error;
 use serde::{Deserialize, Serialize};
@@ -689,7 +691,9 @@ impl Report {
             out.push_str("\n? = the recording is new or changed: run `cargo insta review`");
         }
         if self.summary.gated > 0 {
-            out.push_str("\n✗ gate = below its threshold, allowed by a pass-rate gate on its metric");
+            out.push_str(
+                "\n✗ gate = below its threshold, allowed by a pass-rate gate on its metric",
+            );
         }
         for c in &self.changes {
             let _ = write!(

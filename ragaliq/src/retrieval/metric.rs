@@ -254,7 +254,10 @@ impl RetrievalMetric {
         match self.measure {
             Measure::HitRate => match first {
                 Some(rank) => format!("A hit: a relevant {noun} at rank {rank}, within {scope}."),
-                None => format!("No hit: none of the {} within {scope}.", plural(m, &format!("relevant {noun}"))),
+                None => format!(
+                    "No hit: none of the {} within {scope}.",
+                    plural(m, &format!("relevant {noun}"))
+                ),
             },
             Measure::Recall => format!(
                 "{} of {} within {scope}.",
@@ -383,7 +386,10 @@ mod tests {
     #[test]
     fn reasoning_in_each_measures_terms() {
         let why = |m: RetrievalMetric| m.evaluate(&case()).unwrap().reasoning;
-        assert_eq!(why(hit_rate_at(1)), "No hit: none of the 3 relevant IDs within the top 1.");
+        assert_eq!(
+            why(hit_rate_at(1)),
+            "No hit: none of the 3 relevant IDs within the top 1."
+        );
         assert_eq!(why(mrr()), "The first relevant ID is at rank 2: 1/2.");
         assert_eq!(
             why(precision_at(8)),
@@ -400,7 +406,11 @@ mod tests {
     fn a_cutoff_of_zero_and_a_threshold_out_of_range_are_configuration_errors() {
         let e = recall_at(0).evaluate(&case()).unwrap_err();
         assert!(matches!(e, RetrievalError::Config(_)));
-        assert!(e.to_string().starts_with("the cutoff of recall@0 = \"0\" is invalid"), "{e}");
+        assert!(
+            e.to_string()
+                .starts_with("the cutoff of recall@0 = \"0\" is invalid"),
+            "{e}"
+        );
         let e = mrr().threshold(1.5).evaluate(&case()).unwrap_err();
         assert!(e.to_string().contains("the threshold of mrr"), "{e}");
     }
@@ -429,7 +439,9 @@ mod tests {
             } else if grades.iter().all(|(_, g)| *g == 0.0) {
                 grades[0].1 = 1.0;
             }
-            let case = RagCase::new("q").retrieved_ids(list).graded_relevance(grades);
+            let case = RagCase::new("q")
+                .retrieved_ids(list)
+                .graded_relevance(grades);
             let ranking = Ranking::of(&case).unwrap();
             for k in [None, Some(1), Some(3), Some(10)] {
                 for m in Measure::ALL {
@@ -439,7 +451,10 @@ mod tests {
                             metric = metric.exponential();
                         }
                         let s = metric.score(&ranking);
-                        assert!((0.0..=1.0 + 1e-12).contains(&s), "{metric} = {s} on {case:?}");
+                        assert!(
+                            (0.0..=1.0 + 1e-12).contains(&s),
+                            "{metric} = {s} on {case:?}"
+                        );
                     }
                 }
             }

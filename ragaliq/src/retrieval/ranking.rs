@@ -162,8 +162,13 @@ impl<'a> Ranking<'a> {
             .map(|(id, g)| (id.trim(), g))
             .collect();
         let ids: Vec<&'a str> = retrieved.iter().map(|id| id.trim()).collect();
-        let table: Option<HashMap<&str, usize>> = (labels.len() > SCAN)
-            .then(|| labels.iter().enumerate().map(|(i, (k, _))| (*k, i)).collect());
+        let table: Option<HashMap<&str, usize>> = (labels.len() > SCAN).then(|| {
+            labels
+                .iter()
+                .enumerate()
+                .map(|(i, (k, _))| (*k, i))
+                .collect()
+        });
         let label_at = |place: usize| match &table {
             Some(map) => map.get(ids[place]).copied(),
             None => labels.iter().position(|(k, _)| *k == ids[place]),
@@ -179,7 +184,11 @@ impl<'a> Ranking<'a> {
     }
 
     fn by_text(case: &'a RagCase) -> Result<Ranking<'a>, String> {
-        let normal: Vec<String> = case.relevant_passages.iter().map(|p| normalise(p)).collect();
+        let normal: Vec<String> = case
+            .relevant_passages
+            .iter()
+            .map(|p| normalise(p))
+            .collect();
         for (i, n) in normal.iter().enumerate() {
             if n.is_empty() {
                 return Err(format!(
@@ -327,7 +336,9 @@ impl<'a> Ranking<'a> {
     /// none is. Averaged over cases, the mean reciprocal rank.
     #[must_use]
     pub fn reciprocal_rank(&self, k: Option<usize>) -> f64 {
-        self.earned(k).next().map_or(0.0, |(rank, _)| 1.0 / rank as f64)
+        self.earned(k)
+            .next()
+            .map_or(0.0, |(rank, _)| 1.0 / rank as f64)
     }
 
     /// The precision at each relevant label's rank within the top `k`,
@@ -494,7 +505,10 @@ mod tests {
         for c in [case(&[], &["a"]), case(&["x"], &["a"])] {
             let r = Ranking::of(&c).unwrap();
             for score in [r.ndcg(None, Gain::Linear), r.average_precision(None)] {
-                assert!(score == 0.0 && score.is_sign_positive(), "{score}: never -0");
+                assert!(
+                    score == 0.0 && score.is_sign_positive(),
+                    "{score}: never -0"
+                );
             }
         }
         let c = case(&[], &["a"]);
@@ -518,7 +532,10 @@ mod tests {
         let c = case(&["a", "b"], &["a", "b", "c", "d"]);
         let r = Ranking::of(&c).unwrap();
         assert_eq!(r.ndcg(Some(2), Gain::Linear), 1.0);
-        assert!(r.ndcg(None, Gain::Linear) < 1.0, "without a cutoff, all four count");
+        assert!(
+            r.ndcg(None, Gain::Linear) < 1.0,
+            "without a cutoff, all four count"
+        );
     }
 
     #[test]

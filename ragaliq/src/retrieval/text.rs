@@ -140,7 +140,11 @@ mod tests {
         for a in texts {
             for b in texts {
                 assert_eq!(same(a, b), normalise(a) == normalise(b), "{a:?} {b:?}");
-                assert_eq!(is(a, &normalise(b)), normalise(a) == normalise(b), "{a:?} {b:?}");
+                assert_eq!(
+                    is(a, &normalise(b)),
+                    normalise(a) == normalise(b),
+                    "{a:?} {b:?}"
+                );
             }
         }
     }
