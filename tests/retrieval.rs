@@ -63,8 +63,12 @@ const DOCS: [(&str, &str); 12] = [
     ),
 ];
 
-/// The labelled questions: (id, question, relevant documents with grades).
-const LABELLED: [(&str, &str, &[(&str, f64)]); 8] = [
+/// A labelled question: its id, the question, the documents that answer
+/// it with their grades.
+type Labelled = (&'static str, &'static str, &'static [(&'static str, f64)]);
+
+/// The labelled questions.
+const LABELLED: [Labelled; 8] = [
     (
         "return-window",
         "How many days do I have to return an item?",

@@ -181,7 +181,7 @@ fn ragaliq_equals_ragas_llamaindex_and_scikit_learn() {
         "{:<22} {:<38} {:>10} {:>10}  {}",
         "case", "reference", "theirs", "ragaliq", "ragaliq's metric"
     )];
-    let binary: BTreeMap<&String, Ranking> = cases
+    let binary_cases: BTreeMap<&String, RagCase> = cases
         .iter()
         .map(|(id, case)| {
             let relevant: Vec<&str> = case.relevant_ids.relevant().map(|(id, _)| id).collect();
@@ -189,8 +189,12 @@ fn ragaliq_equals_ragas_llamaindex_and_scikit_learn() {
             if !relevant.is_empty() {
                 binary = binary.relevant_ids(relevant);
             }
-            (id, Ranking::of(&binary).unwrap())
+            (id, binary)
         })
+        .collect();
+    let binary: BTreeMap<&String, Ranking> = binary_cases
+        .iter()
+        .map(|(id, case)| (*id, Ranking::of(case).unwrap()))
         .collect();
     for (id, case) in &cases {
         let ranking = Ranking::of(case).unwrap_or_else(|e| panic!("{id}: {e}"));

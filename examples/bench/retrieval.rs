@@ -45,7 +45,7 @@ fn ids_case(i: usize) -> RagCase {
     let mut retrieved: Vec<String> = (0..10)
         .map(|_| format!("doc-{}", rng.below(5000)))
         .collect();
-    if i % 10 == 0 {
+    if i.is_multiple_of(10) {
         retrieved[7] = retrieved[2].clone();
     }
     let relevant: Vec<String> = (0..1 + rng.below(4))
@@ -62,7 +62,7 @@ fn ids_case(i: usize) -> RagCase {
     let case = RagCase::new(format!("Question {i}?"))
         .id(format!("ids-{i}"))
         .retrieved_ids(retrieved);
-    if i % 3 == 0 {
+    if i.is_multiple_of(3) {
         case.graded_relevance(relevant.into_iter().map(|r| (r, 1.0 + rng.below(3) as f64)))
     } else {
         case.relevant_ids(relevant)

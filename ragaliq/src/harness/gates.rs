@@ -315,8 +315,8 @@ fn pass_rate(metric: &str, trials: &[&TrialResult], required: f64) -> GateResult
     let reached = passed as f64 >= required * decided as f64 - 1e-9;
     let allowed = ((1.0 - required) * decided as f64 + 1e-9).floor() as usize;
     let figure = format!(
-        "{passed} of {decided} trials passed ({})",
-        format!("{:.1}%", rate * 100.0)
+        "{passed} of {decided} trials passed ({:.1}%)",
+        rate * 100.0
     );
     let message = if reached {
         format!(
