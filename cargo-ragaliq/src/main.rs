@@ -46,7 +46,7 @@ enum Command {
     ///
     /// Each input is a report folder (holding report.json) or a report.json
     /// file. Every trial is counted once; spending is added up. Checks the
-    /// [gates] of ragaliq.toml (or --config) over the whole run, against
+    /// gates of ragaliq.toml (or --config) over the whole run, against
     /// --baseline for max_drop. Writes report.json, junit.xml, summary.md
     /// and report.html (a page to look at), prints the table and each
     /// gate's result, and puts the summary in GITHUB_STEP_SUMMARY when that

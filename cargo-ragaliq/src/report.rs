@@ -28,7 +28,7 @@ pub struct Args {
     /// gates.baseline).
     #[arg(long, value_name = "DIR|FILE")]
     baseline: Option<PathBuf>,
-    /// The configuration file whose [gates] to check (default:
+    /// The configuration file whose gates to check (default:
     /// $RAGALIQ_CONFIG, else ragaliq.toml in the current folder).
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,

@@ -314,10 +314,7 @@ fn pass_rate(metric: &str, trials: &[&TrialResult], required: f64) -> GateResult
     // Counted in trials, not in rounded shares: 48 of 50 is 96% exactly.
     let reached = passed as f64 >= required * decided as f64 - 1e-9;
     let allowed = ((1.0 - required) * decided as f64 + 1e-9).floor() as usize;
-    let figure = format!(
-        "{passed} of {decided} trials passed ({:.1}%)",
-        rate * 100.0
-    );
+    let figure = format!("{passed} of {decided} trials passed ({:.1}%)", rate * 100.0);
     let message = if reached {
         format!(
             "{name} passed: {figure}, at least {} required{}{neither_words}",
