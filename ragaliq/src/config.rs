@@ -56,6 +56,9 @@
 //! | `scoring.evidence` | `RAGALIQ_EVIDENCE` | `checked`, `off` | `checked`: a verdict's quote must be in a passage |
 //! | `scoring.samples` | `RAGALIQ_SAMPLES` | 1 to 25, or `"auto"`; above 1 only with `strategy = "word"` or `"json"` | 1 |
 //! | `scoring.agreement` | `RAGALIQ_AGREEMENT` | over 0.5, up to 1 | 0.6 (3 of 5) |
+//! | `scoring.uncertain` | `RAGALIQ_UNCERTAIN` | `fail`, `pass`, `decide` | `fail`: a test whose judges are unsure awaits a person, and fails meanwhile (see [`Uncertain`](crate::Uncertain)) |
+//! | `bands.<kind>` (`claims`, `answers`, `passages`, `graded`, `judged`, `custom`) | `RAGALIQ_BAND_<KIND>` | `[low, high]` from 0 to 1, `"off"` (every reading decides), `"all"` (none does) | see [`Bands::DEFAULT`](crate::Bands::DEFAULT) |
+//! | `[[escalate]]` | — | a judge's keys (as `[judge]`), with its own `[escalate.bands]` | none: an item the judge is unsure of awaits a person |
 //! | `prompts.dir` | `RAGALIQ_PROMPTS_DIR` | a folder (relative to the package root) | built-in |
 //! | `cost.max_usd` | `RAGALIQ_MAX_COST_USD` | dollars, 0 or more | no budget; one per run (a `cargo nextest run`, the processes sharing `RAGALIQ_RUN_ID`, else each test binary); live calls need the model's price, replay none |
 //! | `cost.prices."<model>"` | — | `{ input_per_million = …, output_per_million = … }` | built-in table |
@@ -75,8 +78,8 @@ pub use crate::core::Mode;
 pub use crate::core::{BUILTIN_PRICES, Price};
 
 use crate::core::{
-    ApiKey, ConfigError, DEFAULT_AGREEMENT, JsonMode, Metric, Samples, Strategy, VerdictWeights,
-    price_for,
+    ApiKey, Band, Bands, ConfigError, DEFAULT_AGREEMENT, JsonMode, Kind, Metric, Samples,
+    Strategy, Uncertain, VerdictWeights, price_for,
 };
 use crate::transport::{RetryPolicy, redact_url};
 use serde::Deserialize;
@@ -256,6 +259,16 @@ pub struct Config {
     /// thresholds were fitted for, and whether they apply to this judge's
     /// model.
     pub fitted: Option<Fitted>,
+    /// Where this judge's readings of each kind are uncertain.
+    pub bands: Bands,
+    /// What a test does when an item is still uncertain after the last
+    /// judge.
+    pub uncertain: Uncertain,
+    /// The judges an uncertain item is escalated to, in order (each
+    /// `[[escalate]]` table, resolved as a `[judge]` of its own with the
+    /// file's other settings; `RAGALIQ_*` variables other than the mode's
+    /// set the first judge only).
+    pub escalate: Vec<Config>,
     api_key: Option<ApiKey>,
 }
 
@@ -303,6 +316,9 @@ impl std::fmt::Debug for Config {
             .field("prices", &self.prices)
             .field("report_dir", &self.report_dir)
             .field("collect", &self.collect)
+            .field("bands", &self.bands)
+            .field("uncertain", &self.uncertain)
+            .field("escalate", &self.escalate)
             .field("api_key", &self.api_key)
             .finish()
     }
@@ -365,6 +381,7 @@ impl Config {
             root,
             env,
             attribute,
+            None,
         )
     }
 
@@ -394,21 +411,30 @@ impl Config {
         root: &Path,
         env: &dyn Fn(&str) -> Option<String>,
     ) -> Result<Config, ConfigError> {
-        Config::resolve(file, root, env, None)
+        Config::resolve(file, root, env, None, None)
     }
 
+    /// `parsed`: the file's table, already read (an `[[escalate]]` judge's,
+    /// made from the file); else the file's text is parsed.
     fn resolve(
         file: Option<(&str, &Path)>,
         root: &Path,
         env: &dyn Fn(&str) -> Option<String>,
         attribute: Option<(Mode, String)>,
+        parsed: Option<toml::Table>,
     ) -> Result<Config, ConfigError> {
-        let raw: RawFile = match file {
-            Some((text, path)) => toml::from_str(text).map_err(|e| ConfigError::File {
+        let raw: RawFile = match (file, parsed) {
+            (Some((_, path)), Some(table)) => {
+                table.try_into().map_err(|e: toml::de::Error| ConfigError::File {
+                    path: path.display().to_string(),
+                    message: e.to_string().trim_end().to_owned(),
+                })?
+            }
+            (Some((text, path)), None) => toml::from_str(text).map_err(|e| ConfigError::File {
                 path: path.display().to_string(),
                 message: e.to_string().trim_end().to_owned(),
             })?,
-            None => RawFile::default(),
+            (None, _) => RawFile::default(),
         };
         let file_name = file.map_or_else(
             || "ragaliq.toml".to_owned(),
@@ -928,6 +954,32 @@ impl Config {
             )?
             .unwrap_or(DEFAULT_AGREEMENT);
 
+        let uncertain = r
+            .pick(
+                "RAGALIQ_UNCERTAIN",
+                "scoring.uncertain",
+                scoring.uncertain,
+                text,
+                |v| v.parse::<Uncertain>().is_ok(),
+                "fail, pass or decide",
+            )?
+            .map_or(Uncertain::default(), |v| v.parse().expect("checked"));
+        let bands = read_bands(&r, raw.bands.as_ref())?;
+        let escalate = match &raw.escalate {
+            None => Vec::new(),
+            Some(list) => {
+                let whole: toml::Table = match file {
+                    Some((text, _)) => toml::from_str(text).unwrap_or_default(),
+                    None => toml::Table::new(),
+                };
+                let mut out = Vec::with_capacity(list.len());
+                for (i, entry) in list.iter().enumerate() {
+                    out.push(escalation(&whole, entry, i + 1, file, root, env)?);
+                }
+                out
+            }
+        };
+
         let cost = raw.cost.unwrap_or_default();
         let max_cost_usd = r.pick(
             "RAGALIQ_MAX_COST_USD",
@@ -1012,6 +1064,9 @@ impl Config {
             report_dir,
             collect,
             fitted,
+            bands,
+            uncertain,
+            escalate,
             api_key,
         })
     }
@@ -1413,6 +1468,159 @@ struct RawFile {
     /// Where fitted thresholds came from (written by `calibrate --fit`):
     /// the model they were fitted for decides whether they apply.
     fitted: Option<toml::Table>,
+    bands: Option<RawBands>,
+    /// Each a judge of its own, read by [`escalation`].
+    escalate: Option<Vec<toml::Table>>,
+}
+
+#[derive(Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawBands {
+    claims: Option<toml::Value>,
+    answers: Option<toml::Value>,
+    passages: Option<toml::Value>,
+    graded: Option<toml::Value>,
+    judged: Option<toml::Value>,
+    custom: Option<toml::Value>,
+}
+
+impl RawBands {
+    fn get(&self, kind: Kind) -> Option<&toml::Value> {
+        match kind {
+            Kind::Claims => self.claims.as_ref(),
+            Kind::Answers => self.answers.as_ref(),
+            Kind::Passages => self.passages.as_ref(),
+            Kind::Graded => self.graded.as_ref(),
+            Kind::Judged => self.judged.as_ref(),
+            Kind::Custom => self.custom.as_ref(),
+        }
+    }
+}
+
+const BAND_EXPECTED: &str = "[low, high] with 0 <= low <= high <= 1 (readings from low up to high are uncertain), \"off\" (every reading decides by the threshold) or \"all\" (no reading decides)";
+
+/// A band as a variable writes it: `off`, `all`, `0.1,0.5` or `[0.1, 0.5]`.
+fn parse_band(text: &str) -> Option<Band> {
+    match text.trim() {
+        "off" => return Some(Band::Off),
+        "all" => return Some(Band::All),
+        _ => {}
+    }
+    let inner = text.trim().trim_start_matches('[').trim_end_matches([']', ')']);
+    let ends: Vec<f64> = inner
+        .split(',')
+        .map(|x| x.trim().parse().ok())
+        .collect::<Option<_>>()?;
+    match ends[..] {
+        [low, high] => Band::between(low, high).ok(),
+        _ => None,
+    }
+}
+
+/// A band as `ragaliq.toml` writes it: `[0.1, 0.5]`, `"off"`, `"all"`.
+fn band_value(value: &toml::Value) -> Option<Band> {
+    match value {
+        toml::Value::String(s) if s == "off" || s == "all" => parse_band(s),
+        toml::Value::Array(a) => {
+            let ends: Vec<f64> = a
+                .iter()
+                .map(|v| v.as_float().or_else(|| v.as_integer().map(|i| i as f64)))
+                .collect::<Option<_>>()?;
+            match ends[..] {
+                [low, high] => Band::between(low, high).ok(),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// A TOML value as the file writes it, for messages.
+fn show_value(value: &toml::Value) -> String {
+    match value {
+        toml::Value::String(s) => format!("{s:?}"),
+        toml::Value::Integer(i) => i.to_string(),
+        toml::Value::Float(f) => f.to_string(),
+        toml::Value::Boolean(b) => b.to_string(),
+        toml::Value::Array(a) => {
+            let items: Vec<String> = a.iter().map(show_value).collect();
+            format!("[{}]", items.join(", "))
+        }
+        other => format!("{other:?}"),
+    }
+}
+
+/// The bands of `[bands]` and the `RAGALIQ_BAND_<KIND>` variables, over
+/// the defaults.
+fn read_bands(r: &Resolver<'_>, raw: Option<&RawBands>) -> Result<Bands, ConfigError> {
+    let mut bands = Bands::DEFAULT;
+    for kind in Kind::ALL {
+        let var = format!("RAGALIQ_BAND_{}", kind.name().to_ascii_uppercase());
+        if let Some(text) = (r.env)(&var) {
+            let band = parse_band(&text).ok_or_else(|| ConfigError::Invalid {
+                origin: var.clone(),
+                value: text.clone(),
+                expected: BAND_EXPECTED.into(),
+            })?;
+            bands.set(kind, band);
+            continue;
+        }
+        if let Some(value) = raw.and_then(|b| b.get(kind)) {
+            let band = band_value(value).ok_or_else(|| ConfigError::Invalid {
+                origin: format!("{}: bands.{}", r.file, kind.name()),
+                value: show_value(value),
+                expected: BAND_EXPECTED.into(),
+            })?;
+            bands.set(kind, band);
+        }
+    }
+    Ok(bands)
+}
+
+/// The judge of `[[escalate]]` number `n` (`entry`): resolved as the file
+/// `whole` with `entry` (less its `bands`) as its `[judge]` and the
+/// entry's `bands` as its `[bands]`, nothing else escalated, and of the
+/// `RAGALIQ_*` variables only those that set the mode and collect mode
+/// (the rest set the first judge).
+fn escalation(
+    whole: &toml::Table,
+    entry: &toml::Table,
+    n: usize,
+    file: Option<(&str, &Path)>,
+    root: &Path,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<Config, ConfigError> {
+    let mut table = whole.clone();
+    table.remove("escalate");
+    table.remove("fitted");
+    table.remove("bands");
+    let mut judge = entry.clone();
+    if let Some(bands) = judge.remove("bands") {
+        table.insert("bands".into(), bands);
+    }
+    table.insert("judge".into(), toml::Value::Table(judge));
+    let path = file.map_or_else(|| root.join("ragaliq.toml"), |(_, p)| p.to_path_buf());
+    let only = |name: &str| {
+        let kept = !name.starts_with("RAGALIQ_")
+            || matches!(name, "RAGALIQ_MODE" | "RAGALIQ_COLLECT");
+        if kept { env(name) } else { None }
+    };
+    Config::resolve(Some(("", &path)), root, &only, None, Some(table)).map_err(|e| match e {
+        ConfigError::Invalid {
+            origin,
+            value,
+            expected,
+        } => ConfigError::Invalid {
+            origin: format!("escalate #{n} ({origin})"),
+            value,
+            expected,
+        },
+        ConfigError::File { path, message } => ConfigError::File {
+            path,
+            message: format!("escalate #{n}: {message}"),
+        },
+        other => other,
+    })
 }
 
 #[derive(Default, Deserialize)]
@@ -1497,6 +1705,7 @@ struct RawScoring {
     samples: Option<RawSamples>,
     agreement: Option<f64>,
     evidence: Option<String>,
+    uncertain: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -1669,6 +1878,7 @@ mod tests {
                 Path::new("/pkg"),
                 &env,
                 Some((attribute, "rag::refund".to_owned())),
+                None,
             )
             .unwrap()
         };

@@ -193,9 +193,9 @@ mod transport;
 
 pub use crate::core::judged;
 pub use crate::core::{
-    Agreement, AnswerFound, CaseError, ClaimCounts, ClaimVerdict, ConfigError, Correctness,
-    Criteria, CriteriaForm, Evaluation, Graded, Metric, PassageVerdict, RagCase, Samples, Spread,
-    Strategy, Usage, Verdict, VerdictWeights,
+    Agreement, AnswerFound, Awaiting, Band, Bands, Decision, Kind, CaseError, ClaimCounts, ClaimVerdict, ConfigError, Correctness,
+    Criteria, CriteriaForm, Evaluation, Graded, JudgeShare, Metric, PassageVerdict, RagCase, Samples, Spread,
+    Strategy, Uncertain, Unsure, UnsureWhy, Usage, Verdict, VerdictWeights,
 };
 #[cfg(feature = "calibration")]
 pub use calibrate::calibration;

@@ -330,6 +330,81 @@ fn overrule_hint(eval: &Evaluation, judge: &Judge, what: &What<'_>, expect: Expe
     out
 }
 
+/// The commands that give a person's verdict on what an evaluation awaits:
+/// the review walk (which shows the items awaiting a person first), then
+/// one `--key` command per uncertain item.
+fn awaiting_hint(eval: &Evaluation, judge: &Judge, what: &What<'_>) -> String {
+    let Some(recorder) = judge.recorder() else {
+        return String::new();
+    };
+    if recorder.mode() == Mode::Live {
+        return "\nno recording keeps a person's verdict in live mode: record the test, then review it".to_owned();
+    }
+    let file = relative(&recorder.location().snapshot);
+    let command = |key: &str, verdict: &str| {
+        format!(
+            "cargo ragaliq review {} --key {key} --verdict {verdict}",
+            file.display()
+        )
+    };
+    let mut lines: Vec<String> = Vec::new();
+    for (i, c) in eval.claims.iter().enumerate() {
+        if c.unsure.is_none() || c.person.is_some() {
+            continue;
+        }
+        if let Some(key) = &c.review_key {
+            lines.push(format!(
+                "{}   # [{}] {:?}; or no_evidence, contradicted",
+                command(key, "supported"),
+                i + 1,
+                c.claim
+            ));
+        }
+    }
+    for p in eval.passages.iter().filter(|p| p.unsure.is_some()) {
+        if let Some(key) = &p.review_key {
+            lines.push(format!(
+                "{}   # passage {}; or no",
+                command(key, "yes"),
+                p.rank
+            ));
+        }
+    }
+    if eval.unsure.is_some()
+        && let Some(key) = &eval.review_key
+    {
+        let verdict = match what {
+            What::Metric(_) => "yes   # or no",
+            What::Criteria(c) if c.form() == crate::CriteriaForm::YesNo => "yes   # or no",
+            What::Criteria(_) => "<1 to 5>",
+            What::Custom(_) => "<its answer word>",
+        };
+        lines.push(command(key, verdict));
+    }
+    let mut out = format!(
+        "\ngive the verdict (kept in the recording, replayed in CI): cargo ragaliq review {}",
+        file.display()
+    );
+    if !lines.is_empty() {
+        let shown = lines.len().min(5);
+        out.push_str(&format!(
+            "\n  or item by item:\n  {}",
+            lines[..shown].join("\n  ")
+        ));
+        if lines.len() > shown {
+            out.push_str(&format!("\n  … and {} more", lines.len() - shown));
+        }
+    }
+    out
+}
+
+/// A line on the process's standard error, outside the test harness's
+/// capture: an evaluation that awaits a person is never a silent pass.
+fn say_awaiting(line: &str) {
+    use std::io::Write as _;
+    let _ = std::io::stderr().write_all(line.as_bytes());
+}
+
 fn panic_text(payload: &Box<dyn std::any::Any + Send>) -> String {
     payload
         .downcast_ref::<String>()
@@ -507,6 +582,22 @@ async fn assert_here(
     };
     let judge_line = format!("\njudge: {}", judge.describe());
     match (result, expect) {
+        // Awaiting a person is neither a pass nor a low score: said first,
+        // with the command that gives the verdict. `uncertain = "pass"`
+        // lets the test pass meanwhile, and says so outside the capture.
+        (Ok(eval), _) if eval.awaiting.is_some() => {
+            let hint = awaiting_hint(&eval, judge, &what);
+            if eval.passed {
+                say_awaiting(&format!(
+                    "ragaliq: {macro_name}! for {subject} awaits a person and passes meanwhile (uncertain = \"pass\"){hint}\n"
+                ));
+                return Ok(eval);
+            }
+            note_failure(Failure::Judge);
+            Err(format!(
+                "{macro_name}! AWAITING A PERSON for {subject}: the judge is unsure, so the test is neither passed nor failed until a person gives the verdict (not a low score){hint}\n{eval}{judge_line}{recording}"
+            ))
+        }
         (Ok(eval), Expect::Pass) if eval.passed => Ok(eval),
         (Ok(eval), Expect::Caught) if !eval.passed && !eval.undecided => Ok(eval),
         (Ok(eval), _) if eval.undecided => {
@@ -593,6 +684,38 @@ impl From<Samples> for SamplesArg {
     }
 }
 
+/// `uncertain = "pass"` or `uncertain = Uncertain::Pass` in a macro.
+#[derive(Clone, Debug, PartialEq)]
+pub enum UncertainArg {
+    /// A spelling, checked when the assertion runs.
+    Text(&'static str),
+    /// A value.
+    Value(crate::Uncertain),
+}
+
+impl From<&'static str> for UncertainArg {
+    fn from(s: &'static str) -> Self {
+        UncertainArg::Text(s)
+    }
+}
+
+impl From<crate::Uncertain> for UncertainArg {
+    fn from(u: crate::Uncertain) -> Self {
+        UncertainArg::Value(u)
+    }
+}
+
+fn resolve_uncertain(arg: Option<UncertainArg>) -> Result<Option<crate::Uncertain>, String> {
+    match arg {
+        None => Ok(None),
+        Some(UncertainArg::Value(u)) => Ok(Some(u)),
+        Some(UncertainArg::Text(t)) => t
+            .parse()
+            .map(Some)
+            .map_err(|e: String| format!("uncertain = {e}")),
+    }
+}
+
 /// The options every assertion macro takes, and the ones only some do. The
 /// struct names and fields are what the compiler shows when an option is
 /// misspelled: "struct `FaithfulnessOptions` has no field named `treshold`".
@@ -605,6 +728,7 @@ macro_rules! options {
             pub threshold: Option<f64>,
             pub samples: Option<SamplesArg>,
             pub agreement: Option<f64>,
+            pub uncertain: Option<UncertainArg>,
             $(pub $field: Option<$ty>,)*
         }
 
@@ -616,6 +740,7 @@ macro_rules! options {
                     threshold: self.threshold,
                     agreement: self.agreement,
                     samples: resolve_samples(self.samples)?,
+                    uncertain: resolve_uncertain(self.uncertain)?,
                     ..EvalOptions::default()
                 };
                 $(o.$field = self.$field;)*

@@ -118,6 +118,25 @@ impl Session {
         self.derive(self.recorder.clone(), Some(trial), self.served.clone())
     }
 
+    /// `other`'s client and settings (another judge's) over this session's
+    /// recording and trial: how a judge of a cascade asks, so that its
+    /// exchanges are kept in the same recording. Its usage adds to this
+    /// session's.
+    pub(crate) fn beside(&self, other: &Session) -> Session {
+        Session {
+            client: other.client.clone(),
+            asking: other.asking.clone(),
+            recorder: self.recorder.clone(),
+            mode: other.mode.clone(),
+            usage: Arc::new(UsageNode {
+                parent: Some(self.usage.clone()),
+                ..UsageNode::default()
+            }),
+            trial: self.trial.clone(),
+            served: self.served.clone(),
+        }
+    }
+
     fn derive(
         &self,
         recorder: Option<Arc<Recorder>>,

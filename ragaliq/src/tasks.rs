@@ -327,6 +327,9 @@ pub(crate) struct CheckedVerdict {
     /// The evidence is the passage sentence closest to the claim, found by
     /// ragaliq (the judge was asked a yes/no question, not for a quote).
     pub located: bool,
+    /// With passages asked about in chunks: the chunk whose answer decided
+    /// (the likeliest support); 0 otherwise.
+    pub chunk: usize,
 }
 
 impl CheckedVerdict {
@@ -343,6 +346,7 @@ impl CheckedVerdict {
             probability: None,
             contradiction: None,
             located: false,
+            chunk: 0,
         }
     }
 
@@ -355,6 +359,7 @@ impl CheckedVerdict {
                 probability: None,
                 contradiction: None,
                 located: false,
+                chunk: 0,
             };
         }
         match evidence::locate(&verdict.evidence, passages) {
@@ -365,6 +370,7 @@ impl CheckedVerdict {
                 probability: None,
                 contradiction: None,
                 located: false,
+                chunk: 0,
             },
             Grounding::Ungrounded | Grounding::NoQuote => CheckedVerdict {
                 verdict,
@@ -373,6 +379,7 @@ impl CheckedVerdict {
                 probability: None,
                 contradiction: None,
                 located: false,
+                chunk: 0,
             },
         }
     }

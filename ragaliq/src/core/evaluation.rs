@@ -1,6 +1,7 @@
 //! What an evaluator returns: [`Evaluation`], its per-claim and per-passage
 //! details, the [`Metric`] it measured and the [`Usage`] it cost.
 
+use super::band::{Uncertain, Unsure};
 use super::judged::Person;
 use super::samples::{Agreement, Spread};
 use super::verdict::Verdict;
@@ -292,6 +293,16 @@ pub struct ClaimVerdict {
     /// FILE --key KEY --verdict supported`); `None` where nothing was asked.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub review_key: Option<String>,
+    /// The claim is uncertain, and why: the last judge's reading fell in
+    /// its band (or its samples split, or its evidence is in no passage),
+    /// and no person has given a verdict. `verdict` is then what the
+    /// threshold alone would read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unsure: Option<Unsure>,
+    /// The judge the verdict is from, when the cascade escalated the claim
+    /// to another (`None`: the judge itself).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judge: Option<String>,
 }
 
 impl ClaimVerdict {
@@ -322,6 +333,8 @@ impl ClaimVerdict {
             from_reference: false,
             person: None,
             review_key: None,
+            unsure: None,
+            judge: None,
         }
     }
 }
@@ -411,6 +424,12 @@ pub struct PassageVerdict {
     /// The key a person's verdict on this passage is kept under.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub review_key: Option<String>,
+    /// The passage is uncertain, and why (as for a claim).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unsure: Option<Unsure>,
+    /// The judge the verdict is from, when the cascade escalated it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judge: Option<String>,
 }
 
 /// Answer correctness asked as one direct question
@@ -534,6 +553,68 @@ pub struct Evaluation {
     /// verdict).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub graded: Option<Graded>,
+    /// The evaluation awaits a person: some items are uncertain, and the
+    /// score, counted with them each way, falls on both sides of the
+    /// threshold. `passed` is then false (`uncertain = "fail"`, the
+    /// default) or true (`"pass"`); `score` is what the threshold alone
+    /// would read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub awaiting: Option<Awaiting>,
+    /// For a metric decided by one answer: why the answer is uncertain.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unsure: Option<Unsure>,
+    /// With a cascade of judges (`[[escalate]]`): how many items each
+    /// judge decided and what each cost, the judge itself first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub judges: Vec<JudgeShare>,
+}
+
+/// What awaits a person in an [`Evaluation`]: the score counted with the
+/// uncertain items each way.
+///
+/// ```
+/// use ragaliq::{Awaiting, Uncertain};
+/// let a = Awaiting { low: 0.5, high: 1.0, items: 1, meanwhile: Uncertain::Fail };
+/// assert_eq!(a.to_string(), "0.50 to 1.00 with 1 uncertain item counted each way");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct Awaiting {
+    /// The score with every uncertain item counted against the answer.
+    pub low: f64,
+    /// The score with every uncertain item counted for it.
+    pub high: f64,
+    /// How many items are uncertain.
+    pub items: usize,
+    /// What the test does meanwhile: fails (`fail`) or passes (`pass`).
+    pub meanwhile: Uncertain,
+}
+
+impl fmt::Display for Awaiting {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{:.2} to {:.2} with {} uncertain item{} counted each way",
+            self.low,
+            self.high,
+            self.items,
+            if self.items == 1 { "" } else { "s" }
+        )
+    }
+}
+
+/// One judge of a cascade, in an [`Evaluation`]: what it decided and cost.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct JudgeShare {
+    /// The judge's model.
+    pub model: String,
+    /// Items it was asked about.
+    pub asked: usize,
+    /// Items whose verdict is its reading (not uncertain when it read them).
+    pub decided: usize,
+    /// What asking it cost.
+    pub usage: Usage,
 }
 
 impl Evaluation {
@@ -624,6 +705,31 @@ impl fmt::Display for Evaluation {
                 )?;
             }
             writeln!(f)?;
+        } else if let Some(a) = &self.awaiting {
+            let items = self.claims.iter().filter(|c| c.unsure.is_some()).count()
+                + self.passages.iter().filter(|p| p.unsure.is_some()).count();
+            let what = match (self.claims.is_empty(), self.passages.is_empty(), items) {
+                (false, _, 1) => "1 claim".to_owned(),
+                (false, _, n) => format!("{n} claims"),
+                (_, false, 1) => "1 passage".to_owned(),
+                (_, false, n) => format!("{n} passages"),
+                _ => "the answer".to_owned(),
+            };
+            writeln!(
+                f,
+                "{}: AWAITING A PERSON: the judge is unsure of {what}; counted each way the score is {:.2} to {:.2}, on both sides of the threshold {:.2}{}",
+                self.title(),
+                a.low,
+                a.high,
+                self.threshold,
+                match a.meanwhile {
+                    super::band::Uncertain::Pass => " (passes meanwhile: `uncertain = \"pass\"`)",
+                    _ => "",
+                }
+            )?;
+            if let Some(u) = &self.unsure {
+                writeln!(f, "  uncertain: {u}")?;
+            }
         } else {
             let (rel, outcome) = if self.passed {
                 (">=", "passed")
@@ -710,42 +816,72 @@ impl fmt::Display for Evaluation {
                 ),
                 _ => ("claims not supported by the context", "passage"),
             };
-            let failed = group.iter().filter(|(_, c)| c.failed).count();
+            let unsure = group
+                .iter()
+                .filter(|(_, c)| c.unsure.is_some() && c.person.is_none())
+                .count();
+            let failed = group
+                .iter()
+                .filter(|(_, c)| c.failed && c.unsure.is_none())
+                .count();
             if failed > 0 {
                 writeln!(f, "  {failed} of {} {noun}:", group.len())?;
-            } else {
-                writeln!(f, "  claims the judge split on:")?;
             }
-            for (i, c) in shown {
+            if unsure > 0 {
+                writeln!(
+                    f,
+                    "  {unsure} of {} {} the judge is unsure of (awaiting a person):",
+                    group.len(),
+                    if group.len() == 1 { "claim" } else { "claims" }
+                )?;
+            }
+            let ordered = shown
+                .iter()
+                .filter(|(_, c)| c.unsure.is_none())
+                .chain(shown.iter().filter(|(_, c)| c.unsure.is_some()));
+            for (i, c) in ordered {
                 write!(f, "    [{}] \"{}\" — ", i + 1, c.claim)?;
                 if let Some(p) = &c.person {
                     writeln!(f, "{p}")?;
                     continue;
                 }
-                if c.ungrounded {
-                    write!(
-                        f,
-                        "undecided: the judge said {} but its evidence is in no passage",
-                        c.verdict
-                    )?;
-                } else if c.undecided {
-                    write!(f, "undecided (most said {}", c.verdict)?;
-                } else if self.metric == Metric::Correctness && c.verdict == Verdict::Contradicted {
-                    write!(f, "contradicted by the {against}")?;
+                if let Some(u) = &c.unsure {
+                    write!(f, "uncertain: {u}")?;
+                    if let Some(a) = c.agreement {
+                        write!(f, " ({a} samples agree)")?;
+                    }
+                    write!(f, "; the threshold alone reads {}", c.verdict)?;
                 } else {
-                    write!(f, "{}", c.verdict)?;
+                    if c.ungrounded {
+                        write!(
+                            f,
+                            "undecided: the judge said {} but its evidence is in no passage",
+                            c.verdict
+                        )?;
+                    } else if c.undecided {
+                        write!(f, "undecided (most said {}", c.verdict)?;
+                    } else if self.metric == Metric::Correctness
+                        && c.verdict == Verdict::Contradicted
+                    {
+                        write!(f, "contradicted by the {against}")?;
+                    } else {
+                        write!(f, "{}", c.verdict)?;
+                    }
+                    match (c.agreement, c.undecided && !c.ungrounded) {
+                        (Some(a), true) => write!(f, ", {a})")?,
+                        (None, true) => write!(f, ")")?,
+                        (_, false) if c.ungrounded => {}
+                        (Some(a), false) => write!(f, " ({a} samples agree)")?,
+                        (None, false) => {}
+                    }
+                    match (c.probability, c.confidence) {
+                        (Some(p), _) => write!(f, " (P(supported) {p:.2})")?,
+                        (None, Some(conf)) => write!(f, " (confidence {conf:.2})")?,
+                        (None, None) => {}
+                    }
                 }
-                match (c.agreement, c.undecided && !c.ungrounded) {
-                    (Some(a), true) => write!(f, ", {a})")?,
-                    (None, true) => write!(f, ")")?,
-                    (_, false) if c.ungrounded => {}
-                    (Some(a), false) => write!(f, " ({a} samples agree)")?,
-                    (None, false) => {}
-                }
-                match (c.probability, c.confidence) {
-                    (Some(p), _) => write!(f, " (P(supported) {p:.2})")?,
-                    (None, Some(conf)) => write!(f, " (confidence {conf:.2})")?,
-                    (None, None) => {}
+                if let Some(judge) = &c.judge {
+                    write!(f, " [by `{judge}`, escalated]")?;
                 }
                 writeln!(f)?;
                 match (c.evidence_in, c.evidence.is_empty()) {
@@ -810,6 +946,12 @@ impl fmt::Display for Evaluation {
                         " ({a} samples{})",
                         if p.undecided { ", undecided" } else { " agree" }
                     )?;
+                }
+                if let Some(u) = &p.unsure {
+                    write!(f, "; uncertain: {u}")?;
+                }
+                if let Some(judge) = &p.judge {
+                    write!(f, " [by `{judge}`, escalated]")?;
                 }
                 writeln!(f)?;
             }
@@ -885,6 +1027,8 @@ mod tests {
                     from_reference: false,
                     person: None,
                     review_key: None,
+                    unsure: None,
+                    judge: None,
                 },
                 ClaimVerdict {
                     claim: "Shipping is free.".into(),
@@ -901,6 +1045,8 @@ mod tests {
                     from_reference: false,
                     person: None,
                     review_key: None,
+                    unsure: None,
+                    judge: None,
                 },
             ],
             passages: vec![],
@@ -918,6 +1064,9 @@ mod tests {
             person: None,
             review_key: None,
             graded: None,
+            awaiting: None,
+            unsure: None,
+            judges: Vec::new(),
         }
     }
 

@@ -103,6 +103,19 @@ impl Judge {
         self.scoring.verification.strategy
     }
 
+    /// This judge's uncertainty band for `kind` (see [`Band`](crate::Band)).
+    #[must_use]
+    pub fn band(&self, kind: crate::Kind) -> crate::Band {
+        self.scoring.bands.get(kind)
+    }
+
+    /// What a test does when an item is still uncertain after the last
+    /// judge of the cascade.
+    #[must_use]
+    pub fn uncertain(&self) -> crate::Uncertain {
+        self.scoring.uncertain
+    }
+
     /// P(supported) at or above which a claim is supported (short
     /// questions).
     #[must_use]

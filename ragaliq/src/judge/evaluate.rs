@@ -144,8 +144,7 @@ impl Judge {
     ) -> Result<Evaluation> {
         let criteria = criteria.into();
         metrics::evaluate(
-            &self.session,
-            &self.scoring,
+            self.judges(),
             Subject::Criteria(&criteria),
             case,
             options,
@@ -167,8 +166,7 @@ impl Judge {
         options: &EvalOptions,
     ) -> Result<Evaluation> {
         metrics::evaluate(
-            &self.session,
-            &self.scoring,
+            self.judges(),
             Subject::Custom(metric),
             case,
             options,
@@ -248,8 +246,7 @@ impl Judge {
         options: &EvalOptions,
     ) -> Result<Evaluation> {
         metrics::evaluate(
-            &self.session,
-            &self.scoring,
+            self.judges(),
             metrics::Subject::Metric(metric),
             case,
             options,

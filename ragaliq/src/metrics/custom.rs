@@ -3,14 +3,13 @@
 //! scorer, asked through the same session as every built-in metric
 //! (recording, memo, budget, pace, samples and vote, undecided).
 
-use super::sampling::sample;
-use super::{Asker, Plan, Scored};
+use super::decide::{self, Threshold, decide_one};
+use super::{Asker, Interval, Plan, Scored};
 use crate::core::{Check, CheckOutcome, JudgeResponse};
-use crate::core::{ConfigError, RagCase};
+use crate::core::{ConfigError, Kind, RagCase};
 use crate::error::{Error, Result};
 use crate::parse::{AnswerAt, AnswerWords, ParseError, ParseErrorKind, WordAnswer};
 use crate::prompts::{Shape, Task, Template, escape};
-use crate::stats;
 use crate::tasks::{Ask, OwnTask, document};
 use serde_json::Value;
 use std::fmt;
@@ -608,25 +607,36 @@ pub(super) async fn custom(
     plan: &Plan,
 ) -> Result<Scored> {
     let question = &Question { metric, case };
-    let sampled = sample(
+    let d = decide_one(
+        ask,
+        Kind::Custom,
+        Threshold::Test(plan.threshold),
         plan,
-        |s| async move {
-            let answer = ask.ask(question, s).await?;
-            let scored = metric.score(&answer, case)?;
-            Ok(scored)
+        |judge| async move {
+            decide::answer(
+                plan,
+                |s| async move {
+                    let answer = judge.ask(question, s).await?;
+                    let scored = metric.score(&answer, case)?;
+                    // A word read from token probabilities is banded; a
+                    // word written or a JSON answer carries no probability.
+                    let from_probabilities = matches!(
+                        &answer,
+                        CustomAnswer::Word { answer, .. } if answer.from_probabilities
+                    );
+                    Ok((scored, from_probabilities))
+                },
+                |(s, _): &(CustomScore, bool)| s.score,
+                |(_, p)| *p,
+            )
+            .await
         },
-        |s: &CustomScore| s.score,
+        || ask.review(question, 1, plan.persons),
     )
     .await?;
-    let scores = sampled.scores;
-    let median = stats::median(&scores);
-    let chosen = sampled
-        .answers
-        .iter()
-        .find(|s| s.score == median)
-        .unwrap_or(&sampled.answers[0]);
-    let (review_key, person) = ask.review(question, 1, plan.persons)?;
-    if let Some(mut person) = person {
+    let judges = decide::judges_of(&d, ask.judges());
+    let review_key = d.review_key.clone();
+    if let Some(mut person) = d.person {
         // The person's word read as if the judge had written it, then
         // scored by the metric's own scorer.
         let Reply::Words(words) = &metric.reply else {
@@ -648,7 +658,10 @@ pub(super) async fn custom(
                 ),
             });
         }
-        let judge = format!("score {median:.2}");
+        let judge = match &d.value {
+            Some(a) => format!("score {:.2}", a.chosen.0.score),
+            None => "its reply unreadable".to_owned(),
+        };
         person.judge = judge.clone();
         let mut answer =
             crate::parse::answer_word(&person.verdict, None, words, &crate::parse::AnswerAt::First)
@@ -672,20 +685,27 @@ pub(super) async fn custom(
         return Ok(Scored {
             review_key,
             name: Some(metric.name.clone()),
+            judges,
             ..out
         });
     }
-    let undecided = scores.len() > 1 && {
-        let sides: Vec<bool> = scores.iter().map(|s| *s >= plan.threshold).collect();
-        !stats::vote(&sides, i32::from).1.reaches(plan.agreement)
+    let Some(answer) = d.value else {
+        unreachable!("decide returns the reply's error when no person decided")
     };
+    let mut reasoning = answer.chosen.0.reasoning.clone();
+    if d.stage > 0 {
+        reasoning = format!("`{}` (escalated): {reasoning}", ask.at(d.stage).model());
+    }
+    let awaiting = d.unsure.is_some();
     Ok(Scored {
-        score: median,
-        reasoning: chosen.reasoning.clone(),
-        undecided,
-        sample_scores: scores,
+        score: d.p,
+        reasoning,
+        sample_scores: answer.scores,
         name: Some(metric.name.clone()),
         review_key,
+        interval: Interval::of(usize::from(awaiting), 0.0, 1.0),
+        unsure: d.unsure,
+        judges,
         ..Scored::default()
     })
 }

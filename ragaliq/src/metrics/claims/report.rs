@@ -37,6 +37,8 @@ pub(crate) fn details(
             from_reference: false,
             person: v.person,
             review_key: v.review_key,
+            unsure: v.unsure,
+            judge: v.judge,
         })
         .collect()
 }
