@@ -296,12 +296,18 @@ fn walk(
         let pending = is_pending(&t.path);
         let thresholds = thresholds(&t.path, &mut cache);
         for item in items(&recording, &thresholds) {
-            let wanted = args.all || (item.person.is_none() && (pending || item.judged_against()));
+            let wanted = args.all
+                || item.awaits()
+                || (item.person.is_none() && (pending || item.judged_against()));
             if wanted {
                 queue.push((t.path.clone(), item));
             }
         }
     }
+    // What awaits a person first: those verdicts decide tests that are
+    // neither passed nor failed until they are given. The sort is stable,
+    // so each group keeps the files' order.
+    queue.sort_by_key(|(_, item)| !item.awaits());
     if queue.is_empty() {
         writeln!(
             out,
@@ -448,10 +454,15 @@ fn show(
     writeln!(out)?;
     writeln!(
         out,
-        "── {} [{}/{of}]{} key {}",
+        "── {} [{}/{of}]{}{} key {}",
         shown(path),
         at + 1,
         if is_pending(path) { " (pending)" } else { "" },
+        if item.awaits() {
+            " AWAITING A PERSON (the judge is unsure)"
+        } else {
+            ""
+        },
         item.judged.key
     )?;
     let family = item.judged.family.as_str();

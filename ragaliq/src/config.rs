@@ -78,8 +78,8 @@ pub use crate::core::Mode;
 pub use crate::core::{BUILTIN_PRICES, Price};
 
 use crate::core::{
-    ApiKey, Band, Bands, ConfigError, DEFAULT_AGREEMENT, JsonMode, Kind, Metric, Samples,
-    Strategy, Uncertain, VerdictWeights, price_for,
+    ApiKey, Band, Bands, ConfigError, DEFAULT_AGREEMENT, JsonMode, Kind, Metric, Samples, Strategy,
+    Uncertain, VerdictWeights, price_for,
 };
 use crate::transport::{RetryPolicy, redact_url};
 use serde::Deserialize;
@@ -425,10 +425,12 @@ impl Config {
     ) -> Result<Config, ConfigError> {
         let raw: RawFile = match (file, parsed) {
             (Some((_, path)), Some(table)) => {
-                table.try_into().map_err(|e: toml::de::Error| ConfigError::File {
-                    path: path.display().to_string(),
-                    message: e.to_string().trim_end().to_owned(),
-                })?
+                table
+                    .try_into()
+                    .map_err(|e: toml::de::Error| ConfigError::File {
+                        path: path.display().to_string(),
+                        message: e.to_string().trim_end().to_owned(),
+                    })?
             }
             (Some((text, path)), None) => toml::from_str(text).map_err(|e| ConfigError::File {
                 path: path.display().to_string(),
@@ -1506,7 +1508,10 @@ fn parse_band(text: &str) -> Option<Band> {
         "all" => return Some(Band::All),
         _ => {}
     }
-    let inner = text.trim().trim_start_matches('[').trim_end_matches([']', ')']);
+    let inner = text
+        .trim()
+        .trim_start_matches('[')
+        .trim_end_matches([']', ')']);
     let ends: Vec<f64> = inner
         .split(',')
         .map(|x| x.trim().parse().ok())
@@ -1601,8 +1606,8 @@ fn escalation(
     table.insert("judge".into(), toml::Value::Table(judge));
     let path = file.map_or_else(|| root.join("ragaliq.toml"), |(_, p)| p.to_path_buf());
     let only = |name: &str| {
-        let kept = !name.starts_with("RAGALIQ_")
-            || matches!(name, "RAGALIQ_MODE" | "RAGALIQ_COLLECT");
+        let kept =
+            !name.starts_with("RAGALIQ_") || matches!(name, "RAGALIQ_MODE" | "RAGALIQ_COLLECT");
         if kept { env(name) } else { None }
     };
     Config::resolve(Some(("", &path)), root, &only, None, Some(table)).map_err(|e| match e {

@@ -193,9 +193,10 @@ mod transport;
 
 pub use crate::core::judged;
 pub use crate::core::{
-    Agreement, AnswerFound, Awaiting, Band, Bands, Decision, Kind, CaseError, ClaimCounts, ClaimVerdict, ConfigError, Correctness,
-    Criteria, CriteriaForm, Evaluation, Graded, JudgeShare, Metric, PassageVerdict, RagCase, Samples, Spread,
-    Strategy, Uncertain, Unsure, UnsureWhy, Usage, Verdict, VerdictWeights,
+    Agreement, AnswerFound, Awaiting, Band, Bands, CaseError, ClaimCounts, ClaimVerdict,
+    ConfigError, Correctness, Criteria, CriteriaForm, Decision, Evaluation, Graded, JudgeShare,
+    Kind, Metric, PassageVerdict, RagCase, Samples, Spread, Strategy, Uncertain, Unsure, UnsureWhy,
+    Usage, Verdict, VerdictWeights,
 };
 #[cfg(feature = "calibration")]
 pub use calibrate::calibration;

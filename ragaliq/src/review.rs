@@ -18,7 +18,7 @@
 //! ```
 
 use crate::core::judged::{self, Judged};
-use crate::core::{Metric, Verdict};
+use crate::core::{Bands, Decision, Kind, Metric, Verdict};
 use crate::judge::Judge;
 use crate::metrics::Reading as ClaimReading;
 use crate::parse;
@@ -41,6 +41,9 @@ pub struct Thresholds {
     pub criteria: f64,
     /// P(yes) to the direct correctness question an answer passes at.
     pub correctness: f64,
+    /// The judge's uncertainty bands: a reading inside its kind's band
+    /// awaits a person ([`JudgeReading::uncertain`]).
+    pub bands: Bands,
 }
 
 impl Default for Thresholds {
@@ -52,6 +55,7 @@ impl Default for Thresholds {
             relevance: Metric::Relevance.default_threshold(),
             criteria: Metric::Criteria.default_threshold(),
             correctness: Metric::Correctness.default_threshold(),
+            bands: Bands::DEFAULT,
         }
     }
 }
@@ -67,6 +71,10 @@ impl Thresholds {
             relevance: judge.default_threshold(Metric::Relevance),
             criteria: judge.default_threshold(Metric::Criteria),
             correctness: judge.default_threshold(Metric::Correctness),
+            bands: Kind::ALL.into_iter().fold(Bands::OFF, |mut b, k| {
+                b.set(k, judge.band(k));
+                b
+            }),
         }
     }
 }
@@ -90,6 +98,10 @@ pub struct JudgeReading {
     /// How each of the item's exchanges was read, as the recording's
     /// `checked` entries say it (`P(yes) 0.310 from the first token's …`).
     pub read: Vec<String>,
+    /// The reading lies inside the judge's band for its kind: the judge is
+    /// unsure, and the item awaits a person (unless a stronger judge of a
+    /// cascade decided it).
+    pub uncertain: bool,
 }
 
 /// One item a recording's exchanges judged, that a person can give a
@@ -169,6 +181,13 @@ impl Item {
     #[must_use]
     pub fn judged_against(&self) -> bool {
         self.judge.positive != Some(true)
+    }
+
+    /// Whether the item awaits a person: the judge is unsure of it and no
+    /// person has given a verdict.
+    #[must_use]
+    pub fn awaits(&self) -> bool {
+        self.judge.uncertain && self.person.is_none()
     }
 }
 
@@ -259,6 +278,10 @@ fn reading(family: &str, asked: &[(&Exchange, usize)], t: &Thresholds) -> JudgeR
         let r = e.response();
         parse::yes_no(&r.text, r.logprobs.as_deref()).ok()
     };
+    // The kind and threshold of a reading from token probabilities: what
+    // its band is read at (a word written, or a score the judge wrote, has
+    // no band).
+    let mut banded: Option<(Kind, f64)> = None;
     let set_yes_no = |out: &mut JudgeReading, p: f64, threshold: f64| {
         let yes = p >= threshold;
         out.probability = Some(p);
@@ -277,6 +300,9 @@ fn reading(family: &str, asked: &[(&Exchange, usize)], t: &Thresholds) -> JudgeR
                 }
                 .decide(t.claim, t.contradiction_ratio)
                 .0;
+                if supported.from_probabilities {
+                    banded = Some((Kind::Claims, t.claim));
+                }
                 out.probability = Some(supported.p_yes);
                 out.contradiction = contradicted.map(|c| c.p_yes);
                 out.verdict = Some(decided.label().to_owned());
@@ -310,6 +336,9 @@ fn reading(family: &str, asked: &[(&Exchange, usize)], t: &Thresholds) -> JudgeR
             if let Some((e, _)) = find("answers_query")
                 && let Some(r) = yes_no(e)
             {
+                if r.from_probabilities {
+                    banded = Some((Kind::Answers, t.relevance));
+                }
                 set_yes_no(&mut out, r.p_yes, t.relevance);
             } else if let Some((e, _)) = find("relevance")
                 && let Ok(s) = parse::score(e.reply_text())
@@ -321,6 +350,9 @@ fn reading(family: &str, asked: &[(&Exchange, usize)], t: &Thresholds) -> JudgeR
             if let Some((e, _)) = find("passage_relevant")
                 && let Some(r) = yes_no(e)
             {
+                if r.from_probabilities {
+                    banded = Some((Kind::Passages, t.passage));
+                }
                 set_yes_no(&mut out, r.p_yes, t.passage);
             } else if let Some((e, item)) = find("passage_relevance") {
                 let n = e.judged().len();
@@ -350,6 +382,9 @@ fn reading(family: &str, asked: &[(&Exchange, usize)], t: &Thresholds) -> JudgeR
                         .map(|(i, p)| p * (i as f64 + 1.0))
                         .sum();
                     let score = ((expected - 1.0) / 4.0).clamp(0.0, 1.0);
+                    if w.from_probabilities {
+                        banded = Some((Kind::Judged, t.criteria));
+                    }
                     out.probability = Some(score);
                     out.positive = Some(score >= t.criteria);
                     out.verdict = Some(format!("{}", expected.round()));
@@ -368,15 +403,21 @@ fn reading(family: &str, asked: &[(&Exchange, usize)], t: &Thresholds) -> JudgeR
                     &parse::AnswerWords::new(judged::YES_NO),
                     &parse::AnswerAt::First,
                 ) {
-                    let threshold = match other {
-                        "criteria_met" => t.criteria,
-                        "answer_correct" => t.correctness,
-                        _ => 0.5,
+                    let (kind, threshold) = match other {
+                        "criteria_met" => (Kind::Judged, t.criteria),
+                        "answer_correct" => (Kind::Graded, t.correctness),
+                        _ => (Kind::Custom, 0.5),
                     };
+                    if w.from_probabilities {
+                        banded = Some((kind, threshold));
+                    }
                     set_yes_no(&mut out, w.probabilities[0], threshold);
                 }
             }
         }
+    }
+    if let (Some((kind, threshold)), Some(p)) = (banded, out.probability) {
+        out.uncertain = t.bands.get(kind).decide(p, threshold) == Decision::Uncertain;
     }
     out
 }

@@ -728,6 +728,7 @@ async fn calibrate_one(
         asks_contradiction: judge.asks_contradiction(),
         contradiction_ratio: judge.contradiction_ratio(),
         cost_usd: judge.price().map(|p| p.cost(&usage)),
+        band: judge.band(kind.band_kind()),
     };
     let seconds = started.elapsed().as_secs_f64();
     figures(
@@ -746,6 +747,8 @@ struct JudgeInfo {
     asks_contradiction: bool,
     contradiction_ratio: f64,
     cost_usd: Option<f64>,
+    /// The judge's uncertainty band for the kind of item.
+    band: crate::core::Band,
 }
 
 /// The agreement of a judge's outcomes with the labels: the figures, the
@@ -893,6 +896,7 @@ fn figures(
     };
     let matching =
         (kind == ItemKind::Graded).then(|| crate::stats::agreement(&two, &matched_pairs, 0, 0));
+    let banded = banded(&two, &scored, info.band, current);
     JudgeResult {
         name: info.name.clone(),
         judge: info.judge.clone(),
@@ -913,6 +917,7 @@ fn figures(
         not_judged,
         disagreements,
         undecided_claims,
+        banded,
         fit: fitted.map(|mut f| {
             f.left_out = left_out;
             if kind == ItemKind::Claim && info.asks_contradiction {
@@ -923,6 +928,34 @@ fn figures(
         }),
         unfitted,
     }
+}
+
+/// The agreement over the items the judge's `band` decides at `threshold`
+/// (of `scored`: each label's side and the judge's probability), and how
+/// many it decides. `None` without probabilities.
+fn banded(
+    two: &[&str; 2],
+    scored: &[(bool, f64)],
+    band: crate::core::Band,
+    threshold: f64,
+) -> Option<report::Banded> {
+    use crate::core::Decision;
+    if scored.is_empty() {
+        return None;
+    }
+    let pairs: Vec<(usize, usize)> = scored
+        .iter()
+        .filter_map(|&(label, p)| match band.decide(p, threshold) {
+            Decision::Uncertain => None,
+            d => Some((usize::from(!label), usize::from(d != Decision::Yes))),
+        })
+        .collect();
+    Some(report::Banded {
+        band: band.at(threshold),
+        decided: pairs.len(),
+        of: scored.len(),
+        stats: crate::stats::agreement(two, &pairs, 0, 0),
+    })
 }
 
 /// The person's verdicts in a project's recordings, read as labelled sets
@@ -1096,6 +1129,7 @@ pub fn reviewed(
             asks_contradiction: judge.asks_contradiction(),
             contradiction_ratio: thresholds.contradiction_ratio,
             cost_usd: Some(0.0),
+            band: thresholds.bands.get(kind.band_kind()),
         };
         let result = figures(
             &info,

@@ -275,7 +275,6 @@ impl Bands {
 /// assert_eq!(u.to_string(), "P(supported) 0.31, inside the band [0.10, 0.50) of `qwen2.5-coder-1.5b`");
 /// ```
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[non_exhaustive]
 pub struct Unsure {
     /// The kind of reading.
     pub kind: Kind,
@@ -422,8 +421,16 @@ mod tests {
 
     #[test]
     fn bad_bands_say_why() {
-        assert!(Band::between(0.6, 0.5).unwrap_err().contains("above the top"));
-        assert!(Band::between(-0.1, 0.5).unwrap_err().contains("from 0 to 1"));
+        assert!(
+            Band::between(0.6, 0.5)
+                .unwrap_err()
+                .contains("above the top")
+        );
+        assert!(
+            Band::between(-0.1, 0.5)
+                .unwrap_err()
+                .contains("from 0 to 1")
+        );
         assert!(Band::between(f64::NAN, 0.5).is_err());
     }
 }

@@ -578,7 +578,6 @@ pub struct Evaluation {
 /// assert_eq!(a.to_string(), "0.50 to 1.00 with 1 uncertain item counted each way");
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-#[non_exhaustive]
 pub struct Awaiting {
     /// The score with every uncertain item counted against the answer.
     pub low: f64,
@@ -850,7 +849,11 @@ impl fmt::Display for Evaluation {
                     if let Some(a) = c.agreement {
                         write!(f, " ({a} samples agree)")?;
                     }
-                    write!(f, "; the threshold alone reads {}", c.verdict)?;
+                    if c.ungrounded {
+                        write!(f, "; it said {}", c.verdict)?;
+                    } else {
+                        write!(f, "; the threshold alone reads {}", c.verdict)?;
+                    }
                 } else {
                     if c.ungrounded {
                         write!(

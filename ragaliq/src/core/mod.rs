@@ -32,7 +32,8 @@ pub use config_error::ConfigError;
 pub(crate) use criteria::ShownBecause;
 pub use criteria::{Correctness, Criteria, CriteriaForm};
 pub use evaluation::{
-    AnswerFound, Awaiting, ClaimCounts, JudgeShare, ClaimVerdict, Evaluation, Graded, Metric, PassageVerdict, Usage,
+    AnswerFound, Awaiting, ClaimCounts, ClaimVerdict, Evaluation, Graded, JudgeShare, Metric,
+    PassageVerdict, Usage,
 };
 pub use json_mode::JsonMode;
 pub use key::ApiKey;

@@ -24,6 +24,11 @@ pub(crate) enum Status {
         message: String,
         text: String,
     },
+    /// A `<skipped>`: the test passes meanwhile, its verdict awaiting a
+    /// person (`uncertain = "pass"`).
+    Skipped {
+        message: String,
+    },
 }
 
 /// The document: one `<testsuite>` named `suite` inside `<testsuites>`
@@ -37,10 +42,17 @@ pub(crate) fn document(report: &str, suite: &str, cases: &[Case<'_>]) -> String 
         .iter()
         .filter(|c| matches!(c.status, Status::Error { .. }))
         .count();
-    let counts = format!(
+    let skipped = cases
+        .iter()
+        .filter(|c| matches!(c.status, Status::Skipped { .. }))
+        .count();
+    let mut counts = format!(
         r#"tests="{}" failures="{failures}" errors="{errors}""#,
         cases.len()
     );
+    if skipped > 0 {
+        let _ = write!(counts, r#" skipped="{skipped}""#);
+    }
     let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     let _ = writeln!(out, r#"<testsuites name="{}" {counts}>"#, escape(report));
     let _ = writeln!(out, r#"    <testsuite name="{}" {counts}>"#, escape(suite));
@@ -53,6 +65,16 @@ pub(crate) fn document(report: &str, suite: &str, cases: &[Case<'_>]) -> String 
         let (element, message, text) = match &case.status {
             Status::Passed => {
                 let _ = writeln!(out, "{open}/>");
+                continue;
+            }
+            Status::Skipped { message } => {
+                let _ = writeln!(out, "{open}>");
+                let _ = writeln!(
+                    out,
+                    r#"            <skipped message="{}"/>"#,
+                    escape(message)
+                );
+                let _ = writeln!(out, "        </testcase>");
                 continue;
             }
             Status::Failure { message, text } => ("failure", message, text),

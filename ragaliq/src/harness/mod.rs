@@ -599,6 +599,23 @@ impl CaseState {
                     Some(format!(
                         "{place}: {metric}: {reason} (not a low score)\n{eval}\n{recording}"
                     ))
+                } else if eval.awaiting.is_some() {
+                    let walk = format!(
+                        "give the verdict (kept in the recording, replayed in CI): cargo ragaliq review {}",
+                        self.recorder.location().snapshot.display()
+                    );
+                    if eval.passed {
+                        use std::io::Write as _;
+                        let _ = writeln!(
+                            std::io::stderr(),
+                            "ragaliq: {place}: {metric} awaits a person and passes meanwhile (uncertain = \"pass\"); {walk}"
+                        );
+                        None
+                    } else {
+                        Some(format!(
+                            "{place}: {metric}: AWAITING A PERSON: the judge is unsure (not a low score)\n{walk}\n{eval}\n{recording}"
+                        ))
+                    }
                 } else if eval.passed != expect_fail {
                     None
                 } else if expect_fail {

@@ -13,7 +13,8 @@
 //!   "run": "9f1c…",                            // the run's id (NEXTEST_RUN_ID, RAGALIQ_RUN_ID, or the process)
 //!   "results": [{                              // one per trial, each counted once
 //!     "case": "refund-window", "metric": "faithfulness",
-//!     "outcome": "passed" | "failed" | "undecided" | "judge_error" | "config_error",
+//!     "outcome": "passed" | "failed" | "awaiting" | "undecided" | "judge_error" | "config_error",
+//!     "awaiting": { "low", "high", "items", "meanwhile": "fail" | "pass" } | absent,
 //!     "score": 0.5 | null, "threshold": 0.7,
 //!     "reasoning": "…", "error": "…" | absent,
 //!     "pending_review": true | absent,         // the recording is new or changed and awaits `cargo insta review`
@@ -26,7 +27,7 @@
 //!     "file": "tests/rag_cases/refunds.yaml", "line": 3
 //!   }],
 //!   "summary": {
-//!     "trials", "passed", "failed", "undecided", "judge_errors", "config_errors",
+//!     "trials", "passed", "failed", "awaiting", "by_person", "undecided", "judge_errors", "config_errors",
 //!     "pending_review", "pass_rate",
 //!     "metrics": { "faithfulness": { "count", "mean" } },
 //!     "usage": { … }, "estimated_cost_usd": 0.0123 | null,
@@ -43,7 +44,10 @@
 //! [`Report::html`].
 
 use super::cases::LoadedCase;
-use crate::core::{ClaimCounts, ClaimVerdict, Evaluation, Metric, PassageVerdict, Usage};
+use crate::core::{
+    Awaiting, ClaimCounts, ClaimVerdict, Evaluation, JudgeShare, Metric, PassageVerdict, Uncertain,
+    Usage,
+};
 use crate::core::{Mode, Spread};
 use crate::error::Error;
 use serde::{Deserialize, Serialize};
@@ -130,7 +134,12 @@ pub enum Outcome {
     Passed,
     /// Score below the threshold.
     Failed,
-    /// The judge disagreed with itself below the required agreement.
+    /// The judge is unsure of items that decide the score, no stronger
+    /// judge decided them, and no person has yet: neither passed nor
+    /// failed. The trial fails meanwhile (`uncertain = "fail"`) or passes
+    /// (`"pass"`).
+    Awaiting,
+    /// The judge listed no claim in a response that states something.
     Undecided,
     /// No score: the judge could not answer, its answer could not be used,
     /// or the budget was spent.
@@ -153,6 +162,7 @@ impl Outcome {
         match self {
             Outcome::Passed => "passed",
             Outcome::Failed => "failed",
+            Outcome::Awaiting => "awaiting a person",
             Outcome::Undecided => "undecided",
             Outcome::JudgeError => "judge error",
             Outcome::ConfigError => "configuration error",
@@ -204,6 +214,13 @@ pub struct TrialResult {
     /// With several samples: their spread.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub spread: Option<Spread>,
+    /// The trial awaits a person: the score with the unsure items counted
+    /// each way, and what the trial does meanwhile.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub awaiting: Option<Awaiting>,
+    /// With a cascade of judges: what each decided and cost.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub judges: Vec<JudgeShare>,
     /// Judge usage of this trial.
     pub usage: Usage,
     /// The case file.
@@ -227,6 +244,8 @@ impl TrialResult {
             name: e.name.clone().filter(|_| e.metric == Metric::Criteria),
             outcome: if e.undecided {
                 Outcome::Undecided
+            } else if e.awaiting.is_some() {
+                Outcome::Awaiting
             } else if e.passed {
                 Outcome::Passed
             } else {
@@ -242,6 +261,8 @@ impl TrialResult {
             claims: e.claims,
             passages: e.passages,
             spread: e.spread,
+            awaiting: e.awaiting,
+            judges: e.judges,
             usage: e.usage,
             file: case.file.display().to_string(),
             line: case.line,
@@ -278,6 +299,8 @@ impl TrialResult {
             claims: Vec::new(),
             passages: Vec::new(),
             spread: None,
+            awaiting: None,
+            judges: Vec::new(),
             usage: Usage::default(),
             file: case.file.display().to_string(),
             line: case.line,
@@ -289,12 +312,31 @@ impl TrialResult {
     /// and nothing awaiting review.
     #[must_use]
     pub fn passed(&self) -> bool {
+        if self.outcome == Outcome::Awaiting {
+            return self.passes_while_awaiting() && !self.pending_review;
+        }
         let expected = if self.expect_fail {
             Outcome::Failed
         } else {
             Outcome::Passed
         };
         self.outcome == expected && !self.pending_review
+    }
+
+    /// Whether the trial awaits a person and passes meanwhile
+    /// (`uncertain = "pass"`).
+    #[must_use]
+    pub fn passes_while_awaiting(&self) -> bool {
+        self.outcome == Outcome::Awaiting
+            && self
+                .awaiting
+                .is_some_and(|a| a.meanwhile == Uncertain::Pass)
+    }
+
+    /// Whether a person's verdict kept in the recording decided part of it.
+    #[must_use]
+    pub fn by_person(&self) -> bool {
+        self.usage.reviewed > 0
     }
 }
 
@@ -303,11 +345,18 @@ impl TrialResult {
 pub struct Summary {
     /// Trials that ran.
     pub trials: usize,
-    /// Passed.
+    /// Passed, decided (not awaiting a person).
     pub passed: usize,
     /// Failed on the score: too low, or (for a bad answer that must be
     /// caught) not low enough.
     pub failed: usize,
+    /// Awaiting a person's verdict: neither passed nor failed (those that
+    /// pass meanwhile, under `uncertain = "pass"`, included).
+    #[serde(default)]
+    pub awaiting: usize,
+    /// Decided in part by a person's verdict kept in the recording.
+    #[serde(default)]
+    pub by_person: usize,
     /// The judge disagreed with itself.
     #[serde(default)]
     pub undecided: usize,
@@ -429,7 +478,10 @@ impl Report {
                     && !r.pending_review
             })
             .count();
-        let passed = results.iter().filter(|r| r.passed()).count();
+        let passed = results
+            .iter()
+            .filter(|r| r.passed() && r.outcome != Outcome::Awaiting)
+            .count();
         let mut metrics: BTreeMap<Metric, (usize, f64)> = BTreeMap::new();
         for r in &results {
             if let Some(s) = r.score {
@@ -447,6 +499,8 @@ impl Report {
             trials: results.len(),
             passed,
             failed: wrong_side,
+            awaiting: count(Outcome::Awaiting),
+            by_person: results.iter().filter(|r| r.by_person()).count(),
             undecided: count(Outcome::Undecided),
             judge_errors: count(Outcome::JudgeError),
             config_errors: count(Outcome::ConfigError),
@@ -546,6 +600,12 @@ impl Report {
             format!("{} passed", s.passed),
             format!("{} failed", s.failed),
         ];
+        if s.awaiting > 0 {
+            parts.push(format!("{} awaiting a person", s.awaiting));
+        }
+        if s.by_person > 0 {
+            parts.push(format!("{} decided with a person's verdict", s.by_person));
+        }
         if s.undecided > 0 {
             parts.push(format!("{} undecided", s.undecided));
         }
@@ -626,6 +686,7 @@ impl Report {
                             (Outcome::Passed, Some(s)) if r.passed() => format!("{s:.2}  "),
                             (Outcome::Passed | Outcome::Failed, Some(s)) => format!("{s:.2} ✗"),
                             (Outcome::Undecided, Some(s)) => format!("{s:.2} ~"),
+                            (Outcome::Awaiting, Some(s)) => format!("{s:.2} person?"),
                             (Outcome::ConfigError, _) => "config ✗".to_owned(),
                             (Outcome::RecordingError, _) => "unrecorded ✗".to_owned(),
                             (Outcome::Queued, _) => "queued …".to_owned(),
@@ -642,6 +703,11 @@ impl Report {
         }
         if self.summary.pending_review > 0 {
             out.push_str("\n? = the recording is new or changed: run `cargo insta review`");
+        }
+        if self.summary.awaiting > 0 {
+            out.push_str(
+                "\nperson? = the judge is unsure: give the verdict with `cargo ragaliq review`",
+            );
         }
         for c in &self.changes {
             let _ = write!(
@@ -704,6 +770,9 @@ impl Report {
                     (Outcome::Failed, _) if r.passed() => "✅ caught (a bad answer)",
                     (Outcome::Passed, _) => "❌ not caught (a bad answer passed)",
                     (Outcome::Failed, _) => "❌ failed",
+                    (Outcome::Awaiting, _) if r.passed() =>
+                        "🧑 awaiting a person (passes meanwhile)",
+                    (Outcome::Awaiting, _) => "🧑 awaiting a person",
                     (Outcome::Undecided, _) => "⚖️ undecided",
                     (Outcome::JudgeError, _) => "⚠️ judge error",
                     (Outcome::ConfigError, _) => "⚠️ configuration error",
@@ -740,11 +809,25 @@ impl Report {
             .results
             .iter()
             .map(|r| {
-                let status = if r.passed() {
+                let awaiting = r.awaiting.map(|a| {
+                    format!(
+                        "{} awaiting a person: the judge is unsure; counted each way the score is {:.2} to {:.2}, on both sides of the threshold {:.2} (give the verdict with `cargo ragaliq review`)",
+                        r.label(),
+                        a.low,
+                        a.high,
+                        r.threshold
+                    )
+                });
+                let status = if r.passes_while_awaiting() && !r.pending_review {
+                    Status::Skipped {
+                        message: awaiting.unwrap_or_default(),
+                    }
+                } else if r.passed() {
                     Status::Passed
                 } else {
                     let message = match (&r.error, r.score) {
                         (Some(e), _) => format!("{}: {e}", r.outcome.label()),
+                        (None, _) if awaiting.is_some() => awaiting.unwrap_or_default(),
                         (None, Some(score)) if r.pending_review && r.outcome == Outcome::Passed => {
                             format!("{}: {score:.2}; the recording awaits review", r.label())
                         }
@@ -892,6 +975,8 @@ mod tests {
             claims: vec![],
             passages: vec![],
             spread: None,
+            awaiting: None,
+            judges: Vec::new(),
             usage: Usage::default(),
             file: "cases.yaml".into(),
             line: 1,

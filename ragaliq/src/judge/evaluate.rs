@@ -143,13 +143,7 @@ impl Judge {
         options: &EvalOptions,
     ) -> Result<Evaluation> {
         let criteria = criteria.into();
-        metrics::evaluate(
-            self.judges(),
-            Subject::Criteria(&criteria),
-            case,
-            options,
-        )
-        .await
+        metrics::evaluate(self.judges(), Subject::Criteria(&criteria), case, options).await
     }
 
     /// A metric of one's own ([`CustomMetric`]) on `case`.
@@ -165,13 +159,7 @@ impl Judge {
         case: &RagCase,
         options: &EvalOptions,
     ) -> Result<Evaluation> {
-        metrics::evaluate(
-            self.judges(),
-            Subject::Custom(metric),
-            case,
-            options,
-        )
-        .await
+        metrics::evaluate(self.judges(), Subject::Custom(metric), case, options).await
     }
 
     /// One claim checked against `passages`, as every metric that verifies

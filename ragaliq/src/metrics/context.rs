@@ -1,7 +1,7 @@
 //! Context precision (are the retrieved passages relevant, best first?) and
 //! context recall (does the context hold what a complete answer needs?).
 
-use super::claims::{Verification, details};
+use super::claims::{Verification, Voted, details};
 use super::decide::{Read, Threshold, decide};
 use super::sampling::{sample, vote_items};
 use super::{Asker, Interval, Plan, Scored, claims, plural};
@@ -53,11 +53,18 @@ pub(super) async fn precision(ask: &Asker<'_>, case: &RagCase, plan: &Plan) -> R
                 crate::core::sync::lock(asked).push(subset.len());
                 // A tie counts the passage as not relevant: never in the
                 // retriever's favour.
-                let votes = vote_items(&sampled.answers, subset.len(), plan, |v| v.relevant, i32::from);
+                let votes = vote_items(
+                    &sampled.answers,
+                    subset.len(),
+                    plan,
+                    |v| v.relevant,
+                    i32::from,
+                );
                 Ok(votes
                     .into_iter()
                     .map(|vote| {
-                        let ps: Vec<f64> = vote.agreeing.iter().filter_map(|v| v.probability).collect();
+                        let ps: Vec<f64> =
+                            vote.agreeing.iter().filter_map(|v| v.probability).collect();
                         let probability =
                             (!ps.is_empty()).then(|| ps.iter().sum::<f64>() / ps.len() as f64);
                         Ok(Read {
@@ -130,7 +137,10 @@ pub(super) async fn precision(ask: &Asker<'_>, case: &RagCase, plan: &Plan) -> R
     let open: Vec<usize> = (0..passages.len())
         .filter(|&i| passages[i].undecided)
         .collect();
-    let interval = ap_interval(&passages.iter().map(|p| p.relevant).collect::<Vec<_>>(), &open);
+    let interval = ap_interval(
+        &passages.iter().map(|p| p.relevant).collect::<Vec<_>>(),
+        &open,
+    );
     let sample_scores = std::mem::take(&mut *crate::core::sync::lock(&first_scores));
     Ok(Scored {
         score,
@@ -305,7 +315,7 @@ pub(super) async fn recall(ask: &Asker<'_>, case: &RagCase, plan: &Plan) -> Resu
         sample_scores: scores,
         judges,
     } = checked;
-    let score = VerdictWeights::RATIO.score(voted.iter().map(|v| v.verdict.verdict));
+    let score = VerdictWeights::RATIO.score(voted.iter().map(Voted::counted));
     let details = details(&facts, voted, |v| v.verdict != Verdict::Supported);
     let covered = details.iter().filter(|c| !c.failed).count();
     let mut reasoning = if case.context.is_empty() {

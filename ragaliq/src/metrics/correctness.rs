@@ -17,7 +17,7 @@
 //! reference's claims against the response (recall: what of the reference
 //! it says). The score is their F1, or one of them.
 
-use super::claims::{self, Checked, Verification, details, dropped};
+use super::claims::{self, Checked, Verification, Voted, details, dropped};
 use super::decide::{self, Threshold, decide_one};
 use super::{Asker, Interval, Plan, Scored, plural};
 use crate::core::{Correctness, Graded, Kind, Metric, RagCase, Verdict, VerdictWeights};
@@ -87,8 +87,8 @@ pub(super) async fn correctness(
         claims::check(ask, &expected.claims, &response_text, plan, score_of),
     )
     .await?;
-    let precision = VerdictWeights::RATIO.score(said.voted.iter().map(|v| v.verdict.verdict));
-    let recall = VerdictWeights::RATIO.score(covered.voted.iter().map(|v| v.verdict.verdict));
+    let precision = VerdictWeights::RATIO.score(said.voted.iter().map(Voted::counted));
+    let recall = VerdictWeights::RATIO.score(covered.voted.iter().map(Voted::counted));
     // Counted each way: the uncertain claims of both texts at once.
     let interval = {
         let (p, r) = (said.interval(score_of), covered.interval(score_of));

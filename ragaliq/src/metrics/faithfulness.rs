@@ -1,6 +1,6 @@
 //! Faithfulness and hallucination: the same claims and verdicts, scored two ways.
 
-use super::claims::{self, Verification, details, dropped, summary};
+use super::claims::{self, Verification, Voted, details, dropped, summary};
 use super::{Asker, Plan, Scored, plural};
 use crate::core::{RagCase, Verdict, VerdictWeights};
 use crate::error::Result;
@@ -31,7 +31,7 @@ pub(super) async fn faithfulness(
         sample_scores: scores,
         judges,
     } = checked;
-    let score = weights.score(voted.iter().map(|v| v.verdict.verdict));
+    let score = weights.score(voted.iter().map(Voted::counted));
     let details = details(&extracted.claims, voted, |v| {
         v.verdict != Verdict::Supported
     });

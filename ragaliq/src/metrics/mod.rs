@@ -771,13 +771,9 @@ async fn verify_claim_here(
     let tally = Tally::default();
     let ask = Asker::alone(session, &tally, scoring);
     let claims = [claim.to_owned()];
-    let checked = claims::check(
-        &ask,
-        &claims,
-        passages,
-        &plan,
-        |set| VerdictWeights::RATIO.score(set.iter().map(|v| v.verdict)),
-    )
+    let checked = claims::check(&ask, &claims, passages, &plan, |set| {
+        VerdictWeights::RATIO.score(set.iter().map(|v| v.verdict))
+    })
     .await?;
     let mut details = claims::details(&claims, checked.voted, |v| {
         v.verdict != crate::core::Verdict::Supported

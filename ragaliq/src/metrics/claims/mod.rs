@@ -141,9 +141,12 @@ impl Checked {
                 .iter()
                 .map(|v| {
                     if !v.awaits() {
-                        return v.verdict.clone();
+                        return ParsedVerdict {
+                            verdict: v.counted(),
+                            ..v.verdict.clone()
+                        };
                     }
-                    let verdict = match (yes, v.verdict.verdict) {
+                    let verdict = match (yes, v.counted()) {
                         (true, _) => Verdict::Supported,
                         (false, Verdict::Supported | Verdict::PartiallySupported) => {
                             Verdict::NoEvidence
@@ -167,6 +170,16 @@ impl Voted {
     /// and no person's verdict.
     pub(crate) fn awaits(&self) -> bool {
         self.person.is_none() && self.unsure.is_some()
+    }
+
+    /// The verdict as a score counts it: a verdict whose evidence is in no
+    /// passage never helps the answer (no evidence), whatever it said.
+    pub(crate) fn counted(&self) -> Verdict {
+        if self.ungrounded && self.person.is_none() {
+            Verdict::NoEvidence
+        } else {
+            self.verdict.verdict
+        }
     }
 }
 
@@ -313,12 +326,7 @@ fn voted_alone(v: CheckedVerdict) -> Voted {
 }
 
 /// The vote on each of `n` claims over every sample's verdicts.
-fn vote(
-    answers: &[Vec<CheckedVerdict>],
-    n: usize,
-    plan: &Plan,
-    how: Verification,
-) -> Vec<Voted> {
+fn vote(answers: &[Vec<CheckedVerdict>], n: usize, plan: &Plan, how: Verification) -> Vec<Voted> {
     // An ungrounded verdict is no vote: it is `None` here, and the vote is
     // over what the grounded samples said.
     let key =
@@ -396,7 +404,9 @@ fn reviewed(
         Strategy::Json => vec![against.to_vec()],
         Strategy::Probability | Strategy::Word => short::chunks(against, how.chunk_chars),
     };
-    let deciding = read.map_or(0, |v| v.chunk).min(chunks.len().saturating_sub(1));
+    let deciding = read
+        .map_or(0, |v| v.chunk)
+        .min(chunks.len().saturating_sub(1));
     let mut shown = None;
     let mut best: Option<Person> = None;
     for (c, chunk) in chunks.iter().enumerate() {

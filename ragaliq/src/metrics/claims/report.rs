@@ -97,7 +97,7 @@ pub(crate) fn summary(details: &[ClaimVerdict], case: &RagCase) -> Option<String
         .count();
     if ungrounded > 0 {
         out.push_str(&format!(
-            "; {} evidence in no passage (undecided)",
+            "; {} evidence in no passage (it decides nothing)",
             plural(ungrounded, "verdict cites its", "verdicts cite their")
         ));
     }
