@@ -2048,6 +2048,52 @@ mod tests {
     }
 
     #[test]
+    fn bands_the_uncertain_policy_and_the_judges_to_escalate_to() {
+        let file = "[judge]\nprovider = \"openai-compatible\"\nmodel = \"small\"\nbase_url = \"http://127.0.0.1:8766/v1\"\nclaim_threshold = 0.3\n\n[scoring]\nuncertain = \"pass\"\n\n[bands]\nclaims = [0.1, 0.5]\njudged = \"all\"\n\n[[escalate]]\nprovider = \"openai-compatible\"\nmodel = \"large\"\nbase_url = \"http://127.0.0.1:8767/v1\"\n\n[escalate.bands]\nclaims = [0.2, 0.4]\n";
+        let c = load(
+            Some(file),
+            &[
+                ("RAGALIQ_MODEL", "tiny"),
+                ("RAGALIQ_BAND_ANSWERS", "0.3,0.8"),
+            ],
+        )
+        .unwrap();
+        assert_eq!(c.model, "tiny");
+        assert_eq!(c.uncertain, Uncertain::Pass);
+        assert_eq!(c.bands.get(Kind::Claims), Band::between(0.1, 0.5).unwrap());
+        assert_eq!(c.bands.get(Kind::Judged), Band::All);
+        assert_eq!(c.bands.get(Kind::Answers), Band::between(0.3, 0.8).unwrap());
+        assert_eq!(c.bands.get(Kind::Passages), Band::Off);
+        let next = &c.escalate[0];
+        // The escalated judge is its own: its model, server and bands; the
+        // file's other settings; no `RAGALIQ_*` variable of the first
+        // judge's (RAGALIQ_MODEL sets the first judge only).
+        assert_eq!(next.model, "large");
+        assert_eq!(next.base_url.as_deref(), Some("http://127.0.0.1:8767/v1"));
+        assert_eq!(
+            next.bands.get(Kind::Claims),
+            Band::between(0.2, 0.4).unwrap()
+        );
+        assert_eq!(next.bands.get(Kind::Answers), Band::Off);
+        assert_eq!(next.claim_threshold, crate::core::DEFAULT_CLAIM_THRESHOLD);
+        assert!(next.escalate.is_empty());
+        // Errors name the escalated judge.
+        let bad = file.replace("model = \"large\"", "model = \"large\"\ntemperature = 9");
+        let e = load(Some(&bad), &[]).unwrap_err().to_string();
+        assert!(
+            e.starts_with("escalate #1 (ragaliq.toml: judge.temperature)"),
+            "{e}"
+        );
+        let e = err(Some("[bands]\nclaims = [0.6, 0.5]\n"), &[]);
+        assert!(
+            e.contains("bands.claims") && e.contains("[0.6, 0.5]"),
+            "{e}"
+        );
+        let e = err(None, &[("RAGALIQ_UNCERTAIN", "maybe")]);
+        assert!(e.contains("fail, pass or decide"), "{e}");
+    }
+
+    #[test]
     fn every_invalid_value_names_its_origin_and_the_accepted_values() {
         type Case<'a> = (Option<&'a str>, &'a [(&'a str, &'a str)], &'a str);
         let cases: &[Case] = &[
