@@ -407,7 +407,7 @@ pub fn run(args: Args) -> Result<bool, String> {
         for (fingerprint, question) in queued {
             if question.provider != api.provider() {
                 return Err(format!(
-                    "a question was queued for {} but the batch goes to {}: run the record with the judge the tests use",
+                    "a question was queued for {} but the batch goes to {}: run the record with the judge the tests use (a cascade whose `[[escalate]]` judges are at another provider records live, with RAGALIQ_MODE=record: one batch driver sends to one provider)",
                     question.provider,
                     api.provider()
                 ));
