@@ -50,6 +50,7 @@ mod ordered;
 mod peers;
 mod recording;
 mod reviewed;
+mod reviewed_entry;
 mod snapfile;
 mod stale;
 
@@ -58,8 +59,9 @@ pub(crate) use binding::{Binder, bind};
 pub use ordered::Ordered;
 pub use recording::{Exchange, FORMAT, Recording, Settings, Tokens};
 pub use reviewed::{
-    DroppedReview, Reviewed, dropped_between, mark_blind, remove_verdict, set_verdict, update,
+    DroppedReview, dropped_between, mark_blind, remove_verdict, set_verdict, update,
 };
+pub use reviewed_entry::Reviewed;
 pub(crate) use snapfile::pending_path;
 
 /// What a request asks, readably (`claim_supported "…"`), for messages.
