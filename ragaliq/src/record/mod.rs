@@ -789,14 +789,7 @@ pub fn migrate(path: &Path) -> Result<bool, RecordingError> {
         return Ok(false);
     };
     recording.sort();
-    let header = match raw
-        .strip_prefix("---\n")
-        .and_then(|rest| rest.find("\n---\n").map(|end| &rest[..end]))
-    {
-        Some(header) => format!("---\n{header}\n---\n"),
-        None => String::new(),
-    };
-    let text = format!("{header}{}\n", recording.to_yaml());
+    let text = snapfile::rewritten(&raw, &recording.to_yaml());
     run::write_atomic(path, text.as_bytes()).map_err(|e| corrupt(e.to_string()))?;
     Ok(true)
 }

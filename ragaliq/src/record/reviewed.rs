@@ -204,7 +204,8 @@ pub fn dropped_between(accepted: &Recording, pending: &Recording) -> Vec<Dropped
 
 /// Changes the recording at `path` (a `.snap` or `.snap.new`) with `f`,
 /// under the recording's lock, and writes it back atomically with its
-/// insta header; `f`'s result is returned. The exchanges, their order and
+/// insta header and its line ends (CRLF stays CRLF); `f`'s result is
+/// returned. The exchanges, their order and
 /// their fingerprints are as they were: only what `f` changes changes.
 pub fn update<R>(path: &Path, f: impl FnOnce(&mut Recording) -> R) -> Result<R, RecordingError> {
     let corrupt = |problem: String| RecordingError::Corrupt {
@@ -226,15 +227,7 @@ pub fn update<R>(path: &Path, f: impl FnOnce(&mut Recording) -> R) -> Result<R, 
         return Err(corrupt("there is no such recording".into()));
     };
     let result = f(&mut recording);
-    let header = match raw
-        .strip_prefix("---\n")
-        .and_then(|rest| rest.find("\n---\n").map(|end| &rest[..end]))
-    {
-        Some(header) => format!("---\n{header}\n---\n"),
-        None => String::new(),
-    };
-    let yaml = recording.to_yaml();
-    let text = format!("{header}{}\n", yaml.trim_end_matches(['\n', '\r']));
+    let text = snapfile::rewritten(&raw, &recording.to_yaml());
     run::write_atomic(path, text.as_bytes()).map_err(|e| corrupt(e.to_string()))?;
     Ok(result)
 }
@@ -454,6 +447,40 @@ mod tests {
         let e = parse_yaml(&yaml.replace("- item: 1\n    verdict", "- item: 2\n    verdict"))
             .unwrap_err();
         assert!(e.contains("judges 1 item"), "{e}");
+    }
+
+    #[test]
+    fn a_crlf_snap_keeps_its_insta_header_and_line_ends_when_a_verdict_is_written() {
+        // A `.snap` checked out on Windows with `core.autocrlf`: every line
+        // ends in CRLF, the header's fences included.
+        let dir = std::env::temp_dir().join(format!("ragaliq-crlf-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("t__crlf.snap");
+        let r = Recording {
+            exchanges: vec![claim('a', "X.", &POLICY, "m")],
+        };
+        let lf = snapfile::snap_text(&r.to_yaml(), "tests/t.rs", "a recording", None);
+        std::fs::write(&path, lf.replace('\n', "\r\n")).unwrap();
+        let key = r.exchanges[0].judged()[0].key.clone();
+        update(&path, |r| set_verdict(r, &key, "supported", None, None))
+            .unwrap()
+            .unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(
+            text.starts_with("---\r\nsource: tests/t.rs\r\n"),
+            "the insta header is kept: {text}"
+        );
+        assert!(
+            !text.replace("\r\n", "").contains('\n'),
+            "every line still ends in CRLF: {text:?}"
+        );
+        let back = Recording::read(&path).unwrap().unwrap();
+        assert_eq!(back.exchanges[0].reviewed[0].verdict, "supported");
+        // insta reads the header back (`cargo insta review` needs it).
+        let snap = insta::Snapshot::from_file(&path).unwrap();
+        assert_eq!(snap.metadata().source(), Some("tests/t.rs"));
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
