@@ -67,7 +67,21 @@ fn targets(paths: &[PathBuf]) -> Vec<Target> {
     } else {
         paths.to_vec()
     };
-    let found = files::recordings(&roots);
+    let mut found = files::recordings(&roots);
+    // A `.snap` named as such (the path a failing test prints): on a first
+    // recording only its pending twin exists, and when both do the twin is
+    // what will be accepted. Either way the twin is the one to review and
+    // write into.
+    for root in &roots {
+        if root.extension().is_some_and(|e| e == "snap") {
+            let twin = record::pending_path(root);
+            if twin.is_file() && record::format_of(&twin).is_some() {
+                found.push(twin);
+            }
+        }
+    }
+    found.sort();
+    found.dedup();
     let mut out: BTreeMap<PathBuf, Target> = BTreeMap::new();
     for path in found {
         // `./tests/…` as `tests/…`: paths are shown and reported as typed.

@@ -402,3 +402,74 @@ fn a_verdict_on_the_direct_correctness_question_is_a_graded_label() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The key of the quickstart's invented claim, from the recording at `path`.
+fn invented_claim_key(path: &Path) -> String {
+    let recording = ragaliq::record::Recording::read(path).unwrap().unwrap();
+    ragaliq::review::items(&recording, &ragaliq::review::Thresholds::default())
+        .into_iter()
+        .find(|i| i.subject().contains("store credit"))
+        .unwrap()
+        .judged
+        .key
+}
+
+/// A failing test prints the `.snap` path. On a first recording only the
+/// pending `.snap.new` exists, and once both exist the pending one is what
+/// will be accepted: the command reaches it through the `.snap` path,
+/// and `--remove` too. From the workspace folder above the package, with
+/// the path the test printed from there, alike.
+#[test]
+fn the_snap_path_a_test_prints_reaches_its_pending_twin() {
+    let dir = fixture("twin");
+    let snap = "tests/snapshots/quickstart.snap";
+    let accepted = dir.join(snap);
+    let pending = dir.join(format!("{snap}.new"));
+    let key = invented_claim_key(&accepted);
+    let reviewed = |path: &Path| -> Vec<String> {
+        ragaliq::record::Recording::read(path)
+            .unwrap()
+            .unwrap()
+            .exchanges
+            .iter()
+            .flat_map(|e| e.reviewed.iter().map(|r| r.verdict.clone()))
+            .collect()
+    };
+
+    // A first recording: only the pending file.
+    std::fs::rename(&accepted, &pending).unwrap();
+    let o = run(
+        &dir,
+        &["review", snap, "--key", &key, "--verdict", "supported"],
+        "",
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        text(&o).starts_with(&format!("{snap}.new: the judge's reading → supported")),
+        "{}",
+        text(&o)
+    );
+    assert_eq!(reviewed(&pending), ["supported"]);
+    assert!(!accepted.exists(), "no accepted file is made");
+
+    // Both: the pending one takes the verdict; the accepted one is as it was.
+    let before = std::fs::read_to_string(&pending).unwrap();
+    std::fs::copy(&pending, &accepted).unwrap();
+    let o = run(&dir, &["review", snap, "--remove", &key], "");
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(reviewed(&pending).is_empty());
+    assert_eq!(std::fs::read_to_string(&accepted).unwrap(), before);
+
+    // From the folder above, as `cargo test -p <package>` printed it there.
+    let name = dir.file_name().unwrap().to_string_lossy().into_owned();
+    let from_above = format!("{name}/{snap}");
+    let o = run(
+        dir.parent().unwrap(),
+        &["review", &from_above, "--key", &key, "--verdict", "contradicted"],
+        "",
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    assert_eq!(reviewed(&pending), ["contradicted"]);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+

@@ -62,7 +62,7 @@ pub use reviewed::{
     DroppedReview, dropped_between, mark_blind, remove_verdict, set_verdict, update,
 };
 pub use reviewed_entry::Reviewed;
-pub(crate) use snapfile::pending_path;
+pub use snapfile::pending_path;
 
 /// What a request asks, readably (`claim_supported "…"`), for messages.
 pub(crate) fn describe_exchange(request: &crate::core::JudgeRequest) -> String {

@@ -12,7 +12,16 @@ use std::path::{Path, PathBuf};
 /// The pending twin of a `.snap` file, where insta reads and writes it:
 /// `.snap.new` beside it, or under `INSTA_PENDING_DIR` (at the same path
 /// relative to the workspace) when that is set.
-pub(crate) fn pending_path(snap: &Path) -> PathBuf {
+///
+/// ```
+/// use std::path::Path;
+/// let twin = ragaliq::record::pending_path(Path::new("tests/snapshots/rag__refund.snap"));
+/// # if std::env::var_os("INSTA_PENDING_DIR").is_none() {
+/// assert_eq!(twin, Path::new("tests/snapshots/rag__refund.snap.new"));
+/// # }
+/// ```
+#[must_use]
+pub fn pending_path(snap: &Path) -> PathBuf {
     let mut name = snap.as_os_str().to_owned();
     name.push(".new");
     let beside = PathBuf::from(name);
