@@ -179,9 +179,16 @@ pub fn run(args: Args) -> Result<bool, String> {
 /// Sets one verdict in every recording found that judges `key`.
 fn set_one(found: &[Target], key: &str, verdict: &str, args: &Args) -> Result<bool, String> {
     let mut written = 0;
+    let mut unreadable = Vec::new();
     for t in found {
-        let Ok(Some(recording)) = Recording::read(&t.path) else {
-            continue;
+        let recording = match Recording::read(&t.path) {
+            Ok(Some(r)) => r,
+            Ok(None) => continue,
+            Err(e) => {
+                eprintln!("skipped: {e}");
+                unreadable.push(shown(&t.path));
+                continue;
+            }
         };
         if !recording
             .exchanges
@@ -210,7 +217,8 @@ fn set_one(found: &[Target], key: &str, verdict: &str, args: &Args) -> Result<bo
     }
     if written == 0 {
         return Err(format!(
-            "no recording under the paths given judges key {key} (a test prints the key of each item it failed on)"
+            "no recording under the paths given judges key {key} (a test prints the key of each item it failed on){}",
+            unread(&unreadable)
         ));
     }
     println!(
@@ -224,9 +232,28 @@ fn set_one(found: &[Target], key: &str, verdict: &str, args: &Args) -> Result<bo
     Ok(true)
 }
 
+/// Removes the person's verdict on `key` from the recordings that hold
+/// one, and from no other: a recording without it is not rewritten, and
+/// one that cannot be read is said and passed over.
 fn remove_one(found: &[Target], key: &str) -> Result<bool, String> {
     let mut removed = 0;
+    let mut unreadable = Vec::new();
     for t in found {
+        let holds = match Recording::read(&t.path) {
+            Ok(Some(r)) => r
+                .exchanges
+                .iter()
+                .any(|e| e.reviewed.iter().any(|v| v.key == key)),
+            Ok(None) => false,
+            Err(e) => {
+                eprintln!("skipped: {e}");
+                unreadable.push(shown(&t.path));
+                false
+            }
+        };
+        if !holds {
+            continue;
+        }
         let gone = record::update(&t.path, |r| record::remove_verdict(r, key))
             .map_err(|e| e.to_string())?;
         if let Some(r) = gone {
@@ -240,10 +267,25 @@ fn remove_one(found: &[Target], key: &str) -> Result<bool, String> {
     }
     if removed == 0 {
         return Err(format!(
-            "no person's verdict on key {key} under the paths given"
+            "no person's verdict on key {key} under the paths given{}",
+            unread(&unreadable)
         ));
     }
     Ok(true)
+}
+
+/// The recordings that could not be read, for a message that found
+/// nothing: what was looked for may be in one of them.
+fn unread(paths: &[String]) -> String {
+    if paths.is_empty() {
+        String::new()
+    } else {
+        format!(
+            " that could be read ({} could not: {})",
+            paths.len(),
+            paths.join(", ")
+        )
+    }
 }
 
 /// The keys for the verdicts an item takes: `(key, word)`.

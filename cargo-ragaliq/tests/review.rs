@@ -473,3 +473,46 @@ fn the_snap_path_a_test_prints_reaches_its_pending_twin() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// `--remove KEY` over a folder changes only the recording that holds a
+/// verdict on KEY: the others (a format-1 one among them) are not
+/// rewritten, and one that cannot be read is said and passed, not an
+/// abort halfway.
+#[test]
+fn remove_over_a_folder_rewrites_only_the_recording_that_holds_the_key() {
+    let dir = fixture("remove-folder");
+    let snapshots = dir.join("tests/snapshots");
+    let snap = snapshots.join("quickstart.snap");
+    let key = invented_claim_key(&snap);
+    let o = run(
+        &dir,
+        &["review", "tests/snapshots/quickstart.snap", "--key", &key, "--verdict", "supported"],
+        "",
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    // Sorted before it: one that cannot be read, and one in format 1.
+    let broken = snapshots.join("a_broken.snap");
+    std::fs::write(
+        &broken,
+        "---\nsource: tests/a.rs\n---\nragaliq_recording: 2\nexchanges: [unclosed\n",
+    )
+    .unwrap();
+    let v1 = snapshots.join("b_format_one.snap");
+    let v1_text = "---\nsource: tests/b.rs\nexpression: recording\n---\n{\"ragaliq_recording\": 1, \"exchanges\": [{\"fingerprint\": \"ab\", \"task\": \"relevance\",\n  \"provider\": \"p\", \"model\": \"m\", \"template\": \"relevance@1+system@1\",\n  \"asked\": {\"query\": \"q\", \"response\": \"r\"}, \"answer\": {\"score\": 1.0, \"reasoning\": \"ok\"},\n  \"tokens\": {\"input\": 1, \"output\": 2}}]}\n";
+    std::fs::write(&v1, v1_text).unwrap();
+
+    let o = run(&dir, &["review", ".", "--remove", &key], "");
+    let out = text(&o);
+    assert!(o.status.success(), "{out}");
+    assert!(
+        out.contains("tests/snapshots/quickstart.snap: removed the person's verdict `supported`"),
+        "{out}"
+    );
+    assert!(
+        out.contains("tests/snapshots/a_broken.snap") && out.contains("unreadable"),
+        "the unreadable one is named: {out}"
+    );
+    assert!(verdicts(&dir).is_empty());
+    assert_eq!(std::fs::read_to_string(&v1).unwrap(), v1_text, "not rewritten");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+

@@ -204,8 +204,8 @@ pub fn dropped_between(accepted: &Recording, pending: &Recording) -> Vec<Dropped
 
 /// Changes the recording at `path` (a `.snap` or `.snap.new`) with `f`,
 /// under the recording's lock, and writes it back atomically with its
-/// insta header and its line ends (CRLF stays CRLF); `f`'s result is
-/// returned. The exchanges, their order and
+/// insta header and its line ends (CRLF stays CRLF), unless `f` changed
+/// nothing; `f`'s result is returned. The exchanges, their order and
 /// their fingerprints are as they were: only what `f` changes changes.
 pub fn update<R>(path: &Path, f: impl FnOnce(&mut Recording) -> R) -> Result<R, RecordingError> {
     let corrupt = |problem: String| RecordingError::Corrupt {
@@ -226,7 +226,13 @@ pub fn update<R>(path: &Path, f: impl FnOnce(&mut Recording) -> R) -> Result<R, 
     let Some(mut recording) = snapfile::load(path)? else {
         return Err(corrupt("there is no such recording".into()));
     };
+    let before = recording.clone();
     let result = f(&mut recording);
+    // Nothing changed, nothing written: a file is rewritten only for what
+    // `f` changed in it (a format-1 file is not converted on the way).
+    if recording == before {
+        return Ok(result);
+    }
     let text = snapfile::rewritten(&raw, &recording.to_yaml());
     run::write_atomic(path, text.as_bytes()).map_err(|e| corrupt(e.to_string()))?;
     Ok(result)
@@ -480,6 +486,20 @@ mod tests {
         // insta reads the header back (`cargo insta review` needs it).
         let snap = insta::Snapshot::from_file(&path).unwrap();
         assert_eq!(snap.metadata().source(), Some("tests/t.rs"));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn an_update_that_changes_nothing_writes_nothing() {
+        let dir = std::env::temp_dir().join(format!("ragaliq-noop-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        // Format 1, which a write would convert.
+        let path = dir.join("t__v1.snap");
+        let v1 = "---\nsource: tests/t.rs\n---\n{\"ragaliq_recording\": 1, \"exchanges\": [{\"fingerprint\": \"ab\", \"task\": \"relevance\", \"provider\": \"p\", \"model\": \"m\", \"template\": \"relevance@1+system@1\", \"asked\": {\"query\": \"q\", \"response\": \"r\"}, \"answer\": {\"score\": 1.0, \"reasoning\": \"ok\"}, \"tokens\": {\"input\": 1, \"output\": 2}}]}\n";
+        std::fs::write(&path, v1).unwrap();
+        assert_eq!(update(&path, |r| remove_verdict(r, "0123")).unwrap(), None);
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), v1);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
