@@ -475,6 +475,48 @@ async fn a_verdict_outlives_another_way_of_asking() {
     );
 }
 
+/// A hand-edited `reviewed:` entry that cannot be read makes the recording
+/// unwritable: in record mode that is said before the judge is asked, not
+/// after every answer was paid for and could not be kept.
+#[tokio::test]
+async fn a_malformed_verdict_is_refused_before_record_mode_pays() {
+    let server = ScriptedJudge::start().await;
+    let url = server.base_url();
+    let dir = temp("malformed");
+    let (eval, _) = record(&url, "scripted", &dir, &case(POLICY)).await;
+    accept(&dir);
+    let key = eval
+        .claims
+        .iter()
+        .find(|c| c.failed)
+        .and_then(|c| c.review_key.clone())
+        .unwrap();
+    let snap = dir.join("t.snap");
+    record::update(&snap, |r| {
+        record::set_verdict(r, &key, "supported", None, None)
+    })
+    .unwrap()
+    .unwrap();
+    // The hand edit: a word no claim takes.
+    let text = std::fs::read_to_string(&snap).unwrap();
+    std::fs::write(&snap, text.replace("verdict: supported", "verdict: maybe")).unwrap();
+
+    let requests = server.requests();
+    let recorder = Arc::new(Recorder::new(location(&dir), Mode::Record));
+    let e = judge_with(&url, &recorder)
+        .evaluate(Metric::Faithfulness, &case(POLICY))
+        .await
+        .unwrap_err();
+    assert_eq!(server.requests(), requests, "nothing was paid for: {e}");
+    assert!(e.is_recording(), "{e}");
+    let text = e.to_string();
+    assert!(
+        text.contains("t.snap is unreadable") && text.contains("`maybe`"),
+        "{text}"
+    );
+    assert!(!pending(&dir).exists());
+}
+
 // ── the overrule command a failing #[rag_test] prints ──────────────────────
 
 /// The README's case the scripted judge gets wrong: the second claim is

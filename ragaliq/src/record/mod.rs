@@ -388,11 +388,18 @@ impl Recorder {
         request: &JudgeRequest,
         trial: Option<&str>,
     ) -> Result<Option<JudgeResponse>, RecordingError> {
-        if matches!(self.mode, Mode::Live | Mode::Record) {
+        if self.mode == Mode::Live {
             return Ok(None);
         }
+        // Record mode serves nothing from the recording, but writes it
+        // back (keeping its person's verdicts): one that cannot be read
+        // cannot be written either, so it is said before any answer is
+        // paid for.
         if let Some(e) = &self.load_error {
             return Err(e.clone());
+        }
+        if self.mode == Mode::Record {
+            return Ok(None);
         }
         if let Some(response) = self.lookup_only(fingerprint, trial) {
             return Ok(Some(response));
