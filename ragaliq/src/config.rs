@@ -165,9 +165,9 @@ pub struct Config {
     pub mode: Mode,
     /// What decided [`mode`](Self::mode) (see [`Config::mode_reason`]).
     pub mode_origin: ModeOrigin,
-    /// A mode the file or a test's attribute asked for and that was ignored
-    /// because `CI` is set: under CI only `RAGALIQ_MODE` picks a mode other
-    /// than replay.
+    /// A mode the file, a test's attribute or code ([`set_mode`](Self::set_mode))
+    /// asked for and that was ignored because `CI` is set: under CI only
+    /// `RAGALIQ_MODE` picks a mode other than replay.
     pub mode_ignored: Option<IgnoredMode>,
     /// The provider.
     pub provider: Provider,
@@ -257,6 +257,9 @@ pub struct Config {
     /// model.
     pub fitted: Option<Fitted>,
     api_key: Option<ApiKey>,
+    /// `CI` is set (as insta detects it): a mode code sets may then only be
+    /// replay ([`set_mode`](Self::set_mode)).
+    ci: bool,
 }
 
 /// The configuration, with the base URL's query string and user
@@ -971,6 +974,7 @@ impl Config {
             .filter(|k| !k.trim().is_empty())
             .map(|k| ApiKey::new(k.trim()));
         Ok(Config {
+            ci: Mode::default_for(env) == Mode::Replay,
             mode,
             mode_origin,
             mode_ignored,
@@ -1051,15 +1055,37 @@ impl Config {
             _ => String::new(),
         };
         Some(format!(
-            "ragaliq: CI is set, so {ignored}{from} is ignored and the mode is {} ({}): under CI a file or #[rag_test] may only ask for replay, so no judge is called unless the job says so; to record in CI on purpose, set RAGALIQ_MODE=record in the job's environment (said once per process)",
+            "ragaliq: CI is set, so {ignored}{from} is ignored and the mode is {} ({}): under CI a file, #[rag_test] or the program (Suite::mode, Calibration::with_mode) may only ask for replay, so no judge is called unless the job says so; to record in CI on purpose, set RAGALIQ_MODE=record in the job's environment (said once per process)",
             self.mode, self.mode_origin
         ))
     }
 
     /// Sets the mode from code (a suite's or a calibration's own choice),
     /// which then owns it: what the configuration said about the mode no
-    /// longer applies.
+    /// longer applies. Except under `CI`, where code is a committed setting
+    /// like a file's `mode` or `#[rag_test(mode)]`: it may only ask for
+    /// replay there. A mode that calls the judge is then ignored, kept as
+    /// [`mode_ignored`](Self::mode_ignored) for
+    /// [`mode_warning`](Self::mode_warning) to say, and the mode stays what
+    /// `RAGALIQ_MODE` or CI made it.
+    ///
+    /// ```
+    /// use ragaliq::{Config, Mode};
+    /// use std::path::Path;
+    /// let ci = |name: &str| (name == "CI").then(|| "true".to_string());
+    /// let mut c = Config::from_sources(None, Path::new("."), &ci).unwrap();
+    /// c.set_mode(Mode::Auto);
+    /// assert_eq!(c.mode, Mode::Replay);
+    /// assert!(c.mode_warning().unwrap().starts_with("ragaliq: CI is set, so mode auto (set by the program) is ignored"));
+    /// ```
     pub fn set_mode(&mut self, mode: Mode) {
+        if self.ci && mode != Mode::Replay {
+            self.mode_ignored = Some(IgnoredMode {
+                mode,
+                origin: ModeOrigin::Code,
+            });
+            return;
+        }
         self.mode = mode;
         self.mode_origin = ModeOrigin::Code;
         self.mode_ignored = None;
@@ -1189,7 +1215,8 @@ pub enum ModeOrigin {
     File(PathBuf),
     /// `#[rag_test(mode = "…")]` on this test (`module::test`).
     Attribute(String),
-    /// Code set it after loading ([`Config::set_mode`]).
+    /// Code set it after loading ([`Config::set_mode`]; under CI, replay
+    /// only).
     Code,
     /// Nothing asked for a mode (or only what CI made ragaliq ignore), and
     /// `CI` is set: replay.

@@ -138,6 +138,12 @@ impl Session {
         }
     }
 
+    /// Whether the session keeps a configured mode (a judge made from
+    /// configuration), not only what its caller built in code.
+    pub(crate) fn configured(&self) -> bool {
+        self.mode.is_some()
+    }
+
     pub(crate) fn client(&self) -> &Client {
         &self.client
     }
