@@ -498,14 +498,25 @@ impl Config {
             .or_else(|| provider.default_model().map(str::to_owned))
             .ok_or_else(|| ConfigError::Missing {
                 what: "the judge's model".into(),
-                how: format!(
+                // `openai-compatible:<model>` would drop the URL: a
+                // server's URL goes with RAGALIQ_MODEL.
+                how: if let Some(url) = &env_url {
+                    format!(
+                        "RAGALIQ_JUDGE={} names a server, not a model; set RAGALIQ_MODEL=<model> beside it (the name every exchange is recorded under, so replay needs it too: the model the server loaded, e.g. its --alias), or `model` under [judge] in {}",
+                        redact_url(url),
+                        file.map_or_else(
+                            || root.join("ragaliq.toml").display().to_string(),
+                            |(_, p)| p.display().to_string()
+                        ),
+                    )
+                } else { format!(
                     "{provider} has no default model; set `model` under [judge] in {}, or RAGALIQ_MODEL, or RAGALIQ_JUDGE={provider}:<model>",
                     file.map_or_else(
                         || root.join("ragaliq.toml").display().to_string(),
                         |(_, p)| p.display().to_string()
                     ),
                     provider = provider.name()
-                ),
+                ) },
             })?;
         // Thresholds fitted for one model apply to that model only: a file
         // fitted for the 1.5B read with RAGALIQ_MODEL=gpt-4o-mini falls back
@@ -1752,7 +1763,14 @@ mod tests {
             (c.provider, c.base_url.as_deref()),
             (Provider::OpenAiCompatible, Some("http://127.0.0.1:8000/v1"))
         );
+        // A server's URL names no model, and `openai-compatible:<model>`
+        // would drop the URL: the message says what goes with it.
         let e = err(None, &[("RAGALIQ_JUDGE", "http://127.0.0.1:8000/v1")]);
+        assert_eq!(
+            e,
+            "the judge's model is not set: RAGALIQ_JUDGE=http://127.0.0.1:8000/v1 names a server, not a model; set RAGALIQ_MODEL=<model> beside it (the name every exchange is recorded under, so replay needs it too: the model the server loaded, e.g. its --alias), or `model` under [judge] in /pkg/ragaliq.toml"
+        );
+        let e = err(None, &[("RAGALIQ_JUDGE", "openai-compatible")]);
         assert_eq!(
             e,
             "the judge's model is not set: openai-compatible has no default model; set `model` under [judge] in /pkg/ragaliq.toml, or RAGALIQ_MODEL, or RAGALIQ_JUDGE=openai-compatible:<model>"
