@@ -492,6 +492,46 @@ fn walk(
     Ok(true)
 }
 
+/// What the judge said of an item, kept apart from what a threshold made
+/// of it: `wrote "Yes", P(yes) 0.56 → no at the threshold 0.70`. The
+/// judge's word is what it wrote; the verdict after the arrow is ragaliq's
+/// reading of its probability.
+fn judge_said(item: &Item) -> String {
+    let j = &item.judge;
+    let mut parts: Vec<String> = Vec::new();
+    if let Some(w) = &j.written {
+        parts.push(format!("wrote {w:?}"));
+    }
+    if let Some(p) = j.probability {
+        parts.push(format!(
+            "{} {p:.2}",
+            match item.judged.family.as_str() {
+                "claim" => "P(supported)",
+                "criteria_score" => "score",
+                _ => "P(yes)",
+            }
+        ));
+    }
+    if let Some(q) = j.contradiction {
+        parts.push(format!("P(contradicted) {q:.2}"));
+    }
+    let mut said = parts.join(", ");
+    match (&j.verdict, j.threshold) {
+        (Some(v), Some(t)) => said.push_str(&format!(" → {v} at the threshold {t:.2}")),
+        (Some(v), None) if j.written.as_deref() != Some(v.as_str()) => {
+            if said.is_empty() {
+                said.push_str(v);
+            } else {
+                said.push_str(&format!(" → {v}"));
+            }
+        }
+        (Some(_), None) => {}
+        (None, _) if said.is_empty() => said.push_str("(not read)"),
+        (None, _) => {}
+    }
+    said
+}
+
 /// One item, as a reviewer reads it.
 fn show(
     out: &mut impl Write,
@@ -572,23 +612,8 @@ fn show(
     if blind {
         writeln!(out, "the judge: (hidden)")?;
     } else {
-        let j = &item.judge;
-        let mut said = j.verdict.clone().unwrap_or_else(|| "(not read)".into());
-        if let Some(p) = j.probability {
-            said.push_str(&format!(
-                ", {} {p:.2}",
-                match family {
-                    "claim" => "P(supported)",
-                    "criteria_score" => "score",
-                    _ => "P(yes)",
-                }
-            ));
-        }
-        if let Some(q) = j.contradiction {
-            said.push_str(&format!(", P(contradicted) {q:.2}"));
-        }
-        writeln!(out, "the judge ({}): {said}", item.model)?;
-        for r in &j.read {
+        writeln!(out, "the judge ({}): {}", item.model, judge_said(item))?;
+        for r in &item.judge.read {
             writeln!(out, "  {r}")?;
         }
     }

@@ -80,12 +80,12 @@ fn one_key_per_verdict_with_skip_undo_and_quit() {
         "{out}"
     );
     assert!(
-        out.contains("  [1] »Refunds are accepted within 30 days of delivery.«"),
+        out.contains("  [2] »Refunds are paid to the original payment method.«"),
         "the closest sentence is marked: {out}"
     );
     assert!(
         out.contains(
-            "the judge (qwen2.5-coder-1.5b): contradicted, P(supported) 0.06, P(contradicted) 0.22"
+            "the judge (qwen2.5-coder-1.5b): wrote \"no\", P(supported) 0.06, P(contradicted) 0.22 → contradicted at the threshold 0.33"
         ),
         "{out}"
     );
@@ -516,3 +516,56 @@ fn remove_over_a_folder_rewrites_only_the_recording_that_holds_the_key() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// What the walk shows of the judge is the judge's word (where it wrote
+/// one) and its probability, and apart from it what the threshold makes of
+/// that: "no" at P(yes) 0.56 is the threshold's reading, not the judge's.
+#[test]
+fn the_walk_tells_the_judges_word_from_the_thresholds_reading() {
+    let dir = fixture("reading");
+    let out = text(&run(&dir, &["review", "--all"], "s\nq\n"));
+    // The faithful answer's relevance (the second item): the judge wrote
+    // yes, with P(yes) 0.56, under the default threshold 0.7 (no judge
+    // file here).
+    assert!(
+        out.contains("the judge (qwen2.5-coder-1.5b): wrote \"yes\", P(yes) 0.56 → no at the threshold 0.70"),
+        "{out}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Every claim labelled `contradicted`: one of the four verdicts, so they
+/// are not measured, and the report says that, not that the labels say
+/// supported or not only.
+#[test]
+fn calibrate_says_which_one_verdict_the_labels_give() {
+    let dir = fixture("one-verdict");
+    let snap = "tests/snapshots/quickstart.snap";
+    let recording = ragaliq::record::Recording::read(&dir.join(snap))
+        .unwrap()
+        .unwrap();
+    let claims: Vec<String> =
+        ragaliq::review::items(&recording, &ragaliq::review::Thresholds::default())
+            .into_iter()
+            .filter(|i| i.judged.family == "claim")
+            .map(|i| i.judged.key)
+            .collect();
+    assert!(claims.len() >= 2, "{claims:?}");
+    for key in &claims {
+        let o = run(
+            &dir,
+            &["review", snap, "--key", key, "--verdict", "contradicted"],
+            "",
+        );
+        assert!(o.status.success(), "{}", text(&o));
+    }
+    let out = text(&run(&dir, &["calibrate", "--reviewed"], ""));
+    assert!(
+        !out.contains("the labels say supported or not supported only"),
+        "{out}"
+    );
+    assert!(
+        out.contains("not measured: every label is `contradicted`, one of the four verdicts: it takes two to measure them"),
+        "{out}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

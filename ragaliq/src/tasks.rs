@@ -1222,3 +1222,25 @@ impl Ask for CriteriaScore<'_> {
     }
 }
 
+#[cfg(test)]
+mod tests {
+    use super::MAX_REASKS;
+
+    /// The guide says how many items of a batch are asked again alone; it
+    /// says what the code does.
+    #[test]
+    fn the_guide_states_the_reask_limit() {
+        let guide = std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../docs/guide/judges-and-providers.md"),
+        )
+        .unwrap();
+        let said = guide.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(
+            said.contains(&format!(
+                "asks the others again alone (at most {MAX_REASKS} per batch)"
+            )),
+            "docs/guide/judges-and-providers.md does not say {MAX_REASKS}"
+        );
+    }
+}
