@@ -261,7 +261,11 @@ fn live_mode_binds_no_recording() {
     ] {
         let run = run_child(filter, exact, &dir, &live);
         assert!(run.passed, "{filter} in live mode:\n{}", run.output);
-        assert!(!run.output.contains("is bound by two judges"), "{}", run.output);
+        assert!(
+            !run.output.contains("is bound by two judges"),
+            "{}",
+            run.output
+        );
     }
     assert_eq!(
         std::fs::read_dir(&dir).unwrap().count(),

@@ -543,7 +543,12 @@ async fn the_printed_overrule_path_works_from_where_cargo_test_ran() {
     let snapshots = package.join("tests/snapshots");
     std::fs::create_dir_all(&snapshots).unwrap();
     let out = std::process::Command::new(std::env::current_exe().unwrap())
-        .args(["overruled_child", "--exact", "--ignored", "--test-threads=1"])
+        .args([
+            "overruled_child",
+            "--exact",
+            "--ignored",
+            "--test-threads=1",
+        ])
         .current_dir(&package)
         .env("PWD", &workspace)
         .env_remove("CI")
@@ -564,7 +569,10 @@ async fn the_printed_overrule_path_works_from_where_cargo_test_ran() {
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
-    assert!(!out.status.success(), "the judge is wrong, so it fails:\n{text}");
+    assert!(
+        !out.status.success(),
+        "the judge is wrong, so it fails:\n{text}"
+    );
     let line = text
         .lines()
         .find(|l| l.trim_start().starts_with("cargo ragaliq review "))

@@ -616,7 +616,8 @@ async fn ci_ignores_the_mode_a_suites_code_asks_for() {
         said[0]
     );
     assert!(
-        !dir.join("snapshots").exists() || std::fs::read_dir(dir.join("snapshots")).unwrap().count() == 0,
+        !dir.join("snapshots").exists()
+            || std::fs::read_dir(dir.join("snapshots")).unwrap().count() == 0,
         "nothing recorded"
     );
 }

@@ -465,7 +465,14 @@ fn the_snap_path_a_test_prints_reaches_its_pending_twin() {
     let from_above = format!("{name}/{snap}");
     let o = run(
         dir.parent().unwrap(),
-        &["review", &from_above, "--key", &key, "--verdict", "contradicted"],
+        &[
+            "review",
+            &from_above,
+            "--key",
+            &key,
+            "--verdict",
+            "contradicted",
+        ],
         "",
     );
     assert!(o.status.success(), "{}", text(&o));
@@ -485,7 +492,14 @@ fn remove_over_a_folder_rewrites_only_the_recording_that_holds_the_key() {
     let key = invented_claim_key(&snap);
     let o = run(
         &dir,
-        &["review", "tests/snapshots/quickstart.snap", "--key", &key, "--verdict", "supported"],
+        &[
+            "review",
+            "tests/snapshots/quickstart.snap",
+            "--key",
+            &key,
+            "--verdict",
+            "supported",
+        ],
         "",
     );
     assert!(o.status.success(), "{}", text(&o));
@@ -512,7 +526,11 @@ fn remove_over_a_folder_rewrites_only_the_recording_that_holds_the_key() {
         "the unreadable one is named: {out}"
     );
     assert!(verdicts(&dir).is_empty());
-    assert_eq!(std::fs::read_to_string(&v1).unwrap(), v1_text, "not rewritten");
+    assert_eq!(
+        std::fs::read_to_string(&v1).unwrap(),
+        v1_text,
+        "not rewritten"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -527,7 +545,9 @@ fn the_walk_tells_the_judges_word_from_the_thresholds_reading() {
     // yes, with P(yes) 0.56, under the default threshold 0.7 (no judge
     // file here).
     assert!(
-        out.contains("the judge (qwen2.5-coder-1.5b): wrote \"yes\", P(yes) 0.56 → no at the threshold 0.70"),
+        out.contains(
+            "the judge (qwen2.5-coder-1.5b): wrote \"yes\", P(yes) 0.56 → no at the threshold 0.70"
+        ),
         "{out}"
     );
     std::fs::remove_dir_all(&dir).unwrap();

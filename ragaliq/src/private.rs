@@ -775,7 +775,10 @@ mod tests {
         // Elsewhere, or no PWD: absolute, which works from anywhere.
         std::fs::create_dir_all(dir.join("other")).unwrap();
         assert_eq!(relative_to(&snap, Some(&dir.join("other"))), snap);
-        assert_eq!(relative_to(&snap, Some(Path::new("/nonexistent-ragaliq"))), snap);
+        assert_eq!(
+            relative_to(&snap, Some(Path::new("/nonexistent-ragaliq"))),
+            snap
+        );
         assert_eq!(relative_to(&snap, None), snap);
         std::fs::remove_dir_all(&dir).unwrap();
     }

@@ -594,9 +594,7 @@ fn module_paths(code: &str, module: &[String]) -> Vec<Vec<String>> {
 
 /// The loops of `graph` (strongly connected components of more than one
 /// node), each as its nodes in order, smallest first.
-fn cycles(
-    graph: &BTreeMap<Vec<String>, BTreeSet<Vec<String>>>,
-) -> Vec<Vec<Vec<String>>> {
+fn cycles(graph: &BTreeMap<Vec<String>, BTreeSet<Vec<String>>>) -> Vec<Vec<Vec<String>>> {
     // Kosaraju: finish order on the graph, then components on its reverse.
     fn visit<'a>(
         n: &'a Vec<String>,

@@ -624,7 +624,10 @@ async fn a_word_answer_after_a_reasoning_block_gets_room_for_it() {
         .await
         .unwrap();
     assert_eq!(recorded.score, 1.0, "{recorded}");
-    let pending = recorder.save_pending("tests/probabilities.rs").unwrap().unwrap();
+    let pending = recorder
+        .save_pending("tests/probabilities.rs")
+        .unwrap()
+        .unwrap();
     std::fs::rename(pending, dir.join("t.snap")).unwrap();
     let asked = seen.lock().unwrap().len();
     let replayed = within(

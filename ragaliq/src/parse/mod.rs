@@ -55,9 +55,9 @@ mod word;
 
 use crate::core::Verdict;
 pub(crate) use json::canonical;
-pub(crate) use word::cut_in_reasoning;
 use json::{Found, J};
 use std::fmt;
+pub(crate) use word::cut_in_reasoning;
 pub use word::{
     AnswerAt, AnswerWords, MIN_ANSWER_MASS, WordAnswer, YesNo, answer_word, yes_no, yes_or_no,
 };

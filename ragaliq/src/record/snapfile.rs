@@ -81,10 +81,7 @@ fn strip_header(raw: &str) -> &str {
 pub(crate) fn rewritten(raw: &str, contents: &str) -> String {
     let header = header_end(raw).map_or("", |end| &raw[..end]);
     let header = header.replace("\r\n", "\n");
-    let text = format!(
-        "{header}{}\n",
-        contents.trim_end_matches(['\n', '\r'])
-    );
+    let text = format!("{header}{}\n", contents.trim_end_matches(['\n', '\r']));
     if raw.contains("\r\n") {
         text.replace('\n', "\r\n")
     } else {
@@ -209,7 +206,11 @@ mod tests {
             "---\r\nsource: a.rs\r\n---\r\nnew\r\nlines\r\n"
         );
         assert_eq!(rewritten("old\n", "new"), "new\n", "no header, none made");
-        assert_eq!(header_end("---\nsource: a.rs\n"), None, "an unclosed header");
+        assert_eq!(
+            header_end("---\nsource: a.rs\n"),
+            None,
+            "an unclosed header"
+        );
     }
 
     #[test]
