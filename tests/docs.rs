@@ -440,3 +440,107 @@ fn a_real_command_is_run_with_its_status_and_without_this_tests_ci() {
     let problem = check(&block(&b.command, 0, &ran.printed), &ran).unwrap();
     assert!(problem.contains("exited with status 1"), "{problem}");
 }
+
+// ── recipes: the commands the docs tell a person to run ────────────────────
+
+/// The scripted judge (`ragaliq-scripted`) on 127.0.0.1, on a runtime of
+/// its own: the recipes below need a judge, and run with no model.
+fn scripted_judge() -> (tokio::runtime::Runtime, ragaliq_scripted::ScriptedJudge) {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let judge = rt.block_on(ragaliq_scripted::ScriptedJudge::start());
+    (rt, judge)
+}
+
+/// Whether `cargo insta` is installed (the README's install step).
+fn cargo_insta() -> bool {
+    Command::new(cargo())
+        .args(["insta", "--version"])
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+fn cargo() -> String {
+    std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned())
+}
+
+/// The quickstart's own recipe for grading with one's own judge writes
+/// where `cargo insta review` looks: not under `target/`, which insta
+/// skips. Run as printed (against the scripted judge instead of OpenAI,
+/// into a folder beside the one printed), the pending file is one
+/// `cargo insta pending-snapshots` lists.
+#[test]
+fn the_quickstarts_own_judge_recipe_records_where_cargo_insta_reviews() {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let hint = readme
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix("to grade with your own judge, recorded apart from this one: ")
+        })
+        .expect("the quickstart's hint in README.md");
+    let command = hint.split(" (").next().unwrap();
+    let dir = command
+        .split_whitespace()
+        .find_map(|w| w.strip_prefix("RAGALIQ_SNAPSHOT_DIR="))
+        .expect("the folder it records into");
+    assert!(
+        !Path::new(dir)
+            .components()
+            .any(|c| c.as_os_str() == "target"),
+        "`{command}` records under target/, where `cargo insta review` does not look"
+    );
+    let (_rt, judge) = scripted_judge();
+    let mine = format!("{dir}-docs-test-{}", std::process::id());
+    let command = command
+        .replace(
+            "RAGALIQ_JUDGE=openai:gpt-4o-mini",
+            &format!("RAGALIQ_JUDGE={} RAGALIQ_MODEL=scripted", judge.base_url()),
+        )
+        .replace(
+            &format!("RAGALIQ_SNAPSHOT_DIR={dir}"),
+            &format!("RAGALIQ_SNAPSHOT_DIR={mine}"),
+        );
+    let (env, program, args, _) = parse(&command);
+    assert!(
+        program.exists(),
+        "{} is not built; run the whole workspace's tests (`cargo test --workspace`)",
+        program.display()
+    );
+    let out = Command::new(program)
+        .args(args)
+        .envs(env)
+        .env_remove("CI")
+        .current_dir(root())
+        .output()
+        .unwrap();
+    let printed = String::from_utf8_lossy(&out.stdout).into_owned();
+    let pending = root().join(&mine).join("quickstart.snap.new");
+    let listed = cargo_insta().then(|| {
+        let o = Command::new(cargo())
+            .args(["insta", "pending-snapshots", "--workspace-root"])
+            .arg(root())
+            .current_dir(root())
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    });
+    let _ = std::fs::remove_dir_all(root().join(&mine));
+    assert!(judge.requests() > 0, "{printed}");
+    assert!(
+        printed.contains(&format!(
+            "new exchanges recorded in {}: review them with `cargo insta review`",
+            pending.display()
+        )),
+        "{printed}"
+    );
+    match listed {
+        Some(listed) => assert!(
+            listed.contains(&format!("{mine}/quickstart.snap")),
+            "cargo insta does not list it:\n{listed}"
+        ),
+        None => println!("cargo-insta is not installed: its listing was not checked"),
+    }
+}
