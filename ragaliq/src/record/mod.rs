@@ -149,7 +149,7 @@ pub enum RecordingError {
     /// `#[rag_test]` and [`recorded_judge!`](crate::recorded_judge). It never
     /// calls out in this mode.
     #[error(
-        "this judge has no recording, and the mode is replay ({why}): it may not call the judge, so {exchange} was not asked\n  in a test, use #[rag_test] or `let judge = ragaliq::recorded_judge!();`, which replay from a recording; record it with: RAGALIQ_MODE=record cargo test\n  to call a real provider anyway (a nightly run), set RAGALIQ_MODE=live"
+        "this judge has no recording, and the mode is replay ({why}): it may not call the judge, so {exchange} was not asked\n  in a test, use #[rag_test] or `let judge = ragaliq::recorded_judge!();`, which replay from a recording; record it with: RAGALIQ_MODE=record cargo test --no-fail-fast\n  to call a real provider anyway (a nightly run), set RAGALIQ_MODE=live"
     )]
     Unrecorded {
         /// The exchange asked for, readably.
