@@ -34,7 +34,7 @@ use std::time::{Duration, SystemTime};
 pub struct Args {
     /// Record through the provider's batch API (OpenAI, Anthropic): half
     /// the price, answers within 24 hours. Required: live recording is
-    /// `RAGALIQ_MODE=record cargo test`.
+    /// `RAGALIQ_MODE=record cargo test --no-fail-fast`.
     #[arg(long)]
     batch: bool,
     /// Continue the batch record in progress (after a crash, a closed
@@ -195,7 +195,7 @@ pub fn run(args: Args) -> Result<bool, String> {
     }
     if !args.batch {
         return Err(
-            "only --batch is built: record live with RAGALIQ_MODE=record cargo test, or through a provider's batch API with cargo ragaliq record --batch".into(),
+            "only --batch is built: record live with RAGALIQ_MODE=record cargo test --no-fail-fast, or through a provider's batch API with cargo ragaliq record --batch".into(),
         );
     }
     let config = Config::load().map_err(|e| e.to_string())?;

@@ -67,7 +67,21 @@ fn targets(paths: &[PathBuf]) -> Vec<Target> {
     } else {
         paths.to_vec()
     };
-    let found = files::recordings(&roots);
+    let mut found = files::recordings(&roots);
+    // A `.snap` named as such (the path a failing test prints): on a first
+    // recording only its pending twin exists, and when both do the twin is
+    // what will be accepted. Either way the twin is the one to review and
+    // write into.
+    for root in &roots {
+        if root.extension().is_some_and(|e| e == "snap") {
+            let twin = record::pending_path(root);
+            if twin.is_file() && record::format_of(&twin).is_some() {
+                found.push(twin);
+            }
+        }
+    }
+    found.sort();
+    found.dedup();
     let mut out: BTreeMap<PathBuf, Target> = BTreeMap::new();
     for path in found {
         // `./tests/…` as `tests/…`: paths are shown and reported as typed.
@@ -165,9 +179,16 @@ pub fn run(args: Args) -> Result<bool, String> {
 /// Sets one verdict in every recording found that judges `key`.
 fn set_one(found: &[Target], key: &str, verdict: &str, args: &Args) -> Result<bool, String> {
     let mut written = 0;
+    let mut unreadable = Vec::new();
     for t in found {
-        let Ok(Some(recording)) = Recording::read(&t.path) else {
-            continue;
+        let recording = match Recording::read(&t.path) {
+            Ok(Some(r)) => r,
+            Ok(None) => continue,
+            Err(e) => {
+                eprintln!("skipped: {e}");
+                unreadable.push(shown(&t.path));
+                continue;
+            }
         };
         if !recording
             .exchanges
@@ -196,7 +217,8 @@ fn set_one(found: &[Target], key: &str, verdict: &str, args: &Args) -> Result<bo
     }
     if written == 0 {
         return Err(format!(
-            "no recording under the paths given judges key {key} (a test prints the key of each item it failed on)"
+            "no recording under the paths given judges key {key} (a test prints the key of each item it failed on){}",
+            unread(&unreadable)
         ));
     }
     println!(
@@ -210,9 +232,28 @@ fn set_one(found: &[Target], key: &str, verdict: &str, args: &Args) -> Result<bo
     Ok(true)
 }
 
+/// Removes the person's verdict on `key` from the recordings that hold
+/// one, and from no other: a recording without it is not rewritten, and
+/// one that cannot be read is said and passed over.
 fn remove_one(found: &[Target], key: &str) -> Result<bool, String> {
     let mut removed = 0;
+    let mut unreadable = Vec::new();
     for t in found {
+        let holds = match Recording::read(&t.path) {
+            Ok(Some(r)) => r
+                .exchanges
+                .iter()
+                .any(|e| e.reviewed.iter().any(|v| v.key == key)),
+            Ok(None) => false,
+            Err(e) => {
+                eprintln!("skipped: {e}");
+                unreadable.push(shown(&t.path));
+                false
+            }
+        };
+        if !holds {
+            continue;
+        }
         let gone = record::update(&t.path, |r| record::remove_verdict(r, key))
             .map_err(|e| e.to_string())?;
         if let Some(r) = gone {
@@ -226,10 +267,25 @@ fn remove_one(found: &[Target], key: &str) -> Result<bool, String> {
     }
     if removed == 0 {
         return Err(format!(
-            "no person's verdict on key {key} under the paths given"
+            "no person's verdict on key {key} under the paths given{}",
+            unread(&unreadable)
         ));
     }
     Ok(true)
+}
+
+/// The recordings that could not be read, for a message that found
+/// nothing: what was looked for may be in one of them.
+fn unread(paths: &[String]) -> String {
+    if paths.is_empty() {
+        String::new()
+    } else {
+        format!(
+            " that could be read ({} could not: {})",
+            paths.len(),
+            paths.join(", ")
+        )
+    }
 }
 
 /// The keys for the verdicts an item takes: `(key, word)`.
@@ -442,6 +498,46 @@ fn walk(
     Ok(true)
 }
 
+/// What the judge said of an item, kept apart from what a threshold made
+/// of it: `wrote "Yes", P(yes) 0.56 → no at the threshold 0.70`. The
+/// judge's word is what it wrote; the verdict after the arrow is ragaliq's
+/// reading of its probability.
+fn judge_said(item: &Item) -> String {
+    let j = &item.judge;
+    let mut parts: Vec<String> = Vec::new();
+    if let Some(w) = &j.written {
+        parts.push(format!("wrote {w:?}"));
+    }
+    if let Some(p) = j.probability {
+        parts.push(format!(
+            "{} {p:.2}",
+            match item.judged.family.as_str() {
+                "claim" => "P(supported)",
+                "criteria_score" => "score",
+                _ => "P(yes)",
+            }
+        ));
+    }
+    if let Some(q) = j.contradiction {
+        parts.push(format!("P(contradicted) {q:.2}"));
+    }
+    let mut said = parts.join(", ");
+    match (&j.verdict, j.threshold) {
+        (Some(v), Some(t)) => said.push_str(&format!(" → {v} at the threshold {t:.2}")),
+        (Some(v), None) if j.written.as_deref() != Some(v.as_str()) => {
+            if said.is_empty() {
+                said.push_str(v);
+            } else {
+                said.push_str(&format!(" → {v}"));
+            }
+        }
+        (Some(_), None) => {}
+        (None, _) if said.is_empty() => said.push_str("(not read)"),
+        (None, _) => {}
+    }
+    said
+}
+
 /// One item, as a reviewer reads it.
 fn show(
     out: &mut impl Write,
@@ -527,23 +623,8 @@ fn show(
     if blind {
         writeln!(out, "the judge: (hidden)")?;
     } else {
-        let j = &item.judge;
-        let mut said = j.verdict.clone().unwrap_or_else(|| "(not read)".into());
-        if let Some(p) = j.probability {
-            said.push_str(&format!(
-                ", {} {p:.2}",
-                match family {
-                    "claim" => "P(supported)",
-                    "criteria_score" => "score",
-                    _ => "P(yes)",
-                }
-            ));
-        }
-        if let Some(q) = j.contradiction {
-            said.push_str(&format!(", P(contradicted) {q:.2}"));
-        }
-        writeln!(out, "the judge ({}): {said}", item.model)?;
-        for r in &j.read {
+        writeln!(out, "the judge ({}): {}", item.model, judge_said(item))?;
+        for r in &item.judge.read {
             writeln!(out, "  {r}")?;
         }
     }

@@ -168,9 +168,9 @@ pub struct Config {
     pub mode: Mode,
     /// What decided [`mode`](Self::mode) (see [`Config::mode_reason`]).
     pub mode_origin: ModeOrigin,
-    /// A mode the file or a test's attribute asked for and that was ignored
-    /// because `CI` is set: under CI only `RAGALIQ_MODE` picks a mode other
-    /// than replay.
+    /// A mode the file, a test's attribute or code ([`set_mode`](Self::set_mode))
+    /// asked for and that was ignored because `CI` is set: under CI only
+    /// `RAGALIQ_MODE` picks a mode other than replay.
     pub mode_ignored: Option<IgnoredMode>,
     /// The provider.
     pub provider: Provider,
@@ -270,6 +270,9 @@ pub struct Config {
     /// set the first judge only).
     pub escalate: Vec<Config>,
     api_key: Option<ApiKey>,
+    /// `CI` is set (as insta detects it): a mode code sets may then only be
+    /// replay ([`set_mode`](Self::set_mode)).
+    ci: bool,
 }
 
 /// The configuration, with the base URL's query string and user
@@ -523,14 +526,25 @@ impl Config {
             .or_else(|| provider.default_model().map(str::to_owned))
             .ok_or_else(|| ConfigError::Missing {
                 what: "the judge's model".into(),
-                how: format!(
+                // `openai-compatible:<model>` would drop the URL: a
+                // server's URL goes with RAGALIQ_MODEL.
+                how: if let Some(url) = &env_url {
+                    format!(
+                        "RAGALIQ_JUDGE={} names a server, not a model; set RAGALIQ_MODEL=<model> beside it (the name every exchange is recorded under, so replay needs it too: the model the server loaded, e.g. its --alias), or `model` under [judge] in {}",
+                        redact_url(url),
+                        file.map_or_else(
+                            || root.join("ragaliq.toml").display().to_string(),
+                            |(_, p)| p.display().to_string()
+                        ),
+                    )
+                } else { format!(
                     "{provider} has no default model; set `model` under [judge] in {}, or RAGALIQ_MODEL, or RAGALIQ_JUDGE={provider}:<model>",
                     file.map_or_else(
                         || root.join("ragaliq.toml").display().to_string(),
                         |(_, p)| p.display().to_string()
                     ),
                     provider = provider.name()
-                ),
+                ) },
             })?;
         // Thresholds fitted for one model apply to that model only: a file
         // fitted for the 1.5B read with RAGALIQ_MODEL=gpt-4o-mini falls back
@@ -1025,6 +1039,7 @@ impl Config {
             .filter(|k| !k.trim().is_empty())
             .map(|k| ApiKey::new(k.trim()));
         Ok(Config {
+            ci: Mode::default_for(env) == Mode::Replay,
             mode,
             mode_origin,
             mode_ignored,
@@ -1108,15 +1123,37 @@ impl Config {
             _ => String::new(),
         };
         Some(format!(
-            "ragaliq: CI is set, so {ignored}{from} is ignored and the mode is {} ({}): under CI a file or #[rag_test] may only ask for replay, so no judge is called unless the job says so; to record in CI on purpose, set RAGALIQ_MODE=record in the job's environment (said once per process)",
+            "ragaliq: CI is set, so {ignored}{from} is ignored and the mode is {} ({}): under CI a file, #[rag_test] or the program (Suite::mode, Calibration::with_mode) may only ask for replay, so no judge is called unless the job says so; to record in CI on purpose, set RAGALIQ_MODE=record in the job's environment (said once per process)",
             self.mode, self.mode_origin
         ))
     }
 
     /// Sets the mode from code (a suite's or a calibration's own choice),
     /// which then owns it: what the configuration said about the mode no
-    /// longer applies.
+    /// longer applies. Except under `CI`, where code is a committed setting
+    /// like a file's `mode` or `#[rag_test(mode)]`: it may only ask for
+    /// replay there. A mode that calls the judge is then ignored, kept as
+    /// [`mode_ignored`](Self::mode_ignored) for
+    /// [`mode_warning`](Self::mode_warning) to say, and the mode stays what
+    /// `RAGALIQ_MODE` or CI made it.
+    ///
+    /// ```
+    /// use ragaliq::{Config, Mode};
+    /// use std::path::Path;
+    /// let ci = |name: &str| (name == "CI").then(|| "true".to_string());
+    /// let mut c = Config::from_sources(None, Path::new("."), &ci).unwrap();
+    /// c.set_mode(Mode::Auto);
+    /// assert_eq!(c.mode, Mode::Replay);
+    /// assert!(c.mode_warning().unwrap().starts_with("ragaliq: CI is set, so mode auto (set by the program) is ignored"));
+    /// ```
     pub fn set_mode(&mut self, mode: Mode) {
+        if self.ci && mode != Mode::Replay {
+            self.mode_ignored = Some(IgnoredMode {
+                mode,
+                origin: ModeOrigin::Code,
+            });
+            return;
+        }
         self.mode = mode;
         self.mode_origin = ModeOrigin::Code;
         self.mode_ignored = None;
@@ -1246,7 +1283,8 @@ pub enum ModeOrigin {
     File(PathBuf),
     /// `#[rag_test(mode = "…")]` on this test (`module::test`).
     Attribute(String),
-    /// Code set it after loading ([`Config::set_mode`]).
+    /// Code set it after loading ([`Config::set_mode`]; under CI, replay
+    /// only).
     Code,
     /// Nothing asked for a mode (or only what CI made ragaliq ignore), and
     /// `CI` is set: replay.
@@ -1940,7 +1978,14 @@ mod tests {
             (c.provider, c.base_url.as_deref()),
             (Provider::OpenAiCompatible, Some("http://127.0.0.1:8000/v1"))
         );
+        // A server's URL names no model, and `openai-compatible:<model>`
+        // would drop the URL: the message says what goes with it.
         let e = err(None, &[("RAGALIQ_JUDGE", "http://127.0.0.1:8000/v1")]);
+        assert_eq!(
+            e,
+            "the judge's model is not set: RAGALIQ_JUDGE=http://127.0.0.1:8000/v1 names a server, not a model; set RAGALIQ_MODEL=<model> beside it (the name every exchange is recorded under, so replay needs it too: the model the server loaded, e.g. its --alias), or `model` under [judge] in /pkg/ragaliq.toml"
+        );
+        let e = err(None, &[("RAGALIQ_JUDGE", "openai-compatible")]);
         assert_eq!(
             e,
             "the judge's model is not set: openai-compatible has no default model; set `model` under [judge] in /pkg/ragaliq.toml, or RAGALIQ_MODEL, or RAGALIQ_JUDGE=openai-compatible:<model>"

@@ -177,10 +177,14 @@ pub fn same_claim(a: &str, b: &str) -> bool {
         && b.iter().all(|w| a.iter().any(|v| same(v, w)))
 }
 
-/// The sentence of the passages closest to `claim`: the one that shares
-/// most of the claim's content words (numbers included; ties go to the
-/// earlier passage, then the shorter sentence). `None` when no sentence
-/// shares a single content word with it: no passage speaks to the claim.
+/// The sentence of the passages closest to `claim`: the one whose content
+/// words (numbers included) overlap the claim's most, counted against both
+/// lengths (2 × shared / (the claim's + the sentence's), the Dice
+/// coefficient), so a long sentence that shares two words among many
+/// others is not closer than a short one about the claim's subject; ties
+/// go to the sentence sharing more words, then the earlier one. `None`
+/// when no sentence shares a single content word with it: no passage
+/// speaks to the claim.
 ///
 /// ragaliq shows this sentence, and says that it found it, beside a claim
 /// the judge found unsupported when the judge was asked a yes/no question
@@ -199,24 +203,39 @@ pub fn same_claim(a: &str, b: &str) -> bool {
 /// ```
 #[must_use]
 pub fn closest_sentence(claim: &str, passages: &[String]) -> Option<Found> {
-    let wanted = content_words(claim);
+    let wanted = distinct(content_words(claim));
     if wanted.is_empty() {
         return None;
     }
-    let mut best: Option<(usize, Found)> = None;
+    // (overlap, shared) of the best so far.
+    let mut best: Option<((f64, usize), Found)> = None;
     for (i, passage) in passages.iter().enumerate() {
         for span in sentences(passage) {
-            let have = words(&passage[span.clone()]);
+            let have = distinct(content_words(&passage[span.clone()]));
             let shared = wanted
                 .iter()
-                .filter(|w| have.iter().any(|h| same(&h.text, w)))
+                .filter(|w| have.iter().any(|h| same(h, w)))
                 .count();
-            if shared > best.as_ref().map_or(0, |(s, _)| *s) {
-                best = Some((shared, Found { passage: i, span }));
+            if shared == 0 {
+                continue;
+            }
+            let overlap = 2.0 * shared as f64 / (wanted.len() + have.len()) as f64;
+            let better = best
+                .as_ref()
+                .is_none_or(|((o, s), _)| overlap > *o || (overlap == *o && shared > *s));
+            if better {
+                best = Some(((overlap, shared), Found { passage: i, span }));
             }
         }
     }
     best.map(|(_, found)| found)
+}
+
+/// `words` once each, in their first order.
+fn distinct(mut words: Vec<String>) -> Vec<String> {
+    let mut seen = std::collections::HashSet::new();
+    words.retain(|w| seen.insert(w.clone()));
+    words
 }
 
 /// The sentences of `text`, as byte spans without their surrounding space:
@@ -671,6 +690,27 @@ fn number_word(word: &str) -> Option<&'static str> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_closest_sentence_is_the_one_about_the_claim_not_the_longest() {
+        // A claim about Sundays: the sentence about Sundays, not the
+        // weekday hours that share "store" and "open" with it but speak of
+        // other days.
+        let passages = ["Our store is open Monday to Saturday, from 9 am to 6 pm, with late opening on Thursdays. The store is closed on Sundays.".to_owned()];
+        let found = super::closest_sentence("The store is open on Sundays.", &passages).unwrap();
+        assert_eq!(&passages[0][found.span], "The store is closed on Sundays.");
+        // A sentence that holds the whole claim still wins over a short one
+        // that shares a word.
+        let passages = [
+            "Refunds are paid to the original card within 5 to 7 days. Gold members ship free."
+                .to_owned(),
+        ];
+        let found = super::closest_sentence("Refunds are paid in gold coins.", &passages).unwrap();
+        assert_eq!(
+            &passages[0][found.span],
+            "Refunds are paid to the original card within 5 to 7 days."
+        );
+    }
+
     use super::*;
 
     fn p(texts: &[&str]) -> Vec<String> {

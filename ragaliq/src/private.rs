@@ -139,8 +139,11 @@ fn run_boxed(spec: TestSpec, body: Body) {
     };
     // One binder per recording: a `recorded_judge!()` in the body, or
     // another test of the same name, fails here or there with both named.
+    // Live mode reads and writes no recording, so binds none.
     let binder = Binder::here("#[rag_test]", spec.file, spec.line, test_label(&spec));
-    if let Err(e) = crate::record::bind(&location.snapshot, &binder) {
+    if config.mode != Mode::Live
+        && let Err(e) = crate::record::bind(&location.snapshot, &binder)
+    {
         if spec.should_panic {
             eprintln!(
                 "ragaliq: {e}\n  this #[should_panic] test is failed instead of passing on it"
@@ -251,13 +254,33 @@ fn say_reviewed(recorder: &Recorder, spec: &TestSpec) {
     let _ = std::io::stderr().write_all(line.as_bytes());
 }
 
-/// `path` relative to the current folder (where `cargo test` and `cargo
-/// ragaliq` run: the package root) when it lies inside it.
+/// `path` as the person who ran `cargo test` types it: relative to the
+/// folder they ran it in when it lies inside it, else absolute. That
+/// folder is the shell's `PWD`, which cargo leaves as it was while it runs
+/// the test in the package's folder: for `cargo test -p shop` in a
+/// workspace, the workspace root, not `shop/`. Without `PWD` (a shell that
+/// sets none) the path is absolute, which works from anywhere.
 fn relative(path: &Path) -> PathBuf {
-    std::env::current_dir()
-        .ok()
-        .and_then(|here| path.strip_prefix(here).ok().map(Path::to_path_buf))
-        .unwrap_or_else(|| path.to_path_buf())
+    relative_to(path, std::env::var_os("PWD").map(PathBuf::from).as_deref())
+}
+
+fn relative_to(path: &Path, pwd: Option<&Path>) -> PathBuf {
+    let Some(here) = pwd.filter(|p| p.is_absolute() && p.is_dir()) else {
+        return path.to_path_buf();
+    };
+    if let Ok(inside) = path.strip_prefix(here) {
+        return inside.to_path_buf();
+    }
+    // The shell's folder may name a link the test's paths resolve.
+    let (Ok(here), Some(parent)) = (here.canonicalize(), path.parent()) else {
+        return path.to_path_buf();
+    };
+    match (parent.canonicalize(), path.file_name()) {
+        (Ok(parent), Some(name)) => parent
+            .strip_prefix(&here)
+            .map_or_else(|_| path.to_path_buf(), |p| p.join(name)),
+        _ => path.to_path_buf(),
+    }
 }
 
 /// The commands that overrule what failed an evaluation, each on one item
@@ -851,6 +874,38 @@ mod tests {
         );
         let dir = snapshot_dir(&s, &|k| (k == "RAGALIQ_SNAPSHOT_DIR").then(|| "rec".into()));
         assert_eq!(dir, Path::new(env!("CARGO_MANIFEST_DIR")).join("rec"));
+    }
+
+    #[test]
+    fn paths_are_shown_from_where_cargo_test_ran() {
+        let dir = std::env::temp_dir().join(format!("ragaliq-relative-{}", std::process::id()));
+        let snapshots = dir.join("shop/tests/snapshots");
+        std::fs::create_dir_all(&snapshots).unwrap();
+        let snap = snapshots.join("returns__x.snap");
+        // `cargo test -p shop` in the workspace folder.
+        assert_eq!(
+            relative_to(&snap, Some(&dir)),
+            Path::new("shop/tests/snapshots/returns__x.snap")
+        );
+        // `cargo test` in the package's folder.
+        assert_eq!(
+            relative_to(&snap, Some(&dir.join("shop"))),
+            Path::new("tests/snapshots/returns__x.snap")
+        );
+        // Through `..` (a folder named by a link resolves the same way).
+        assert_eq!(
+            relative_to(&snap, Some(&snapshots.join("../.."))),
+            Path::new("tests/snapshots/returns__x.snap")
+        );
+        // Elsewhere, or no PWD: absolute, which works from anywhere.
+        std::fs::create_dir_all(dir.join("other")).unwrap();
+        assert_eq!(relative_to(&snap, Some(&dir.join("other"))), snap);
+        assert_eq!(
+            relative_to(&snap, Some(Path::new("/nonexistent-ragaliq"))),
+            snap
+        );
+        assert_eq!(relative_to(&snap, None), snap);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -95,6 +95,13 @@ pub struct JudgeReading {
     pub probability: Option<f64>,
     /// For a claim asked whether it is contradicted: P(contradicted).
     pub contradiction: Option<f64>,
+    /// What the judge wrote in reply to the question that decides (its
+    /// first line, at most 40 characters: `Yes`, `no`): its own word,
+    /// which `verdict` is not when a threshold read it from `probability`.
+    pub written: Option<String>,
+    /// The threshold `verdict` was read at from `probability`, when it was
+    /// (a claim's `claim_threshold`, relevance's, a passage's, …).
+    pub threshold: Option<f64>,
     /// How each of the item's exchanges was read, as the recording's
     /// `checked` entries say it (`P(yes) 0.310 from the first token's …`).
     pub read: Vec<String>,
@@ -285,9 +292,11 @@ fn reading(family: &str, asked: &[(&Exchange, usize)], t: &Thresholds) -> JudgeR
     let set_yes_no = |out: &mut JudgeReading, p: f64, threshold: f64| {
         let yes = p >= threshold;
         out.probability = Some(p);
+        out.threshold = Some(threshold);
         out.positive = Some(yes);
         out.verdict = Some(if yes { "yes" } else { "no" }.to_owned());
     };
+    let wrote = |e: &Exchange| Some(first_line(e.reply_text()));
     match family {
         "claim" => {
             if let Some((e, _)) = find("claim_supported")
@@ -304,6 +313,8 @@ fn reading(family: &str, asked: &[(&Exchange, usize)], t: &Thresholds) -> JudgeR
                     banded = Some((Kind::Claims, t.claim));
                 }
                 out.probability = Some(supported.p_yes);
+                out.threshold = Some(t.claim);
+                out.written = wrote(e);
                 out.contradiction = contradicted.map(|c| c.p_yes);
                 out.verdict = Some(decided.label().to_owned());
                 out.positive = Some(decided == Verdict::Supported);
@@ -340,6 +351,7 @@ fn reading(family: &str, asked: &[(&Exchange, usize)], t: &Thresholds) -> JudgeR
                     banded = Some((Kind::Answers, t.relevance));
                 }
                 set_yes_no(&mut out, r.p_yes, t.relevance);
+                out.written = wrote(e);
             } else if let Some((e, _)) = find("relevance")
                 && let Ok(s) = parse::score(e.reply_text())
             {
@@ -354,6 +366,7 @@ fn reading(family: &str, asked: &[(&Exchange, usize)], t: &Thresholds) -> JudgeR
                     banded = Some((Kind::Passages, t.passage));
                 }
                 set_yes_no(&mut out, r.p_yes, t.passage);
+                out.written = wrote(e);
             } else if let Some((e, item)) = find("passage_relevance") {
                 let n = e.judged().len();
                 if let Some(Some(r)) = parse::passage_relevance_each(e.reply_text(), n)
@@ -385,6 +398,7 @@ fn reading(family: &str, asked: &[(&Exchange, usize)], t: &Thresholds) -> JudgeR
                     if w.from_probabilities {
                         banded = Some((Kind::Judged, t.criteria));
                     }
+                    out.written = wrote(e);
                     out.probability = Some(score);
                     out.positive = Some(score >= t.criteria);
                     out.verdict = Some(format!("{}", expected.round()));
@@ -412,12 +426,27 @@ fn reading(family: &str, asked: &[(&Exchange, usize)], t: &Thresholds) -> JudgeR
                         banded = Some((kind, threshold));
                     }
                     set_yes_no(&mut out, w.probabilities[0], threshold);
+                    out.written = wrote(e);
                 }
             }
         }
     }
     if let (Some((kind, threshold)), Some(p)) = (banded, out.probability) {
         out.uncertain = t.bands.get(kind).decide(p, threshold) == Decision::Uncertain;
+    }
+    out
+}
+
+/// A reply's first line that holds something, at most 40 characters.
+fn first_line(reply: &str) -> String {
+    let line = reply
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or_default();
+    let mut out: String = line.chars().take(40).collect();
+    if out.len() < line.len() {
+        out.push('…');
     }
     out
 }
@@ -456,5 +485,14 @@ mod tests {
             .find(|i| i.judged.family == "answer" && i.subject().contains("nine in the morning"))
             .unwrap();
         assert_eq!(off_topic.judge.verdict.as_deref(), Some("no"));
+        // The faithful answer: the judge wrote "yes", with P(yes) 0.56; at
+        // the default threshold 0.7 that reads no. Both are kept apart.
+        let faithful = items
+            .iter()
+            .find(|i| i.judged.family == "answer" && i.subject().contains("30 days from delivery"))
+            .unwrap();
+        assert_eq!(faithful.judge.written.as_deref(), Some("yes"));
+        assert_eq!(faithful.judge.verdict.as_deref(), Some("no"));
+        assert_eq!(faithful.judge.threshold, Some(0.7));
     }
 }

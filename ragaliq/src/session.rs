@@ -157,6 +157,12 @@ impl Session {
         }
     }
 
+    /// Whether the session keeps a configured mode (a judge made from
+    /// configuration), not only what its caller built in code.
+    pub(crate) fn configured(&self) -> bool {
+        self.mode.is_some()
+    }
+
     pub(crate) fn client(&self) -> &Client {
         &self.client
     }
@@ -193,7 +199,16 @@ impl Session {
         if self.client.probabilities_refused.load(Ordering::SeqCst) {
             question.request.top_logprobs = 0;
         }
-        let (reply, fingerprint) = self.exchange(question, tally).await?;
+        let first = question.clone();
+        let (mut reply, mut fingerprint) = self.exchange(question, tally).await?;
+        // A reasoning block filled a one-word answer's limit: once more
+        // with room for it (its own exchange, recorded beside the first).
+        if let Some(mut again) = first.with_room_for_reasoning(&reply.text) {
+            if self.client.probabilities_refused.load(Ordering::SeqCst) {
+                again.request.top_logprobs = 0;
+            }
+            (reply, fingerprint) = self.exchange(again, tally).await?;
+        }
         if reply.logprobs.is_none() && self.asking.probabilities && ask.reads_first_word() {
             // Said once, in the judge's description; the recording's check
             // says how each answer was read.

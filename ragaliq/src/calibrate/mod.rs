@@ -224,7 +224,9 @@ impl Calibration {
         self
     }
 
-    /// The recording mode, instead of the configured one.
+    /// The recording mode, instead of the configured one. Under `CI` a
+    /// mode that calls the judge is ignored, as a file's `mode` is, with
+    /// one line on stderr ([`Config::set_mode`]).
     pub fn with_mode(mut self, mode: Mode) -> Self {
         self.mode = Some(mode);
         self

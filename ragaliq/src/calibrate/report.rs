@@ -905,11 +905,27 @@ impl fmt::Display for CalibrationReport {
             if j.four_way_measured() || self.kind != ItemKind::Claim {
                 agreement(f, self.headline().0, &j.verdicts)?;
             } else {
-                writeln!(
-                    f,
-                    "  {:<24} not measured: the labels say supported or not supported only",
-                    self.headline().0,
-                )?;
+                // The four verdicts the labels give (rows with items).
+                let given: Vec<&str> = j
+                    .verdicts
+                    .labels
+                    .iter()
+                    .zip(&j.verdicts.confusion)
+                    .filter(|(_, row)| row.iter().sum::<u64>() > 0)
+                    .map(|(label, _)| label.as_str())
+                    .collect();
+                match given.as_slice() {
+                    [one] => writeln!(
+                        f,
+                        "  {:<24} not measured: every label is `{one}`, one of the four verdicts: it takes two to measure them",
+                        self.headline().0,
+                    )?,
+                    _ => writeln!(
+                        f,
+                        "  {:<24} not measured: the labels say supported or not supported only",
+                        self.headline().0,
+                    )?,
+                }
             }
             if self.kind == ItemKind::Claim {
                 agreement(f, self.headline().1, &j.collapsed)?;

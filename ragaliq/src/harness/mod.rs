@@ -223,7 +223,12 @@ impl Suite {
         self
     }
 
-    /// The recording mode, instead of the configured one.
+    /// The recording mode, instead of the configured one. Under `CI` a
+    /// mode that calls the judge (anything but replay) is ignored, as a
+    /// file's `mode` is, with one line on stderr: a committed setting never
+    /// makes CI call a judge. A judge built in code and given with
+    /// [`judge`](Self::judge) takes the mode whatever `CI` says (its
+    /// caller chose what it calls).
     pub fn mode(mut self, mode: Mode) -> Self {
         self.mode = Some(mode);
         self
@@ -252,10 +257,25 @@ impl Suite {
         let root = env("CARGO_MANIFEST_DIR").map_or_else(|| PathBuf::from("."), PathBuf::from);
         let mut config = Config::load_from(&root, &env)?;
         if let Some(mode) = self.mode {
-            config.set_mode(mode);
+            match &self.judge {
+                // A judge built in code over a transport of its caller's
+                // (a server on 127.0.0.1, a canned one): the caller chose
+                // what it calls, and the mode with it.
+                Some(j) if !j.configured() => {
+                    config.mode = mode;
+                    config.mode_origin = crate::config::ModeOrigin::Code;
+                    config.mode_ignored = None;
+                }
+                // A committed setting like a file's mode: under CI it may
+                // only ask for replay (`Config::set_mode`).
+                _ => config.set_mode(mode),
+            }
         }
         let judge = match self.judge {
-            Some(j) => j,
+            Some(j) => {
+                crate::judge::say_mode_warning(&config);
+                j
+            }
             None => Judge::from_config(&config)?,
         };
         let dir = root.join(&self.dir);

@@ -150,6 +150,12 @@ impl Judge {
             .collect()
     }
 
+    /// Whether this judge was made from configuration ([`from_config`](Self::from_config)),
+    /// not built in code over a transport its caller chose.
+    pub(crate) fn configured(&self) -> bool {
+        self.session.configured()
+    }
+
     fn over(session: Session, scoring: Scoring) -> Judge {
         Judge {
             session,
@@ -198,6 +204,15 @@ impl Judge {
             scoring: self.scoring.clone(),
             escalate,
         }
+    }
+}
+
+/// Says, once per process as a judge made from `config` would, that CI
+/// made ragaliq ignore a mode (for code that sets the mode after a judge
+/// was made: a suite given its judge).
+pub(crate) fn say_mode_warning(config: &Config) {
+    if let Some(warning) = config.mode_warning() {
+        warn_once(&warning);
     }
 }
 
