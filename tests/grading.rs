@@ -35,6 +35,18 @@ async fn the_reference_itself_is_correct(judge: Judge) {
     let eval = assert_correct!(judge, refund(REFERENCE));
     let found = eval.graded.as_ref().and_then(|g| g.found.clone());
     assert_eq!(found.map(|f| f.words), Some((1, 16)), "{eval}");
+    // The found rule: the reference stands in the response, not denied, so
+    // the answer is correct with no question asked (the recording is
+    // empty).
+    assert_eq!(
+        (eval.score, eval.usage.calls, eval.usage.replayed),
+        (1.0, 0, 0)
+    );
+    assert!(
+        eval.to_string()
+            .contains("not denied: «Refunds are accepted"),
+        "{eval}"
+    );
 }
 
 const RETURNS: &str = "How long is the return window for online orders?";
@@ -79,7 +91,7 @@ async fn the_wrong_window_is_caught(judge: Judge) {
 /// The negation: the response holds the reference's words and denies
 /// them. Against the newcomer's reference ("30 days from delivery.", not
 /// found word for word) and against a short one ("30 days", found at words
-/// 4–5): found words are evidence, and the judge's no decides.
+/// 4–5 and denied by the "not" in its clause): the judge's no decides.
 #[rag_test(config = "tests/judges/qwen15.toml")]
 async fn a_denied_reference_is_caught(judge: Judge) {
     let denied = "It is not 30 days; it is 14.";
@@ -89,8 +101,21 @@ async fn a_denied_reference_is_caught(judge: Judge) {
         correctness
     );
     let eval = assert_caught!(judge, returns("30 days", denied), correctness);
-    let found = eval.graded.as_ref().and_then(|g| g.found.clone());
-    assert_eq!(found.map(|f| f.words), Some((4, 5)), "{eval}");
+    let graded = eval.graded.as_ref().unwrap();
+    assert_eq!(
+        graded.found.as_ref().map(|f| f.words),
+        Some((4, 5)),
+        "{eval}"
+    );
+    // Found, and denied in its clause: the judge is asked, and its no
+    // decides.
+    assert_eq!(graded.denied.as_deref(), Some("not"));
+    assert_eq!(eval.usage.replayed, 1, "{eval}");
+    assert!(
+        eval.to_string()
+            .contains("found in the response, and denied there: «30 days» (words 4–5), with «not» in its clause"),
+        "{eval}"
+    );
 }
 
 /// Claims both ways, a named option for a team that wants the facts

@@ -436,8 +436,9 @@ pub struct PassageVerdict {
 /// ([`Correctness::Direct`](crate::Correctness::Direct)): what the judge
 /// was shown, and whether the expected answer was found in the response.
 ///
-/// Found words are evidence, never the verdict: "It is not 30 days; it is
-/// 14." holds "30 days", and only the judge's P(yes) decides.
+/// Found and not denied there, the answer is correct with no call (the
+/// found rule, [`evidence::answer`](crate::evidence::answer)); denied ("It
+/// is not 30 days; it is 14.") or not found, the judge's P(yes) decides.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct Graded {
@@ -453,6 +454,11 @@ pub struct Graded {
     /// when it was not.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub found: Option<AnswerFound>,
+    /// Found, and denied there: the negation in its clause (`not`, `rather
+    /// than`). Found and not denied, the answer is decided correct with no
+    /// call ([`evidence::answer`](crate::evidence::answer)).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub denied: Option<String>,
 }
 
 /// Where an expected answer was found in a response.
@@ -750,15 +756,16 @@ impl fmt::Display for Evaluation {
             writeln!(f, "  question: {:?}", g.query.trim())?;
             writeln!(f, "  reference: {:?}", g.expected.trim())?;
             writeln!(f, "  response: {:?}", g.response.trim())?;
-            match &g.found {
-                // Found words decide nothing: said beside a failure, so
-                // that nobody reads them as a pass the judge refused.
-                Some(found) if !self.passed => writeln!(
+            match (&g.found, &g.denied) {
+                (Some(found), Some(cue)) => writeln!(
                     f,
-                    "  the reference was found in the response: {found}; found words are evidence, not a verdict: the judge's P(yes) decides"
+                    "  the reference was found in the response, and denied there: {found}, with «{cue}» in its clause; the judge's P(yes) decides"
                 )?,
-                Some(found) => writeln!(f, "  the reference was found in the response: {found}")?,
-                None => writeln!(
+                (Some(found), None) => writeln!(
+                    f,
+                    "  the reference was found in the response, not denied: {found}; decided correct with no question asked"
+                )?,
+                (None, _) => writeln!(
                     f,
                     "  the reference was not found in the response (normalised, as whole words)"
                 )?,

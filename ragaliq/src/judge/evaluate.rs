@@ -296,7 +296,11 @@ impl Judge {
         response: &str,
     ) -> Result<Evaluation> {
         let case = RagCase::new(query).response(response);
-        let options = EvalOptions::default().with_samples(Samples::Fixed(self.samples().max()));
+        // Calibration reads the judge's reading at the threshold; what its
+        // band would leave to a person is counted apart (`by the band`).
+        let options = EvalOptions::default()
+            .with_samples(Samples::Fixed(self.samples().max()))
+            .with_uncertain(crate::Uncertain::Decide);
         self.evaluate_with(Metric::Relevance, &case, &options).await
     }
 
@@ -312,7 +316,11 @@ impl Judge {
         let case = RagCase::new(query)
             .response(response)
             .expected_answer(reference);
-        let options = EvalOptions::default().with_samples(Samples::Fixed(self.samples().max()));
+        // Calibration reads the judge's reading at the threshold; what its
+        // band would leave to a person is counted apart (`by the band`).
+        let options = EvalOptions::default()
+            .with_samples(Samples::Fixed(self.samples().max()))
+            .with_uncertain(crate::Uncertain::Decide);
         self.evaluate_with(Metric::Correctness, &case, &options)
             .await
     }
@@ -334,7 +342,11 @@ impl Judge {
         let criteria = Criteria::new(criteria)
             .with_form(self.scoring.criteria_form)
             .with_context(!passages.is_empty());
-        let options = EvalOptions::default().with_samples(Samples::Fixed(self.samples().max()));
+        // Calibration reads the judge's reading at the threshold; what its
+        // band would leave to a person is counted apart (`by the band`).
+        let options = EvalOptions::default()
+            .with_samples(Samples::Fixed(self.samples().max()))
+            .with_uncertain(crate::Uncertain::Decide);
         self.criteria_with(&case, criteria, &options).await
     }
 
@@ -343,7 +355,11 @@ impl Judge {
     /// over that one passage, every sample asked.
     pub(crate) async fn passage_labelled(&self, query: &str, passage: &str) -> Result<Evaluation> {
         let case = RagCase::new(query).context([passage]);
-        let options = EvalOptions::default().with_samples(Samples::Fixed(self.samples().max()));
+        // Calibration reads the judge's reading at the threshold; what its
+        // band would leave to a person is counted apart (`by the band`).
+        let options = EvalOptions::default()
+            .with_samples(Samples::Fixed(self.samples().max()))
+            .with_uncertain(crate::Uncertain::Decide);
         self.evaluate_with(Metric::ContextPrecision, &case, &options)
             .await
     }

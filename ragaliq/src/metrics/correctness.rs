@@ -3,11 +3,13 @@
 //! By default ([`Correctness::Direct`]) the judge is asked one question per
 //! answer: given the question and the expected answer, does the response
 //! give the same answer without contradicting it? The score is P(yes),
-//! read from the answer word. Whether the expected answer's words are in
-//! the response ([`evidence::find_answer`]) is computed and shown beside
-//! it, as evidence: it moves no verdict, since "It is not 30 days; it is
-//! 14." holds "30 days" (the rule and its threshold were chosen
-//! leave-one-source-out on public sets, BENCHMARKS.md).
+//! read from the answer word, decided outside the judge's band for graded
+//! answers. Before it, the found rule ([`evidence::answer`]): where the
+//! expected answer stands in the response as whole words and is not
+//! denied there, the answer is correct and nothing is asked; "It is not 30
+//! days; it is 14." holds "30 days" denied, and the judge decides (the
+//! rule, the band and the threshold were chosen leave-one-source-out on
+//! public sets, BENCHMARKS.md).
 //!
 //! Claims both ways ([`Correctness::F1`], `Precision`, `Recall`), a named
 //! option: both texts' claims are extracted (once per text: faithfulness
@@ -154,11 +156,9 @@ pub(super) async fn correctness(
     })
 }
 
-/// The direct question: one call per sample, P(yes) the score, decided,
-/// escalated or left to a person by the one decision step. The expected
-/// answer found in the response is shown with it, and decides nothing:
-/// `P >= threshold` whether found or not (the measurement could fit no
-/// other bar for found answers on sources it was not fitted on).
+/// The found rule, then the direct question: one call per sample, P(yes)
+/// the score, decided, escalated or left to a person by the one decision
+/// step.
 async fn direct(
     ask: &Asker<'_>,
     case: &RagCase,
@@ -172,12 +172,35 @@ async fn direct(
         response,
     };
     let question = &question;
+    let answer_in = evidence::answer_in(reference, response);
     let graded = Graded {
         query: case.query.clone(),
         expected: reference.to_owned(),
         response: response.to_owned(),
-        found: evidence::find_answer(reference, response),
+        found: answer_in.found.clone(),
+        denied: answer_in.denied.clone(),
     };
+    // The found rule: the expected answer standing in the response, not
+    // denied there, is correct, with no question asked (chosen on public
+    // sets: no answer it decides was judged wrong by people on the short
+    // references, BENCHMARKS.md). A person cannot overrule it, since no
+    // exchange is recorded for it.
+    if let Some(found) = answer_in
+        .found
+        .as_ref()
+        .filter(|_| answer_in.decides_correct())
+    {
+        return Ok(Scored {
+            score: 1.0,
+            reasoning: format!(
+                "The expected answer stands in the response, not denied there: {found}; decided correct with no question asked (the found rule)."
+            ),
+            sample_scores: vec![1.0],
+            graded: Some(graded),
+            judges: vec![(0, 0); ask.judges()],
+            ..Scored::default()
+        });
+    }
     let d = decide_one(
         ask,
         Kind::Graded,
