@@ -549,7 +549,7 @@ impl Config {
         // Thresholds fitted for one model apply to that model only: a file
         // fitted for the 1.5B read with RAGALIQ_MODEL=gpt-4o-mini falls back
         // to the defaults for what was fitted, and says so.
-        let fitted = raw.fitted.as_ref().map(|table| Fitted::read(table, &model));
+        let mut fitted = raw.fitted.as_ref().map(|table| Fitted::read(table, &model));
         for kind in fitted.iter().flat_map(|f| &f.kinds).filter(|k| !k.applied) {
             for key in &kind.keys {
                 match *key {
@@ -980,7 +980,24 @@ impl Config {
                 "fail, pass or decide",
             )?
             .map_or(Uncertain::default(), |v| v.parse().expect("checked"));
-        let bands = read_bands(&r, raw.bands.as_ref())?;
+        let mut bands = read_bands(&r, raw.bands.as_ref())?;
+        // A band fitted for one model applies to that model only, as a
+        // threshold does: another model gets the default band, and the
+        // judge's description says so. A variable setting it stands.
+        if let (Some(table), Some(fitted)) = (&raw.fitted, fitted.as_mut()) {
+            for kind in Kind::ALL {
+                let var = format!("RAGALIQ_BAND_{}", kind.name().to_ascii_uppercase());
+                if let Some(fitted_for) = table
+                    .get(&format!("{}_band_model", kind.name()))
+                    .and_then(toml::Value::as_str)
+                    && fitted_for != model
+                    && (r.env)(&var).is_none()
+                {
+                    bands.set(kind, Bands::DEFAULT.get(kind));
+                    fitted.bands_not_applied.push((kind, fitted_for.to_owned()));
+                }
+            }
+        }
         let escalate = match &raw.escalate {
             None => Vec::new(),
             Some(list) => {
@@ -1401,6 +1418,9 @@ pub struct Fitted {
     /// Each kind the table says was fitted, in the order claims, answers,
     /// passages, graded, judged.
     pub kinds: Vec<FittedKind>,
+    /// Bands fitted for another model (`<kind>_band_model`), with that
+    /// model: the default band stands for each.
+    pub bands_not_applied: Vec<(Kind, String)>,
 }
 
 /// One kind of threshold a `[fitted]` table says was fitted.
@@ -1459,13 +1479,16 @@ impl Fitted {
                 }
             })
             .collect();
-        Fitted { kinds }
+        Fitted {
+            kinds,
+            bands_not_applied: Vec::new(),
+        }
     }
 
     /// Whether every fitted kind applies to the configured model.
     #[must_use]
     pub fn applied(&self) -> bool {
-        self.kinds.iter().all(|k| k.applied)
+        self.kinds.iter().all(|k| k.applied) && self.bands_not_applied.is_empty()
     }
 
     /// The line a judge's description adds when some fitted thresholds do
@@ -1491,6 +1514,12 @@ impl Fitted {
                 )
             })
             .collect();
+        let mut clauses = clauses;
+        for (kind, fitted_for) in &self.bands_not_applied {
+            clauses.push(format!(
+                "the {kind} band fitted for `{fitted_for}` not applied to `{model}`: the default band stands"
+            ));
+        }
         (!clauses.is_empty()).then(|| clauses.join("; "))
     }
 }

@@ -104,6 +104,8 @@ pub struct JudgeResult {
     /// decides, and their agreement with the labels (the rest await a
     /// person in a test).
     pub banded: Option<Banded>,
+    /// With a fit: the band fitted on these items, with its guarantee.
+    pub band_fit: Option<super::BandFit>,
     /// The threshold that agrees best with the labels, when asked for
     /// ([`Calibration::with_fit`](super::Calibration::with_fit)) and the
     /// judge's verdicts come with probabilities.
@@ -952,6 +954,9 @@ impl fmt::Display for CalibrationReport {
             if let Some(fit) = &j.fit {
                 writeln!(f, "  {}", fit_line(fit))?;
             }
+            if let Some(band) = &j.band_fit {
+                writeln!(f, "  fitted {band}")?;
+            }
             writeln!(f)?;
             let width = j
                 .verdicts
@@ -1097,6 +1102,7 @@ mod tests {
             disagreements: Vec::new(),
             undecided_claims: Vec::new(),
             banded: None,
+            band_fit: None,
             fit: None,
             unfitted: None,
         }
@@ -1170,6 +1176,7 @@ mod tests {
             disagreements: Vec::new(),
             undecided_claims: Vec::new(),
             banded: None,
+            band_fit: None,
             fit: None,
             unfitted: None,
         };
