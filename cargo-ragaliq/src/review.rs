@@ -139,12 +139,15 @@ fn is_pending(path: &Path) -> bool {
 /// defaults.
 pub fn thresholds(path: &Path, cache: &mut BTreeMap<PathBuf, Thresholds>) -> Thresholds {
     let root = files::package_root(path).unwrap_or_default();
-    *cache.entry(root.clone()).or_insert_with(|| {
-        ragaliq::Config::load_from(&root, &|name| std::env::var(name).ok())
-            .ok()
-            .and_then(|c| ragaliq::Judge::from_config(&c).ok())
-            .map_or_else(Thresholds::default, |j| Thresholds::of(&j))
-    })
+    cache
+        .entry(root.clone())
+        .or_insert_with(|| {
+            ragaliq::Config::load_from(&root, &|name| std::env::var(name).ok())
+                .ok()
+                .and_then(|c| ragaliq::Judge::from_config(&c).ok())
+                .map_or_else(Thresholds::default, |j| Thresholds::of(&j))
+        })
+        .clone()
 }
 
 /// `Ok(true)` when every verdict asked for was written.

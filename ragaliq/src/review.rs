@@ -27,7 +27,7 @@ use std::collections::BTreeMap;
 
 /// The thresholds a judge's reading is decided at: those of the judge a
 /// project configures ([`Thresholds::of`]), or ragaliq's defaults.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Thresholds {
     /// P(supported) at or above which a claim is supported.
     pub claim: f64,
@@ -44,6 +44,10 @@ pub struct Thresholds {
     /// The judge's uncertainty bands: a reading inside its kind's band
     /// awaits a person ([`JudgeReading::uncertain`]).
     pub bands: Bands,
+    /// The judges it escalates to, in order: each one's model and bands.
+    /// An item one of them was asked about is read as that judge read it
+    /// (the last asked decides, or leaves it uncertain).
+    pub escalate: Vec<(String, Bands)>,
 }
 
 impl Default for Thresholds {
@@ -56,8 +60,17 @@ impl Default for Thresholds {
             criteria: Metric::Criteria.default_threshold(),
             correctness: Metric::Correctness.default_threshold(),
             bands: Bands::DEFAULT,
+            escalate: Vec::new(),
         }
     }
+}
+
+/// A judge's bands, kind by kind.
+fn bands_of(judge: &Judge) -> Bands {
+    Kind::ALL.into_iter().fold(Bands::OFF, |mut b, k| {
+        b.set(k, judge.band(k));
+        b
+    })
 }
 
 impl Thresholds {
@@ -65,16 +78,18 @@ impl Thresholds {
     #[must_use]
     pub fn of(judge: &Judge) -> Thresholds {
         Thresholds {
+            escalate: judge
+                .escalation_judges()
+                .iter()
+                .map(|j| (j.model().to_owned(), bands_of(j)))
+                .collect(),
             claim: judge.claim_threshold(),
             contradiction_ratio: judge.contradiction_ratio(),
             passage: judge.passage_threshold(),
             relevance: judge.default_threshold(Metric::Relevance),
             criteria: judge.default_threshold(Metric::Criteria),
             correctness: judge.default_threshold(Metric::Correctness),
-            bands: Kind::ALL.into_iter().fold(Bands::OFF, |mut b, k| {
-                b.set(k, judge.band(k));
-                b
-            }),
+            bands: bands_of(judge),
         }
     }
 }
@@ -241,16 +256,38 @@ pub fn items(recording: &Recording, thresholds: &Thresholds) -> Vec<Item> {
                     .find(|r| r.key == key)
                     .cloned()
             });
-            let exchanges: Vec<(&Exchange, usize)> = asked
+            let mut exchanges: Vec<(&Exchange, usize)> = asked
                 .iter()
                 .map(|(i, j)| (&recording.exchanges[*i], j.item))
                 .collect();
+            // With a cascade, the last judge asked about the item is the
+            // one whose reading stands (or leaves it uncertain).
+            let stage = |model: &str| {
+                thresholds
+                    .escalate
+                    .iter()
+                    .position(|(m, _)| m == model)
+                    .map_or(0, |i| i + 1)
+            };
+            let last = exchanges
+                .iter()
+                .map(|(e, _)| stage(&e.model))
+                .max()
+                .unwrap_or(0);
+            exchanges.retain(|(e, _)| stage(&e.model) == last);
+            let read_at = match last {
+                0 => thresholds.clone(),
+                k => Thresholds {
+                    bands: thresholds.escalate[k - 1].1,
+                    ..thresholds.clone()
+                },
+            };
             Some(Item {
                 task: e.task.clone(),
                 exchange: first,
                 model: e.model.clone(),
                 words: judged::verdict_words(&e.task),
-                judge: reading(&judged.family, &exchanges, thresholds),
+                judge: reading(&judged.family, &exchanges, &read_at),
                 person,
                 judged,
             })

@@ -141,6 +141,18 @@ impl Judge {
         }
     }
 
+    /// The judges this one escalates to, in order, each on its own.
+    pub(crate) fn escalation_judges(&self) -> Vec<Judge> {
+        self.escalate
+            .iter()
+            .map(|s| Judge {
+                session: s.session.clone(),
+                scoring: s.scoring.clone(),
+                escalate: Arc::new([]),
+            })
+            .collect()
+    }
+
     /// The models this judge escalates to, in order.
     #[must_use]
     pub fn escalates_to(&self) -> Vec<&str> {
