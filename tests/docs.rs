@@ -614,6 +614,47 @@ fn every_recording_recipe_runs_every_test_binary() {
     );
 }
 
+/// Every `llama-server` a doc tells a person to start names its model
+/// with `--alias`, the name the README's and the guide's `ragaliq.toml`
+/// record: without it the server reports the model file's path, and every
+/// recorded exchange would carry that local path (`served_by`).
+#[test]
+fn every_local_server_recipe_names_its_model() {
+    let mut problems = Vec::new();
+    let mut seen = 0;
+    for file in doc_files() {
+        let text = std::fs::read_to_string(&file).unwrap();
+        for line in text.lines().filter(|l| {
+            let l = l.trim_start_matches(['#', ' ']);
+            l.starts_with("llama-server ") || l.starts_with("or: llama-server ")
+        }) {
+            seen += 1;
+            let alias = line
+                .split_whitespace()
+                .skip_while(|w| *w != "--alias")
+                .nth(1);
+            match alias {
+                Some(alias) if text.contains(&format!("model = \"{alias}\"")) => {}
+                Some(alias) => problems.push(format!(
+                    "{}: `{}`: no ragaliq.toml there records model = \"{alias}\"",
+                    file.display(),
+                    line.trim()
+                )),
+                None => problems.push(format!(
+                    "{}: `{}` has no --alias",
+                    file.display(),
+                    line.trim()
+                )),
+            }
+        }
+    }
+    assert!(
+        seen >= 3,
+        "the README's and the guide's recipes: {seen} found"
+    );
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
 /// The quickstart's own recipe for grading with one's own judge writes
 /// where `cargo insta review` looks: not under `target/`, which insta
 /// skips. Run as printed (against the scripted judge instead of OpenAI,
