@@ -682,6 +682,25 @@ type Published = (
 async fn the_dev_halves_and_the_befores_replay_to_the_published_figures() {
     // (set, judge name, judge file, decided, two-way kappa, four verdicts)
     replays_to(&[
+        // Criteria on the dev half, at the threshold fitted there: the
+        // kappa each judge file's [fitted] table records (judged_kappa,
+        // judged_items).
+        (
+            "tests/labelled_criteria/dev",
+            "qwen15",
+            "qwen15",
+            74,
+            0.246,
+            None,
+        ),
+        (
+            "tests/labelled_criteria/dev",
+            "qwen05",
+            "qwen05",
+            74,
+            0.123,
+            None,
+        ),
         // The direct question on the dev halves, at the default 0.5.
         (
             "tests/labelled_correctness/dev",

@@ -311,6 +311,71 @@ fn check(block: &Block, ran: &Ran) -> Option<String> {
     })
 }
 
+/// Notes for `cargo insta test --unreferenced` each recording an example
+/// says it replayed answers from (`… 11 answers replayed from
+/// examples/recordings/correctness.snap`) in a block that printed what the
+/// docs show: this test uses it. One it names with no answer replayed (a
+/// stale or missing recording shown on purpose) is not counted.
+fn reference_replayed(printed: &str) {
+    let Some(file) = std::env::var_os("INSTA_SNAPSHOT_REFERENCES_FILE") else {
+        return;
+    };
+    use std::io::Write as _;
+    for path in replayed_from(printed) {
+        let line = format!("{}\n", root().join(path).display());
+        std::fs::OpenOptions::new()
+            .append(true)
+            .create(true)
+            .open(&file)
+            .and_then(|mut f| f.write_all(line.as_bytes()))
+            .unwrap_or_else(|e| {
+                panic!("cannot note {path} in {}: {e}", Path::new(&file).display())
+            });
+    }
+}
+
+/// The recordings `printed` says answers were replayed from, when at
+/// least one was.
+fn replayed_from(printed: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    for line in printed.lines() {
+        let Some((before, path)) = line.split_once(" answers replayed from ") else {
+            continue;
+        };
+        let count = before.rsplit(' ').next().unwrap_or_default();
+        let path = path.split(';').next().unwrap_or_default().trim();
+        if count.parse::<u64>().is_ok_and(|n| n > 0) && path.ends_with(".snap") {
+            out.push(path.strip_prefix("./").unwrap_or(path));
+        }
+    }
+    out
+}
+
+#[test]
+fn only_recordings_answers_were_replayed_from_are_referenced() {
+    assert_eq!(
+        replayed_from(
+            "0 judge calls, 11 answers replayed from examples/recordings/correctness.snap"
+        ),
+        ["examples/recordings/correctness.snap"]
+    );
+    assert_eq!(
+        replayed_from(
+            "0 judge calls, 0 tokens spent; 10 answers replayed from ./examples/recordings/quickstart.snap; 0.0 s"
+        ),
+        ["examples/recordings/quickstart.snap"]
+    );
+    assert!(
+        replayed_from(
+            "0 judge calls, 0 answers replayed from examples/recordings/custom_metric.snap"
+        )
+        .is_empty()
+    );
+    assert!(
+        replayed_from("  judge: 8 answers replayed from the recording, no tokens spent").is_empty()
+    );
+}
+
 fn last_lines(text: &str, n: usize) -> String {
     let lines: Vec<&str> = text.lines().collect();
     lines[lines.len().saturating_sub(n)..].join("\n")
@@ -331,6 +396,7 @@ fn every_marked_output_block_is_what_its_command_prints() {
             }
             let ran = run(block);
             let Some(problem) = check(block, &ran) else {
+                reference_replayed(&ran.printed);
                 continue;
             };
             // Blessing rewrites what a command printed, never a block
@@ -546,6 +612,47 @@ fn every_recording_recipe_runs_every_test_binary() {
         "recording recipes that stop at the first failing test binary (add --no-fail-fast):\n{}",
         problems.join("\n")
     );
+}
+
+/// Every `llama-server` a doc tells a person to start names its model
+/// with `--alias`, the name the README's and the guide's `ragaliq.toml`
+/// record: without it the server reports the model file's path, and every
+/// recorded exchange would carry that local path (`served_by`).
+#[test]
+fn every_local_server_recipe_names_its_model() {
+    let mut problems = Vec::new();
+    let mut seen = 0;
+    for file in doc_files() {
+        let text = std::fs::read_to_string(&file).unwrap();
+        for line in text.lines().filter(|l| {
+            let l = l.trim_start_matches(['#', ' ']);
+            l.starts_with("llama-server ") || l.starts_with("or: llama-server ")
+        }) {
+            seen += 1;
+            let alias = line
+                .split_whitespace()
+                .skip_while(|w| *w != "--alias")
+                .nth(1);
+            match alias {
+                Some(alias) if text.contains(&format!("model = \"{alias}\"")) => {}
+                Some(alias) => problems.push(format!(
+                    "{}: `{}`: no ragaliq.toml there records model = \"{alias}\"",
+                    file.display(),
+                    line.trim()
+                )),
+                None => problems.push(format!(
+                    "{}: `{}` has no --alias",
+                    file.display(),
+                    line.trim()
+                )),
+            }
+        }
+    }
+    assert!(
+        seen >= 3,
+        "the README's and the guide's recipes: {seen} found"
+    );
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
 /// The quickstart's own recipe for grading with one's own judge writes

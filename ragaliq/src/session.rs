@@ -159,6 +159,7 @@ impl Session {
 
     /// Whether the session keeps a configured mode (a judge made from
     /// configuration), not only what its caller built in code.
+    #[cfg(feature = "suite")]
     pub(crate) fn configured(&self) -> bool {
         self.mode.is_some()
     }

@@ -164,6 +164,7 @@ impl Judge {
 
     /// Whether this judge was made from configuration ([`from_config`](Self::from_config)),
     /// not built in code over a transport its caller chose.
+    #[cfg(feature = "suite")]
     pub(crate) fn configured(&self) -> bool {
         self.session.configured()
     }
@@ -222,6 +223,7 @@ impl Judge {
 /// Says, once per process as a judge made from `config` would, that CI
 /// made ragaliq ignore a mode (for code that sets the mode after a judge
 /// was made: a suite given its judge).
+#[cfg(feature = "suite")]
 pub(crate) fn say_mode_warning(config: &Config) {
     if let Some(warning) = config.mode_warning() {
         warn_once(&warning);
