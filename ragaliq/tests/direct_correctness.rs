@@ -139,8 +139,14 @@ async fn a_found_reference_decides_only_where_it_is_not_denied() {
     assert_eq!(seen.lock().unwrap().len(), 1);
     assert!(!eval.passed && eval.score == 0.262, "{eval}");
     let graded = eval.graded.as_ref().expect("graded");
-    let found = graded.found.clone().expect("the reference is in the response");
-    assert_eq!((found.text.as_str(), graded.denied.as_deref()), ("30 days", Some("not")));
+    let found = graded
+        .found
+        .clone()
+        .expect("the reference is in the response");
+    assert_eq!(
+        (found.text.as_str(), graded.denied.as_deref()),
+        ("30 days", Some("not"))
+    );
     assert!(
         eval.to_string().contains(&format!(
             "the reference was found in the response, and denied there: {found}, with «not» in its clause; the judge's P(yes) decides"
@@ -149,11 +155,16 @@ async fn a_found_reference_decides_only_where_it_is_not_denied() {
     );
     // Found and not denied: no call, correct.
     let (server, seen) = judge_saying(0.4, true).await;
-    let eval = within(judge(&server).correctness(&case("30 days", "Returns: 30 days, they told me, maybe.")))
-        .await
-        .unwrap();
+    let eval = within(
+        judge(&server).correctness(&case("30 days", "Returns: 30 days, they told me, maybe.")),
+    )
+    .await
+    .unwrap();
     assert!(seen.lock().unwrap().is_empty(), "the judge was asked");
-    assert!(eval.passed && eval.score == 1.0 && eval.usage.calls == 0, "{eval}");
+    assert!(
+        eval.passed && eval.score == 1.0 && eval.usage.calls == 0,
+        "{eval}"
+    );
     assert!(
         eval.to_string().contains("the reference was found in the response, not denied: «30 days» (words 2–3); decided correct with no question asked"),
         "{eval}"
