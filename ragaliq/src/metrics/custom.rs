@@ -445,12 +445,28 @@ impl Ask for Question<'_> {
 
     fn subject(&self) -> Value {
         let case = self.case;
-        let mut subject = serde_json::json!({"metric": self.metric.name, "query": case.query, "response": case.response_text()});
+        // What was judged includes the question: a person's verdict on "Is
+        // it polite?" is no verdict on "Is it rude?", and the key a verdict
+        // is kept under must say which (the template's words, as written,
+        // and the expected facts it shows the judge).
+        let mut subject = serde_json::json!({
+            "metric": self.metric.name,
+            "question": self.metric.template.body.trim(),
+            "query": case.query,
+            "response": case.response_text(),
+        });
         if !case.context.is_empty() {
             subject["passages"] = serde_json::json!(case.context);
         }
         if let Some(e) = &case.expected_answer {
             subject["expected"] = serde_json::json!(e);
+        }
+        if !case.expected_facts.is_empty()
+            && placeholders(&self.metric.template.body)
+                .iter()
+                .any(|p| p == "facts")
+        {
+            subject["facts"] = serde_json::json!(case.expected_facts);
         }
         subject
     }
@@ -740,6 +756,40 @@ mod tests {
                 .contains("item 1 should be string")
         );
         assert!(no(json!([1])).contains("should be object"));
+    }
+
+    /// Issue 41, item 7: a person's verdict is kept under what the judge
+    /// was asked, its question included: one given on "Is it polite?" is
+    /// no verdict on "Is it rude?", and facts the template shows count.
+    #[test]
+    fn a_persons_verdict_is_kept_under_the_question_asked() {
+        let case = RagCase::new("Where is my order?")
+            .response("Figure it out yourself.")
+            .expected_facts(["It ships Monday."]);
+        let key = |template: &str, case: &RagCase| {
+            let metric = CustomMetric::new("tone", template).unwrap();
+            let question = Question {
+                metric: &metric,
+                case,
+            };
+            crate::core::judged::items(&question.task_name(), &question.subject())[0]
+                .key
+                .clone()
+        };
+        assert_ne!(
+            key("Is {{response}} polite? Answer yes or no.", &case),
+            key("Is {{response}} rude? Answer yes or no.", &case)
+        );
+        let other = case.clone().expected_facts(["It ships Friday."]);
+        assert_ne!(
+            key("Does {{response}} state {{facts}}?", &case),
+            key("Does {{response}} state {{facts}}?", &other)
+        );
+        assert_eq!(
+            key("Is {{response}} polite?", &case),
+            key("Is {{response}} polite?", &other),
+            "facts the judge is not shown are not part of what it judged"
+        );
     }
 
     #[test]

@@ -227,20 +227,51 @@ pub(crate) async fn check(
                             .collect();
                         score(&read)
                     };
-                    let sampled = sample(
+                    let voted: Vec<Result<Voted>> = match sample(
                         plan,
                         |s| verify(&judge, how, &subset, against, s),
-                        sample_score,
+                        &sample_score,
                     )
-                    .await?;
-                    if judge.stage() == 0 {
-                        *crate::core::sync::lock(first_scores) = sampled.scores.clone();
-                    }
+                    .await
+                    {
+                        Ok(sampled) => {
+                            if judge.stage() == 0 {
+                                *crate::core::sync::lock(first_scores) = sampled.scores.clone();
+                            }
+                            vote(&sampled.answers, subset.len(), plan, how)
+                                .into_iter()
+                                .map(Ok)
+                                .collect()
+                        }
+                        // A reply no parser reads fails the set it is in:
+                        // each claim is read alone instead, so that a
+                        // person's verdict on the one that failed can decide
+                        // it and its neighbours stand. With short questions
+                        // each claim is its own question anyway: the same
+                        // exchanges, no new call.
+                        Err(e) if e.is_judge_reply() && how.strategy != Strategy::Json => {
+                            let mut each = Vec::with_capacity(subset.len());
+                            for claim in &subset {
+                                let one = std::slice::from_ref(claim);
+                                each.push(
+                                    sample(
+                                        plan,
+                                        |s| verify(&judge, how, one, against, s),
+                                        &sample_score,
+                                    )
+                                    .await
+                                    .map(|sampled| vote(&sampled.answers, 1, plan, how).remove(0)),
+                                );
+                            }
+                            each
+                        }
+                        Err(e) => return Err(e),
+                    };
                     crate::core::sync::lock(asked).push(subset.len());
-                    let voted = vote(&sampled.answers, subset.len(), plan, how);
                     Ok(voted
                         .into_iter()
                         .map(|v| {
+                            let v = v?;
                             let unsettled = if v.ungrounded {
                                 Some(UnsureWhy::Ungrounded)
                             } else if v.undecided {
