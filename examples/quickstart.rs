@@ -15,12 +15,13 @@
 //! and accepting them replaces it):
 //!
 //! ```sh
-//! RAGALIQ_JUDGE=openai:gpt-4o-mini RAGALIQ_MODE=record RAGALIQ_SNAPSHOT_DIR=target/my-recordings cargo run --example quickstart
+//! RAGALIQ_JUDGE=openai:gpt-4o-mini RAGALIQ_MODE=record RAGALIQ_SNAPSHOT_DIR=my-recordings cargo run --example quickstart
 //! ```
 //!
-//! then read what it answered in `target/my-recordings/quickstart.snap.new`
-//! (`cargo insta review` lists it), and run it again with the same
-//! variables but `RAGALIQ_MODE`, to replay.
+//! then read what it answered in `my-recordings/quickstart.snap.new` with
+//! `cargo insta review` (which looks anywhere in the checkout but under
+//! `target/`), and run it again with the same variables but
+//! `RAGALIQ_MODE`, to replay.
 
 use ragaliq::prelude::*;
 use ragaliq::record::{Location, Recorder};
@@ -163,15 +164,22 @@ async fn run() -> Result<bool, Box<dyn std::error::Error>> {
     );
     if usage.calls == 0 {
         println!(
-            "to grade with your own judge, recorded apart from this one: RAGALIQ_JUDGE=openai:gpt-4o-mini RAGALIQ_MODE=record RAGALIQ_SNAPSHOT_DIR=target/my-recordings cargo run --example quickstart (examples/quickstart.toml says more)"
+            "to grade with your own judge, recorded apart from this one: RAGALIQ_JUDGE=openai:gpt-4o-mini RAGALIQ_MODE=record RAGALIQ_SNAPSHOT_DIR=my-recordings cargo run --example quickstart (examples/quickstart.toml says more)"
         );
     }
     // Kept even when an evaluation failed: answers already paid for are not
     // asked (or paid) again.
     if let Some(pending) = recorder.save_pending_after(failed == 0, "examples/quickstart.rs")? {
+        // cargo insta skips target/ folders: a recording there is read as a file.
+        let under_target = pending.components().any(|c| c.as_os_str() == "target");
         println!(
-            "new exchanges recorded in {}: review them with `cargo insta review`",
-            pending.display()
+            "new exchanges recorded in {}: {}",
+            pending.display(),
+            if under_target {
+                "read them there (`cargo insta review` does not look under target/), and rename the file to .snap to accept it"
+            } else {
+                "review them with `cargo insta review`"
+            }
         );
     }
     Ok(failed == 0)

@@ -246,6 +246,35 @@ fn two_judges_of_one_recording_fail_with_both_call_sites() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// In live mode no recording is read or written, so two judges of one
+/// recording's name share nothing: no binding is refused.
+#[test]
+fn live_mode_binds_no_recording() {
+    let dir = temp_dir("live");
+    let live = [("RAGALIQ_MODE", "live")];
+    for (filter, exact) in [
+        ("twice_in_one_fn", true),
+        ("helper_user_", false),
+        ("inside_rag_test", true),
+        ("same_name_", false),
+        ("rag_test_name_", false),
+    ] {
+        let run = run_child(filter, exact, &dir, &live);
+        assert!(run.passed, "{filter} in live mode:\n{}", run.output);
+        assert!(
+            !run.output.contains("is bound by two judges"),
+            "{}",
+            run.output
+        );
+    }
+    assert_eq!(
+        std::fs::read_dir(&dir).unwrap().count(),
+        0,
+        "live mode writes no recording"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn a_second_process_of_the_run_binding_from_elsewhere_fails_with_both_named() {
     let dir = temp_dir("run");

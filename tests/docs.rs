@@ -311,6 +311,71 @@ fn check(block: &Block, ran: &Ran) -> Option<String> {
     })
 }
 
+/// Notes for `cargo insta test --unreferenced` each recording an example
+/// says it replayed answers from (`… 11 answers replayed from
+/// examples/recordings/correctness.snap`) in a block that printed what the
+/// docs show: this test uses it. One it names with no answer replayed (a
+/// stale or missing recording shown on purpose) is not counted.
+fn reference_replayed(printed: &str) {
+    let Some(file) = std::env::var_os("INSTA_SNAPSHOT_REFERENCES_FILE") else {
+        return;
+    };
+    use std::io::Write as _;
+    for path in replayed_from(printed) {
+        let line = format!("{}\n", root().join(path).display());
+        std::fs::OpenOptions::new()
+            .append(true)
+            .create(true)
+            .open(&file)
+            .and_then(|mut f| f.write_all(line.as_bytes()))
+            .unwrap_or_else(|e| {
+                panic!("cannot note {path} in {}: {e}", Path::new(&file).display())
+            });
+    }
+}
+
+/// The recordings `printed` says answers were replayed from, when at
+/// least one was.
+fn replayed_from(printed: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    for line in printed.lines() {
+        let Some((before, path)) = line.split_once(" answers replayed from ") else {
+            continue;
+        };
+        let count = before.rsplit(' ').next().unwrap_or_default();
+        let path = path.split(';').next().unwrap_or_default().trim();
+        if count.parse::<u64>().is_ok_and(|n| n > 0) && path.ends_with(".snap") {
+            out.push(path.strip_prefix("./").unwrap_or(path));
+        }
+    }
+    out
+}
+
+#[test]
+fn only_recordings_answers_were_replayed_from_are_referenced() {
+    assert_eq!(
+        replayed_from(
+            "0 judge calls, 11 answers replayed from examples/recordings/correctness.snap"
+        ),
+        ["examples/recordings/correctness.snap"]
+    );
+    assert_eq!(
+        replayed_from(
+            "0 judge calls, 0 tokens spent; 10 answers replayed from ./examples/recordings/quickstart.snap; 0.0 s"
+        ),
+        ["examples/recordings/quickstart.snap"]
+    );
+    assert!(
+        replayed_from(
+            "0 judge calls, 0 answers replayed from examples/recordings/custom_metric.snap"
+        )
+        .is_empty()
+    );
+    assert!(
+        replayed_from("  judge: 8 answers replayed from the recording, no tokens spent").is_empty()
+    );
+}
+
 fn last_lines(text: &str, n: usize) -> String {
     let lines: Vec<&str> = text.lines().collect();
     lines[lines.len().saturating_sub(n)..].join("\n")
@@ -331,6 +396,7 @@ fn every_marked_output_block_is_what_its_command_prints() {
             }
             let ran = run(block);
             let Some(problem) = check(block, &ran) else {
+                reference_replayed(&ran.printed);
                 continue;
             };
             // Blessing rewrites what a command printed, never a block
@@ -439,4 +505,417 @@ fn a_real_command_is_run_with_its_status_and_without_this_tests_ci() {
     assert!(ran.printed.contains("FAILED"), "{}", ran.printed);
     let problem = check(&block(&b.command, 0, &ran.printed), &ran).unwrap();
     assert!(problem.contains("exited with status 1"), "{problem}");
+}
+
+// ── recipes: the commands the docs tell a person to run ────────────────────
+
+/// The scripted judge (`ragaliq-scripted`) on 127.0.0.1, on a runtime of
+/// its own: the recipes below need a judge, and run with no model.
+fn scripted_judge() -> (tokio::runtime::Runtime, ragaliq_scripted::ScriptedJudge) {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let judge = rt.block_on(ragaliq_scripted::ScriptedJudge::start());
+    (rt, judge)
+}
+
+/// The fenced block after the marker line that starts with `marker` in
+/// `file` (its lines, without the fence).
+fn marked_block(file: &str, marker: &str) -> Vec<String> {
+    let text = std::fs::read_to_string(root().join(file)).unwrap();
+    let at = text
+        .find(marker)
+        .unwrap_or_else(|| panic!("{file}: no `{marker}`"));
+    let after = &text[at..];
+    let start = after.find("```").unwrap();
+    let body = &after[start..];
+    let body = &body[body.find('\n').unwrap() + 1..];
+    let end = body.find("\n```").unwrap();
+    body[..end].lines().map(str::to_owned).collect()
+}
+
+/// The first fenced block of `lang` after `heading` in `file`.
+fn block_after(file: &str, heading: &str, lang: &str) -> String {
+    let text = std::fs::read_to_string(root().join(file)).unwrap();
+    let at = text
+        .find(heading)
+        .unwrap_or_else(|| panic!("{file}: no `{heading}`"));
+    let fence = format!("```{lang}\n");
+    let after = &text[at..];
+    let start = after.find(&fence).unwrap() + fence.len();
+    let end = after[start..].find("```").unwrap();
+    after[start..start + end].to_owned()
+}
+
+/// Whether `cargo insta` is installed (the README's install step).
+fn cargo_insta() -> bool {
+    Command::new(cargo())
+        .args(["insta", "--version"])
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+fn cargo() -> String {
+    std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned())
+}
+
+/// Every recipe that records runs every test binary: each new recording
+/// fails its test until it is reviewed, and `cargo test` (or `cargo
+/// nextest run`) stops at the first binary that fails, so without
+/// `--no-fail-fast` the other test files are never recorded. A command
+/// that names one test target (`--test`, `--exact`, `--lib`) is exempt.
+#[test]
+fn every_recording_recipe_runs_every_test_binary() {
+    let mut files = doc_files();
+    files.push(root().join("examples/quickstart.toml"));
+    let mut problems = Vec::new();
+    for file in files {
+        let text = std::fs::read_to_string(&file).unwrap();
+        // Prose wraps commands over lines: read it as one line.
+        let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        for (at, _) in flat.match_indices("RAGALIQ_MODE=record cargo test") {
+            let rest = &flat[at..];
+            let end = rest
+                .find(['`', '#', '(', ')'])
+                .unwrap_or(rest.len())
+                .min(120);
+            let command = rest[..end].trim();
+            let one_target = ["--test ", "--exact", "--lib", "…"]
+                .iter()
+                .any(|w| command.contains(w));
+            if !one_target && !command.contains("--no-fail-fast") {
+                problems.push(format!("{}: `{command}`", file.display()));
+            }
+        }
+        // A CI job that records: the `cargo test` or `cargo nextest run`
+        // step whose environment sets `RAGALIQ_MODE: record`.
+        let lines: Vec<&str> = text.lines().collect();
+        for (i, line) in lines.iter().enumerate() {
+            if !line.contains("RAGALIQ_MODE: record") {
+                continue;
+            }
+            let step = lines[..i]
+                .iter()
+                .rev()
+                .find(|l| l.contains("run: cargo test") || l.contains("run: cargo nextest"));
+            if let Some(step) = step
+                && !step.contains("--no-fail-fast")
+            {
+                problems.push(format!("{}: `{}`", file.display(), step.trim()));
+            }
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "recording recipes that stop at the first failing test binary (add --no-fail-fast):\n{}",
+        problems.join("\n")
+    );
+}
+
+/// Every `llama-server` a doc tells a person to start names its model
+/// with `--alias`, the name the README's and the guide's `ragaliq.toml`
+/// record: without it the server reports the model file's path, and every
+/// recorded exchange would carry that local path (`served_by`).
+#[test]
+fn every_local_server_recipe_names_its_model() {
+    let mut problems = Vec::new();
+    let mut seen = 0;
+    for file in doc_files() {
+        let text = std::fs::read_to_string(&file).unwrap();
+        for line in text.lines().filter(|l| {
+            let l = l.trim_start_matches(['#', ' ']);
+            l.starts_with("llama-server ") || l.starts_with("or: llama-server ")
+        }) {
+            seen += 1;
+            let alias = line
+                .split_whitespace()
+                .skip_while(|w| *w != "--alias")
+                .nth(1);
+            match alias {
+                Some(alias) if text.contains(&format!("model = \"{alias}\"")) => {}
+                Some(alias) => problems.push(format!(
+                    "{}: `{}`: no ragaliq.toml there records model = \"{alias}\"",
+                    file.display(),
+                    line.trim()
+                )),
+                None => problems.push(format!(
+                    "{}: `{}` has no --alias",
+                    file.display(),
+                    line.trim()
+                )),
+            }
+        }
+    }
+    assert!(
+        seen >= 3,
+        "the README's and the guide's recipes: {seen} found"
+    );
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// The quickstart's own recipe for grading with one's own judge writes
+/// where `cargo insta review` looks: not under `target/`, which insta
+/// skips. Run as printed (against the scripted judge instead of OpenAI,
+/// into a folder beside the one printed), the pending file is one
+/// `cargo insta pending-snapshots` lists.
+#[test]
+fn the_quickstarts_own_judge_recipe_records_where_cargo_insta_reviews() {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let hint = readme
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix("to grade with your own judge, recorded apart from this one: ")
+        })
+        .expect("the quickstart's hint in README.md");
+    let command = hint.split(" (").next().unwrap();
+    let dir = command
+        .split_whitespace()
+        .find_map(|w| w.strip_prefix("RAGALIQ_SNAPSHOT_DIR="))
+        .expect("the folder it records into");
+    assert!(
+        !Path::new(dir)
+            .components()
+            .any(|c| c.as_os_str() == "target"),
+        "`{command}` records under target/, where `cargo insta review` does not look"
+    );
+    let (_rt, judge) = scripted_judge();
+    let mine = format!("{dir}-docs-test-{}", std::process::id());
+    let command = command
+        .replace(
+            "RAGALIQ_JUDGE=openai:gpt-4o-mini",
+            &format!("RAGALIQ_JUDGE={} RAGALIQ_MODEL=scripted", judge.base_url()),
+        )
+        .replace(
+            &format!("RAGALIQ_SNAPSHOT_DIR={dir}"),
+            &format!("RAGALIQ_SNAPSHOT_DIR={mine}"),
+        );
+    let (env, program, args, _) = parse(&command);
+    assert!(
+        program.exists(),
+        "{} is not built; run the whole workspace's tests (`cargo test --workspace`)",
+        program.display()
+    );
+    let out = Command::new(program)
+        .args(args)
+        .envs(env)
+        .env_remove("CI")
+        .current_dir(root())
+        .output()
+        .unwrap();
+    let printed = String::from_utf8_lossy(&out.stdout).into_owned();
+    let pending = root().join(&mine).join("quickstart.snap.new");
+    let listed = cargo_insta().then(|| {
+        let o = Command::new(cargo())
+            .args(["insta", "pending-snapshots", "--workspace-root"])
+            .arg(root())
+            .current_dir(root())
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    });
+    let _ = std::fs::remove_dir_all(root().join(&mine));
+    assert!(judge.requests() > 0, "{printed}");
+    assert!(
+        printed.contains(&format!(
+            "new exchanges recorded in {}: review them with `cargo insta review`",
+            pending.display()
+        )),
+        "{printed}"
+    );
+    match listed {
+        Some(listed) => assert!(
+            listed.contains(&format!("{mine}/quickstart.snap")),
+            "cargo insta does not list it:\n{listed}"
+        ),
+        None => println!("cargo-insta is not installed: its listing was not checked"),
+    }
+}
+
+/// The record, review and replay recipes of the README and of the local
+/// judge's guide, run as printed in a fresh workspace whose member `shop`
+/// holds the README's first test and a second test file, from the
+/// workspace's root (where a person runs `cargo test`), against the
+/// scripted judge named in the README's `ragaliq.toml` recipe:
+///
+/// - recording records both test files in one command;
+/// - every overrule command a failing test prints runs as printed, from
+///   there, and writes into the pending recording;
+/// - `cargo insta review`, which needs a person at a terminal, is run as
+///   `cargo insta accept`, the non-interactive form the README names
+///   (where cargo-insta is not installed, the pending files are renamed);
+/// - `CI=true cargo test` then passes, asking nothing.
+#[test]
+fn the_recording_recipes_run_as_printed_in_a_fresh_workspace() {
+    let (_rt, judge) = scripted_judge();
+    let work = std::env::temp_dir().join(format!("ragaliq-docs-recipes-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&work);
+    let shop = work.join("shop");
+    std::fs::create_dir_all(shop.join("tests")).unwrap();
+    std::fs::create_dir_all(shop.join("src")).unwrap();
+    std::fs::write(
+        work.join("Cargo.toml"),
+        "[workspace]\nmembers = [\"shop\"]\nresolver = \"3\"\n",
+    )
+    .unwrap();
+    std::fs::copy(root().join("Cargo.lock"), work.join("Cargo.lock")).unwrap();
+    // The README's dependency line, with the checkout's path.
+    let install = block_after("README.md", "## Install", "toml");
+    let dependency = install
+        .lines()
+        .find(|l| l.starts_with("ragaliq = "))
+        .expect("the README's dependency line");
+    let dependency = dependency.replace(
+        "../ragaliq/ragaliq",
+        &root().join("ragaliq").display().to_string(),
+    );
+    std::fs::write(
+        shop.join("Cargo.toml"),
+        format!("[package]\nname = \"shop\"\nversion = \"0.1.0\"\nedition = \"2024\"\npublish = false\n\n[dev-dependencies]\n{dependency}\n"),
+    )
+    .unwrap();
+    std::fs::write(shop.join("src/lib.rs"), "//! The shop.\n").unwrap();
+    // The README's first test, as it stands, and a second test file.
+    let first = block_after("README.md", "## The first test", "rust,ignore");
+    std::fs::write(shop.join("tests/first.rs"), first).unwrap();
+    // The second file's answer is right in other words, which the scripted
+    // judge (word overlap) does not see: its test prints the command that
+    // overrules it.
+    std::fs::write(
+        shop.join("tests/second.rs"),
+        "use ragaliq::prelude::*;\n\n#[rag_test]\nasync fn return_window_paraphrased(judge: Judge) {\n    let case = RagCase::new(\"How long do I have to send something back?\")\n        .context([\"Items can be returned within 30 days of delivery for a full refund.\"])\n        .response(\"Items can be returned within 30 days of delivery. You get all your money back.\");\n    assert_faithful!(judge, case);\n}\n",
+    )
+    .unwrap();
+    // The README's ragaliq.toml recipe, at the scripted judge.
+    let config = block_after(
+        "README.md",
+        "## A first recording without a paid key",
+        "toml",
+    )
+    .replace("http://127.0.0.1:8080/v1", &judge.base_url());
+    assert!(config.contains(&judge.base_url()), "{config}");
+    std::fs::write(shop.join("ragaliq.toml"), config).unwrap();
+
+    let target = bin_dir().parent().unwrap().to_owned();
+    let sh = |line: &str| -> (bool, String) {
+        let out = Command::new("sh")
+            .arg("-c")
+            .arg(line)
+            .current_dir(&work)
+            .env("PWD", &work)
+            .env("CARGO_TARGET_DIR", &target)
+            // The workspace's own profile, so its built dependencies serve.
+            .env("CARGO_PROFILE_DEV_DEBUG", "line-tables-only")
+            .env_remove("CI")
+            .env_remove("TF_BUILD")
+            .env_remove("RAGALIQ_MODE")
+            .env_remove("RAGALIQ_SNAPSHOT_DIR")
+            .env_remove("INSTA_UPDATE")
+            .env_remove("INSTA_FORCE_PASS")
+            .env_remove("NEXTEST_RUN_ID")
+            .env_remove("RAGALIQ_RUN_ID")
+            .output()
+            .unwrap();
+        (
+            out.status.success(),
+            format!(
+                "{}{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            ),
+        )
+    };
+    let snapshots = shop.join("tests/snapshots");
+    let pending = || -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(&snapshots)
+            .map(|d| {
+                d.filter_map(|e| e.ok())
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .filter(|n| n.ends_with(".snap.new"))
+                    .collect()
+            })
+            .unwrap_or_default();
+        names.sort();
+        names
+    };
+    let ragaliq_bin = bin_dir().join("cargo-ragaliq");
+    let insta = cargo_insta();
+    for (doc, marker) in [
+        ("README.md", "<!-- recipe:"),
+        ("docs/guide/judges-and-providers.md", "<!-- recipe:"),
+    ] {
+        // Each recipe from a first recording: the guide's is another way
+        // to the same start, not a second pass over the README's.
+        let _ = std::fs::remove_dir_all(&snapshots);
+        for line in marked_block(doc, marker) {
+            let line = line.split(" #").next().unwrap().trim().to_owned();
+            if line.is_empty() {
+                continue;
+            }
+            if line == "cargo insta review" {
+                if insta {
+                    let (ok, out) = sh("cargo insta accept");
+                    assert!(ok, "{doc}: cargo insta accept:\n{out}");
+                } else {
+                    for name in pending() {
+                        std::fs::rename(
+                            snapshots.join(&name),
+                            snapshots.join(name.trim_end_matches(".new")),
+                        )
+                        .unwrap();
+                    }
+                }
+                assert!(pending().is_empty(), "{doc}: left pending: {:?}", pending());
+                continue;
+            }
+            let (ok, out) = sh(&line);
+            if line.starts_with("CI=true") {
+                assert!(ok, "{doc}: `{line}` after review:\n{out}");
+                continue;
+            }
+            // Recording: every new recording fails its test; both files
+            // are recorded all the same.
+            assert!(!ok, "{doc}: `{line}` passed with new recordings:\n{out}");
+            let names = pending();
+            for file in ["first__", "second__"] {
+                assert!(
+                    names.iter().any(|n| n.starts_with(file)),
+                    "{doc}: `{line}` recorded no {file}*.snap.new: {names:?}\n{out}"
+                );
+            }
+            let overrules: Vec<String> = out
+                .lines()
+                .map(str::trim)
+                .filter(|l| l.starts_with("cargo ragaliq review "))
+                .map(|l| l.split("   #").next().unwrap().trim().to_owned())
+                .collect();
+            for command in &overrules {
+                let run = command.replacen(
+                    "cargo ragaliq",
+                    &format!("{} ragaliq", ragaliq_bin.display()),
+                    1,
+                );
+                let (ok, said) = sh(&run);
+                assert!(
+                    ok,
+                    "{doc}: the printed `{command}` failed from where cargo test ran:\n{said}"
+                );
+                assert!(
+                    said.contains(".snap.new: "),
+                    "{doc}: not written into the pending file: {said}"
+                );
+            }
+            assert!(
+                !overrules.is_empty(),
+                "{doc}: the paraphrase printed no overrule command:\n{out}"
+            );
+            println!(
+                "{doc}: `{line}` recorded {names:?}; {} overrule command(s) run as printed",
+                overrules.len()
+            );
+        }
+    }
+    assert!(judge.requests() > 0);
+    let _ = std::fs::remove_dir_all(&work);
 }

@@ -193,3 +193,95 @@ fn a_filtered_run_checks_no_gate() {
         "case-07's failure is still the gate's to judge"
     );
 }
+
+/// A judge whose P(yes) is the figure written in the response (`[0.5]`),
+/// given as a server gives it: the word, and its token probabilities.
+struct ScoreInResponse;
+
+impl ragaliq::judge::Transport for ScoreInResponse {
+    fn provider(&self) -> &str {
+        "canned"
+    }
+    fn complete<'a>(
+        &'a self,
+        req: &'a ragaliq::judge::JudgeRequest,
+    ) -> ragaliq::judge::BoxFuture<'a, Result<ragaliq::judge::JudgeResponse, ragaliq::TransportError>>
+    {
+        let text: String = req.messages.iter().map(|m| m.content.as_str()).collect();
+        use ragaliq::judge::{JudgeResponse, TokenLogprob, TopLogprob};
+        let p: f64 = ["0.9", "0.5", "0.2"]
+            .into_iter()
+            .find(|s| text.contains(&format!("[{s}]")))
+            .unwrap_or("0.9")
+            .parse()
+            .unwrap();
+        let word = if p >= 0.5 { "Yes" } else { "No" };
+        let top = vec![
+            TopLogprob {
+                token: "Yes".into(),
+                logprob: p.ln(),
+            },
+            TopLogprob {
+                token: "No".into(),
+                logprob: (1.0 - p).ln(),
+            },
+        ];
+        let reply = JudgeResponse::text(word).with_logprobs(vec![TokenLogprob {
+            token: word.into(),
+            logprob: if p >= 0.5 { p.ln() } else { (1.0 - p).ln() },
+            top,
+        }]);
+        Box::pin(async move { Ok(reply) })
+    }
+}
+
+/// Trials awaiting a person's verdict count neither passed nor failed, and
+/// the gate says how many: 7 passed, 1 failed and 2 awaiting is 7 of 8
+/// decided (87.5%), which a 85% gate passes; counted as failures they would
+/// make 7 of 10.
+#[test]
+fn trials_awaiting_a_person_count_neither_way() {
+    use ragaliq::{Band, Kind, Metric, Mode};
+    let dir = std::env::temp_dir().join(format!("ragaliq-gates-awaiting-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let scores = [
+        "0.9", "0.9", "0.9", "0.5", "0.9", "0.9", "0.2", "0.9", "0.5", "0.9",
+    ];
+    let mut text = String::new();
+    for (i, s) in scores.iter().enumerate() {
+        text.push_str(&format!(
+            "- id: case-{i:02}\n  query: Question {i}?\n  response: 'Answer {i} [{s}]'\n"
+        ));
+    }
+    std::fs::write(dir.join("cases.yaml"), text).unwrap();
+    // Relevance read from 0.4 up to its threshold, 0.7, is uncertain.
+    let judge = ragaliq::Judge::builder(ScoreInResponse)
+        .with_band(Kind::Answers, Band::between(0.4, 0.6).unwrap())
+        .build()
+        .unwrap();
+    let outcome = ragaliq::suite(&dir)
+        .metrics([Metric::Relevance])
+        .judge(judge)
+        .mode(Mode::Live)
+        .gates(Gates::new().pass_rate(0.85))
+        .with_args(quiet())
+        .run_for_outcome()
+        .unwrap();
+    let outcomes: Vec<Outcome> = outcome.report.results.iter().map(|r| r.outcome).collect();
+    assert_eq!(
+        outcomes.iter().filter(|o| **o == Outcome::Awaiting).count(),
+        2,
+        "{outcomes:?}"
+    );
+    let gate = &outcome.gates[0];
+    assert_eq!(gate.status, GateStatus::Passed, "{}", gate.message);
+    assert_eq!(gate.neither, 2);
+    assert_eq!(
+        gate.message,
+        "gate pass_rate of relevance passed: 7 of 8 trials passed (87.5%), at least 85% required; not passed, allowed: case-06 (0.20 < 0.70); 2 trials counted neither way (2 awaiting a person's verdict)"
+    );
+    // The awaiting trials are no low scores: never allowed, and they fail
+    // their tests meanwhile (`uncertain = "fail"`, the default).
+    assert_eq!(outcome.conclusion.num_failed, 2);
+}

@@ -35,6 +35,18 @@ async fn the_reference_itself_is_correct(judge: Judge) {
     let eval = assert_correct!(judge, refund(REFERENCE));
     let found = eval.graded.as_ref().and_then(|g| g.found.clone());
     assert_eq!(found.map(|f| f.words), Some((1, 16)), "{eval}");
+    // The found rule: the reference stands in the response, not denied, so
+    // the answer is correct with no question asked (the recording is
+    // empty).
+    assert_eq!(
+        (eval.score, eval.usage.calls, eval.usage.replayed),
+        (1.0, 0, 0)
+    );
+    assert!(
+        eval.to_string()
+            .contains("not denied: «Refunds are accepted"),
+        "{eval}"
+    );
 }
 
 const RETURNS: &str = "How long is the return window for online orders?";
@@ -79,7 +91,7 @@ async fn the_wrong_window_is_caught(judge: Judge) {
 /// The negation: the response holds the reference's words and denies
 /// them. Against the newcomer's reference ("30 days from delivery.", not
 /// found word for word) and against a short one ("30 days", found at words
-/// 4–5): found words are evidence, and the judge's no decides.
+/// 4–5 and denied by the "not" in its clause): the judge's no decides.
 #[rag_test(config = "tests/judges/qwen15.toml")]
 async fn a_denied_reference_is_caught(judge: Judge) {
     let denied = "It is not 30 days; it is 14.";
@@ -89,8 +101,21 @@ async fn a_denied_reference_is_caught(judge: Judge) {
         correctness
     );
     let eval = assert_caught!(judge, returns("30 days", denied), correctness);
-    let found = eval.graded.as_ref().and_then(|g| g.found.clone());
-    assert_eq!(found.map(|f| f.words), Some((4, 5)), "{eval}");
+    let graded = eval.graded.as_ref().unwrap();
+    assert_eq!(
+        graded.found.as_ref().map(|f| f.words),
+        Some((4, 5)),
+        "{eval}"
+    );
+    // Found, and denied in its clause: the judge is asked, and its no
+    // decides.
+    assert_eq!(graded.denied.as_deref(), Some("not"));
+    assert_eq!(eval.usage.replayed, 1, "{eval}");
+    assert!(
+        eval.to_string()
+            .contains("found in the response, and denied there: «30 days» (words 4–5), with «not» in its clause"),
+        "{eval}"
+    );
 }
 
 /// Claims both ways, a named option for a team that wants the facts
@@ -174,11 +199,11 @@ fn same_language() -> CustomMetric {
 
 /// A metric of one's own, asked through the same session (recorded,
 /// replayed): a Spanish question answered in English. A person says no;
-/// the recorded 1.5B says yes (P 0.59), so this case is kept, not changed,
+/// the recorded 1.5B says yes (P 0.61), so this case is kept, not changed,
 /// and run with `cargo test --test grading -- --ignored` against a better
 /// judge.
 #[rag_test(config = "tests/judges/qwen15.toml")]
-#[ignore = "Qwen2.5-Coder-1.5B calls an English reply to a Spanish question the same language (P(yes) 0.59)"]
+#[ignore = "Qwen2.5-Coder-1.5B calls an English reply to a Spanish question the same language (P(yes) 0.61)"]
 #[should_panic(expected = "same-language")]
 async fn an_answer_in_another_language_fails_the_teams_metric(judge: Judge) {
     let case = RagCase::new("¿Puedo devolver un artículo sin recibo?")
@@ -205,4 +230,60 @@ async fn a_rude_reply_fails_the_teams_metric(judge: Judge) {
         .id("rude")
         .response("Figure it out yourself, I am not your personal assistant.");
     assert_metric!(judge, case, &polite(), threshold = 0.5);
+}
+
+/// What the recorded 1.5B makes of the case above, which is ignored for
+/// it: the English reply to a Spanish question is "the same language"
+/// (P(yes) 0.61), so the team's metric passes where a person says no.
+/// Replayed from that test's recording (read here, not bound: the ignored
+/// test stays its binder), so the misreading stays on record and the
+/// recording in use for `cargo insta test --unreferenced=reject`.
+#[tokio::test]
+async fn the_recorded_small_judge_calls_the_english_reply_the_same_language() {
+    use ragaliq::record::{Location, Recorder, Site, assert_snapshot};
+    use std::sync::Arc;
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let env = |name: &str| match name {
+        "RAGALIQ_MODE" => Some("replay".to_owned()),
+        "RAGALIQ_CONFIG" => Some("tests/judges/qwen15.toml".to_owned()),
+        _ => std::env::var(name).ok(),
+    };
+    let config = ragaliq::Config::load_from(root, &env).unwrap();
+    let test = "an_answer_in_another_language_fails_the_teams_metric";
+    let snapshot = root.join(format!("tests/snapshots/grading__{test}.snap"));
+    let recorder = Arc::new(Recorder::new(
+        Location::at(
+            &snapshot,
+            format!("grading::{test}"),
+            format!("RAGALIQ_MODE=record cargo test --test grading -- {test} --exact --ignored"),
+        ),
+        ragaliq::Mode::Replay,
+    ));
+    let judge = Judge::from_config(&config)
+        .unwrap()
+        .with_recorder(recorder.clone());
+    let case = RagCase::new("¿Puedo devolver un artículo sin recibo?")
+        .id("language")
+        .response("Yes, within 30 days, with any proof of purchase.");
+    let options = ragaliq::EvalOptions::default().with_threshold(0.5);
+    let eval = judge
+        .custom_with(&same_language(), &case, &options)
+        .await
+        .unwrap();
+    assert!(eval.passed, "{eval}");
+    assert!((eval.score - 0.61).abs() < 0.005, "{eval}");
+    assert_eq!((eval.usage.calls, eval.usage.replayed), (0, 1), "{eval}");
+    let description = recorder.description();
+    let site = Site {
+        file: file!(),
+        module_path: module_path!(),
+        function: "the_recorded_small_judge_calls_the_english_reply_the_same_language",
+        line: line!(),
+        manifest_dir: env!("CARGO_MANIFEST_DIR"),
+    };
+    recorder
+        .commit(None, true, |recording| {
+            assert_snapshot(&snapshot, &recording.to_yaml(), &description, site);
+        })
+        .unwrap();
 }

@@ -592,6 +592,94 @@ async fn a_rag_test_says_when_a_persons_verdict_decided_it() {
     assert_eq!(server.requests(), asked, "replay asked the judge");
 }
 
+/// A claim the judge is unsure of (P(supported) 0.92 read inside a band
+/// [0.9, 0.95)) leaves the test neither passed nor failed: it awaits a
+/// person, says so first, and prints the command that gives the verdict;
+/// run as printed, that command records it, and the replay passes by it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rag_test_the_judge_is_unsure_of_awaits_a_person_until_one_gives_the_verdict() {
+    let server = ScriptedJudge::start().await;
+    let url = server.base_url();
+    let dir = temp_dir("awaiting");
+    let band = [("RAGALIQ_BAND_CLAIMS", "0.9,0.95")];
+    let run = run_child("record", &url, &dir, &band);
+    assert!(!run.passed, "{}", run.output);
+    assert!(
+        run.output.contains(
+            "assert_faithful! AWAITING A PERSON for case `child`: the judge is unsure, so the test is neither passed nor failed until a person gives the verdict (not a low score)"
+        ),
+        "{}",
+        run.output
+    );
+    assert!(
+        run.output.contains("faithfulness: AWAITING A PERSON: the judge is unsure of 1 claim; counted each way the score is 0.00 to 1.00, on both sides of the threshold 0.70")
+            && run.output.contains("uncertain: P(supported) 0.92, inside the band [0.33, 0.95) of `scripted`"),
+        "{}",
+        run.output
+    );
+    // Accepted as recorded, it still awaits a person in CI.
+    std::fs::rename(
+        dir.join("modes__child_case.snap.new"),
+        dir.join("modes__child_case.snap"),
+    )
+    .unwrap();
+    let mut ci = band.to_vec();
+    ci.push(("CI", "true"));
+    let run = run_child("replay", &url, &dir, &ci);
+    assert!(
+        !run.passed && run.output.contains("AWAITING A PERSON"),
+        "{}",
+        run.output
+    );
+    // The item's command, run as printed, from where the test ran.
+    let printed = run
+        .output
+        .lines()
+        .map(str::trim)
+        .find(|l| l.starts_with("cargo ragaliq review ") && l.contains("--key"))
+        .expect("the command that gives the verdict");
+    let command = printed.split("   #").next().unwrap().trim();
+    let args: Vec<&str> = command.split_whitespace().skip(1).collect();
+    let bin = std::env::current_exe()
+        .unwrap()
+        .parent()
+        .and_then(Path::parent)
+        .unwrap()
+        .join("cargo-ragaliq");
+    let given = Command::new(&bin).args(&args).output().unwrap_or_else(|e| {
+        panic!(
+            "{} ({e}): `cargo test --workspace` builds it",
+            bin.display()
+        )
+    });
+    assert!(
+        given.status.success(),
+        "{command}\n{}{}",
+        String::from_utf8_lossy(&given.stdout),
+        String::from_utf8_lossy(&given.stderr)
+    );
+    let asked = server.requests();
+    let run = run_child("replay", &url, &dir, &ci);
+    assert!(run.passed, "{}", run.output);
+    assert!(
+        run.output.contains("used 1 verdict given by a person"),
+        "{}",
+        run.output
+    );
+    assert_eq!(server.requests(), asked, "replay asked the judge");
+    // `uncertain = "pass"`: the test passes meanwhile, and says so.
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut pass = band.to_vec();
+    pass.push(("RAGALIQ_UNCERTAIN", "pass"));
+    let run = run_child("record", &url, &dir, &pass);
+    assert!(
+        run.output.contains("assert_faithful! for case `child` awaits a person and passes meanwhile (uncertain = \"pass\")"),
+        "{}",
+        run.output
+    );
+}
+
 /// Upgrading across the change of correctness's default: a recording that
 /// graded an answer by claims both ways is stale for the direct question,
 /// and the message says so and names both ways out (re-record, or keep

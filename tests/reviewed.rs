@@ -474,3 +474,125 @@ async fn a_verdict_outlives_another_way_of_asking() {
         "on the JSON question now: {verdicts:?}"
     );
 }
+
+/// A hand-edited `reviewed:` entry that cannot be read makes the recording
+/// unwritable: in record mode that is said before the judge is asked, not
+/// after every answer was paid for and could not be kept.
+#[tokio::test]
+async fn a_malformed_verdict_is_refused_before_record_mode_pays() {
+    let server = ScriptedJudge::start().await;
+    let url = server.base_url();
+    let dir = temp("malformed");
+    let (eval, _) = record(&url, "scripted", &dir, &case(POLICY)).await;
+    accept(&dir);
+    let key = eval
+        .claims
+        .iter()
+        .find(|c| c.failed)
+        .and_then(|c| c.review_key.clone())
+        .unwrap();
+    let snap = dir.join("t.snap");
+    record::update(&snap, |r| {
+        record::set_verdict(r, &key, "supported", None, None)
+    })
+    .unwrap()
+    .unwrap();
+    // The hand edit: a word no claim takes.
+    let text = std::fs::read_to_string(&snap).unwrap();
+    std::fs::write(&snap, text.replace("verdict: supported", "verdict: maybe")).unwrap();
+
+    let requests = server.requests();
+    let recorder = Arc::new(Recorder::new(location(&dir), Mode::Record));
+    let e = judge_with(&url, &recorder)
+        .evaluate(Metric::Faithfulness, &case(POLICY))
+        .await
+        .unwrap_err();
+    assert_eq!(server.requests(), requests, "nothing was paid for: {e}");
+    assert!(e.is_recording(), "{e}");
+    let text = e.to_string();
+    assert!(
+        text.contains("t.snap is unreadable") && text.contains("`maybe`"),
+        "{text}"
+    );
+    assert!(!pending(&dir).exists());
+}
+
+// ── the overrule command a failing #[rag_test] prints ──────────────────────
+
+/// The README's case the scripted judge gets wrong: the second claim is
+/// right in other words.
+#[ragaliq::rag_test]
+#[ignore = "run in a child process by the_printed_overrule_path_works_from_where_cargo_test_ran"]
+async fn overruled_child(judge: Judge) {
+    ragaliq::assert_faithful!(judge, case(POLICY));
+}
+
+/// The overrule command names the recording by a path that works from
+/// where `cargo test` ran (the shell's folder, `PWD`: the workspace root
+/// for `cargo test -p shop`), not from the member package the test
+/// process runs in.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_printed_overrule_path_works_from_where_cargo_test_ran() {
+    let server = ScriptedJudge::start().await;
+    // A workspace folder holding a member package `shop`, whose recordings
+    // go to `shop/tests/snapshots`; the test process runs in `shop` (as
+    // cargo runs it), and the person typed `cargo test -p shop` in the
+    // workspace folder.
+    let workspace = temp("printed-path");
+    let package = workspace.join("shop");
+    let snapshots = package.join("tests/snapshots");
+    std::fs::create_dir_all(&snapshots).unwrap();
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "overruled_child",
+            "--exact",
+            "--ignored",
+            "--test-threads=1",
+        ])
+        .current_dir(&package)
+        .env("PWD", &workspace)
+        .env_remove("CI")
+        .env_remove("TF_BUILD")
+        .env_remove("NEXTEST_RUN_ID")
+        .env_remove("RAGALIQ_RUN_ID")
+        .env_remove("INSTA_FORCE_PASS")
+        .env_remove("INSTA_PENDING_DIR")
+        .env("RAGALIQ_MODE", "auto")
+        .env("RAGALIQ_JUDGE", server.base_url())
+        .env("RAGALIQ_MODEL", "scripted")
+        .env("RAGALIQ_SNAPSHOT_DIR", &snapshots)
+        .env("INSTA_UPDATE", "new")
+        .output()
+        .unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        !out.status.success(),
+        "the judge is wrong, so it fails:\n{text}"
+    );
+    let line = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("cargo ragaliq review "))
+        .unwrap_or_else(|| panic!("no overrule command:\n{text}"));
+    let path = line
+        .trim_start()
+        .strip_prefix("cargo ragaliq review ")
+        .and_then(|rest| rest.split(" --key ").next())
+        .unwrap();
+    assert_eq!(
+        path, "shop/tests/snapshots/reviewed__overruled_child.snap",
+        "{line}"
+    );
+    // From the workspace folder that names the recording, whose pending
+    // twin holds the new exchanges.
+    let named = workspace.join(path);
+    assert!(
+        named.with_extension("snap.new").exists(),
+        "{}",
+        named.display()
+    );
+    let _ = std::fs::remove_dir_all(&workspace);
+}

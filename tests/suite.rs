@@ -557,3 +557,67 @@ fn a_missing_recording_is_a_recording_error_not_the_judges() {
     );
     assert_eq!(silent.usage().calls, 0);
 }
+
+/// A suite whose code asks for a mode that calls the judge, run as a
+/// committed test would run under CI: by the parent test below, in a child
+/// process whose environment it controls.
+#[test]
+#[ignore = "run in a child process by ci_ignores_the_mode_a_suites_code_asks_for"]
+fn child_suite_asking_for_auto() {
+    let dir = std::env::var("RAGALIQ_CHILD_SUITE_DIR").expect("set by the parent test");
+    let outcome = ragaliq::suite(&dir)
+        .metrics([Metric::Faithfulness])
+        .mode(Mode::Auto)
+        .with_args(quiet())
+        .run_for_outcome();
+    println!("outcome: {:?}", outcome.map(|o| o.conclusion.num_failed));
+}
+
+/// `Suite::mode(Mode::Auto)` is a committed setting, as a file's mode is:
+/// under CI it may only ask for replay. The judge is not called, and one
+/// line on stderr says what was ignored.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ci_ignores_the_mode_a_suites_code_asks_for() {
+    let server = ScriptedJudge::start().await;
+    let dir = temp_dir("ci-code-mode");
+    write(&dir, "cases.yaml", GOOD);
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "child_suite_asking_for_auto",
+            "--exact",
+            "--ignored",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env("CI", "true")
+        .env_remove("RAGALIQ_MODE")
+        .env_remove("NEXTEST_RUN_ID")
+        .env_remove("RAGALIQ_RUN_ID")
+        .env_remove("RAGALIQ_SNAPSHOT_DIR")
+        .env("RAGALIQ_JUDGE", server.base_url())
+        .env("RAGALIQ_MODEL", "scripted")
+        .env("RAGALIQ_CHILD_SUITE_DIR", &dir)
+        .output()
+        .unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(server.requests(), 0, "CI called the judge:\n{text}");
+    let said: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("ragaliq: CI is set, so "))
+        .collect();
+    assert_eq!(said.len(), 1, "{text}");
+    assert!(
+        said[0].starts_with("ragaliq: CI is set, so mode auto (set by the program) is ignored and the mode is replay (CI is set)"),
+        "{}",
+        said[0]
+    );
+    assert!(
+        !dir.join("snapshots").exists()
+            || std::fs::read_dir(dir.join("snapshots")).unwrap().count() == 0,
+        "nothing recorded"
+    );
+}

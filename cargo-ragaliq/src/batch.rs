@@ -34,7 +34,7 @@ use std::time::{Duration, SystemTime};
 pub struct Args {
     /// Record through the provider's batch API (OpenAI, Anthropic): half
     /// the price, answers within 24 hours. Required: live recording is
-    /// `RAGALIQ_MODE=record cargo test`.
+    /// `RAGALIQ_MODE=record cargo test --no-fail-fast`.
     #[arg(long)]
     batch: bool,
     /// Continue the batch record in progress (after a crash, a closed
@@ -195,7 +195,7 @@ pub fn run(args: Args) -> Result<bool, String> {
     }
     if !args.batch {
         return Err(
-            "only --batch is built: record live with RAGALIQ_MODE=record cargo test, or through a provider's batch API with cargo ragaliq record --batch".into(),
+            "only --batch is built: record live with RAGALIQ_MODE=record cargo test --no-fail-fast, or through a provider's batch API with cargo ragaliq record --batch".into(),
         );
     }
     let config = Config::load().map_err(|e| e.to_string())?;
@@ -407,7 +407,7 @@ pub fn run(args: Args) -> Result<bool, String> {
         for (fingerprint, question) in queued {
             if question.provider != api.provider() {
                 return Err(format!(
-                    "a question was queued for {} but the batch goes to {}: run the record with the judge the tests use",
+                    "a question was queued for {} but the batch goes to {}: run the record with the judge the tests use (a cascade whose `[[escalate]]` judges are at another provider records live, with RAGALIQ_MODE=record: one batch driver sends to one provider)",
                     question.provider,
                     api.provider()
                 ));

@@ -66,6 +66,97 @@ pub struct Args {
     /// --fit otherwise keeps.
     #[arg(long, requires = "fit")]
     fit_anyway: bool,
+    /// With --fit: the band fitted around the threshold promises decided
+    /// agreement of at least 1 - ALPHA (default 0.1: 0.9)...
+    #[arg(long, value_name = "ALPHA", requires = "fit", default_value_t = ragaliq::calibrate::DEFAULT_ALPHA)]
+    alpha: f64,
+    /// ...with probability at least 1 - DELTA (default 0.05: 0.95), by
+    /// fixed-sequence binomial tests on the items; too few items to show it
+    /// is said (TOO FEW), and nothing is written.
+    #[arg(long, value_name = "DELTA", requires = "fit", default_value_t = ragaliq::calibrate::DEFAULT_DELTA)]
+    delta: f64,
+}
+
+/// Writes the band fitted for `kind` into the judge file at `path`, or says
+/// why not; `Ok` either way unless the file cannot be written.
+fn band_outcome(
+    path: &std::path::Path,
+    kind: &str,
+    fit: Option<&ragaliq::calibrate::BandFit>,
+    set: &str,
+    model: &str,
+) -> Result<(), String> {
+    let Some(fit) = fit else {
+        return Ok(());
+    };
+    if !fit.writable() {
+        println!("fitted: bands.{kind} kept: {fit}");
+        return Ok(());
+    }
+    write_band(path, kind, fit, set, model)?;
+    println!(
+        "fitted: wrote bands.{kind} = {} into {} for `{model}` ({fit})",
+        fit.band.to_toml(),
+        path.display()
+    );
+    Ok(())
+}
+
+/// Writes `fit`'s band as `bands.<kind>` into the judge file at `path`, and
+/// in `[fitted]` the model it applies to and what it promises (kept as
+/// [`write_fit`] keeps the file).
+fn write_band(
+    path: &std::path::Path,
+    kind: &str,
+    fit: &ragaliq::calibrate::BandFit,
+    set: &str,
+    model: &str,
+) -> Result<(), String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut doc: toml_edit::DocumentMut = text
+        .parse()
+        .map_err(|e| format!("{}: not TOML: {e}", path.display()))?;
+    let band: toml_edit::Value = match fit.band {
+        ragaliq::Band::Between { low, high } => {
+            let round = |x: f64| (x * 1000.0).round() / 1000.0;
+            let mut a = toml_edit::Array::new();
+            a.push(round(low));
+            a.push(round(high));
+            a.into()
+        }
+        other => other.to_toml().trim_matches('"').into(),
+    };
+    let mut set_in = |t: &str, k: &str, v: toml_edit::Value| -> Result<(), String> {
+        if doc.get(t).is_none() {
+            doc[t] = toml_edit::table();
+        }
+        let like = doc[t].as_table_like_mut().ok_or_else(|| {
+            format!(
+                "{}: `{t}` is not a table, so {t}.{k} cannot be written",
+                path.display()
+            )
+        })?;
+        like.insert(k, toml_edit::Item::Value(v));
+        Ok(())
+    };
+    set_in("bands", kind, band)?;
+    set_in("fitted", &format!("{kind}_band_model"), model.into())?;
+    set_in("fitted", &format!("{kind}_band_set"), set.into())?;
+    set_in("fitted", &format!("{kind}_band_date"), today().into())?;
+    set_in("fitted", &format!("{kind}_band_alpha"), fit.alpha.into())?;
+    set_in("fitted", &format!("{kind}_band_delta"), fit.delta.into())?;
+    set_in(
+        "fitted",
+        &format!("{kind}_band_items"),
+        (fit.items as i64).into(),
+    )?;
+    set_in(
+        "fitted",
+        &format!("{kind}_band_coverage"),
+        ((fit.coverage() * 1000.0).round() / 1000.0).into(),
+    )?;
+    ragaliq::run::write_atomic(path, doc.to_string().as_bytes())
+        .map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// Whether `fit` is written: `Err` with the line that says why the
@@ -106,7 +197,8 @@ pub fn run(args: Args) -> Result<bool, String> {
     let mut calibration = ragaliq::calibration(&args.dirs[0])
         .with_root(here.clone())
         .with_record_command(command)
-        .with_fit(args.fit);
+        .with_fit(args.fit)
+        .with_guarantee(args.alpha, args.delta);
     for dir in &args.dirs[1..] {
         calibration = calibration.with_dir(dir);
     }
@@ -169,6 +261,13 @@ pub fn run(args: Args) -> Result<bool, String> {
                 );
                 continue;
             }
+            band_outcome(
+                &file,
+                report.kind.band_kind().name(),
+                judge.band_fit.as_ref(),
+                &dirs_text(&args.dirs),
+                &judge.model,
+            )?;
             match &judge.fit {
                 Some(fit) => {
                     if let Err(kept) =
@@ -316,6 +415,7 @@ fn run_reviewed(args: &Args) -> Result<bool, String> {
         ragaliq::calibrate::DEFAULT_RESAMPLES,
         args.min_kappa,
         true,
+        (args.alpha, args.delta),
     );
     println!(
         "read {} recording{} (a pending .snap.new in place of its .snap): {} verdict{} given by a person{}, read as labels against the judge's reading in the same exchanges, no call",
@@ -371,6 +471,15 @@ fn run_reviewed(args: &Args) -> Result<bool, String> {
         let (Some(file), Some(result)) = (&judge_file, report.judges.first()) else {
             continue;
         };
+        if result.model == judge.model() {
+            band_outcome(
+                file,
+                report.kind.band_kind().name(),
+                result.band_fit.as_ref(),
+                &set_text,
+                &result.model,
+            )?;
+        }
         let Some(fit) = &result.fit else {
             println!(
                 "fitted: nothing for {}: {}",

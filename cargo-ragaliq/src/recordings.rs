@@ -44,6 +44,8 @@ pub fn status(args: StatusArgs) -> Result<bool, String> {
     let mut templates: BTreeMap<PathBuf, Option<(Templates, String)>> = BTreeMap::new();
     // Person's verdicts per recording: (given, of them overruling the judge).
     let mut reviewed: Vec<(PathBuf, usize, usize)> = Vec::new();
+    // Items the judge is unsure of with no person's verdict, per recording.
+    let mut awaiting: Vec<(PathBuf, usize)> = Vec::new();
     let mut thresholds = BTreeMap::new();
     for path in &found {
         if let Ok(Some(recording)) = Recording::read(path) {
@@ -51,6 +53,13 @@ pub fn status(args: StatusArgs) -> Result<bool, String> {
             let (given, overruling) = ragaliq::review::count(&recording, &at);
             if given > 0 {
                 reviewed.push((path.clone(), given, overruling));
+            }
+            let unsure = ragaliq::review::items(&recording, &at)
+                .iter()
+                .filter(|i| i.awaits())
+                .count();
+            if unsure > 0 {
+                awaiting.push((path.clone(), unsure));
             }
         }
         if path.extension().is_some_and(|e| e == "new") {
@@ -138,6 +147,19 @@ pub fn status(args: StatusArgs) -> Result<bool, String> {
         "cargo ragaliq migrate",
     );
     section("unreadable", &unreadable, "");
+    let unsure: usize = awaiting.iter().map(|(_, n)| n).sum();
+    section(
+        "awaiting a person (items the judge is unsure of, read inside its band, with no person's verdict)",
+        &awaiting
+            .iter()
+            .map(|(p, n)| format!("{}: {n} item{}", shown(p), if *n == 1 { "" } else { "s" }))
+            .collect::<Vec<_>>(),
+        if unsure > 0 {
+            "cargo ragaliq review (it shows them first)"
+        } else {
+            ""
+        },
+    );
     let given: usize = reviewed.iter().map(|(_, n, _)| n).sum();
     let overruling: usize = reviewed.iter().map(|(_, _, n)| n).sum();
     println!(

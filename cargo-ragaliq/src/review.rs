@@ -67,7 +67,21 @@ fn targets(paths: &[PathBuf]) -> Vec<Target> {
     } else {
         paths.to_vec()
     };
-    let found = files::recordings(&roots);
+    let mut found = files::recordings(&roots);
+    // A `.snap` named as such (the path a failing test prints): on a first
+    // recording only its pending twin exists, and when both do the twin is
+    // what will be accepted. Either way the twin is the one to review and
+    // write into.
+    for root in &roots {
+        if root.extension().is_some_and(|e| e == "snap") {
+            let twin = record::pending_path(root);
+            if twin.is_file() && record::format_of(&twin).is_some() {
+                found.push(twin);
+            }
+        }
+    }
+    found.sort();
+    found.dedup();
     let mut out: BTreeMap<PathBuf, Target> = BTreeMap::new();
     for path in found {
         // `./tests/…` as `tests/…`: paths are shown and reported as typed.
@@ -125,12 +139,15 @@ fn is_pending(path: &Path) -> bool {
 /// defaults.
 pub fn thresholds(path: &Path, cache: &mut BTreeMap<PathBuf, Thresholds>) -> Thresholds {
     let root = files::package_root(path).unwrap_or_default();
-    *cache.entry(root.clone()).or_insert_with(|| {
-        ragaliq::Config::load_from(&root, &|name| std::env::var(name).ok())
-            .ok()
-            .and_then(|c| ragaliq::Judge::from_config(&c).ok())
-            .map_or_else(Thresholds::default, |j| Thresholds::of(&j))
-    })
+    cache
+        .entry(root.clone())
+        .or_insert_with(|| {
+            ragaliq::Config::load_from(&root, &|name| std::env::var(name).ok())
+                .ok()
+                .and_then(|c| ragaliq::Judge::from_config(&c).ok())
+                .map_or_else(Thresholds::default, |j| Thresholds::of(&j))
+        })
+        .clone()
 }
 
 /// `Ok(true)` when every verdict asked for was written.
@@ -165,9 +182,16 @@ pub fn run(args: Args) -> Result<bool, String> {
 /// Sets one verdict in every recording found that judges `key`.
 fn set_one(found: &[Target], key: &str, verdict: &str, args: &Args) -> Result<bool, String> {
     let mut written = 0;
+    let mut unreadable = Vec::new();
     for t in found {
-        let Ok(Some(recording)) = Recording::read(&t.path) else {
-            continue;
+        let recording = match Recording::read(&t.path) {
+            Ok(Some(r)) => r,
+            Ok(None) => continue,
+            Err(e) => {
+                eprintln!("skipped: {e}");
+                unreadable.push(shown(&t.path));
+                continue;
+            }
         };
         if !recording
             .exchanges
@@ -196,7 +220,8 @@ fn set_one(found: &[Target], key: &str, verdict: &str, args: &Args) -> Result<bo
     }
     if written == 0 {
         return Err(format!(
-            "no recording under the paths given judges key {key} (a test prints the key of each item it failed on)"
+            "no recording under the paths given judges key {key} (a test prints the key of each item it failed on){}",
+            unread(&unreadable)
         ));
     }
     println!(
@@ -210,9 +235,28 @@ fn set_one(found: &[Target], key: &str, verdict: &str, args: &Args) -> Result<bo
     Ok(true)
 }
 
+/// Removes the person's verdict on `key` from the recordings that hold
+/// one, and from no other: a recording without it is not rewritten, and
+/// one that cannot be read is said and passed over.
 fn remove_one(found: &[Target], key: &str) -> Result<bool, String> {
     let mut removed = 0;
+    let mut unreadable = Vec::new();
     for t in found {
+        let holds = match Recording::read(&t.path) {
+            Ok(Some(r)) => r
+                .exchanges
+                .iter()
+                .any(|e| e.reviewed.iter().any(|v| v.key == key)),
+            Ok(None) => false,
+            Err(e) => {
+                eprintln!("skipped: {e}");
+                unreadable.push(shown(&t.path));
+                false
+            }
+        };
+        if !holds {
+            continue;
+        }
         let gone = record::update(&t.path, |r| record::remove_verdict(r, key))
             .map_err(|e| e.to_string())?;
         if let Some(r) = gone {
@@ -226,10 +270,25 @@ fn remove_one(found: &[Target], key: &str) -> Result<bool, String> {
     }
     if removed == 0 {
         return Err(format!(
-            "no person's verdict on key {key} under the paths given"
+            "no person's verdict on key {key} under the paths given{}",
+            unread(&unreadable)
         ));
     }
     Ok(true)
+}
+
+/// The recordings that could not be read, for a message that found
+/// nothing: what was looked for may be in one of them.
+fn unread(paths: &[String]) -> String {
+    if paths.is_empty() {
+        String::new()
+    } else {
+        format!(
+            " that could be read ({} could not: {})",
+            paths.len(),
+            paths.join(", ")
+        )
+    }
 }
 
 /// The keys for the verdicts an item takes: `(key, word)`.
@@ -296,12 +355,18 @@ fn walk(
         let pending = is_pending(&t.path);
         let thresholds = thresholds(&t.path, &mut cache);
         for item in items(&recording, &thresholds) {
-            let wanted = args.all || (item.person.is_none() && (pending || item.judged_against()));
+            let wanted = args.all
+                || item.awaits()
+                || (item.person.is_none() && (pending || item.judged_against()));
             if wanted {
                 queue.push((t.path.clone(), item));
             }
         }
     }
+    // What awaits a person first: those verdicts decide tests that are
+    // neither passed nor failed until they are given. The sort is stable,
+    // so each group keeps the files' order.
+    queue.sort_by_key(|(_, item)| !item.awaits());
     if queue.is_empty() {
         writeln!(
             out,
@@ -436,6 +501,46 @@ fn walk(
     Ok(true)
 }
 
+/// What the judge said of an item, kept apart from what a threshold made
+/// of it: `wrote "Yes", P(yes) 0.56 → no at the threshold 0.70`. The
+/// judge's word is what it wrote; the verdict after the arrow is ragaliq's
+/// reading of its probability.
+fn judge_said(item: &Item) -> String {
+    let j = &item.judge;
+    let mut parts: Vec<String> = Vec::new();
+    if let Some(w) = &j.written {
+        parts.push(format!("wrote {w:?}"));
+    }
+    if let Some(p) = j.probability {
+        parts.push(format!(
+            "{} {p:.2}",
+            match item.judged.family.as_str() {
+                "claim" => "P(supported)",
+                "criteria_score" => "score",
+                _ => "P(yes)",
+            }
+        ));
+    }
+    if let Some(q) = j.contradiction {
+        parts.push(format!("P(contradicted) {q:.2}"));
+    }
+    let mut said = parts.join(", ");
+    match (&j.verdict, j.threshold) {
+        (Some(v), Some(t)) => said.push_str(&format!(" → {v} at the threshold {t:.2}")),
+        (Some(v), None) if j.written.as_deref() != Some(v.as_str()) => {
+            if said.is_empty() {
+                said.push_str(v);
+            } else {
+                said.push_str(&format!(" → {v}"));
+            }
+        }
+        (Some(_), None) => {}
+        (None, _) if said.is_empty() => said.push_str("(not read)"),
+        (None, _) => {}
+    }
+    said
+}
+
 /// One item, as a reviewer reads it.
 fn show(
     out: &mut impl Write,
@@ -448,10 +553,15 @@ fn show(
     writeln!(out)?;
     writeln!(
         out,
-        "── {} [{}/{of}]{} key {}",
+        "── {} [{}/{of}]{}{} key {}",
         shown(path),
         at + 1,
         if is_pending(path) { " (pending)" } else { "" },
+        if item.awaits() {
+            " AWAITING A PERSON (the judge is unsure)"
+        } else {
+            ""
+        },
         item.judged.key
     )?;
     let family = item.judged.family.as_str();
@@ -516,23 +626,8 @@ fn show(
     if blind {
         writeln!(out, "the judge: (hidden)")?;
     } else {
-        let j = &item.judge;
-        let mut said = j.verdict.clone().unwrap_or_else(|| "(not read)".into());
-        if let Some(p) = j.probability {
-            said.push_str(&format!(
-                ", {} {p:.2}",
-                match family {
-                    "claim" => "P(supported)",
-                    "criteria_score" => "score",
-                    _ => "P(yes)",
-                }
-            ));
-        }
-        if let Some(q) = j.contradiction {
-            said.push_str(&format!(", P(contradicted) {q:.2}"));
-        }
-        writeln!(out, "the judge ({}): {said}", item.model)?;
-        for r in &j.read {
+        writeln!(out, "the judge ({}): {}", item.model, judge_said(item))?;
+        for r in &item.judge.read {
             writeln!(out, "  {r}")?;
         }
     }

@@ -47,6 +47,10 @@ fn main() -> ExitCode {
         ),
         Trial::test("the_budget_applies_to_what_is_submitted", budget),
         Trial::test(
+            "a_cascade_is_recorded_in_rounds_each_judge_after_the_one_it_escalates_from",
+            cascade,
+        ),
+        Trial::test(
             "a_test_command_that_runs_no_test_is_not_a_finished_record",
             no_test_ran,
         ),
@@ -460,6 +464,71 @@ fn no_batch_api() -> Result<(), Failed> {
     check(
         output.status.code() == Some(2) && log.contains("openai-compatible has no batch API"),
         || format!("expected a refusal naming the provider:\n{log}"),
+    )
+}
+
+/// A cascade through the batch API: the judge (`scripted`) is unsure of
+/// the claim it reads at P 0.2 ("Refunds are paid in gold coins": half its
+/// words in a passage), inside its band [0.1, 0.5); that claim goes to the
+/// judge it escalates to (`scripted-sure`, the same answers at 0.01 or
+/// 0.99) in a later round, and the replay decides it with no judge at all.
+fn cascade() -> Result<(), Failed> {
+    let judge = start_judge();
+    let root = project("cascade", Provider::OpenAi, &judge.judge.base_url());
+    let toml = std::fs::read_to_string(root.join("ragaliq.toml")).unwrap();
+    let url = judge.judge.base_url();
+    std::fs::write(
+        root.join("ragaliq.toml"),
+        format!(
+            "{toml}\n[bands]\nclaims = [0.1, 0.5]\n\n[[escalate]]\nprovider = \"openai\"\nmodel = \"scripted-sure\"\nbase_url = \"{url}\"\napi_key_env = \"BATCH_TEST_KEY\"\nstream = false\n"
+        ),
+    )
+    .unwrap();
+    let output = driver(&root, &[]).output().unwrap();
+    let log = text(&output);
+    println!("{log}");
+    check(output.status.success(), || {
+        format!("the batch record failed:\n{log}")
+    })?;
+    check(judge.judge.requests() == 0, || {
+        "every answer must come from a batch".into()
+    })?;
+    // Extraction; support (and relevance); contradiction; then the
+    // escalated claim's support and contradiction: five rounds of
+    // questions, then nothing queued.
+    check(
+        log.contains("round 5:") && log.contains("nothing queued"),
+        || format!("expected the escalated questions in rounds of their own:\n{log}"),
+    )?;
+    let snapshots = root.join("cases/snapshots");
+    let gold = std::fs::read_to_string(snapshots.join("refund-gold.snap.new")).unwrap_or_default();
+    check(gold.contains("model: scripted-sure"), || {
+        format!("the escalated judge's answers are in the case's recording:\n{gold}")
+    })?;
+    // Accepted, then replayed on CI with no judge: decided, not awaiting.
+    for (name, _) in recordings(&snapshots) {
+        if let Some(accepted) = name.strip_suffix(".new") {
+            std::fs::rename(snapshots.join(&name), snapshots.join(accepted)).unwrap();
+        }
+    }
+    drop(judge);
+    let replay = command(std::env::current_exe().unwrap(), &root)
+        .env(SUITE, root.join("cases"))
+        .env("CI", "true")
+        .output()
+        .unwrap();
+    let replayed = text(&replay);
+    let _ = std::fs::remove_dir_all(&root);
+    // (shipping-time's relevance fails at 0.67 by the scripted rule, as it
+    // does without a cascade.)
+    check(
+        !replayed.contains("AWAITING")
+            && replayed.contains("refund-gold               0.50 caught"),
+        || {
+            format!(
+                "the escalated judge decided every claim, and the bad answer is caught:\n{replayed}"
+            )
+        },
     )
 }
 

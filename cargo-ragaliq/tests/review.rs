@@ -80,12 +80,12 @@ fn one_key_per_verdict_with_skip_undo_and_quit() {
         "{out}"
     );
     assert!(
-        out.contains("  [1] »Refunds are accepted within 30 days of delivery.«"),
+        out.contains("  [2] »Refunds are paid to the original payment method.«"),
         "the closest sentence is marked: {out}"
     );
     assert!(
         out.contains(
-            "the judge (qwen2.5-coder-1.5b): contradicted, P(supported) 0.06, P(contradicted) 0.22"
+            "the judge (qwen2.5-coder-1.5b): wrote \"no\", P(supported) 0.06, P(contradicted) 0.22 → contradicted at the threshold 0.33"
         ),
         "{out}"
     );
@@ -398,6 +398,193 @@ fn a_verdict_on_the_direct_correctness_question_is_a_graded_label() {
     assert!(out.contains("floor: plain matching"), "{out}");
     assert!(
         out.contains("person correct, judge not_correct — \"It is not 30 days; it is 14.\""),
+        "{out}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The key of the quickstart's invented claim, from the recording at `path`.
+fn invented_claim_key(path: &Path) -> String {
+    let recording = ragaliq::record::Recording::read(path).unwrap().unwrap();
+    ragaliq::review::items(&recording, &ragaliq::review::Thresholds::default())
+        .into_iter()
+        .find(|i| i.subject().contains("store credit"))
+        .unwrap()
+        .judged
+        .key
+}
+
+/// A failing test prints the `.snap` path. On a first recording only the
+/// pending `.snap.new` exists, and once both exist the pending one is what
+/// will be accepted: the command reaches it through the `.snap` path,
+/// and `--remove` too. From the workspace folder above the package, with
+/// the path the test printed from there, alike.
+#[test]
+fn the_snap_path_a_test_prints_reaches_its_pending_twin() {
+    let dir = fixture("twin");
+    let snap = "tests/snapshots/quickstart.snap";
+    let accepted = dir.join(snap);
+    let pending = dir.join(format!("{snap}.new"));
+    let key = invented_claim_key(&accepted);
+    let reviewed = |path: &Path| -> Vec<String> {
+        ragaliq::record::Recording::read(path)
+            .unwrap()
+            .unwrap()
+            .exchanges
+            .iter()
+            .flat_map(|e| e.reviewed.iter().map(|r| r.verdict.clone()))
+            .collect()
+    };
+
+    // A first recording: only the pending file.
+    std::fs::rename(&accepted, &pending).unwrap();
+    let o = run(
+        &dir,
+        &["review", snap, "--key", &key, "--verdict", "supported"],
+        "",
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        text(&o).starts_with(&format!("{snap}.new: the judge's reading → supported")),
+        "{}",
+        text(&o)
+    );
+    assert_eq!(reviewed(&pending), ["supported"]);
+    assert!(!accepted.exists(), "no accepted file is made");
+
+    // Both: the pending one takes the verdict; the accepted one is as it was.
+    let before = std::fs::read_to_string(&pending).unwrap();
+    std::fs::copy(&pending, &accepted).unwrap();
+    let o = run(&dir, &["review", snap, "--remove", &key], "");
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(reviewed(&pending).is_empty());
+    assert_eq!(std::fs::read_to_string(&accepted).unwrap(), before);
+
+    // From the folder above, as `cargo test -p <package>` printed it there.
+    let name = dir.file_name().unwrap().to_string_lossy().into_owned();
+    let from_above = format!("{name}/{snap}");
+    let o = run(
+        dir.parent().unwrap(),
+        &[
+            "review",
+            &from_above,
+            "--key",
+            &key,
+            "--verdict",
+            "contradicted",
+        ],
+        "",
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    assert_eq!(reviewed(&pending), ["contradicted"]);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `--remove KEY` over a folder changes only the recording that holds a
+/// verdict on KEY: the others (a format-1 one among them) are not
+/// rewritten, and one that cannot be read is said and passed, not an
+/// abort halfway.
+#[test]
+fn remove_over_a_folder_rewrites_only_the_recording_that_holds_the_key() {
+    let dir = fixture("remove-folder");
+    let snapshots = dir.join("tests/snapshots");
+    let snap = snapshots.join("quickstart.snap");
+    let key = invented_claim_key(&snap);
+    let o = run(
+        &dir,
+        &[
+            "review",
+            "tests/snapshots/quickstart.snap",
+            "--key",
+            &key,
+            "--verdict",
+            "supported",
+        ],
+        "",
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    // Sorted before it: one that cannot be read, and one in format 1.
+    let broken = snapshots.join("a_broken.snap");
+    std::fs::write(
+        &broken,
+        "---\nsource: tests/a.rs\n---\nragaliq_recording: 2\nexchanges: [unclosed\n",
+    )
+    .unwrap();
+    let v1 = snapshots.join("b_format_one.snap");
+    let v1_text = "---\nsource: tests/b.rs\nexpression: recording\n---\n{\"ragaliq_recording\": 1, \"exchanges\": [{\"fingerprint\": \"ab\", \"task\": \"relevance\",\n  \"provider\": \"p\", \"model\": \"m\", \"template\": \"relevance@1+system@1\",\n  \"asked\": {\"query\": \"q\", \"response\": \"r\"}, \"answer\": {\"score\": 1.0, \"reasoning\": \"ok\"},\n  \"tokens\": {\"input\": 1, \"output\": 2}}]}\n";
+    std::fs::write(&v1, v1_text).unwrap();
+
+    let o = run(&dir, &["review", ".", "--remove", &key], "");
+    let out = text(&o);
+    assert!(o.status.success(), "{out}");
+    assert!(
+        out.contains("tests/snapshots/quickstart.snap: removed the person's verdict `supported`"),
+        "{out}"
+    );
+    assert!(
+        out.contains("tests/snapshots/a_broken.snap") && out.contains("unreadable"),
+        "the unreadable one is named: {out}"
+    );
+    assert!(verdicts(&dir).is_empty());
+    assert_eq!(
+        std::fs::read_to_string(&v1).unwrap(),
+        v1_text,
+        "not rewritten"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// What the walk shows of the judge is the judge's word (where it wrote
+/// one) and its probability, and apart from it what the threshold makes of
+/// that: "no" at P(yes) 0.56 is the threshold's reading, not the judge's.
+#[test]
+fn the_walk_tells_the_judges_word_from_the_thresholds_reading() {
+    let dir = fixture("reading");
+    let out = text(&run(&dir, &["review", "--all"], "s\nq\n"));
+    // The faithful answer's relevance (the second item): the judge wrote
+    // yes, with P(yes) 0.56, under the default threshold 0.7 (no judge
+    // file here).
+    assert!(
+        out.contains(
+            "the judge (qwen2.5-coder-1.5b): wrote \"yes\", P(yes) 0.56 → no at the threshold 0.70"
+        ),
+        "{out}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Every claim labelled `contradicted`: one of the four verdicts, so they
+/// are not measured, and the report says that, not that the labels say
+/// supported or not only.
+#[test]
+fn calibrate_says_which_one_verdict_the_labels_give() {
+    let dir = fixture("one-verdict");
+    let snap = "tests/snapshots/quickstart.snap";
+    let recording = ragaliq::record::Recording::read(&dir.join(snap))
+        .unwrap()
+        .unwrap();
+    let claims: Vec<String> =
+        ragaliq::review::items(&recording, &ragaliq::review::Thresholds::default())
+            .into_iter()
+            .filter(|i| i.judged.family == "claim")
+            .map(|i| i.judged.key)
+            .collect();
+    assert!(claims.len() >= 2, "{claims:?}");
+    for key in &claims {
+        let o = run(
+            &dir,
+            &["review", snap, "--key", key, "--verdict", "contradicted"],
+            "",
+        );
+        assert!(o.status.success(), "{}", text(&o));
+    }
+    let out = text(&run(&dir, &["calibrate", "--reviewed"], ""));
+    assert!(
+        !out.contains("the labels say supported or not supported only"),
+        "{out}"
+    );
+    assert!(
+        out.contains("not measured: every label is `contradicted`, one of the four verdicts: it takes two to measure them"),
         "{out}"
     );
     std::fs::remove_dir_all(&dir).unwrap();

@@ -29,7 +29,8 @@
 //!   the expected answer, read as a claim against the response, is
 //!   `supported` by the rule above (so a negation the expected answer
 //!   lacks makes it `contradicted`), 0.3 `partially_supported`, else
-//!   0.05.
+//!   0.05. A model whose name ends in `-sure` answers the same word with
+//!   P 0.99 (or 0.01): the stronger judge of a cascade.
 //!
 //! It also serves the providers' batch APIs (OpenAI's `POST /v1/files` +
 //! `/v1/batches`, Anthropic's `/v1/messages/batches`), answering each line
@@ -434,7 +435,16 @@ fn word_answer(
     prompt: &str,
     stats: &Stats,
 ) -> (StatusCode, Value) {
-    let mut p = p_yes;
+    // A model named `…-sure` stands in for a stronger judge of a cascade:
+    // the same answers, given with near certainty.
+    let sure = request["model"]
+        .as_str()
+        .is_some_and(|m| m.ends_with("-sure"));
+    let mut p = match (sure, p_yes >= 0.5) {
+        (false, _) => p_yes,
+        (true, true) => 0.99,
+        (true, false) => 0.01,
+    };
     let share = f64::from_bits(stats.flip_bits.load(Ordering::SeqCst));
     if share > 0.0 {
         let key = hash(0, prompt);

@@ -11,9 +11,19 @@
 //! low score (`… failed for case …` and the claims at fault), a judge that
 //! could not answer (`… could not evaluate …: the judge failed (this is not a
 //! low score)`), and a configuration error (`… configuration error …`: the
-//! case or an option cannot be scored this way). A fourth, `… undecided …`:
-//! the judge disagrees with itself (several samples split), or its verdict
-//! cites evidence found in no passage, even asked again.
+//! case or an option cannot be scored this way). A fourth, `… AWAITING A
+//! PERSON …`: the judge is unsure (its reading lies in its uncertainty
+//! band, its samples split, or its evidence is in no passage), no stronger
+//! judge of the cascade decided, and counted with the unsure items each way
+//! the score falls on both sides of the threshold; the message gives the
+//! command that records a person's verdict. A fifth, `… undecided …`: the
+//! judge listed no claim in a response that states something.
+//!
+//! Every macro also takes `uncertain = "fail"` (the default from
+//! `[scoring] uncertain`: the test awaits a person and fails meanwhile),
+//! `"pass"` (it awaits a person and passes meanwhile, said on stderr) or
+//! `"decide"` (the threshold decides, as if there were no band), or an
+//! [`Uncertain`](crate::Uncertain).
 //!
 //! A misspelled or duplicated option is a compile error at the option that
 //! lists the options the macro takes (and the nearest one, for a typo).
@@ -57,7 +67,7 @@
 macro_rules! assert_faithful {
     ($judge:expr, $case:expr $(, $key:ident = $value:expr)* $(,)?) => {
         $crate::__assert_metric!(assert_faithful, $crate::Metric::Faithfulness, Pass, $judge, $case,
-            $crate::__private::__assertion_options!(assert_faithful, $crate::__private::FaithfulnessOptions, [threshold, weights, samples, agreement] $(, $key = $value)*))
+            $crate::__private::__assertion_options!(assert_faithful, $crate::__private::FaithfulnessOptions, [threshold, weights, samples, agreement, uncertain] $(, $key = $value)*))
     };
 }
 
@@ -94,7 +104,7 @@ macro_rules! assert_faithful {
 macro_rules! assert_no_hallucination {
     ($judge:expr, $case:expr $(, $key:ident = $value:expr)* $(,)?) => {
         $crate::__assert_metric!(assert_no_hallucination, $crate::Metric::Hallucination, Pass, $judge, $case,
-            $crate::__private::__assertion_options!(assert_no_hallucination, $crate::__private::HallucinationOptions, [threshold, confidence_floor, samples, agreement] $(, $key = $value)*))
+            $crate::__private::__assertion_options!(assert_no_hallucination, $crate::__private::HallucinationOptions, [threshold, confidence_floor, samples, agreement, uncertain] $(, $key = $value)*))
     };
 }
 
@@ -124,7 +134,7 @@ macro_rules! assert_no_hallucination {
 macro_rules! assert_relevant {
     ($judge:expr, $case:expr $(, $key:ident = $value:expr)* $(,)?) => {
         $crate::__assert_metric!(assert_relevant, $crate::Metric::Relevance, Pass, $judge, $case,
-            $crate::__private::__assertion_options!(assert_relevant, $crate::__private::RelevanceOptions, [threshold, samples, agreement] $(, $key = $value)*))
+            $crate::__private::__assertion_options!(assert_relevant, $crate::__private::RelevanceOptions, [threshold, samples, agreement, uncertain] $(, $key = $value)*))
     };
 }
 
@@ -155,7 +165,7 @@ macro_rules! assert_relevant {
 macro_rules! assert_context_precision {
     ($judge:expr, $case:expr $(, $key:ident = $value:expr)* $(,)?) => {
         $crate::__assert_metric!(assert_context_precision, $crate::Metric::ContextPrecision, Pass, $judge, $case,
-            $crate::__private::__assertion_options!(assert_context_precision, $crate::__private::ContextPrecisionOptions, [threshold, samples, agreement] $(, $key = $value)*))
+            $crate::__private::__assertion_options!(assert_context_precision, $crate::__private::ContextPrecisionOptions, [threshold, samples, agreement, uncertain] $(, $key = $value)*))
     };
 }
 
@@ -187,7 +197,7 @@ macro_rules! assert_context_precision {
 macro_rules! assert_context_recall {
     ($judge:expr, $case:expr $(, $key:ident = $value:expr)* $(,)?) => {
         $crate::__assert_metric!(assert_context_recall, $crate::Metric::ContextRecall, Pass, $judge, $case,
-            $crate::__private::__assertion_options!(assert_context_recall, $crate::__private::ContextRecallOptions, [threshold, samples, agreement] $(, $key = $value)*))
+            $crate::__private::__assertion_options!(assert_context_recall, $crate::__private::ContextRecallOptions, [threshold, samples, agreement, uncertain] $(, $key = $value)*))
     };
 }
 
@@ -229,7 +239,7 @@ macro_rules! assert_context_recall {
 macro_rules! assert_correct {
     ($judge:expr, $case:expr $(, $key:ident = $value:expr)* $(,)?) => {
         $crate::__assert_metric!(assert_correct, $crate::Metric::Correctness, Pass, $judge, $case,
-            $crate::__private::__assertion_options!(assert_correct, $crate::__private::CorrectnessOptions, [threshold, correctness, samples, agreement] $(, $key = $value)*))
+            $crate::__private::__assertion_options!(assert_correct, $crate::__private::CorrectnessOptions, [threshold, correctness, samples, agreement, uncertain] $(, $key = $value)*))
     };
 }
 
@@ -275,7 +285,7 @@ macro_rules! assert_correct {
 macro_rules! assert_judged {
     ($judge:expr, $case:expr, $criteria:expr $(, $key:ident = $value:expr)* $(,)?) => {
         $crate::__assert_metric!(assert_judged, $crate::__private::criteria($criteria), Pass, $judge, $case,
-            $crate::__private::__assertion_options!(assert_judged, $crate::__private::CriteriaOptions, [threshold, samples, agreement] $(, $key = $value)*))
+            $crate::__private::__assertion_options!(assert_judged, $crate::__private::CriteriaOptions, [threshold, samples, agreement, uncertain] $(, $key = $value)*))
     };
 }
 
@@ -311,7 +321,7 @@ macro_rules! assert_judged {
 macro_rules! assert_metric {
     ($judge:expr, $case:expr, $metric:expr $(, $key:ident = $value:expr)* $(,)?) => {
         $crate::__assert_metric!(assert_metric, $crate::__private::custom($metric), Pass, $judge, $case,
-            $crate::__private::__assertion_options!(assert_metric, $crate::__private::CustomOptions, [threshold, samples, agreement] $(, $key = $value)*))
+            $crate::__private::__assertion_options!(assert_metric, $crate::__private::CustomOptions, [threshold, samples, agreement, uncertain] $(, $key = $value)*))
     };
 }
 
@@ -351,27 +361,27 @@ macro_rules! assert_metric {
 macro_rules! assert_caught {
     ($judge:expr, $case:expr, faithfulness $(, $key:ident = $value:expr)* $(,)?) => {
         $crate::__assert_metric!(assert_caught, $crate::Metric::Faithfulness, Caught, $judge, $case,
-            $crate::__private::__assertion_options!(assert_caught, $crate::__private::FaithfulnessOptions, [threshold, weights, samples, agreement] $(, $key = $value)*))
+            $crate::__private::__assertion_options!(assert_caught, $crate::__private::FaithfulnessOptions, [threshold, weights, samples, agreement, uncertain] $(, $key = $value)*))
     };
     ($judge:expr, $case:expr, hallucination $(, $key:ident = $value:expr)* $(,)?) => {
         $crate::__assert_metric!(assert_caught, $crate::Metric::Hallucination, Caught, $judge, $case,
-            $crate::__private::__assertion_options!(assert_caught, $crate::__private::HallucinationOptions, [threshold, confidence_floor, samples, agreement] $(, $key = $value)*))
+            $crate::__private::__assertion_options!(assert_caught, $crate::__private::HallucinationOptions, [threshold, confidence_floor, samples, agreement, uncertain] $(, $key = $value)*))
     };
     ($judge:expr, $case:expr, relevance $(, $key:ident = $value:expr)* $(,)?) => {
         $crate::__assert_metric!(assert_caught, $crate::Metric::Relevance, Caught, $judge, $case,
-            $crate::__private::__assertion_options!(assert_caught, $crate::__private::RelevanceOptions, [threshold, samples, agreement] $(, $key = $value)*))
+            $crate::__private::__assertion_options!(assert_caught, $crate::__private::RelevanceOptions, [threshold, samples, agreement, uncertain] $(, $key = $value)*))
     };
     ($judge:expr, $case:expr, context_precision $(, $key:ident = $value:expr)* $(,)?) => {
         $crate::__assert_metric!(assert_caught, $crate::Metric::ContextPrecision, Caught, $judge, $case,
-            $crate::__private::__assertion_options!(assert_caught, $crate::__private::ContextPrecisionOptions, [threshold, samples, agreement] $(, $key = $value)*))
+            $crate::__private::__assertion_options!(assert_caught, $crate::__private::ContextPrecisionOptions, [threshold, samples, agreement, uncertain] $(, $key = $value)*))
     };
     ($judge:expr, $case:expr, correctness $(, $key:ident = $value:expr)* $(,)?) => {
         $crate::__assert_metric!(assert_caught, $crate::Metric::Correctness, Caught, $judge, $case,
-            $crate::__private::__assertion_options!(assert_caught, $crate::__private::CorrectnessOptions, [threshold, correctness, samples, agreement] $(, $key = $value)*))
+            $crate::__private::__assertion_options!(assert_caught, $crate::__private::CorrectnessOptions, [threshold, correctness, samples, agreement, uncertain] $(, $key = $value)*))
     };
     ($judge:expr, $case:expr, context_recall $(, $key:ident = $value:expr)* $(,)?) => {
         $crate::__assert_metric!(assert_caught, $crate::Metric::ContextRecall, Caught, $judge, $case,
-            $crate::__private::__assertion_options!(assert_caught, $crate::__private::ContextRecallOptions, [threshold, samples, agreement] $(, $key = $value)*))
+            $crate::__private::__assertion_options!(assert_caught, $crate::__private::ContextRecallOptions, [threshold, samples, agreement, uncertain] $(, $key = $value)*))
     };
     ($judge:expr, $case:expr, $metric:ident $($rest:tt)*) => {{
         // An unknown metric: the compiler names it and lists the known ones.

@@ -56,6 +56,9 @@
 //! | `scoring.evidence` | `RAGALIQ_EVIDENCE` | `checked`, `off` | `checked`: a verdict's quote must be in a passage |
 //! | `scoring.samples` | `RAGALIQ_SAMPLES` | 1 to 25, or `"auto"`; above 1 only with `strategy = "word"` or `"json"` | 1 |
 //! | `scoring.agreement` | `RAGALIQ_AGREEMENT` | over 0.5, up to 1 | 0.6 (3 of 5) |
+//! | `scoring.uncertain` | `RAGALIQ_UNCERTAIN` | `fail`, `pass`, `decide` | `fail`: a test whose judges are unsure awaits a person, and fails meanwhile (see [`Uncertain`](crate::Uncertain)) |
+//! | `bands.<kind>` (`claims`, `answers`, `passages`, `graded`, `judged`, `custom`) | `RAGALIQ_BAND_<KIND>` | `[low, high]` from 0 to 1, `"off"` (every reading decides), `"all"` (none does) | see [`Bands::DEFAULT`](crate::Bands::DEFAULT) |
+//! | `[[escalate]]` | — | a judge's keys (as `[judge]`), with its own `[escalate.bands]` | none: an item the judge is unsure of awaits a person |
 //! | `prompts.dir` | `RAGALIQ_PROMPTS_DIR` | a folder (relative to the package root) | built-in |
 //! | `cost.max_usd` | `RAGALIQ_MAX_COST_USD` | dollars, 0 or more | no budget; one per run (a `cargo nextest run`, the processes sharing `RAGALIQ_RUN_ID`, else each test binary); live calls need the model's price, replay none |
 //! | `cost.prices."<model>"` | — | `{ input_per_million = …, output_per_million = … }` | built-in table |
@@ -79,8 +82,8 @@ pub use crate::core::Mode;
 pub use crate::core::{BUILTIN_PRICES, GateRule, Gates, Price};
 
 use crate::core::{
-    ApiKey, ConfigError, DEFAULT_AGREEMENT, JsonMode, Metric, Samples, Strategy, VerdictWeights,
-    price_for,
+    ApiKey, Band, Bands, ConfigError, DEFAULT_AGREEMENT, JsonMode, Kind, Metric, Samples, Strategy,
+    Uncertain, VerdictWeights, price_for,
 };
 use crate::transport::{RetryPolicy, redact_url};
 use serde::Deserialize;
@@ -169,9 +172,9 @@ pub struct Config {
     pub mode: Mode,
     /// What decided [`mode`](Self::mode) (see [`Config::mode_reason`]).
     pub mode_origin: ModeOrigin,
-    /// A mode the file or a test's attribute asked for and that was ignored
-    /// because `CI` is set: under CI only `RAGALIQ_MODE` picks a mode other
-    /// than replay.
+    /// A mode the file, a test's attribute or code ([`set_mode`](Self::set_mode))
+    /// asked for and that was ignored because `CI` is set: under CI only
+    /// `RAGALIQ_MODE` picks a mode other than replay.
     pub mode_ignored: Option<IgnoredMode>,
     /// The provider.
     pub provider: Provider,
@@ -263,7 +266,20 @@ pub struct Config {
     /// What a whole run must reach (`[gates]`): checked by suites and
     /// `cargo ragaliq report`.
     pub gates: Gates,
+    /// Where this judge's readings of each kind are uncertain.
+    pub bands: Bands,
+    /// What a test does when an item is still uncertain after the last
+    /// judge.
+    pub uncertain: Uncertain,
+    /// The judges an uncertain item is escalated to, in order (each
+    /// `[[escalate]]` table, resolved as a `[judge]` of its own with the
+    /// file's other settings; `RAGALIQ_*` variables other than the mode's
+    /// set the first judge only).
+    pub escalate: Vec<Config>,
     api_key: Option<ApiKey>,
+    /// `CI` is set (as insta detects it): a mode code sets may then only be
+    /// replay ([`set_mode`](Self::set_mode)).
+    ci: bool,
 }
 
 /// The configuration, with the base URL's query string and user
@@ -311,6 +327,9 @@ impl std::fmt::Debug for Config {
             .field("report_dir", &self.report_dir)
             .field("collect", &self.collect)
             .field("gates", &self.gates)
+            .field("bands", &self.bands)
+            .field("uncertain", &self.uncertain)
+            .field("escalate", &self.escalate)
             .field("api_key", &self.api_key)
             .finish()
     }
@@ -373,6 +392,7 @@ impl Config {
             root,
             env,
             attribute,
+            None,
         )
     }
 
@@ -402,21 +422,32 @@ impl Config {
         root: &Path,
         env: &dyn Fn(&str) -> Option<String>,
     ) -> Result<Config, ConfigError> {
-        Config::resolve(file, root, env, None)
+        Config::resolve(file, root, env, None, None)
     }
 
+    /// `parsed`: the file's table, already read (an `[[escalate]]` judge's,
+    /// made from the file); else the file's text is parsed.
     fn resolve(
         file: Option<(&str, &Path)>,
         root: &Path,
         env: &dyn Fn(&str) -> Option<String>,
         attribute: Option<(Mode, String)>,
+        parsed: Option<toml::Table>,
     ) -> Result<Config, ConfigError> {
-        let raw: RawFile = match file {
-            Some((text, path)) => toml::from_str(text).map_err(|e| ConfigError::File {
+        let raw: RawFile = match (file, parsed) {
+            (Some((_, path)), Some(table)) => {
+                table
+                    .try_into()
+                    .map_err(|e: toml::de::Error| ConfigError::File {
+                        path: path.display().to_string(),
+                        message: e.to_string().trim_end().to_owned(),
+                    })?
+            }
+            (Some((text, path)), None) => toml::from_str(text).map_err(|e| ConfigError::File {
                 path: path.display().to_string(),
                 message: e.to_string().trim_end().to_owned(),
             })?,
-            None => RawFile::default(),
+            (None, _) => RawFile::default(),
         };
         let file_name = file.map_or_else(
             || "ragaliq.toml".to_owned(),
@@ -503,19 +534,30 @@ impl Config {
             .or_else(|| provider.default_model().map(str::to_owned))
             .ok_or_else(|| ConfigError::Missing {
                 what: "the judge's model".into(),
-                how: format!(
+                // `openai-compatible:<model>` would drop the URL: a
+                // server's URL goes with RAGALIQ_MODEL.
+                how: if let Some(url) = &env_url {
+                    format!(
+                        "RAGALIQ_JUDGE={} names a server, not a model; set RAGALIQ_MODEL=<model> beside it (the name every exchange is recorded under, so replay needs it too: the model the server loaded, e.g. its --alias), or `model` under [judge] in {}",
+                        redact_url(url),
+                        file.map_or_else(
+                            || root.join("ragaliq.toml").display().to_string(),
+                            |(_, p)| p.display().to_string()
+                        ),
+                    )
+                } else { format!(
                     "{provider} has no default model; set `model` under [judge] in {}, or RAGALIQ_MODEL, or RAGALIQ_JUDGE={provider}:<model>",
                     file.map_or_else(
                         || root.join("ragaliq.toml").display().to_string(),
                         |(_, p)| p.display().to_string()
                     ),
                     provider = provider.name()
-                ),
+                ) },
             })?;
         // Thresholds fitted for one model apply to that model only: a file
         // fitted for the 1.5B read with RAGALIQ_MODEL=gpt-4o-mini falls back
         // to the defaults for what was fitted, and says so.
-        let fitted = raw.fitted.as_ref().map(|table| Fitted::read(table, &model));
+        let mut fitted = raw.fitted.as_ref().map(|table| Fitted::read(table, &model));
         for kind in fitted.iter().flat_map(|f| &f.kinds).filter(|k| !k.applied) {
             for key in &kind.keys {
                 match *key {
@@ -936,6 +978,49 @@ impl Config {
             )?
             .unwrap_or(DEFAULT_AGREEMENT);
 
+        let uncertain = r
+            .pick(
+                "RAGALIQ_UNCERTAIN",
+                "scoring.uncertain",
+                scoring.uncertain,
+                text,
+                |v| v.parse::<Uncertain>().is_ok(),
+                "fail, pass or decide",
+            )?
+            .map_or(Uncertain::default(), |v| v.parse().expect("checked"));
+        let mut bands = read_bands(&r, raw.bands.as_ref())?;
+        // A band fitted for one model applies to that model only, as a
+        // threshold does: another model gets the default band, and the
+        // judge's description says so. A variable setting it stands.
+        if let (Some(table), Some(fitted)) = (&raw.fitted, fitted.as_mut()) {
+            for kind in Kind::ALL {
+                let var = format!("RAGALIQ_BAND_{}", kind.name().to_ascii_uppercase());
+                if let Some(fitted_for) = table
+                    .get(&format!("{}_band_model", kind.name()))
+                    .and_then(toml::Value::as_str)
+                    && fitted_for != model
+                    && (r.env)(&var).is_none()
+                {
+                    bands.set(kind, Bands::DEFAULT.get(kind));
+                    fitted.bands_not_applied.push((kind, fitted_for.to_owned()));
+                }
+            }
+        }
+        let escalate = match &raw.escalate {
+            None => Vec::new(),
+            Some(list) => {
+                let whole: toml::Table = match file {
+                    Some((text, _)) => toml::from_str(text).unwrap_or_default(),
+                    None => toml::Table::new(),
+                };
+                let mut out = Vec::with_capacity(list.len());
+                for (i, entry) in list.iter().enumerate() {
+                    out.push(escalation(&whole, entry, i + 1, file, root, env)?);
+                }
+                out
+            }
+        };
+
         let cost = raw.cost.unwrap_or_default();
         let max_cost_usd = r.pick(
             "RAGALIQ_MAX_COST_USD",
@@ -1004,6 +1089,7 @@ impl Config {
             .filter(|k| !k.trim().is_empty())
             .map(|k| ApiKey::new(k.trim()));
         Ok(Config {
+            ci: Mode::default_for(env) == Mode::Replay,
             mode,
             mode_origin,
             mode_ignored,
@@ -1046,6 +1132,9 @@ impl Config {
             collect,
             fitted,
             gates,
+            bands,
+            uncertain,
+            escalate,
             api_key,
         })
     }
@@ -1085,15 +1174,37 @@ impl Config {
             _ => String::new(),
         };
         Some(format!(
-            "ragaliq: CI is set, so {ignored}{from} is ignored and the mode is {} ({}): under CI a file or #[rag_test] may only ask for replay, so no judge is called unless the job says so; to record in CI on purpose, set RAGALIQ_MODE=record in the job's environment (said once per process)",
+            "ragaliq: CI is set, so {ignored}{from} is ignored and the mode is {} ({}): under CI a file, #[rag_test] or the program (Suite::mode, Calibration::with_mode) may only ask for replay, so no judge is called unless the job says so; to record in CI on purpose, set RAGALIQ_MODE=record in the job's environment (said once per process)",
             self.mode, self.mode_origin
         ))
     }
 
     /// Sets the mode from code (a suite's or a calibration's own choice),
     /// which then owns it: what the configuration said about the mode no
-    /// longer applies.
+    /// longer applies. Except under `CI`, where code is a committed setting
+    /// like a file's `mode` or `#[rag_test(mode)]`: it may only ask for
+    /// replay there. A mode that calls the judge is then ignored, kept as
+    /// [`mode_ignored`](Self::mode_ignored) for
+    /// [`mode_warning`](Self::mode_warning) to say, and the mode stays what
+    /// `RAGALIQ_MODE` or CI made it.
+    ///
+    /// ```
+    /// use ragaliq::{Config, Mode};
+    /// use std::path::Path;
+    /// let ci = |name: &str| (name == "CI").then(|| "true".to_string());
+    /// let mut c = Config::from_sources(None, Path::new("."), &ci).unwrap();
+    /// c.set_mode(Mode::Auto);
+    /// assert_eq!(c.mode, Mode::Replay);
+    /// assert!(c.mode_warning().unwrap().starts_with("ragaliq: CI is set, so mode auto (set by the program) is ignored"));
+    /// ```
     pub fn set_mode(&mut self, mode: Mode) {
+        if self.ci && mode != Mode::Replay {
+            self.mode_ignored = Some(IgnoredMode {
+                mode,
+                origin: ModeOrigin::Code,
+            });
+            return;
+        }
         self.mode = mode;
         self.mode_origin = ModeOrigin::Code;
         self.mode_ignored = None;
@@ -1223,7 +1334,8 @@ pub enum ModeOrigin {
     File(PathBuf),
     /// `#[rag_test(mode = "…")]` on this test (`module::test`).
     Attribute(String),
-    /// Code set it after loading ([`Config::set_mode`]).
+    /// Code set it after loading ([`Config::set_mode`]; under CI, replay
+    /// only).
     Code,
     /// Nothing asked for a mode (or only what CI made ragaliq ignore), and
     /// `CI` is set: replay.
@@ -1340,6 +1452,9 @@ pub struct Fitted {
     /// Each kind the table says was fitted, in the order claims, answers,
     /// passages, graded, judged.
     pub kinds: Vec<FittedKind>,
+    /// Bands fitted for another model (`<kind>_band_model`), with that
+    /// model: the default band stands for each.
+    pub bands_not_applied: Vec<(Kind, String)>,
 }
 
 /// One kind of threshold a `[fitted]` table says was fitted.
@@ -1398,13 +1513,16 @@ impl Fitted {
                 }
             })
             .collect();
-        Fitted { kinds }
+        Fitted {
+            kinds,
+            bands_not_applied: Vec::new(),
+        }
     }
 
     /// Whether every fitted kind applies to the configured model.
     #[must_use]
     pub fn applied(&self) -> bool {
-        self.kinds.iter().all(|k| k.applied)
+        self.kinds.iter().all(|k| k.applied) && self.bands_not_applied.is_empty()
     }
 
     /// The line a judge's description adds when some fitted thresholds do
@@ -1430,6 +1548,12 @@ impl Fitted {
                 )
             })
             .collect();
+        let mut clauses = clauses;
+        for (kind, fitted_for) in &self.bands_not_applied {
+            clauses.push(format!(
+                "the {kind} band fitted for `{fitted_for}` not applied to `{model}`: the default band stands"
+            ));
+        }
         (!clauses.is_empty()).then(|| clauses.join("; "))
     }
 }
@@ -1448,6 +1572,9 @@ struct RawFile {
     /// the model they were fitted for decides whether they apply.
     fitted: Option<toml::Table>,
     gates: Option<RawGates>,
+    bands: Option<RawBands>,
+    /// Each a judge of its own, read by [`escalation`].
+    escalate: Option<Vec<toml::Table>>,
 }
 
 #[derive(Default, Deserialize)]
@@ -1466,6 +1593,159 @@ struct RawGates {
 enum RawRule {
     Every(f64),
     Each(BTreeMap<String, f64>),
+}
+
+#[derive(Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawBands {
+    claims: Option<toml::Value>,
+    answers: Option<toml::Value>,
+    passages: Option<toml::Value>,
+    graded: Option<toml::Value>,
+    judged: Option<toml::Value>,
+    custom: Option<toml::Value>,
+}
+
+impl RawBands {
+    fn get(&self, kind: Kind) -> Option<&toml::Value> {
+        match kind {
+            Kind::Claims => self.claims.as_ref(),
+            Kind::Answers => self.answers.as_ref(),
+            Kind::Passages => self.passages.as_ref(),
+            Kind::Graded => self.graded.as_ref(),
+            Kind::Judged => self.judged.as_ref(),
+            Kind::Custom => self.custom.as_ref(),
+        }
+    }
+}
+
+const BAND_EXPECTED: &str = "[low, high] with 0 <= low <= high <= 1 (readings from low up to high are uncertain), \"off\" (every reading decides by the threshold) or \"all\" (no reading decides)";
+
+/// A band as a variable writes it: `off`, `all`, `0.1,0.5` or `[0.1, 0.5]`.
+fn parse_band(text: &str) -> Option<Band> {
+    match text.trim() {
+        "off" => return Some(Band::Off),
+        "all" => return Some(Band::All),
+        _ => {}
+    }
+    let inner = text
+        .trim()
+        .trim_start_matches('[')
+        .trim_end_matches([']', ')']);
+    let ends: Vec<f64> = inner
+        .split(',')
+        .map(|x| x.trim().parse().ok())
+        .collect::<Option<_>>()?;
+    match ends[..] {
+        [low, high] => Band::between(low, high).ok(),
+        _ => None,
+    }
+}
+
+/// A band as `ragaliq.toml` writes it: `[0.1, 0.5]`, `"off"`, `"all"`.
+fn band_value(value: &toml::Value) -> Option<Band> {
+    match value {
+        toml::Value::String(s) if s == "off" || s == "all" => parse_band(s),
+        toml::Value::Array(a) => {
+            let ends: Vec<f64> = a
+                .iter()
+                .map(|v| v.as_float().or_else(|| v.as_integer().map(|i| i as f64)))
+                .collect::<Option<_>>()?;
+            match ends[..] {
+                [low, high] => Band::between(low, high).ok(),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// A TOML value as the file writes it, for messages.
+fn show_value(value: &toml::Value) -> String {
+    match value {
+        toml::Value::String(s) => format!("{s:?}"),
+        toml::Value::Integer(i) => i.to_string(),
+        toml::Value::Float(f) => f.to_string(),
+        toml::Value::Boolean(b) => b.to_string(),
+        toml::Value::Array(a) => {
+            let items: Vec<String> = a.iter().map(show_value).collect();
+            format!("[{}]", items.join(", "))
+        }
+        other => format!("{other:?}"),
+    }
+}
+
+/// The bands of `[bands]` and the `RAGALIQ_BAND_<KIND>` variables, over
+/// the defaults.
+fn read_bands(r: &Resolver<'_>, raw: Option<&RawBands>) -> Result<Bands, ConfigError> {
+    let mut bands = Bands::DEFAULT;
+    for kind in Kind::ALL {
+        let var = format!("RAGALIQ_BAND_{}", kind.name().to_ascii_uppercase());
+        if let Some(text) = (r.env)(&var) {
+            let band = parse_band(&text).ok_or_else(|| ConfigError::Invalid {
+                origin: var.clone(),
+                value: text.clone(),
+                expected: BAND_EXPECTED.into(),
+            })?;
+            bands.set(kind, band);
+            continue;
+        }
+        if let Some(value) = raw.and_then(|b| b.get(kind)) {
+            let band = band_value(value).ok_or_else(|| ConfigError::Invalid {
+                origin: format!("{}: bands.{}", r.file, kind.name()),
+                value: show_value(value),
+                expected: BAND_EXPECTED.into(),
+            })?;
+            bands.set(kind, band);
+        }
+    }
+    Ok(bands)
+}
+
+/// The judge of `[[escalate]]` number `n` (`entry`): resolved as the file
+/// `whole` with `entry` (less its `bands`) as its `[judge]` and the
+/// entry's `bands` as its `[bands]`, nothing else escalated, and of the
+/// `RAGALIQ_*` variables only those that set the mode and collect mode
+/// (the rest set the first judge).
+fn escalation(
+    whole: &toml::Table,
+    entry: &toml::Table,
+    n: usize,
+    file: Option<(&str, &Path)>,
+    root: &Path,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<Config, ConfigError> {
+    let mut table = whole.clone();
+    table.remove("escalate");
+    table.remove("fitted");
+    table.remove("bands");
+    let mut judge = entry.clone();
+    if let Some(bands) = judge.remove("bands") {
+        table.insert("bands".into(), bands);
+    }
+    table.insert("judge".into(), toml::Value::Table(judge));
+    let path = file.map_or_else(|| root.join("ragaliq.toml"), |(_, p)| p.to_path_buf());
+    let only = |name: &str| {
+        let kept =
+            !name.starts_with("RAGALIQ_") || matches!(name, "RAGALIQ_MODE" | "RAGALIQ_COLLECT");
+        if kept { env(name) } else { None }
+    };
+    Config::resolve(Some(("", &path)), root, &only, None, Some(table)).map_err(|e| match e {
+        ConfigError::Invalid {
+            origin,
+            value,
+            expected,
+        } => ConfigError::Invalid {
+            origin: format!("escalate #{n} ({origin})"),
+            value,
+            expected,
+        },
+        ConfigError::File { path, message } => ConfigError::File {
+            path,
+            message: format!("escalate #{n}: {message}"),
+        },
+        other => other,
+    })
 }
 
 #[derive(Default, Deserialize)]
@@ -1552,6 +1832,7 @@ struct RawScoring {
     samples: Option<RawSamples>,
     agreement: Option<f64>,
     evidence: Option<String>,
+    uncertain: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -1750,6 +2031,7 @@ mod tests {
                 Path::new("/pkg"),
                 &env,
                 Some((attribute, "rag::refund".to_owned())),
+                None,
             )
             .unwrap()
         };
@@ -1806,7 +2088,14 @@ mod tests {
             (c.provider, c.base_url.as_deref()),
             (Provider::OpenAiCompatible, Some("http://127.0.0.1:8000/v1"))
         );
+        // A server's URL names no model, and `openai-compatible:<model>`
+        // would drop the URL: the message says what goes with it.
         let e = err(None, &[("RAGALIQ_JUDGE", "http://127.0.0.1:8000/v1")]);
+        assert_eq!(
+            e,
+            "the judge's model is not set: RAGALIQ_JUDGE=http://127.0.0.1:8000/v1 names a server, not a model; set RAGALIQ_MODEL=<model> beside it (the name every exchange is recorded under, so replay needs it too: the model the server loaded, e.g. its --alias), or `model` under [judge] in /pkg/ragaliq.toml"
+        );
+        let e = err(None, &[("RAGALIQ_JUDGE", "openai-compatible")]);
         assert_eq!(
             e,
             "the judge's model is not set: openai-compatible has no default model; set `model` under [judge] in /pkg/ragaliq.toml, or RAGALIQ_MODEL, or RAGALIQ_JUDGE=openai-compatible:<model>"
@@ -1911,6 +2200,52 @@ mod tests {
         .unwrap();
         assert_eq!(c.api_key().unwrap().expose(), "sk-123456");
         assert!(!format!("{c:?}").contains("sk-123456"));
+    }
+
+    #[test]
+    fn bands_the_uncertain_policy_and_the_judges_to_escalate_to() {
+        let file = "[judge]\nprovider = \"openai-compatible\"\nmodel = \"small\"\nbase_url = \"http://127.0.0.1:8766/v1\"\nclaim_threshold = 0.3\n\n[scoring]\nuncertain = \"pass\"\n\n[bands]\nclaims = [0.1, 0.5]\njudged = \"all\"\n\n[[escalate]]\nprovider = \"openai-compatible\"\nmodel = \"large\"\nbase_url = \"http://127.0.0.1:8767/v1\"\n\n[escalate.bands]\nclaims = [0.2, 0.4]\n";
+        let c = load(
+            Some(file),
+            &[
+                ("RAGALIQ_MODEL", "tiny"),
+                ("RAGALIQ_BAND_ANSWERS", "0.3,0.8"),
+            ],
+        )
+        .unwrap();
+        assert_eq!(c.model, "tiny");
+        assert_eq!(c.uncertain, Uncertain::Pass);
+        assert_eq!(c.bands.get(Kind::Claims), Band::between(0.1, 0.5).unwrap());
+        assert_eq!(c.bands.get(Kind::Judged), Band::All);
+        assert_eq!(c.bands.get(Kind::Answers), Band::between(0.3, 0.8).unwrap());
+        assert_eq!(c.bands.get(Kind::Passages), Band::Off);
+        let next = &c.escalate[0];
+        // The escalated judge is its own: its model, server and bands; the
+        // file's other settings; no `RAGALIQ_*` variable of the first
+        // judge's (RAGALIQ_MODEL sets the first judge only).
+        assert_eq!(next.model, "large");
+        assert_eq!(next.base_url.as_deref(), Some("http://127.0.0.1:8767/v1"));
+        assert_eq!(
+            next.bands.get(Kind::Claims),
+            Band::between(0.2, 0.4).unwrap()
+        );
+        assert_eq!(next.bands.get(Kind::Answers), Band::Off);
+        assert_eq!(next.claim_threshold, crate::core::DEFAULT_CLAIM_THRESHOLD);
+        assert!(next.escalate.is_empty());
+        // Errors name the escalated judge.
+        let bad = file.replace("model = \"large\"", "model = \"large\"\ntemperature = 9");
+        let e = load(Some(&bad), &[]).unwrap_err().to_string();
+        assert!(
+            e.starts_with("escalate #1 (ragaliq.toml: judge.temperature)"),
+            "{e}"
+        );
+        let e = err(Some("[bands]\nclaims = [0.6, 0.5]\n"), &[]);
+        assert!(
+            e.contains("bands.claims") && e.contains("[0.6, 0.5]"),
+            "{e}"
+        );
+        let e = err(None, &[("RAGALIQ_UNCERTAIN", "maybe")]);
+        assert!(e.contains("fail, pass or decide"), "{e}");
     }
 
     #[test]

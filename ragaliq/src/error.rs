@@ -182,6 +182,13 @@ impl Error {
         matches!(self, Error::Queued { .. })
     }
 
+    /// Whether the judge's reply could not be read (a `JudgeResponse`
+    /// error, carrying the raw reply).
+    #[must_use]
+    pub(crate) fn is_judge_reply(&self) -> bool {
+        matches!(self, Error::JudgeResponse { .. })
+    }
+
     /// Whether the run's cost budget stopped this evaluation.
     #[must_use]
     pub fn is_budget(&self) -> bool {

@@ -66,6 +66,7 @@ th{background:var(--soft);font-weight:600}td.num,th.num{text-align:right;font-va
 .o-passed,.v-supported{background:#dafbe1;color:#116329}
 .o-failed,.v-contradicted{background:#ffebe9;color:#a40e26}
 .o-undecided,.v-partially_supported{background:#fff8c5;color:#7d4e00}
+.o-awaiting,.v-uncertain{background:#fff1e5;color:#953800;outline:2px dotted #bc4c00}
 .o-judge_error,.o-recording_error{background:#fbefff;color:#6e2fbf}
 .o-config_error,.o-queued{background:#eaeef2;color:#424a53}
 .v-no_evidence{background:#ddf4ff;color:#0a3069}

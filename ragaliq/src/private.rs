@@ -139,8 +139,11 @@ fn run_boxed(spec: TestSpec, body: Body) {
     };
     // One binder per recording: a `recorded_judge!()` in the body, or
     // another test of the same name, fails here or there with both named.
+    // Live mode reads and writes no recording, so binds none.
     let binder = Binder::here("#[rag_test]", spec.file, spec.line, test_label(&spec));
-    if let Err(e) = crate::record::bind(&location.snapshot, &binder) {
+    if config.mode != Mode::Live
+        && let Err(e) = crate::record::bind(&location.snapshot, &binder)
+    {
         if spec.should_panic {
             eprintln!(
                 "ragaliq: {e}\n  this #[should_panic] test is failed instead of passing on it"
@@ -251,13 +254,33 @@ fn say_reviewed(recorder: &Recorder, spec: &TestSpec) {
     let _ = std::io::stderr().write_all(line.as_bytes());
 }
 
-/// `path` relative to the current folder (where `cargo test` and `cargo
-/// ragaliq` run: the package root) when it lies inside it.
+/// `path` as the person who ran `cargo test` types it: relative to the
+/// folder they ran it in when it lies inside it, else absolute. That
+/// folder is the shell's `PWD`, which cargo leaves as it was while it runs
+/// the test in the package's folder: for `cargo test -p shop` in a
+/// workspace, the workspace root, not `shop/`. Without `PWD` (a shell that
+/// sets none) the path is absolute, which works from anywhere.
 fn relative(path: &Path) -> PathBuf {
-    std::env::current_dir()
-        .ok()
-        .and_then(|here| path.strip_prefix(here).ok().map(Path::to_path_buf))
-        .unwrap_or_else(|| path.to_path_buf())
+    relative_to(path, std::env::var_os("PWD").map(PathBuf::from).as_deref())
+}
+
+fn relative_to(path: &Path, pwd: Option<&Path>) -> PathBuf {
+    let Some(here) = pwd.filter(|p| p.is_absolute() && p.is_dir()) else {
+        return path.to_path_buf();
+    };
+    if let Ok(inside) = path.strip_prefix(here) {
+        return inside.to_path_buf();
+    }
+    // The shell's folder may name a link the test's paths resolve.
+    let (Ok(here), Some(parent)) = (here.canonicalize(), path.parent()) else {
+        return path.to_path_buf();
+    };
+    match (parent.canonicalize(), path.file_name()) {
+        (Ok(parent), Some(name)) => parent
+            .strip_prefix(&here)
+            .map_or_else(|_| path.to_path_buf(), |p| p.join(name)),
+        _ => path.to_path_buf(),
+    }
 }
 
 /// The commands that overrule what failed an evaluation, each on one item
@@ -328,6 +351,81 @@ fn overrule_hint(eval: &Evaluation, judge: &Judge, what: &What<'_>, expect: Expe
         out.push_str(&format!("\n  … and {} more", lines.len() - shown));
     }
     out
+}
+
+/// The commands that give a person's verdict on what an evaluation awaits:
+/// the review walk (which shows the items awaiting a person first), then
+/// one `--key` command per uncertain item.
+fn awaiting_hint(eval: &Evaluation, judge: &Judge, what: &What<'_>) -> String {
+    let Some(recorder) = judge.recorder() else {
+        return String::new();
+    };
+    if recorder.mode() == Mode::Live {
+        return "\nno recording keeps a person's verdict in live mode: record the test, then review it".to_owned();
+    }
+    let file = relative(&recorder.location().snapshot);
+    let command = |key: &str, verdict: &str| {
+        format!(
+            "cargo ragaliq review {} --key {key} --verdict {verdict}",
+            file.display()
+        )
+    };
+    let mut lines: Vec<String> = Vec::new();
+    for (i, c) in eval.claims.iter().enumerate() {
+        if c.unsure.is_none() || c.person.is_some() {
+            continue;
+        }
+        if let Some(key) = &c.review_key {
+            lines.push(format!(
+                "{}   # [{}] {:?}; or no_evidence, contradicted",
+                command(key, "supported"),
+                i + 1,
+                c.claim
+            ));
+        }
+    }
+    for p in eval.passages.iter().filter(|p| p.unsure.is_some()) {
+        if let Some(key) = &p.review_key {
+            lines.push(format!(
+                "{}   # passage {}; or no",
+                command(key, "yes"),
+                p.rank
+            ));
+        }
+    }
+    if eval.unsure.is_some()
+        && let Some(key) = &eval.review_key
+    {
+        let verdict = match what {
+            What::Metric(_) => "yes   # or no",
+            What::Criteria(c) if c.form() == crate::CriteriaForm::YesNo => "yes   # or no",
+            What::Criteria(_) => "<1 to 5>",
+            What::Custom(_) => "<its answer word>",
+        };
+        lines.push(command(key, verdict));
+    }
+    let mut out = format!(
+        "\ngive the verdict (kept in the recording, replayed in CI): cargo ragaliq review {}",
+        file.display()
+    );
+    if !lines.is_empty() {
+        let shown = lines.len().min(5);
+        out.push_str(&format!(
+            "\n  or item by item:\n  {}",
+            lines[..shown].join("\n  ")
+        ));
+        if lines.len() > shown {
+            out.push_str(&format!("\n  … and {} more", lines.len() - shown));
+        }
+    }
+    out
+}
+
+/// A line on the process's standard error, outside the test harness's
+/// capture: an evaluation that awaits a person is never a silent pass.
+fn say_awaiting(line: &str) {
+    use std::io::Write as _;
+    let _ = std::io::stderr().write_all(line.as_bytes());
 }
 
 fn panic_text(payload: &Box<dyn std::any::Any + Send>) -> String {
@@ -507,6 +605,22 @@ async fn assert_here(
     };
     let judge_line = format!("\njudge: {}", judge.describe());
     match (result, expect) {
+        // Awaiting a person is neither a pass nor a low score: said first,
+        // with the command that gives the verdict. `uncertain = "pass"`
+        // lets the test pass meanwhile, and says so outside the capture.
+        (Ok(eval), _) if eval.awaiting.is_some() => {
+            let hint = awaiting_hint(&eval, judge, &what);
+            if eval.passed {
+                say_awaiting(&format!(
+                    "ragaliq: {macro_name}! for {subject} awaits a person and passes meanwhile (uncertain = \"pass\"){hint}\n"
+                ));
+                return Ok(eval);
+            }
+            note_failure(Failure::Judge);
+            Err(format!(
+                "{macro_name}! AWAITING A PERSON for {subject}: the judge is unsure, so the test is neither passed nor failed until a person gives the verdict (not a low score){hint}\n{eval}{judge_line}{recording}"
+            ))
+        }
         (Ok(eval), Expect::Pass) if eval.passed => Ok(eval),
         (Ok(eval), Expect::Caught) if !eval.passed && !eval.undecided => Ok(eval),
         (Ok(eval), _) if eval.undecided => {
@@ -731,6 +845,38 @@ impl From<Samples> for SamplesArg {
     }
 }
 
+/// `uncertain = "pass"` or `uncertain = Uncertain::Pass` in a macro.
+#[derive(Clone, Debug, PartialEq)]
+pub enum UncertainArg {
+    /// A spelling, checked when the assertion runs.
+    Text(&'static str),
+    /// A value.
+    Value(crate::Uncertain),
+}
+
+impl From<&'static str> for UncertainArg {
+    fn from(s: &'static str) -> Self {
+        UncertainArg::Text(s)
+    }
+}
+
+impl From<crate::Uncertain> for UncertainArg {
+    fn from(u: crate::Uncertain) -> Self {
+        UncertainArg::Value(u)
+    }
+}
+
+fn resolve_uncertain(arg: Option<UncertainArg>) -> Result<Option<crate::Uncertain>, String> {
+    match arg {
+        None => Ok(None),
+        Some(UncertainArg::Value(u)) => Ok(Some(u)),
+        Some(UncertainArg::Text(t)) => t
+            .parse()
+            .map(Some)
+            .map_err(|e: String| format!("uncertain = {e}")),
+    }
+}
+
 /// The options every assertion macro takes, and the ones only some do. The
 /// struct names and fields are what the compiler shows when an option is
 /// misspelled: "struct `FaithfulnessOptions` has no field named `treshold`".
@@ -743,6 +889,7 @@ macro_rules! options {
             pub threshold: Option<f64>,
             pub samples: Option<SamplesArg>,
             pub agreement: Option<f64>,
+            pub uncertain: Option<UncertainArg>,
             $(pub $field: Option<$ty>,)*
         }
 
@@ -754,6 +901,7 @@ macro_rules! options {
                     threshold: self.threshold,
                     agreement: self.agreement,
                     samples: resolve_samples(self.samples)?,
+                    uncertain: resolve_uncertain(self.uncertain)?,
                     ..EvalOptions::default()
                 };
                 $(o.$field = self.$field;)*
@@ -864,6 +1012,38 @@ mod tests {
         );
         let dir = snapshot_dir(&s, &|k| (k == "RAGALIQ_SNAPSHOT_DIR").then(|| "rec".into()));
         assert_eq!(dir, Path::new(env!("CARGO_MANIFEST_DIR")).join("rec"));
+    }
+
+    #[test]
+    fn paths_are_shown_from_where_cargo_test_ran() {
+        let dir = std::env::temp_dir().join(format!("ragaliq-relative-{}", std::process::id()));
+        let snapshots = dir.join("shop/tests/snapshots");
+        std::fs::create_dir_all(&snapshots).unwrap();
+        let snap = snapshots.join("returns__x.snap");
+        // `cargo test -p shop` in the workspace folder.
+        assert_eq!(
+            relative_to(&snap, Some(&dir)),
+            Path::new("shop/tests/snapshots/returns__x.snap")
+        );
+        // `cargo test` in the package's folder.
+        assert_eq!(
+            relative_to(&snap, Some(&dir.join("shop"))),
+            Path::new("tests/snapshots/returns__x.snap")
+        );
+        // Through `..` (a folder named by a link resolves the same way).
+        assert_eq!(
+            relative_to(&snap, Some(&snapshots.join("../.."))),
+            Path::new("tests/snapshots/returns__x.snap")
+        );
+        // Elsewhere, or no PWD: absolute, which works from anywhere.
+        std::fs::create_dir_all(dir.join("other")).unwrap();
+        assert_eq!(relative_to(&snap, Some(&dir.join("other"))), snap);
+        assert_eq!(
+            relative_to(&snap, Some(Path::new("/nonexistent-ragaliq"))),
+            snap
+        );
+        assert_eq!(relative_to(&snap, None), snap);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -18,7 +18,7 @@
 //! ```
 
 use crate::core::judged::{self, Judged};
-use crate::core::{Metric, Verdict};
+use crate::core::{Bands, Decision, Kind, Metric, Verdict};
 use crate::judge::Judge;
 use crate::metrics::Reading as ClaimReading;
 use crate::parse;
@@ -27,7 +27,7 @@ use std::collections::BTreeMap;
 
 /// The thresholds a judge's reading is decided at: those of the judge a
 /// project configures ([`Thresholds::of`]), or ragaliq's defaults.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Thresholds {
     /// P(supported) at or above which a claim is supported.
     pub claim: f64,
@@ -41,6 +41,13 @@ pub struct Thresholds {
     pub criteria: f64,
     /// P(yes) to the direct correctness question an answer passes at.
     pub correctness: f64,
+    /// The judge's uncertainty bands: a reading inside its kind's band
+    /// awaits a person ([`JudgeReading::uncertain`]).
+    pub bands: Bands,
+    /// The judges it escalates to, in order: each one's model and bands.
+    /// An item one of them was asked about is read as that judge read it
+    /// (the last asked decides, or leaves it uncertain).
+    pub escalate: Vec<(String, Bands)>,
 }
 
 impl Default for Thresholds {
@@ -52,8 +59,18 @@ impl Default for Thresholds {
             relevance: Metric::Relevance.default_threshold(),
             criteria: Metric::Criteria.default_threshold(),
             correctness: Metric::Correctness.default_threshold(),
+            bands: Bands::DEFAULT,
+            escalate: Vec::new(),
         }
     }
+}
+
+/// A judge's bands, kind by kind.
+fn bands_of(judge: &Judge) -> Bands {
+    Kind::ALL.into_iter().fold(Bands::OFF, |mut b, k| {
+        b.set(k, judge.band(k));
+        b
+    })
 }
 
 impl Thresholds {
@@ -61,12 +78,18 @@ impl Thresholds {
     #[must_use]
     pub fn of(judge: &Judge) -> Thresholds {
         Thresholds {
+            escalate: judge
+                .escalation_judges()
+                .iter()
+                .map(|j| (j.model().to_owned(), bands_of(j)))
+                .collect(),
             claim: judge.claim_threshold(),
             contradiction_ratio: judge.contradiction_ratio(),
             passage: judge.passage_threshold(),
             relevance: judge.default_threshold(Metric::Relevance),
             criteria: judge.default_threshold(Metric::Criteria),
             correctness: judge.default_threshold(Metric::Correctness),
+            bands: bands_of(judge),
         }
     }
 }
@@ -87,9 +110,20 @@ pub struct JudgeReading {
     pub probability: Option<f64>,
     /// For a claim asked whether it is contradicted: P(contradicted).
     pub contradiction: Option<f64>,
+    /// What the judge wrote in reply to the question that decides (its
+    /// first line, at most 40 characters: `Yes`, `no`): its own word,
+    /// which `verdict` is not when a threshold read it from `probability`.
+    pub written: Option<String>,
+    /// The threshold `verdict` was read at from `probability`, when it was
+    /// (a claim's `claim_threshold`, relevance's, a passage's, …).
+    pub threshold: Option<f64>,
     /// How each of the item's exchanges was read, as the recording's
     /// `checked` entries say it (`P(yes) 0.310 from the first token's …`).
     pub read: Vec<String>,
+    /// The reading lies inside the judge's band for its kind: the judge is
+    /// unsure, and the item awaits a person (unless a stronger judge of a
+    /// cascade decided it).
+    pub uncertain: bool,
 }
 
 /// One item a recording's exchanges judged, that a person can give a
@@ -170,6 +204,13 @@ impl Item {
     pub fn judged_against(&self) -> bool {
         self.judge.positive != Some(true)
     }
+
+    /// Whether the item awaits a person: the judge is unsure of it and no
+    /// person has given a verdict.
+    #[must_use]
+    pub fn awaits(&self) -> bool {
+        self.judge.uncertain && self.person.is_none()
+    }
 }
 
 /// How many person's verdicts `recording` holds, and how many of them
@@ -215,16 +256,38 @@ pub fn items(recording: &Recording, thresholds: &Thresholds) -> Vec<Item> {
                     .find(|r| r.key == key)
                     .cloned()
             });
-            let exchanges: Vec<(&Exchange, usize)> = asked
+            let mut exchanges: Vec<(&Exchange, usize)> = asked
                 .iter()
                 .map(|(i, j)| (&recording.exchanges[*i], j.item))
                 .collect();
+            // With a cascade, the last judge asked about the item is the
+            // one whose reading stands (or leaves it uncertain).
+            let stage = |model: &str| {
+                thresholds
+                    .escalate
+                    .iter()
+                    .position(|(m, _)| m == model)
+                    .map_or(0, |i| i + 1)
+            };
+            let last = exchanges
+                .iter()
+                .map(|(e, _)| stage(&e.model))
+                .max()
+                .unwrap_or(0);
+            exchanges.retain(|(e, _)| stage(&e.model) == last);
+            let read_at = match last {
+                0 => thresholds.clone(),
+                k => Thresholds {
+                    bands: thresholds.escalate[k - 1].1,
+                    ..thresholds.clone()
+                },
+            };
             Some(Item {
                 task: e.task.clone(),
                 exchange: first,
                 model: e.model.clone(),
                 words: judged::verdict_words(&e.task),
-                judge: reading(&judged.family, &exchanges, thresholds),
+                judge: reading(&judged.family, &exchanges, &read_at),
                 person,
                 judged,
             })
@@ -259,12 +322,18 @@ fn reading(family: &str, asked: &[(&Exchange, usize)], t: &Thresholds) -> JudgeR
         let r = e.response();
         parse::yes_no(&r.text, r.logprobs.as_deref()).ok()
     };
+    // The kind and threshold of a reading from token probabilities: what
+    // its band is read at (a word written, or a score the judge wrote, has
+    // no band).
+    let mut banded: Option<(Kind, f64)> = None;
     let set_yes_no = |out: &mut JudgeReading, p: f64, threshold: f64| {
         let yes = p >= threshold;
         out.probability = Some(p);
+        out.threshold = Some(threshold);
         out.positive = Some(yes);
         out.verdict = Some(if yes { "yes" } else { "no" }.to_owned());
     };
+    let wrote = |e: &Exchange| Some(first_line(e.reply_text()));
     match family {
         "claim" => {
             if let Some((e, _)) = find("claim_supported")
@@ -277,7 +346,12 @@ fn reading(family: &str, asked: &[(&Exchange, usize)], t: &Thresholds) -> JudgeR
                 }
                 .decide(t.claim, t.contradiction_ratio)
                 .0;
+                if supported.from_probabilities {
+                    banded = Some((Kind::Claims, t.claim));
+                }
                 out.probability = Some(supported.p_yes);
+                out.threshold = Some(t.claim);
+                out.written = wrote(e);
                 out.contradiction = contradicted.map(|c| c.p_yes);
                 out.verdict = Some(decided.label().to_owned());
                 out.positive = Some(decided == Verdict::Supported);
@@ -310,7 +384,11 @@ fn reading(family: &str, asked: &[(&Exchange, usize)], t: &Thresholds) -> JudgeR
             if let Some((e, _)) = find("answers_query")
                 && let Some(r) = yes_no(e)
             {
+                if r.from_probabilities {
+                    banded = Some((Kind::Answers, t.relevance));
+                }
                 set_yes_no(&mut out, r.p_yes, t.relevance);
+                out.written = wrote(e);
             } else if let Some((e, _)) = find("relevance")
                 && let Ok(s) = parse::score(e.reply_text())
             {
@@ -321,7 +399,11 @@ fn reading(family: &str, asked: &[(&Exchange, usize)], t: &Thresholds) -> JudgeR
             if let Some((e, _)) = find("passage_relevant")
                 && let Some(r) = yes_no(e)
             {
+                if r.from_probabilities {
+                    banded = Some((Kind::Passages, t.passage));
+                }
                 set_yes_no(&mut out, r.p_yes, t.passage);
+                out.written = wrote(e);
             } else if let Some((e, item)) = find("passage_relevance") {
                 let n = e.judged().len();
                 if let Some(Some(r)) = parse::passage_relevance_each(e.reply_text(), n)
@@ -350,6 +432,10 @@ fn reading(family: &str, asked: &[(&Exchange, usize)], t: &Thresholds) -> JudgeR
                         .map(|(i, p)| p * (i as f64 + 1.0))
                         .sum();
                     let score = ((expected - 1.0) / 4.0).clamp(0.0, 1.0);
+                    if w.from_probabilities {
+                        banded = Some((Kind::Judged, t.criteria));
+                    }
+                    out.written = wrote(e);
                     out.probability = Some(score);
                     out.positive = Some(score >= t.criteria);
                     out.verdict = Some(format!("{}", expected.round()));
@@ -368,15 +454,36 @@ fn reading(family: &str, asked: &[(&Exchange, usize)], t: &Thresholds) -> JudgeR
                     &parse::AnswerWords::new(judged::YES_NO),
                     &parse::AnswerAt::First,
                 ) {
-                    let threshold = match other {
-                        "criteria_met" => t.criteria,
-                        "answer_correct" => t.correctness,
-                        _ => 0.5,
+                    let (kind, threshold) = match other {
+                        "criteria_met" => (Kind::Judged, t.criteria),
+                        "answer_correct" => (Kind::Graded, t.correctness),
+                        _ => (Kind::Custom, 0.5),
                     };
+                    if w.from_probabilities {
+                        banded = Some((kind, threshold));
+                    }
                     set_yes_no(&mut out, w.probabilities[0], threshold);
+                    out.written = wrote(e);
                 }
             }
         }
+    }
+    if let (Some((kind, threshold)), Some(p)) = (banded, out.probability) {
+        out.uncertain = t.bands.get(kind).decide(p, threshold) == Decision::Uncertain;
+    }
+    out
+}
+
+/// A reply's first line that holds something, at most 40 characters.
+fn first_line(reply: &str) -> String {
+    let line = reply
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or_default();
+    let mut out: String = line.chars().take(40).collect();
+    if out.len() < line.len() {
+        out.push('…');
     }
     out
 }
@@ -415,5 +522,14 @@ mod tests {
             .find(|i| i.judged.family == "answer" && i.subject().contains("nine in the morning"))
             .unwrap();
         assert_eq!(off_topic.judge.verdict.as_deref(), Some("no"));
+        // The faithful answer: the judge wrote "yes", with P(yes) 0.56; at
+        // the default threshold 0.7 that reads no. Both are kept apart.
+        let faithful = items
+            .iter()
+            .find(|i| i.judged.family == "answer" && i.subject().contains("30 days from delivery"))
+            .unwrap();
+        assert_eq!(faithful.judge.written.as_deref(), Some("yes"));
+        assert_eq!(faithful.judge.verdict.as_deref(), Some("no"));
+        assert_eq!(faithful.judge.threshold, Some(0.7));
     }
 }

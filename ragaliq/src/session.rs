@@ -118,6 +118,25 @@ impl Session {
         self.derive(self.recorder.clone(), Some(trial), self.served.clone())
     }
 
+    /// `other`'s client and settings (another judge's) over this session's
+    /// recording and trial: how a judge of a cascade asks, so that its
+    /// exchanges are kept in the same recording. Its usage adds to this
+    /// session's.
+    pub(crate) fn beside(&self, other: &Session) -> Session {
+        Session {
+            client: other.client.clone(),
+            asking: other.asking.clone(),
+            recorder: self.recorder.clone(),
+            mode: other.mode.clone(),
+            usage: Arc::new(UsageNode {
+                parent: Some(self.usage.clone()),
+                ..UsageNode::default()
+            }),
+            trial: self.trial.clone(),
+            served: self.served.clone(),
+        }
+    }
+
     fn derive(
         &self,
         recorder: Option<Arc<Recorder>>,
@@ -136,6 +155,13 @@ impl Session {
             trial,
             served,
         }
+    }
+
+    /// Whether the session keeps a configured mode (a judge made from
+    /// configuration), not only what its caller built in code.
+    #[cfg(feature = "suite")]
+    pub(crate) fn configured(&self) -> bool {
+        self.mode.is_some()
     }
 
     pub(crate) fn client(&self) -> &Client {
@@ -174,7 +200,16 @@ impl Session {
         if self.client.probabilities_refused.load(Ordering::SeqCst) {
             question.request.top_logprobs = 0;
         }
-        let (reply, fingerprint) = self.exchange(question, tally).await?;
+        let first = question.clone();
+        let (mut reply, mut fingerprint) = self.exchange(question, tally).await?;
+        // A reasoning block filled a one-word answer's limit: once more
+        // with room for it (its own exchange, recorded beside the first).
+        if let Some(mut again) = first.with_room_for_reasoning(&reply.text) {
+            if self.client.probabilities_refused.load(Ordering::SeqCst) {
+                again.request.top_logprobs = 0;
+            }
+            (reply, fingerprint) = self.exchange(again, tally).await?;
+        }
         if reply.logprobs.is_none() && self.asking.probabilities && ask.reads_first_word() {
             // Said once, in the judge's description; the recording's check
             // says how each answer was read.

@@ -194,8 +194,14 @@ pub(crate) struct OwnTask<'a> {
     pub schema: Option<&'a serde_json::Value>,
 }
 
+/// Room added to a first-word answer's token limit for a reasoning block
+/// before the word (`<think>\n\n</think>\n\n` is four tokens on Qwen3):
+/// an empty block, or a line of it, not a model thinking at length.
+const REASONING_ROOM: u32 = 32;
+
 /// A request ready to send, with what it takes to ask it again in another
 /// JSON mode and to explain a reply cut off at its limit.
+#[derive(Clone)]
 pub(crate) struct Question {
     pub request: JudgeRequest,
     /// The task's label.
@@ -214,6 +220,21 @@ pub(crate) struct Question {
 }
 
 impl Question {
+    /// This question again with room for a reasoning block, when `reply`
+    /// (its answer) opened one before its first word and was cut inside it
+    /// (a reasoning model whose empty `<think></think>` the server does not
+    /// strip fills a one-word limit with it); `None` otherwise. Asked anew
+    /// under its own fingerprint, so recordings made without a block are
+    /// untouched.
+    pub(crate) fn with_room_for_reasoning(&self, reply: &str) -> Option<Question> {
+        if !self.read_at_start || !crate::parse::cut_in_reasoning(reply) {
+            return None;
+        }
+        let mut again = self.clone();
+        again.request.max_tokens = again.request.max_tokens.saturating_add(REASONING_ROOM);
+        Some(again)
+    }
+
     /// The request, with its reply shaped as `mode` asks (a one-word
     /// question stays plain text).
     pub(crate) fn in_mode(&self, mode: JsonMode) -> JudgeRequest {
@@ -327,6 +348,9 @@ pub(crate) struct CheckedVerdict {
     /// The evidence is the passage sentence closest to the claim, found by
     /// ragaliq (the judge was asked a yes/no question, not for a quote).
     pub located: bool,
+    /// With passages asked about in chunks: the chunk whose answer decided
+    /// (the likeliest support); 0 otherwise.
+    pub chunk: usize,
 }
 
 impl CheckedVerdict {
@@ -343,6 +367,7 @@ impl CheckedVerdict {
             probability: None,
             contradiction: None,
             located: false,
+            chunk: 0,
         }
     }
 
@@ -355,6 +380,7 @@ impl CheckedVerdict {
                 probability: None,
                 contradiction: None,
                 located: false,
+                chunk: 0,
             };
         }
         match evidence::locate(&verdict.evidence, passages) {
@@ -365,6 +391,7 @@ impl CheckedVerdict {
                 probability: None,
                 contradiction: None,
                 located: false,
+                chunk: 0,
             },
             Grounding::Ungrounded | Grounding::NoQuote => CheckedVerdict {
                 verdict,
@@ -373,6 +400,7 @@ impl CheckedVerdict {
                 probability: None,
                 contradiction: None,
                 located: false,
+                chunk: 0,
             },
         }
     }
@@ -1198,5 +1226,28 @@ impl Ask for CriteriaScore<'_> {
             item: 1,
             outcome: CheckOutcome::Read(answer.read.clone()),
         }]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::MAX_REASKS;
+
+    /// The guide says how many items of a batch are asked again alone; it
+    /// says what the code does.
+    #[test]
+    fn the_guide_states_the_reask_limit() {
+        let guide = std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../docs/guide/judges-and-providers.md"),
+        )
+        .unwrap();
+        let said = guide.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(
+            said.contains(&format!(
+                "asks the others again alone (at most {MAX_REASKS} per batch)"
+            )),
+            "docs/guide/judges-and-providers.md does not say {MAX_REASKS}"
+        );
     }
 }

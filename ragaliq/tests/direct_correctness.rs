@@ -125,36 +125,50 @@ async fn one_question_per_answer_asked_as_the_measurement_asked_it() {
     }
 }
 
-/// Found words are evidence, not a verdict: a response that holds the
-/// reference word for word and denies it fails when the judge says no,
-/// and one that holds it at P(yes) 0.4 fails too. The message shows where
-/// the reference was found, and that found words did not decide.
+/// The found rule: a response that holds the reference word for word and
+/// denies it in the same clause is asked about, and fails when the judge
+/// says no; one that holds it undenied is correct with no call, whatever
+/// the judge would have said (its server is never asked). The message
+/// shows where the reference was found, and what denied it.
 #[tokio::test]
-async fn a_found_reference_never_passes_an_answer_the_judge_says_no_to() {
-    for (p_yes, response) in [
-        (0.262, "It is not 30 days; it is 14."),
-        (0.4, "Returns: 30 days, they told me, maybe."),
-    ] {
-        let (server, seen) = judge_saying(p_yes, true).await;
-        let eval = within(judge(&server).correctness(&case("30 days", response)))
-            .await
-            .unwrap();
-        assert_eq!(seen.lock().unwrap().len(), 1);
-        assert!(!eval.passed, "{eval}");
-        assert_eq!(eval.score, p_yes, "{eval}");
-        let found = eval
-            .graded
-            .as_ref()
-            .and_then(|g| g.found.clone())
-            .expect("the reference is in the response");
-        assert_eq!(found.text, "30 days");
-        assert!(
-            eval.to_string().contains(&format!(
-                "the reference was found in the response: {found}; found words are evidence, not a verdict: the judge's P(yes) decides"
-            )),
-            "{eval}"
-        );
-    }
+async fn a_found_reference_decides_only_where_it_is_not_denied() {
+    let (server, seen) = judge_saying(0.262, true).await;
+    let eval = within(judge(&server).correctness(&case("30 days", "It is not 30 days; it is 14.")))
+        .await
+        .unwrap();
+    assert_eq!(seen.lock().unwrap().len(), 1);
+    assert!(!eval.passed && eval.score == 0.262, "{eval}");
+    let graded = eval.graded.as_ref().expect("graded");
+    let found = graded
+        .found
+        .clone()
+        .expect("the reference is in the response");
+    assert_eq!(
+        (found.text.as_str(), graded.denied.as_deref()),
+        ("30 days", Some("not"))
+    );
+    assert!(
+        eval.to_string().contains(&format!(
+            "the reference was found in the response, and denied there: {found}, with «not» in its clause; the judge's P(yes) decides"
+        )),
+        "{eval}"
+    );
+    // Found and not denied: no call, correct.
+    let (server, seen) = judge_saying(0.4, true).await;
+    let eval = within(
+        judge(&server).correctness(&case("30 days", "Returns: 30 days, they told me, maybe.")),
+    )
+    .await
+    .unwrap();
+    assert!(seen.lock().unwrap().is_empty(), "the judge was asked");
+    assert!(
+        eval.passed && eval.score == 1.0 && eval.usage.calls == 0,
+        "{eval}"
+    );
+    assert!(
+        eval.to_string().contains("the reference was found in the response, not denied: «30 days» (words 2–3); decided correct with no question asked"),
+        "{eval}"
+    );
     // The negation test of the issue, at the default, with the
     // assertion a team writes: caught.
     let (server, _) = judge_saying(0.262, true).await;

@@ -7,7 +7,7 @@ mod common;
 use common::{fast_retries, openai_reply, refund_case, within};
 use ragaliq::Strategy;
 use ragaliq::judge::{Judge, OpenAiTransport};
-use ragaliq::{Error, EvalOptions, Metric, RagCase, Verdict, VerdictWeights};
+use ragaliq::{Error, EvalOptions, Metric, RagCase, Uncertain, Verdict, VerdictWeights};
 use ragaliq_scripted::ScriptedJudge;
 use serde_json::{Value, json};
 use std::sync::{Arc, Mutex};
@@ -315,10 +315,11 @@ async fn a_placeholder_echoed_in_one_item_keeps_its_neighbours() {
 }
 
 #[tokio::test]
-async fn ungrounded_evidence_is_asked_again_then_undecided_never_a_pass() {
+async fn ungrounded_evidence_is_asked_again_then_awaits_a_person_never_a_pass() {
     // The judge quotes the claim itself: in no passage. Asked again alone,
-    // told so, it does it again: the claim is undecided, the evaluation
-    // fails as undecided, and the message says why.
+    // told so, it does it again: the claim decides nothing, the evaluation
+    // awaits a person (counted each way its score is 0.5 or 1, on both
+    // sides of 0.7), and the message says why.
     let batch = json!({"verdicts": [
         {"claim": 1, "verdict": "supported", "evidence": "Claim number 1.", "confidence": 0.9},
         {"claim": 2, "verdict": "supported", "evidence": QUOTE, "confidence": 0.9}
@@ -337,13 +338,29 @@ async fn ungrounded_evidence_is_asked_again_then_undecided_never_a_pass() {
         *tasks.lock().unwrap(),
         ["extract_claims", "verify_claims", "verify_claim"]
     );
-    assert!(eval.undecided && !eval.passed, "{eval}");
+    assert!(eval.awaiting.is_some() && !eval.passed, "{eval}");
+    let awaiting = eval.awaiting.unwrap();
+    assert_eq!((awaiting.low, awaiting.high, awaiting.items), (0.5, 1.0, 1));
     assert!(eval.claims[0].ungrounded && eval.claims[0].failed);
     assert_eq!(eval.claims[1].evidence_in, Some(1));
     let text = eval.to_string();
     assert!(
-        text.contains("[1] \"Claim number 1.\" — undecided: the judge said supported but its evidence is in no passage"),
+        text.starts_with("faithfulness: AWAITING A PERSON: the judge is unsure of 1 claim; counted each way the score is 0.50 to 1.00, on both sides of the threshold 0.70"),
         "{text}"
+    );
+    assert!(
+        text.contains("[1] \"Claim number 1.\" — uncertain: the evidence `default` cites is in no passage, even asked again; it said supported"),
+        "{text}"
+    );
+    // Decided by the threshold instead, the ungrounded verdict counts as no
+    // evidence: never a pass.
+    let decide = EvalOptions::default().with_uncertain(Uncertain::Decide);
+    let eval = within(wm_judge(&server).evaluate_with(Metric::Faithfulness, &case, &decide))
+        .await
+        .unwrap();
+    assert!(
+        eval.awaiting.is_none() && !eval.passed && eval.score == 0.5,
+        "{eval}"
     );
     assert!(
         text.contains("evidence (in no passage): \"Claim number 1.\""),

@@ -459,3 +459,191 @@ fn ident(s: &str) -> &str {
         .unwrap_or(s.len());
     &s[..end]
 }
+
+/// No files import each other in a loop, within a module as across
+/// modules: `a.rs` naming `b.rs` (through `crate::…` or `super::…`) and
+/// `b.rs` naming `a.rs`, directly or round a longer circle, means neither
+/// can be read or changed alone. Naming an ancestor module (`super::Error`
+/// from a child) does not count: a parent declares its children, and that
+/// is no loop of concepts.
+#[test]
+fn no_files_import_each_other_in_a_loop() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let modules: BTreeMap<Vec<String>, PathBuf> = files
+        .iter()
+        .map(|f| (module_path(f.strip_prefix(&src).unwrap()), f.clone()))
+        .collect();
+    let mut graph: BTreeMap<Vec<String>, BTreeSet<Vec<String>>> = BTreeMap::new();
+    for (module, file) in &modules {
+        let code = code_only(&std::fs::read_to_string(file).unwrap());
+        let named = graph.entry(module.clone()).or_default();
+        for path in module_paths(&code, module) {
+            // The longest prefix of the path that is a module of src/.
+            let Some(target) = (1..=path.len())
+                .rev()
+                .map(|n| path[..n].to_vec())
+                .find(|p| modules.contains_key(p))
+            else {
+                continue;
+            };
+            if !module.starts_with(&target) {
+                named.insert(target);
+            }
+        }
+    }
+    let loops = cycles(&graph);
+    let shown: Vec<String> = loops
+        .iter()
+        .map(|c| {
+            let names: Vec<String> = c.iter().map(|m| m.join("::")).collect();
+            format!("{} → {}", names.join(" → "), names[0])
+        })
+        .collect();
+    assert!(
+        shown.is_empty(),
+        "files that import each other in a loop:\n{}",
+        shown.join("\n")
+    );
+}
+
+#[test]
+fn the_file_scanner_resolves_groups_and_super() {
+    let code = "use super::{RecordingError, snapfile};\nuse super::recording::{self, Recording};\nfn f() { crate::core::judged::items(); super::super::run::x(); }";
+    let module: Vec<String> = vec!["record".into(), "reviewed".into()];
+    let found: BTreeSet<String> = module_paths(code, &module)
+        .into_iter()
+        .map(|p| p.join("::"))
+        .collect();
+    let expected: BTreeSet<String> = [
+        "record::RecordingError",
+        "record::snapfile",
+        "record::recording::self",
+        "record::recording::Recording",
+        "core::judged::items",
+        "run::x",
+    ]
+    .into_iter()
+    .map(String::from)
+    .collect();
+    assert_eq!(found, expected);
+    let mut graph: BTreeMap<Vec<String>, BTreeSet<Vec<String>>> = BTreeMap::new();
+    let m = |s: &str| vec![s.to_owned()];
+    graph.entry(m("a")).or_default().insert(m("b"));
+    graph.entry(m("b")).or_default().insert(m("c"));
+    graph.entry(m("c")).or_default().insert(m("a"));
+    graph.entry(m("d")).or_default().insert(m("a"));
+    assert_eq!(cycles(&graph), vec![vec![m("a"), m("b"), m("c")]]);
+}
+
+/// Every path `code` names through `crate::` or `super::`, resolved from
+/// the crate root, with `{…}` groups expanded one level.
+fn module_paths(code: &str, module: &[String]) -> Vec<Vec<String>> {
+    let mut out = Vec::new();
+    for word in ["crate", "super"] {
+        let mut i = 0;
+        while let Some(at) = find_word(code, i, word) {
+            let mut base: Vec<String> = if word == "crate" {
+                Vec::new()
+            } else {
+                module.to_vec()
+            };
+            let mut rest = &code[at..];
+            if word == "crate" {
+                rest = &rest["crate".len()..];
+                match rest.trim_start().strip_prefix("::") {
+                    Some(r) => rest = r.trim_start(),
+                    None => {
+                        i = at + word.len();
+                        continue;
+                    }
+                }
+            } else {
+                while let Some(r) = rest
+                    .strip_prefix("super")
+                    .map(str::trim_start)
+                    .and_then(|r| r.strip_prefix("::"))
+                {
+                    base.pop();
+                    rest = r.trim_start();
+                }
+            }
+            i = (code.len() - rest.len()).max(at + word.len());
+            // `a::b::` before a group or a name.
+            let mut prefix = base;
+            loop {
+                let name = ident(rest);
+                if name.is_empty() {
+                    break;
+                }
+                let after = rest[name.len()..].trim_start();
+                prefix.push(name.to_owned());
+                match after.strip_prefix("::") {
+                    Some(r) => rest = r.trim_start(),
+                    None => break,
+                }
+            }
+            if let Some(group) = rest.strip_prefix('{') {
+                let inner = group.split('}').next().unwrap_or_default();
+                for item in inner.split(',') {
+                    let mut path = prefix.clone();
+                    path.extend(
+                        item.split("::")
+                            .map(|s| ident(s.trim()).to_owned())
+                            .take_while(|s| !s.is_empty()),
+                    );
+                    if path.len() > prefix.len() {
+                        out.push(path);
+                    }
+                }
+            } else if !prefix.is_empty() {
+                out.push(prefix);
+            }
+        }
+    }
+    out
+}
+
+/// The loops of `graph` (strongly connected components of more than one
+/// node), each as its nodes in order, smallest first.
+fn cycles(graph: &BTreeMap<Vec<String>, BTreeSet<Vec<String>>>) -> Vec<Vec<Vec<String>>> {
+    // Kosaraju: finish order on the graph, then components on its reverse.
+    fn visit<'a>(
+        n: &'a Vec<String>,
+        edges: &'a BTreeMap<Vec<String>, BTreeSet<Vec<String>>>,
+        seen: &mut BTreeSet<&'a Vec<String>>,
+        out: &mut Vec<&'a Vec<String>>,
+    ) {
+        if !seen.insert(n) {
+            return;
+        }
+        for m in edges.get(n).into_iter().flatten() {
+            visit(m, edges, seen, out);
+        }
+        out.push(n);
+    }
+    let mut reverse: BTreeMap<Vec<String>, BTreeSet<Vec<String>>> = BTreeMap::new();
+    for (from, tos) in graph {
+        for to in tos {
+            reverse.entry(to.clone()).or_default().insert(from.clone());
+        }
+    }
+    let mut seen = BTreeSet::new();
+    let mut order = Vec::new();
+    for n in graph.keys() {
+        visit(n, graph, &mut seen, &mut order);
+    }
+    let mut assigned = BTreeSet::new();
+    let mut loops = Vec::new();
+    for n in order.into_iter().rev() {
+        let mut component = Vec::new();
+        visit(n, &reverse, &mut assigned, &mut component);
+        if component.len() > 1 {
+            component.sort();
+            loops.push(component.into_iter().cloned().collect());
+        }
+    }
+    loops.sort();
+    loops
+}

@@ -569,3 +569,75 @@ async fn an_answer_after_its_marker_cut_off_at_the_limit_is_truncated_not_read()
         .unwrap_err();
     assert!(e.is_configuration(), "{e}");
 }
+
+/// A judge that opens a reasoning block before its one word (Qwen3 with
+/// `/no_think`, on a server that does not strip the empty block) fills
+/// the word's token limit with it: the question is asked once more with
+/// room for the block, and the word after it is read.
+#[tokio::test]
+async fn a_word_answer_after_a_reasoning_block_gets_room_for_it() {
+    let (server, seen) = server(|task, _, body| {
+        let room = body["max_tokens"]
+            .as_u64()
+            .or_else(|| body["max_completion_tokens"].as_u64())
+            .unwrap_or(0);
+        let body = match task {
+            "claim_supported" | "claim_contradicted" if room <= 3 => json!({
+                "model": "m",
+                "choices": [{"index": 0, "finish_reason": "length",
+                    "message": {"role": "assistant", "content": "<think>\n\n"}}],
+                "usage": {"prompt_tokens": 80, "completion_tokens": 3}
+            }),
+            "claim_supported" => plain("<think>\n\n</think>\n\nYes"),
+            _ => plain("<think>\n\n</think>\n\nNo"),
+        };
+        ResponseTemplate::new(200).set_body_json(body)
+    })
+    .await;
+    let judge = judge(&server);
+    let eval = within(judge.faithfulness(&case())).await.unwrap();
+    assert_eq!(eval.score, 1.0, "{eval}");
+    let limits: Vec<u64> = seen
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|b| {
+            b["messages"][1]["content"]
+                .as_str()
+                .unwrap()
+                .contains("supported by the document")
+        })
+        .filter_map(|b| b["max_tokens"].as_u64())
+        .collect();
+    // Each claim: once at the word's limit, once more with room.
+    assert_eq!(limits.len(), 4, "{limits:?}");
+    assert_eq!(limits.iter().filter(|l| **l == 3).count(), 2, "{limits:?}");
+    assert!(limits.iter().filter(|l| **l > 3).count() == 2, "{limits:?}");
+
+    // Recorded, both exchanges of each question are kept, and replay reads
+    // the same without asking.
+    let dir = std::env::temp_dir().join(format!("ragaliq-reasoning-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let at = || Location::at(dir.join("t.snap"), "t", "RAGALIQ_MODE=record cargo test");
+    let recorder = Arc::new(Recorder::new(at(), Mode::Record));
+    let recorded = within(judge.with_recorder(recorder.clone()).faithfulness(&case()))
+        .await
+        .unwrap();
+    assert_eq!(recorded.score, 1.0, "{recorded}");
+    let pending = recorder
+        .save_pending("tests/probabilities.rs")
+        .unwrap()
+        .unwrap();
+    std::fs::rename(pending, dir.join("t.snap")).unwrap();
+    let asked = seen.lock().unwrap().len();
+    let replayed = within(
+        judge
+            .with_recorder(Arc::new(Recorder::new(at(), Mode::Replay)))
+            .faithfulness(&case()),
+    )
+    .await
+    .unwrap();
+    assert_eq!(replayed.score, 1.0, "{replayed}");
+    assert_eq!(seen.lock().unwrap().len(), asked, "replay asked nothing");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -120,7 +120,7 @@ async fn each_claim_is_decided_by_the_majority_of_five_samples() {
 }
 
 #[tokio::test]
-async fn a_split_below_the_agreement_is_undecided_and_never_a_pass() {
+async fn a_split_below_the_agreement_awaits_a_person_and_is_never_a_pass() {
     let (judge, _) = judge(
         vec![
             ["supported", "supported"],
@@ -134,22 +134,39 @@ async fn a_split_below_the_agreement_is_undecided_and_never_a_pass() {
     let eval = within(judge.evaluate_with(Metric::Faithfulness, &case(), &five()))
         .await
         .unwrap();
-    // Claim 2 splits 2 / 2 / 1: below 3 of 5, and the tie goes to the worse verdict.
+    // Claim 2 splits 2 / 2 / 1: below 3 of 5, and the tie goes to the worse
+    // verdict. The judge is unsure of it: counted each way the score is 0.5
+    // or 1, on both sides of 0.7, so the evaluation awaits a person.
     assert!(eval.claims[1].undecided);
     assert_eq!(eval.claims[1].verdict, Verdict::NoEvidence);
-    assert!(eval.undecided);
-    assert!(!eval.passed, "undecided is never a pass");
+    assert_eq!(
+        eval.claims[1].unsure.as_ref().map(|u| u.why),
+        Some(ragaliq::UnsureWhy::Split)
+    );
+    let awaiting = eval.awaiting.expect("awaits a person");
+    assert_eq!((awaiting.low, awaiting.high), (0.5, 1.0));
+    assert!(!eval.passed, "awaiting a person is never a pass by default");
     assert!(
         eval.to_string()
-            .starts_with("faithfulness: UNDECIDED: the judge disagrees with itself"),
+            .starts_with("faithfulness: AWAITING A PERSON: the judge is unsure of 1 claim"),
         "{eval}"
     );
-    // With a lower bar, 2 of 5 still is not a majority: it stays undecided.
+    // With a lower bar, 2 of 5 still is not a majority: it still awaits.
     let lenient = five().with_agreement(0.51);
     let eval = within(judge.evaluate_with(Metric::Faithfulness, &case(), &lenient))
         .await
         .unwrap();
-    assert!(eval.undecided);
+    assert!(eval.awaiting.is_some());
+    // Let the threshold decide, and the vote's plurality (the worse verdict
+    // on a tie) decides: a low score, no longer awaiting.
+    let decide = five().with_uncertain(ragaliq::Uncertain::Decide);
+    let eval = within(judge.evaluate_with(Metric::Faithfulness, &case(), &decide))
+        .await
+        .unwrap();
+    assert!(
+        eval.awaiting.is_none() && !eval.passed && eval.score == 0.5,
+        "{eval}"
+    );
 }
 
 #[tokio::test]
@@ -177,7 +194,10 @@ async fn relevance_takes_the_median_and_votes_on_the_side_of_the_threshold() {
     let eval = within(third.evaluate_with(Metric::Relevance, &case(), &four))
         .await
         .unwrap();
-    assert!(eval.undecided, "2 against 2");
+    assert!(
+        eval.awaiting.is_some() && !eval.passed,
+        "2 against 2: a person decides"
+    );
 }
 
 #[tokio::test]

@@ -52,6 +52,19 @@ pub enum ItemKind {
 }
 
 impl ItemKind {
+    /// The kind of reading whose band decides these items.
+    #[must_use]
+    pub fn band_kind(self) -> crate::core::Kind {
+        use crate::core::Kind;
+        match self {
+            ItemKind::Claim => Kind::Claims,
+            ItemKind::Answer => Kind::Answers,
+            ItemKind::Passage => Kind::Passages,
+            ItemKind::Graded => Kind::Graded,
+            ItemKind::Judged => Kind::Judged,
+        }
+    }
+
     /// `claims`, `answers`, `passages`, `graded answers`, `judged
     /// responses`: what a report counts.
     #[must_use]

@@ -82,6 +82,7 @@
 //! - With `samples = "auto"`, every claim is asked the cap: calibration has
 //!   no threshold to sample near.
 
+mod band_fit;
 mod html;
 mod labels;
 mod report;
@@ -89,6 +90,7 @@ mod report;
 pub use crate::stats::{
     AgreementStats, DEFAULT_RESAMPLES, LabelStats, agreement, agreement_grouped, auc,
 };
+pub use band_fit::{BandFit, DEFAULT_ALPHA, DEFAULT_DELTA, Side, fewest, fit_band};
 pub use labels::{ItemKind, Label, LabelledClaim, load_dir, load_file};
 pub use report::{
     AreaAgreement, CalibrationReport, ContradictionFit, Disagreement, Fit, Halves, JudgeResult,
@@ -138,6 +140,7 @@ pub fn calibration(dir: impl AsRef<Path>) -> Calibration {
         record_command: None,
         root: None,
         fit: false,
+        guarantee: (DEFAULT_ALPHA, DEFAULT_DELTA),
     }
 }
 
@@ -159,6 +162,7 @@ pub struct Calibration {
     record_command: Option<String>,
     root: Option<PathBuf>,
     fit: bool,
+    guarantee: (f64, f64),
 }
 
 /// Why a calibration could not run (a low agreement is not an error: see
@@ -211,9 +215,18 @@ impl Calibration {
     }
 
     /// Also fits, per judge, the threshold on its probability that agrees
-    /// best with the labels ([`JudgeResult::fit`]).
+    /// best with the labels ([`JudgeResult::fit`]), and the band with its
+    /// guarantee ([`JudgeResult::band_fit`]).
     pub fn with_fit(mut self, fit: bool) -> Self {
         self.fit = fit;
+        self
+    }
+
+    /// What a fitted band promises: decided agreement at least `1 − alpha`
+    /// with probability `1 − delta` (defaults [`DEFAULT_ALPHA`],
+    /// [`DEFAULT_DELTA`]; see [`fit_band`]).
+    pub fn with_guarantee(mut self, alpha: f64, delta: f64) -> Self {
+        self.guarantee = (alpha, delta);
         self
     }
 
@@ -224,7 +237,9 @@ impl Calibration {
         self
     }
 
-    /// The recording mode, instead of the configured one.
+    /// The recording mode, instead of the configured one. Under `CI` a
+    /// mode that calls the judge is ignored, as a file's `mode` is, with
+    /// one line on stderr ([`Config::set_mode`]).
     pub fn with_mode(mut self, mode: Mode) -> Self {
         self.mode = Some(mode);
         self
@@ -336,6 +351,7 @@ impl Calibration {
                     self.dir.display()
                 )
             }),
+            guarantee: self.guarantee,
         };
         let mut results = Vec::new();
         for (name, judge) in judges {
@@ -445,6 +461,8 @@ struct Setup<'a> {
     snapshots: Option<&'a Path>,
     mode: Mode,
     record_command: String,
+    /// A fitted band's `alpha` and `delta`.
+    guarantee: (f64, f64),
 }
 
 /// Items of one file about the same passages (claims) or the same question
@@ -728,6 +746,8 @@ async fn calibrate_one(
         asks_contradiction: judge.asks_contradiction(),
         contradiction_ratio: judge.contradiction_ratio(),
         cost_usd: judge.price().map(|p| p.cost(&usage)),
+        band: judge.band(kind.band_kind()),
+        guarantee: setup.guarantee,
     };
     let seconds = started.elapsed().as_secs_f64();
     figures(
@@ -746,6 +766,11 @@ struct JudgeInfo {
     asks_contradiction: bool,
     contradiction_ratio: f64,
     cost_usd: Option<f64>,
+    /// The judge's uncertainty band for the kind of item.
+    band: crate::core::Band,
+    /// With a fit: the decided agreement a fitted band promises (`alpha`)
+    /// and the chance the promise fails (`delta`).
+    guarantee: (f64, f64),
 }
 
 /// The agreement of a judge's outcomes with the labels: the figures, the
@@ -893,6 +918,8 @@ fn figures(
     };
     let matching =
         (kind == ItemKind::Graded).then(|| crate::stats::agreement(&two, &matched_pairs, 0, 0));
+    let banded = banded(&two, &scored, info.band, current);
+    let band_fit = fit.then(|| fit_band(&scored, current, info.guarantee.0, info.guarantee.1));
     JudgeResult {
         name: info.name.clone(),
         judge: info.judge.clone(),
@@ -913,6 +940,8 @@ fn figures(
         not_judged,
         disagreements,
         undecided_claims,
+        banded,
+        band_fit,
         fit: fitted.map(|mut f| {
             f.left_out = left_out;
             if kind == ItemKind::Claim && info.asks_contradiction {
@@ -923,6 +952,34 @@ fn figures(
         }),
         unfitted,
     }
+}
+
+/// The agreement over the items the judge's `band` decides at `threshold`
+/// (of `scored`: each label's side and the judge's probability), and how
+/// many it decides. `None` without probabilities.
+fn banded(
+    two: &[&str; 2],
+    scored: &[(bool, f64)],
+    band: crate::core::Band,
+    threshold: f64,
+) -> Option<report::Banded> {
+    use crate::core::Decision;
+    if scored.is_empty() {
+        return None;
+    }
+    let pairs: Vec<(usize, usize)> = scored
+        .iter()
+        .filter_map(|&(label, p)| match band.decide(p, threshold) {
+            Decision::Uncertain => None,
+            d => Some((usize::from(!label), usize::from(d != Decision::Yes))),
+        })
+        .collect();
+    Some(report::Banded {
+        band: band.at(threshold),
+        decided: pairs.len(),
+        of: scored.len(),
+        stats: crate::stats::agreement(two, &pairs, 0, 0),
+    })
 }
 
 /// The person's verdicts in a project's recordings, read as labelled sets
@@ -957,7 +1014,7 @@ pub struct ReviewedCalibration {
 /// let judge = ragaliq::Judge::builder(ragaliq::judge::OpenAiTransport::new("http://127.0.0.1:9/v1"))
 ///     .build()
 ///     .unwrap();
-/// let set = reviewed(&[], &judge, 0, None, false);
+/// let set = reviewed(&[], &judge, 0, None, false, (0.1, 0.05));
 /// assert_eq!((set.verdicts, set.reports.len()), (0, 0));
 /// ```
 #[must_use]
@@ -967,6 +1024,7 @@ pub fn reviewed(
     resamples: usize,
     min_kappa: Option<f64>,
     fit: bool,
+    guarantee: (f64, f64),
 ) -> ReviewedCalibration {
     use crate::review::{Thresholds, items};
     let thresholds = Thresholds::of(judge);
@@ -1096,6 +1154,8 @@ pub fn reviewed(
             asks_contradiction: judge.asks_contradiction(),
             contradiction_ratio: thresholds.contradiction_ratio,
             cost_usd: Some(0.0),
+            band: thresholds.bands.get(kind.band_kind()),
+            guarantee,
         };
         let result = figures(
             &info,
@@ -1660,6 +1720,7 @@ mod tests {
             snapshots: None,
             mode: Mode::Replay,
             record_command: String::new(),
+            guarantee: (DEFAULT_ALPHA, DEFAULT_DELTA),
         };
         let yaml = recording_path(&setup, "j", Path::new("labels/x.yaml"));
         let json = recording_path(&setup, "j", Path::new("labels/x.json"));

@@ -100,6 +100,12 @@ pub struct JudgeResult {
     pub disagreements: Vec<Disagreement>,
     /// The undecided claims, with the verdict the judge leaned to.
     pub undecided_claims: Vec<Disagreement>,
+    /// Over the items with a probability: how many the judge's band
+    /// decides, and their agreement with the labels (the rest await a
+    /// person in a test).
+    pub banded: Option<Banded>,
+    /// With a fit: the band fitted on these items, with its guarantee.
+    pub band_fit: Option<super::BandFit>,
     /// The threshold that agrees best with the labels, when asked for
     /// ([`Calibration::with_fit`](super::Calibration::with_fit)) and the
     /// judge's verdicts come with probabilities.
@@ -799,6 +805,56 @@ pub(crate) fn plain_match(reference: &str, response: &str) -> bool {
     crate::evidence::find_answer(reference, response).is_some()
 }
 
+/// The items a judge's band decides, and their agreement with the labels.
+#[derive(Clone, Debug, Serialize)]
+#[non_exhaustive]
+pub struct Banded {
+    /// The band, at the threshold.
+    pub band: crate::core::Band,
+    /// Items decided (outside the band).
+    pub decided: usize,
+    /// Items with a probability.
+    pub of: usize,
+    /// Agreement over the decided items.
+    pub stats: AgreementStats,
+}
+
+impl Banded {
+    /// `decided / of`: the share a test would decide without a person.
+    #[must_use]
+    pub fn coverage(&self) -> f64 {
+        if self.of == 0 {
+            0.0
+        } else {
+            self.decided as f64 / self.of as f64
+        }
+    }
+}
+
+impl fmt::Display for Banded {
+    /// `decided 812 of 1000 (coverage 0.81), band [0.10, 0.50): accuracy 0.930  kappa 0.812`
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "decided {} of {} (coverage {:.2}), band {}: ",
+            self.decided,
+            self.of,
+            self.coverage(),
+            self.band
+        )?;
+        if self.decided == 0 {
+            f.write_str("nothing decided")
+        } else {
+            write!(
+                f,
+                "accuracy {:.3}  kappa {}",
+                self.stats.accuracy,
+                kappa_text(&self.stats)
+            )
+        }
+    }
+}
+
 /// The console form: per judge the headline figures, the confusion matrix
 /// and the first disagreements; then, with several judges, the comparison
 /// table.
@@ -851,14 +907,35 @@ impl fmt::Display for CalibrationReport {
             if j.four_way_measured() || self.kind != ItemKind::Claim {
                 agreement(f, self.headline().0, &j.verdicts)?;
             } else {
-                writeln!(
-                    f,
-                    "  {:<24} not measured: the labels say supported or not supported only",
-                    self.headline().0,
-                )?;
+                // The four verdicts the labels give (rows with items).
+                let given: Vec<&str> = j
+                    .verdicts
+                    .labels
+                    .iter()
+                    .zip(&j.verdicts.confusion)
+                    .filter(|(_, row)| row.iter().sum::<u64>() > 0)
+                    .map(|(label, _)| label.as_str())
+                    .collect();
+                match given.as_slice() {
+                    [one] => writeln!(
+                        f,
+                        "  {:<24} not measured: every label is `{one}`, one of the four verdicts: it takes two to measure them",
+                        self.headline().0,
+                    )?,
+                    _ => writeln!(
+                        f,
+                        "  {:<24} not measured: the labels say supported or not supported only",
+                        self.headline().0,
+                    )?,
+                }
             }
             if self.kind == ItemKind::Claim {
                 agreement(f, self.headline().1, &j.collapsed)?;
+            }
+            // With no band every reading decides: the line would repeat
+            // the one above.
+            if let Some(b) = j.banded.as_ref().filter(|b| !b.band.is_off()) {
+                writeln!(f, "  {:<24} {b}", "by the band:")?;
             }
             if let Some(m) = &j.matching {
                 // The floor over the answers this judge decided: the same
@@ -876,6 +953,9 @@ impl fmt::Display for CalibrationReport {
             }
             if let Some(fit) = &j.fit {
                 writeln!(f, "  {}", fit_line(fit))?;
+            }
+            if let Some(band) = &j.band_fit {
+                writeln!(f, "  fitted {band}")?;
             }
             writeln!(f)?;
             let width = j
@@ -1021,6 +1101,8 @@ mod tests {
             not_judged: Vec::new(),
             disagreements: Vec::new(),
             undecided_claims: Vec::new(),
+            banded: None,
+            band_fit: None,
             fit: None,
             unfitted: None,
         }
@@ -1093,6 +1175,8 @@ mod tests {
             not_judged: Vec::new(),
             disagreements: Vec::new(),
             undecided_claims: Vec::new(),
+            banded: None,
+            band_fit: None,
             fit: None,
             unfitted: None,
         };

@@ -7,7 +7,10 @@
 //!
 //! The budget is checked before each live call, once the call holds its
 //! place under the run's concurrency limit (one limit for the whole run, see
-//! [`Slots`](crate::run::Slots)); calls already in flight finish. So a run
+//! [`Slots`](crate::run::Slots)); calls already in flight finish. Every
+//! judge of the run spends from it, each call at its own model's price:
+//! the judges of a cascade (`[[escalate]]`) share one budget, in one
+//! process as across processes. So a run
 //! overshoots the budget by at most `concurrency` calls: those that passed
 //! the check before the one that crossed the limit was booked.
 //!
@@ -46,7 +49,9 @@ pub(crate) struct Budget {
     price: Result<Price, ConfigError>,
     /// The ledger file, when the run spans processes.
     shared: Option<PathBuf>,
-    local: Mutex<Spent>,
+    /// What this process's run spent, when the run is this process: one
+    /// count for every judge's client built for the run.
+    local: std::sync::Arc<Mutex<Spent>>,
     /// Why the ledger cannot be trusted any more, once it cannot.
     broken: Mutex<Option<String>>,
 }
@@ -54,11 +59,16 @@ pub(crate) struct Budget {
 impl Budget {
     /// A budget of `max_usd` for the current run.
     pub(crate) fn for_run(max_usd: f64, price: Price) -> Budget {
+        static PROCESS: std::sync::OnceLock<std::sync::Arc<Mutex<Spent>>> =
+            std::sync::OnceLock::new();
         let shared = run::current()
             .spans_processes()
             .then(|| run::run_dir().ok().map(|d| d.join("budget.json")))
             .flatten();
-        Budget::new(max_usd, price, shared)
+        Budget {
+            local: PROCESS.get_or_init(std::sync::Arc::default).clone(),
+            ..Budget::new(max_usd, price, shared)
+        }
     }
 
     pub(crate) fn new(max_usd: f64, price: Price, shared: Option<PathBuf>) -> Budget {
@@ -66,7 +76,7 @@ impl Budget {
             max_usd,
             price: Ok(price),
             shared,
-            local: Mutex::new(Spent::default()),
+            local: std::sync::Arc::default(),
             broken: Mutex::new(None),
         }
     }
@@ -84,7 +94,7 @@ impl Budget {
                 ),
             }),
             shared: None,
-            local: Mutex::new(Spent::default()),
+            local: std::sync::Arc::default(),
             broken: Mutex::new(None),
         }
     }

@@ -1,6 +1,7 @@
 //! What an evaluator returns: [`Evaluation`], its per-claim and per-passage
 //! details, the [`Metric`] it measured and the [`Usage`] it cost.
 
+use super::band::{Uncertain, Unsure};
 use super::judged::Person;
 use super::retrieved::Retrieved;
 use super::samples::{Agreement, Spread};
@@ -306,6 +307,16 @@ pub struct ClaimVerdict {
     /// FILE --key KEY --verdict supported`); `None` where nothing was asked.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub review_key: Option<String>,
+    /// The claim is uncertain, and why: the last judge's reading fell in
+    /// its band (or its samples split, or its evidence is in no passage),
+    /// and no person has given a verdict. `verdict` is then what the
+    /// threshold alone would read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unsure: Option<Unsure>,
+    /// The judge the verdict is from, when the cascade escalated the claim
+    /// to another (`None`: the judge itself).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judge: Option<String>,
 }
 
 impl ClaimVerdict {
@@ -336,6 +347,8 @@ impl ClaimVerdict {
             from_reference: false,
             person: None,
             review_key: None,
+            unsure: None,
+            judge: None,
         }
     }
 }
@@ -425,14 +438,21 @@ pub struct PassageVerdict {
     /// The key a person's verdict on this passage is kept under.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub review_key: Option<String>,
+    /// The passage is uncertain, and why (as for a claim).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unsure: Option<Unsure>,
+    /// The judge the verdict is from, when the cascade escalated it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judge: Option<String>,
 }
 
 /// Answer correctness asked as one direct question
 /// ([`Correctness::Direct`](crate::Correctness::Direct)): what the judge
 /// was shown, and whether the expected answer was found in the response.
 ///
-/// Found words are evidence, never the verdict: "It is not 30 days; it is
-/// 14." holds "30 days", and only the judge's P(yes) decides.
+/// Found and not denied there, the answer is correct with no call (the
+/// found rule, [`evidence::answer`](crate::evidence::answer)); denied ("It
+/// is not 30 days; it is 14.") or not found, the judge's P(yes) decides.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct Graded {
@@ -448,6 +468,11 @@ pub struct Graded {
     /// when it was not.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub found: Option<AnswerFound>,
+    /// Found, and denied there: the negation in its clause (`not`, `rather
+    /// than`). Found and not denied, the answer is decided correct with no
+    /// call ([`evidence::answer`](crate::evidence::answer)).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub denied: Option<String>,
 }
 
 /// Where an expected answer was found in a response.
@@ -552,6 +577,67 @@ pub struct Evaluation {
     /// the top of the list, repeats.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub retrieval: Option<Retrieved>,
+    /// The evaluation awaits a person: some items are uncertain, and the
+    /// score, counted with them each way, falls on both sides of the
+    /// threshold. `passed` is then false (`uncertain = "fail"`, the
+    /// default) or true (`"pass"`); `score` is what the threshold alone
+    /// would read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub awaiting: Option<Awaiting>,
+    /// For a metric decided by one answer: why the answer is uncertain.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unsure: Option<Unsure>,
+    /// With a cascade of judges (`[[escalate]]`): how many items each
+    /// judge decided and what each cost, the judge itself first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub judges: Vec<JudgeShare>,
+}
+
+/// What awaits a person in an [`Evaluation`]: the score counted with the
+/// uncertain items each way.
+///
+/// ```
+/// use ragaliq::{Awaiting, Uncertain};
+/// let a = Awaiting { low: 0.5, high: 1.0, items: 1, meanwhile: Uncertain::Fail };
+/// assert_eq!(a.to_string(), "0.50 to 1.00 with 1 uncertain item counted each way");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Awaiting {
+    /// The score with every uncertain item counted against the answer.
+    pub low: f64,
+    /// The score with every uncertain item counted for it.
+    pub high: f64,
+    /// How many items are uncertain.
+    pub items: usize,
+    /// What the test does meanwhile: fails (`fail`) or passes (`pass`).
+    pub meanwhile: Uncertain,
+}
+
+impl fmt::Display for Awaiting {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{:.2} to {:.2} with {} uncertain item{} counted each way",
+            self.low,
+            self.high,
+            self.items,
+            if self.items == 1 { "" } else { "s" }
+        )
+    }
+}
+
+/// One judge of a cascade, in an [`Evaluation`]: what it decided and cost.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct JudgeShare {
+    /// The judge's model.
+    pub model: String,
+    /// Items it was asked about.
+    pub asked: usize,
+    /// Items whose verdict is its reading (not uncertain when it read them).
+    pub decided: usize,
+    /// What asking it cost.
+    pub usage: Usage,
 }
 
 impl Evaluation {
@@ -642,6 +728,31 @@ impl fmt::Display for Evaluation {
                 )?;
             }
             writeln!(f)?;
+        } else if let Some(a) = &self.awaiting {
+            let items = self.claims.iter().filter(|c| c.unsure.is_some()).count()
+                + self.passages.iter().filter(|p| p.unsure.is_some()).count();
+            let what = match (self.claims.is_empty(), self.passages.is_empty(), items) {
+                (false, _, 1) => "1 claim".to_owned(),
+                (false, _, n) => format!("{n} claims"),
+                (_, false, 1) => "1 passage".to_owned(),
+                (_, false, n) => format!("{n} passages"),
+                _ => "the answer".to_owned(),
+            };
+            writeln!(
+                f,
+                "{}: AWAITING A PERSON: the judge is unsure of {what}; counted each way the score is {:.2} to {:.2}, on both sides of the threshold {:.2}{}",
+                self.title(),
+                a.low,
+                a.high,
+                self.threshold,
+                match a.meanwhile {
+                    super::band::Uncertain::Pass => " (passes meanwhile: `uncertain = \"pass\"`)",
+                    _ => "",
+                }
+            )?;
+            if let Some(u) = &self.unsure {
+                writeln!(f, "  uncertain: {u}")?;
+            }
         } else {
             let (rel, outcome) = if self.passed {
                 (">=", "passed")
@@ -663,15 +774,16 @@ impl fmt::Display for Evaluation {
             writeln!(f, "  question: {:?}", g.query.trim())?;
             writeln!(f, "  reference: {:?}", g.expected.trim())?;
             writeln!(f, "  response: {:?}", g.response.trim())?;
-            match &g.found {
-                // Found words decide nothing: said beside a failure, so
-                // that nobody reads them as a pass the judge refused.
-                Some(found) if !self.passed => writeln!(
+            match (&g.found, &g.denied) {
+                (Some(found), Some(cue)) => writeln!(
                     f,
-                    "  the reference was found in the response: {found}; found words are evidence, not a verdict: the judge's P(yes) decides"
+                    "  the reference was found in the response, and denied there: {found}, with «{cue}» in its clause; the judge's P(yes) decides"
                 )?,
-                Some(found) => writeln!(f, "  the reference was found in the response: {found}")?,
-                None => writeln!(
+                (Some(found), None) => writeln!(
+                    f,
+                    "  the reference was found in the response, not denied: {found}; decided correct with no question asked"
+                )?,
+                (None, _) => writeln!(
                     f,
                     "  the reference was not found in the response (normalised, as whole words)"
                 )?,
@@ -728,42 +840,76 @@ impl fmt::Display for Evaluation {
                 ),
                 _ => ("claims not supported by the context", "passage"),
             };
-            let failed = group.iter().filter(|(_, c)| c.failed).count();
+            let unsure = group
+                .iter()
+                .filter(|(_, c)| c.unsure.is_some() && c.person.is_none())
+                .count();
+            let failed = group
+                .iter()
+                .filter(|(_, c)| c.failed && c.unsure.is_none())
+                .count();
             if failed > 0 {
                 writeln!(f, "  {failed} of {} {noun}:", group.len())?;
-            } else {
-                writeln!(f, "  claims the judge split on:")?;
             }
-            for (i, c) in shown {
+            if unsure > 0 {
+                writeln!(
+                    f,
+                    "  {unsure} of {} {} the judge is unsure of (awaiting a person):",
+                    group.len(),
+                    if group.len() == 1 { "claim" } else { "claims" }
+                )?;
+            }
+            let ordered = shown
+                .iter()
+                .filter(|(_, c)| c.unsure.is_none())
+                .chain(shown.iter().filter(|(_, c)| c.unsure.is_some()));
+            for (i, c) in ordered {
                 write!(f, "    [{}] \"{}\" — ", i + 1, c.claim)?;
                 if let Some(p) = &c.person {
                     writeln!(f, "{p}")?;
                     continue;
                 }
-                if c.ungrounded {
-                    write!(
-                        f,
-                        "undecided: the judge said {} but its evidence is in no passage",
-                        c.verdict
-                    )?;
-                } else if c.undecided {
-                    write!(f, "undecided (most said {}", c.verdict)?;
-                } else if self.metric == Metric::Correctness && c.verdict == Verdict::Contradicted {
-                    write!(f, "contradicted by the {against}")?;
+                if let Some(u) = &c.unsure {
+                    write!(f, "uncertain: {u}")?;
+                    if let Some(a) = c.agreement {
+                        write!(f, " ({a} samples agree)")?;
+                    }
+                    if c.ungrounded {
+                        write!(f, "; it said {}", c.verdict)?;
+                    } else {
+                        write!(f, "; the threshold alone reads {}", c.verdict)?;
+                    }
                 } else {
-                    write!(f, "{}", c.verdict)?;
+                    if c.ungrounded {
+                        write!(
+                            f,
+                            "undecided: the judge said {} but its evidence is in no passage",
+                            c.verdict
+                        )?;
+                    } else if c.undecided {
+                        write!(f, "undecided (most said {}", c.verdict)?;
+                    } else if self.metric == Metric::Correctness
+                        && c.verdict == Verdict::Contradicted
+                    {
+                        write!(f, "contradicted by the {against}")?;
+                    } else {
+                        write!(f, "{}", c.verdict)?;
+                    }
+                    match (c.agreement, c.undecided && !c.ungrounded) {
+                        (Some(a), true) => write!(f, ", {a})")?,
+                        (None, true) => write!(f, ")")?,
+                        (_, false) if c.ungrounded => {}
+                        (Some(a), false) => write!(f, " ({a} samples agree)")?,
+                        (None, false) => {}
+                    }
+                    match (c.probability, c.confidence) {
+                        (Some(p), _) => write!(f, " (P(supported) {p:.2})")?,
+                        (None, Some(conf)) => write!(f, " (confidence {conf:.2})")?,
+                        (None, None) => {}
+                    }
                 }
-                match (c.agreement, c.undecided && !c.ungrounded) {
-                    (Some(a), true) => write!(f, ", {a})")?,
-                    (None, true) => write!(f, ")")?,
-                    (_, false) if c.ungrounded => {}
-                    (Some(a), false) => write!(f, " ({a} samples agree)")?,
-                    (None, false) => {}
-                }
-                match (c.probability, c.confidence) {
-                    (Some(p), _) => write!(f, " (P(supported) {p:.2})")?,
-                    (None, Some(conf)) => write!(f, " (confidence {conf:.2})")?,
-                    (None, None) => {}
+                if let Some(judge) = &c.judge {
+                    write!(f, " [by `{judge}`, escalated]")?;
                 }
                 writeln!(f)?;
                 match (c.evidence_in, c.evidence.is_empty()) {
@@ -828,6 +974,12 @@ impl fmt::Display for Evaluation {
                         " ({a} samples{})",
                         if p.undecided { ", undecided" } else { " agree" }
                     )?;
+                }
+                if let Some(u) = &p.unsure {
+                    write!(f, "; uncertain: {u}")?;
+                }
+                if let Some(judge) = &p.judge {
+                    write!(f, " [by `{judge}`, escalated]")?;
                 }
                 writeln!(f)?;
             }
@@ -907,6 +1059,8 @@ mod tests {
                     from_reference: false,
                     person: None,
                     review_key: None,
+                    unsure: None,
+                    judge: None,
                 },
                 ClaimVerdict {
                     claim: "Shipping is free.".into(),
@@ -923,6 +1077,8 @@ mod tests {
                     from_reference: false,
                     person: None,
                     review_key: None,
+                    unsure: None,
+                    judge: None,
                 },
             ],
             passages: vec![],
@@ -941,6 +1097,9 @@ mod tests {
             review_key: None,
             graded: None,
             retrieval: None,
+            awaiting: None,
+            unsure: None,
+            judges: Vec::new(),
         }
     }
 

@@ -6,6 +6,7 @@
 //! This layer imports no other module of the crate; every other layer may
 //! import it.
 
+mod band;
 mod case;
 mod check;
 mod config_error;
@@ -27,13 +28,15 @@ mod strategy;
 pub(crate) mod sync;
 mod verdict;
 
+pub use band::{Band, Bands, Decision, Kind, Uncertain, Unsure, UnsureWhy};
 pub use case::{CaseError, RagCase};
 pub use check::{Check, CheckOutcome};
 pub use config_error::ConfigError;
 pub(crate) use criteria::ShownBecause;
 pub use criteria::{Correctness, Criteria, CriteriaForm};
 pub use evaluation::{
-    AnswerFound, ClaimCounts, ClaimVerdict, Evaluation, Graded, Metric, PassageVerdict, Usage,
+    AnswerFound, Awaiting, ClaimCounts, ClaimVerdict, Evaluation, Graded, JudgeShare, Metric,
+    PassageVerdict, Usage,
 };
 pub use gates::{GateRule, Gates};
 pub use json_mode::JsonMode;

@@ -10,7 +10,7 @@
 //! agreement. Ungrounded evidence and judge errors are shown as what they
 //! are, never as low scores.
 
-use super::gates::GateStatus;
+use super::gate_result::GateStatus;
 use super::report::{CaseText, Outcome, Report, TrialResult};
 use crate::core::{ClaimVerdict, MatchedBy, Metric, Retrieved};
 use crate::evidence::{self, Grounding};
@@ -26,6 +26,10 @@ fn status(t: &TrialResult) -> (&'static str, &'static str, &'static str) {
         Outcome::Passed | Outcome::Failed if t.gated => {
             ("o-failed", "✗", "failed, allowed by a gate")
         }
+        Outcome::Awaiting if t.passed() => {
+            ("o-awaiting", "🧑", "awaiting a person (passes meanwhile)")
+        }
+        Outcome::Awaiting => ("o-awaiting", "🧑", "awaiting a person"),
         Outcome::Passed if t.passed() => ("o-passed", "✓", "passed"),
         Outcome::Failed if t.passed() => ("o-passed", "✓", "caught"),
         Outcome::Passed => ("o-failed", "✗", "not caught"),
@@ -44,15 +48,17 @@ fn key(t: &TrialResult) -> &'static str {
         "o-passed" => "passed",
         "o-failed" => "failed",
         "o-undecided" => "undecided",
+        "o-awaiting" => "awaiting",
         "pending" => "pending",
         "o-queued" => "queued",
         _ => "error",
     }
 }
 
-const KEYS: [(&str, &str); 6] = [
+const KEYS: [(&str, &str); 7] = [
     ("passed", "✓ passed"),
     ("failed", "✗ failed"),
+    ("awaiting", "🧑 awaiting a person"),
     ("undecided", "? undecided"),
     ("error", "! errors"),
     ("pending", "◌ awaiting review"),
@@ -110,6 +116,22 @@ fn summary(body: &mut String, r: &Report) {
             "o-failed",
             s.gated.to_string(),
             "✗ of them allowed by a pass-rate gate",
+        );
+    }
+    if s.awaiting > 0 {
+        card(
+            body,
+            "o-awaiting",
+            s.awaiting.to_string(),
+            "🧑 awaiting a person",
+        );
+    }
+    if s.by_person > 0 {
+        card(
+            body,
+            "",
+            s.by_person.to_string(),
+            "decided with a person's verdict",
         );
     }
     if s.undecided > 0 {
@@ -343,7 +365,7 @@ fn grid(body: &mut String, r: &Report, by_case: &BTreeMap<&str, Vec<&TrialResult
         }
         body.push_str("</tr>\n");
     }
-    body.push_str("</table>\n<p class=\"muted\">✓ passed · ✓ caught: a bad answer scored below its threshold, as its case expects · ✗ failed · ? undecided: the judge disagrees with itself or cites evidence in no passage · ! judge or recording error, ⚙ configuration error: no score, not a low one · ◌ the recording awaits review · … queued for a batch (<code>cargo ragaliq record --batch</code>): no score yet</p>\n");
+    body.push_str("</table>\n<p class=\"muted\">✓ passed · ✓ caught: a bad answer scored below its threshold, as its case expects · ✗ failed · 🧑 awaiting a person: the judge is unsure, and a person's verdict (<code>cargo ragaliq review</code>) decides · ? undecided: the judge disagrees with itself or cites evidence in no passage · ! judge or recording error, ⚙ configuration error: no score, not a low one · ◌ the recording awaits review · … queued for a batch (<code>cargo ragaliq record --batch</code>): no score yet</p>\n");
 }
 
 /// Where `c`'s evidence is: its passage (0-based) and byte span there.
@@ -363,6 +385,9 @@ fn evidence_span(c: &ClaimVerdict, passages: &[String]) -> Option<(usize, std::o
 
 /// The verdict's class and words, with undecided and ungrounded said so.
 fn verdict_words(c: &ClaimVerdict) -> (String, String) {
+    if let (Some(u), None) = (&c.unsure, &c.person) {
+        return ("v-uncertain".into(), format!("🧑 awaiting a person: {u}"));
+    }
     if c.ungrounded {
         return (
             "v-ungrounded".into(),
@@ -509,6 +534,7 @@ fn case_section(body: &mut String, case: &str, trials: &[&TrialResult], text: Op
                 .and_then(|t| t.passages.iter().find(|v| v.rank == i + 1))
                 .map(|v| {
                     let (class, words) = match (v.undecided, v.relevant) {
+                        (true, _) if v.unsure.is_some() => ("o-awaiting", "🧑 awaiting a person"),
                         (true, _) => ("o-undecided", "? undecided"),
                         (false, true) => ("o-passed", "✓ relevant"),
                         (false, false) => ("o-failed", "✗ not relevant"),
@@ -556,13 +582,17 @@ fn case_section(body: &mut String, case: &str, trials: &[&TrialResult], text: Op
 
 fn trial_section(body: &mut String, case: &str, t: &TrialResult, passages: &[String]) {
     let (class, symbol, word) = status(t);
-    let score = match t.score {
-        Some(s) => format!(
+    let score = match (t.score, &t.awaiting) {
+        (Some(_), Some(a)) => format!(
+            "{:.2} to {:.2} counted each way, on both sides of the threshold {:.2}",
+            a.low, a.high, t.threshold
+        ),
+        (Some(s), None) => format!(
             "{s:.2} {} threshold {:.2}",
             if s >= t.threshold { "≥" } else { "<" },
             t.threshold
         ),
-        None => "no score".to_owned(),
+        (None, _) => "no score".to_owned(),
     };
     let label = t.label();
     let _ = writeln!(
@@ -586,6 +616,33 @@ fn trial_section(body: &mut String, case: &str, t: &TrialResult, passages: &[Str
     }
     if !t.reasoning.is_empty() {
         let _ = writeln!(body, "<p class=\"muted\">{}</p>", escape(&t.reasoning));
+    }
+    if t.awaiting.is_some() {
+        let _ = writeln!(
+            body,
+            "<p class=\"o-awaiting\">The judge is unsure of what decides this trial: give your verdict with <code>cargo ragaliq review</code> (it shows the items awaiting a person first), and the recording keeps it.</p>"
+        );
+    }
+    if !t.judges.is_empty() {
+        let rows: Vec<String> = t
+            .judges
+            .iter()
+            .map(|j| {
+                format!(
+                    "<code>{}</code> asked {} decided {} ({} calls, {} replayed)",
+                    escape(&j.model),
+                    j.asked,
+                    j.decided,
+                    j.usage.calls,
+                    j.usage.replayed
+                )
+            })
+            .collect();
+        let _ = writeln!(
+            body,
+            "<p class=\"muted\">judges, in the order asked: {}</p>",
+            rows.join(" · ")
+        );
     }
     if let Some(spread) = &t.spread {
         let _ = writeln!(

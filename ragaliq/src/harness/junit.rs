@@ -29,6 +29,11 @@ pub(crate) enum Status {
     Allowed {
         text: String,
     },
+    /// A `<skipped>`: the test passes meanwhile, its verdict awaiting a
+    /// person (`uncertain = "pass"`).
+    Skipped {
+        message: String,
+    },
 }
 
 /// The document: one `<testsuite>` named `suite` inside `<testsuites>`
@@ -42,10 +47,17 @@ pub(crate) fn document(report: &str, suite: &str, cases: &[Case<'_>]) -> String 
         .iter()
         .filter(|c| matches!(c.status, Status::Error { .. }))
         .count();
-    let counts = format!(
+    let skipped = cases
+        .iter()
+        .filter(|c| matches!(c.status, Status::Skipped { .. }))
+        .count();
+    let mut counts = format!(
         r#"tests="{}" failures="{failures}" errors="{errors}""#,
         cases.len()
     );
+    if skipped > 0 {
+        let _ = write!(counts, r#" skipped="{skipped}""#);
+    }
     let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     let _ = writeln!(out, r#"<testsuites name="{}" {counts}>"#, escape(report));
     let _ = writeln!(out, r#"    <testsuite name="{}" {counts}>"#, escape(suite));
@@ -66,6 +78,16 @@ pub(crate) fn document(report: &str, suite: &str, cases: &[Case<'_>]) -> String 
                     out,
                     "            <system-out>{}</system-out>",
                     escape_text(text)
+                );
+                let _ = writeln!(out, "        </testcase>");
+                continue;
+            }
+            Status::Skipped { message } => {
+                let _ = writeln!(out, "{open}>");
+                let _ = writeln!(
+                    out,
+                    r#"            <skipped message="{}"/>"#,
+                    escape(message)
                 );
                 let _ = writeln!(out, "        </testcase>");
                 continue;

@@ -47,6 +47,7 @@
 
 pub mod cases;
 mod fragments;
+mod gate_result;
 pub mod gates;
 mod html;
 mod junit;
@@ -283,7 +284,12 @@ impl Suite {
         self
     }
 
-    /// The recording mode, instead of the configured one.
+    /// The recording mode, instead of the configured one. Under `CI` a
+    /// mode that calls the judge (anything but replay) is ignored, as a
+    /// file's `mode` is, with one line on stderr: a committed setting never
+    /// makes CI call a judge. A judge built in code and given with
+    /// [`judge`](Self::judge) takes the mode whatever `CI` says (its
+    /// caller chose what it calls).
     pub fn mode(mut self, mode: Mode) -> Self {
         self.mode = Some(mode);
         self
@@ -312,10 +318,25 @@ impl Suite {
         let root = env("CARGO_MANIFEST_DIR").map_or_else(|| PathBuf::from("."), PathBuf::from);
         let mut config = Config::load_from(&root, &env)?;
         if let Some(mode) = self.mode {
-            config.set_mode(mode);
+            match &self.judge {
+                // A judge built in code over a transport of its caller's
+                // (a server on 127.0.0.1, a canned one): the caller chose
+                // what it calls, and the mode with it.
+                Some(j) if !j.configured() => {
+                    config.mode = mode;
+                    config.mode_origin = crate::config::ModeOrigin::Code;
+                    config.mode_ignored = None;
+                }
+                // A committed setting like a file's mode: under CI it may
+                // only ask for replay (`Config::set_mode`).
+                _ => config.set_mode(mode),
+            }
         }
         let judge = match self.judge {
-            Some(j) => j,
+            Some(j) => {
+                crate::judge::say_mode_warning(&config);
+                j
+            }
             None => Judge::from_config(&config)?,
         };
         let dir = root.join(&self.dir);
@@ -742,6 +763,23 @@ impl CaseState {
                     Some(format!(
                         "{place}: {metric}: {reason} (not a low score)\n{eval}{recording}"
                     ))
+                } else if eval.awaiting.is_some() {
+                    let walk = format!(
+                        "give the verdict (kept in the recording, replayed in CI): cargo ragaliq review {}",
+                        self.recorder.location().snapshot.display()
+                    );
+                    if eval.passed {
+                        use std::io::Write as _;
+                        let _ = writeln!(
+                            std::io::stderr(),
+                            "ragaliq: {place}: {metric} awaits a person and passes meanwhile (uncertain = \"pass\"); {walk}"
+                        );
+                        None
+                    } else {
+                        Some(format!(
+                            "{place}: {metric}: AWAITING A PERSON: the judge is unsure (not a low score)\n{walk}\n{eval}\n{recording}"
+                        ))
+                    }
                 } else if eval.passed != expect_fail {
                     None
                 } else if expect_fail {

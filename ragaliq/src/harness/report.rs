@@ -14,7 +14,9 @@
 //!   "results": [{                              // one per trial, each counted once
 //!     "case": "refund-window", "metric": "faithfulness",
 //!     "name": "no-promise" | "recall@5" | absent,   // criteria's name, a retrieval metric's
-//!     "outcome": "passed" | "failed" | "undecided" | "judge_error" | "config_error",
+//!     "outcome": "passed" | "failed" | "awaiting" | "undecided" | "judge_error" | "config_error",
+//!     "gated": true | absent,                  // a low score a pass-rate gate allowed
+//!     "awaiting": { "low", "high", "items", "meanwhile": "fail" | "pass" } | absent,
 //!     "score": 0.5 | null, "threshold": 0.7,
 //!     "reasoning": "…", "error": "…" | absent,
 //!     "pending_review": true | absent,         // the recording is new or changed and awaits `cargo insta review`
@@ -31,7 +33,7 @@
 //!     "file": "tests/rag_cases/refunds.yaml", "line": 3
 //!   }],
 //!   "summary": {
-//!     "trials", "passed", "failed", "undecided", "judge_errors", "config_errors",
+//!     "trials", "passed", "failed", "awaiting", "by_person", "undecided", "judge_errors", "config_errors",
 //!     "pending_review", "pass_rate",
 //!     "metrics": { "faithfulness": { "count", "mean" }, "recall@5": { … } },   // per trial name
 //!     "usage": { … }, "estimated_cost_usd": 0.0123 | null,
@@ -48,9 +50,10 @@
 //! [`Report::html`].
 
 use super::cases::LoadedCase;
-use super::gates::{GateResult, GateStatus};
+use super::gate_result::{GateResult, GateStatus};
 use crate::core::{
-    ClaimCounts, ClaimVerdict, Evaluation, Metric, PassageVerdict, Retrieved, Usage,
+    Awaiting, ClaimCounts, ClaimVerdict, Evaluation, JudgeShare, Metric, PassageVerdict, Retrieved,
+    Uncertain, Usage,
 };
 use crate::core::{Mode, Spread};
 use crate::error::Error;
@@ -143,7 +146,12 @@ pub enum Outcome {
     Passed,
     /// Score below the threshold.
     Failed,
-    /// The judge disagreed with itself below the required agreement.
+    /// The judge is unsure of items that decide the score, no stronger
+    /// judge decided them, and no person has yet: neither passed nor
+    /// failed. The trial fails meanwhile (`uncertain = "fail"`) or passes
+    /// (`"pass"`).
+    Awaiting,
+    /// The judge listed no claim in a response that states something.
     Undecided,
     /// No score: the judge could not answer, its answer could not be used,
     /// or the budget was spent.
@@ -166,6 +174,7 @@ impl Outcome {
         match self {
             Outcome::Passed => "passed",
             Outcome::Failed => "failed",
+            Outcome::Awaiting => "awaiting a person",
             Outcome::Undecided => "undecided",
             Outcome::JudgeError => "judge error",
             Outcome::ConfigError => "configuration error",
@@ -226,6 +235,13 @@ pub struct TrialResult {
     /// the top of the list, repeats.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub retrieval: Option<Retrieved>,
+    /// The trial awaits a person: the score with the unsure items counted
+    /// each way, and what the trial does meanwhile.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub awaiting: Option<Awaiting>,
+    /// With a cascade of judges: what each decided and cost.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub judges: Vec<JudgeShare>,
     /// Judge usage of this trial.
     pub usage: Usage,
     /// The case file.
@@ -252,6 +268,8 @@ impl TrialResult {
                 .filter(|_| matches!(e.metric, Metric::Criteria | Metric::Retrieval)),
             outcome: if e.undecided {
                 Outcome::Undecided
+            } else if e.awaiting.is_some() {
+                Outcome::Awaiting
             } else if e.passed {
                 Outcome::Passed
             } else {
@@ -269,6 +287,8 @@ impl TrialResult {
             passages: e.passages,
             spread: e.spread,
             retrieval: e.retrieval,
+            awaiting: e.awaiting,
+            judges: e.judges,
             usage: e.usage,
             file: case.file.display().to_string(),
             line: case.line,
@@ -307,6 +327,8 @@ impl TrialResult {
             passages: Vec::new(),
             spread: None,
             retrieval: None,
+            awaiting: None,
+            judges: Vec::new(),
             usage: Usage::default(),
             file: case.file.display().to_string(),
             line: case.line,
@@ -318,12 +340,31 @@ impl TrialResult {
     /// and nothing awaiting review.
     #[must_use]
     pub fn passed(&self) -> bool {
+        if self.outcome == Outcome::Awaiting {
+            return self.passes_while_awaiting() && !self.pending_review;
+        }
         let expected = if self.expect_fail {
             Outcome::Failed
         } else {
             Outcome::Passed
         };
         self.outcome == expected && !self.pending_review
+    }
+
+    /// Whether the trial awaits a person and passes meanwhile
+    /// (`uncertain = "pass"`).
+    #[must_use]
+    pub fn passes_while_awaiting(&self) -> bool {
+        self.outcome == Outcome::Awaiting
+            && self
+                .awaiting
+                .is_some_and(|a| a.meanwhile == Uncertain::Pass)
+    }
+
+    /// Whether a person's verdict kept in the recording decided part of it.
+    #[must_use]
+    pub fn by_person(&self) -> bool {
+        self.usage.reviewed > 0
     }
 }
 
@@ -332,11 +373,18 @@ impl TrialResult {
 pub struct Summary {
     /// Trials that ran.
     pub trials: usize,
-    /// Passed.
+    /// Passed, decided (not awaiting a person).
     pub passed: usize,
     /// Failed on the score: too low, or (for a bad answer that must be
     /// caught) not low enough.
     pub failed: usize,
+    /// Awaiting a person's verdict: neither passed nor failed (those that
+    /// pass meanwhile, under `uncertain = "pass"`, included).
+    #[serde(default)]
+    pub awaiting: usize,
+    /// Decided in part by a person's verdict kept in the recording.
+    #[serde(default)]
+    pub by_person: usize,
     /// The judge disagreed with itself.
     #[serde(default)]
     pub undecided: usize,
@@ -467,7 +515,10 @@ impl Report {
                     && !r.pending_review
             })
             .count();
-        let passed = results.iter().filter(|r| r.passed()).count();
+        let passed = results
+            .iter()
+            .filter(|r| r.passed() && r.outcome != Outcome::Awaiting)
+            .count();
         let mut metrics: BTreeMap<String, (usize, f64)> = BTreeMap::new();
         for r in &results {
             if let Some(s) = r.score {
@@ -485,6 +536,8 @@ impl Report {
             trials: results.len(),
             passed,
             failed: wrong_side,
+            awaiting: count(Outcome::Awaiting),
+            by_person: results.iter().filter(|r| r.by_person()).count(),
             undecided: count(Outcome::Undecided),
             judge_errors: count(Outcome::JudgeError),
             config_errors: count(Outcome::ConfigError),
@@ -590,6 +643,12 @@ impl Report {
                 format!("{} failed", s.failed)
             },
         ];
+        if s.awaiting > 0 {
+            parts.push(format!("{} awaiting a person", s.awaiting));
+        }
+        if s.by_person > 0 {
+            parts.push(format!("{} decided with a person's verdict", s.by_person));
+        }
         if s.undecided > 0 {
             parts.push(format!("{} undecided", s.undecided));
         }
@@ -673,6 +732,7 @@ impl Report {
                             }
                             (Outcome::Passed | Outcome::Failed, Some(s)) => format!("{s:.2} ✗"),
                             (Outcome::Undecided, Some(s)) => format!("{s:.2} ~"),
+                            (Outcome::Awaiting, Some(s)) => format!("{s:.2} person?"),
                             (Outcome::ConfigError, _) => "config ✗".to_owned(),
                             (Outcome::RecordingError, _) => "unrecorded ✗".to_owned(),
                             (Outcome::Queued, _) => "queued …".to_owned(),
@@ -693,6 +753,11 @@ impl Report {
         if self.summary.gated > 0 {
             out.push_str(
                 "\n✗ gate = below its threshold, allowed by a pass-rate gate on its metric",
+            );
+        }
+        if self.summary.awaiting > 0 {
+            out.push_str(
+                "\nperson? = the judge is unsure: give the verdict with `cargo ragaliq review`",
             );
         }
         for c in &self.changes {
@@ -787,6 +852,9 @@ impl Report {
                     (Outcome::Failed, _) if r.passed() => "✅ caught (a bad answer)",
                     (Outcome::Passed, _) => "❌ not caught (a bad answer passed)",
                     (Outcome::Failed, _) => "❌ failed",
+                    (Outcome::Awaiting, _) if r.passed() =>
+                        "🧑 awaiting a person (passes meanwhile)",
+                    (Outcome::Awaiting, _) => "🧑 awaiting a person",
                     (Outcome::Undecided, _) => "⚖️ undecided",
                     (Outcome::JudgeError, _) => "⚠️ judge error",
                     (Outcome::ConfigError, _) => "⚠️ configuration error",
@@ -834,7 +902,20 @@ impl Report {
             .results
             .iter()
             .map(|r| {
-                let status = if r.passed() {
+                let awaiting = r.awaiting.map(|a| {
+                    format!(
+                        "{} awaiting a person: the judge is unsure; counted each way the score is {:.2} to {:.2}, on both sides of the threshold {:.2} (give the verdict with `cargo ragaliq review`)",
+                        r.label(),
+                        a.low,
+                        a.high,
+                        r.threshold
+                    )
+                });
+                let status = if r.passes_while_awaiting() && !r.pending_review {
+                    Status::Skipped {
+                        message: awaiting.unwrap_or_default(),
+                    }
+                } else if r.passed() {
                     Status::Passed
                 } else if r.gated {
                     // The run's verdict is the gate's (below): a trial it
@@ -852,6 +933,7 @@ impl Report {
                 } else {
                     let message = match (&r.error, r.score) {
                         (Some(e), _) => format!("{}: {e}", r.outcome.label()),
+                        (None, _) if awaiting.is_some() => awaiting.unwrap_or_default(),
                         (None, Some(score)) if r.pending_review && r.outcome == Outcome::Passed => {
                             format!("{}: {score:.2}; the recording awaits review", r.label())
                         }
@@ -1019,6 +1101,8 @@ mod tests {
             passages: vec![],
             spread: None,
             retrieval: None,
+            awaiting: None,
+            judges: Vec::new(),
             usage: Usage::default(),
             file: "cases.yaml".into(),
             line: 1,

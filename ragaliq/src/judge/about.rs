@@ -103,6 +103,19 @@ impl Judge {
         self.scoring.verification.strategy
     }
 
+    /// This judge's uncertainty band for `kind` (see [`Band`](crate::Band)).
+    #[must_use]
+    pub fn band(&self, kind: crate::Kind) -> crate::Band {
+        self.scoring.bands.get(kind)
+    }
+
+    /// What a test does when an item is still uncertain after the last
+    /// judge of the cascade.
+    #[must_use]
+    pub fn uncertain(&self) -> crate::Uncertain {
+        self.scoring.uncertain
+    }
+
     /// P(supported) at or above which a claim is supported (short
     /// questions).
     #[must_use]
@@ -180,6 +193,34 @@ impl Judge {
         if let Some(note) = &self.scoring.fitted_note {
             out.push_str("; ");
             out.push_str(note);
+        }
+        // Where readings decide nothing: said only when some kind has a
+        // band, so a banner without one reads as before bands.
+        let banded: Vec<String> = crate::Kind::ALL
+            .into_iter()
+            .filter(|k| !self.band(*k).is_off())
+            .map(|k| format!("{k} {}", self.band(k)))
+            .collect();
+        if !banded.is_empty() {
+            out.push_str(&format!(
+                "; unsure inside its bands ({}), where {}",
+                banded.join(", "),
+                match self.uncertain() {
+                    crate::Uncertain::Fail => "a test awaits a person and fails meanwhile",
+                    crate::Uncertain::Pass => "a test awaits a person and passes meanwhile",
+                    crate::Uncertain::Decide => "the threshold decides",
+                }
+            ));
+        }
+        let next = self.escalates_to();
+        if !next.is_empty() {
+            out.push_str(&format!(
+                "; escalates what it is unsure of to {}",
+                next.iter()
+                    .map(|m| format!("`{m}`"))
+                    .collect::<Vec<_>>()
+                    .join(", then ")
+            ));
         }
         let samples = self.samples();
         if samples.max() > 1 {

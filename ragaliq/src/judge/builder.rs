@@ -115,6 +115,8 @@ impl JudgeBuilder {
                 },
                 fitted_note: config.fitted.as_ref().and_then(|f| f.note(&config.model)),
                 reads_probabilities: false,
+                bands: config.bands,
+                uncertain: config.uncertain,
             },
             // Every answer collect mode gets comes from a batch, which
             // both providers price at half.
@@ -282,6 +284,41 @@ impl JudgeBuilder {
     /// [`Correctness::Direct`](crate::Correctness::Direct): one question per answer).
     pub fn with_correctness(mut self, correctness: crate::core::Correctness) -> Self {
         self.scoring.correctness = correctness;
+        self
+    }
+
+    /// The uncertainty band for one kind of reading (default
+    /// [`Bands::DEFAULT`](crate::Bands::DEFAULT)): a reading inside it
+    /// decides nothing, and the item goes to the next judge of the cascade,
+    /// then to a person.
+    ///
+    /// ```
+    /// # use ragaliq::judge::{BoxFuture, Judge, JudgeRequest, JudgeResponse, Transport};
+    /// # use ragaliq::TransportError;
+    /// # struct Canned;
+    /// # impl Transport for Canned {
+    /// #     fn provider(&self) -> &str { "canned" }
+    /// #     fn complete<'a>(&'a self, _: &'a JudgeRequest) -> BoxFuture<'a, Result<JudgeResponse, TransportError>> {
+    /// #         Box::pin(async { Ok(JudgeResponse::text("yes")) })
+    /// #     }
+    /// # }
+    /// use ragaliq::{Band, Kind, Uncertain};
+    /// let judge = Judge::builder(Canned)
+    ///     .with_band(Kind::Claims, Band::between(0.1, 0.5).unwrap())
+    ///     .with_uncertain(Uncertain::Fail)
+    ///     .build()
+    ///     .unwrap();
+    /// assert_eq!(judge.band(Kind::Claims), Band::between(0.1, 0.5).unwrap());
+    /// ```
+    pub fn with_band(mut self, kind: crate::core::Kind, band: crate::core::Band) -> Self {
+        self.scoring.bands.set(kind, band);
+        self
+    }
+
+    /// What a test does when an item is still uncertain after the last
+    /// judge (default [`Uncertain::Fail`](crate::Uncertain::Fail)).
+    pub fn with_uncertain(mut self, uncertain: crate::core::Uncertain) -> Self {
+        self.scoring.uncertain = uncertain;
         self
     }
 

@@ -143,14 +143,7 @@ impl Judge {
         options: &EvalOptions,
     ) -> Result<Evaluation> {
         let criteria = criteria.into();
-        metrics::evaluate(
-            &self.session,
-            &self.scoring,
-            Subject::Criteria(&criteria),
-            case,
-            options,
-        )
-        .await
+        metrics::evaluate(self.judges(), Subject::Criteria(&criteria), case, options).await
     }
 
     /// A metric of one's own ([`CustomMetric`]) on `case`.
@@ -166,14 +159,7 @@ impl Judge {
         case: &RagCase,
         options: &EvalOptions,
     ) -> Result<Evaluation> {
-        metrics::evaluate(
-            &self.session,
-            &self.scoring,
-            Subject::Custom(metric),
-            case,
-            options,
-        )
-        .await
+        metrics::evaluate(self.judges(), Subject::Custom(metric), case, options).await
     }
 
     /// One claim checked against `passages`, as every metric that verifies
@@ -248,8 +234,7 @@ impl Judge {
         options: &EvalOptions,
     ) -> Result<Evaluation> {
         metrics::evaluate(
-            &self.session,
-            &self.scoring,
+            self.judges(),
             metrics::Subject::Metric(metric),
             case,
             options,
@@ -311,7 +296,11 @@ impl Judge {
         response: &str,
     ) -> Result<Evaluation> {
         let case = RagCase::new(query).response(response);
-        let options = EvalOptions::default().with_samples(Samples::Fixed(self.samples().max()));
+        // Calibration reads the judge's reading at the threshold; what its
+        // band would leave to a person is counted apart (`by the band`).
+        let options = EvalOptions::default()
+            .with_samples(Samples::Fixed(self.samples().max()))
+            .with_uncertain(crate::Uncertain::Decide);
         self.evaluate_with(Metric::Relevance, &case, &options).await
     }
 
@@ -327,7 +316,11 @@ impl Judge {
         let case = RagCase::new(query)
             .response(response)
             .expected_answer(reference);
-        let options = EvalOptions::default().with_samples(Samples::Fixed(self.samples().max()));
+        // Calibration reads the judge's reading at the threshold; what its
+        // band would leave to a person is counted apart (`by the band`).
+        let options = EvalOptions::default()
+            .with_samples(Samples::Fixed(self.samples().max()))
+            .with_uncertain(crate::Uncertain::Decide);
         self.evaluate_with(Metric::Correctness, &case, &options)
             .await
     }
@@ -349,7 +342,11 @@ impl Judge {
         let criteria = Criteria::new(criteria)
             .with_form(self.scoring.criteria_form)
             .with_context(!passages.is_empty());
-        let options = EvalOptions::default().with_samples(Samples::Fixed(self.samples().max()));
+        // Calibration reads the judge's reading at the threshold; what its
+        // band would leave to a person is counted apart (`by the band`).
+        let options = EvalOptions::default()
+            .with_samples(Samples::Fixed(self.samples().max()))
+            .with_uncertain(crate::Uncertain::Decide);
         self.criteria_with(&case, criteria, &options).await
     }
 
@@ -358,7 +355,11 @@ impl Judge {
     /// over that one passage, every sample asked.
     pub(crate) async fn passage_labelled(&self, query: &str, passage: &str) -> Result<Evaluation> {
         let case = RagCase::new(query).context([passage]);
-        let options = EvalOptions::default().with_samples(Samples::Fixed(self.samples().max()));
+        // Calibration reads the judge's reading at the threshold; what its
+        // band would leave to a person is counted apart (`by the band`).
+        let options = EvalOptions::default()
+            .with_samples(Samples::Fixed(self.samples().max()))
+            .with_uncertain(crate::Uncertain::Decide);
         self.evaluate_with(Metric::ContextPrecision, &case, &options)
             .await
     }

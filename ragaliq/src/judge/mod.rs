@@ -27,7 +27,7 @@ use crate::client;
 use crate::config::Config;
 use crate::core::ConfigError;
 use crate::error::Result;
-use crate::metrics::Scoring;
+use crate::metrics::{Judges, Scoring, Stage};
 use crate::record::Recorder;
 use crate::session::Session;
 use std::fmt;
@@ -45,6 +45,9 @@ use std::sync::Arc;
 pub struct Judge {
     session: Session,
     scoring: Arc<Scoring>,
+    /// The judges an uncertain item is escalated to, in order
+    /// (`[[escalate]]`), each over this judge's recording and trial.
+    escalate: Arc<[Stage]>,
 }
 
 impl fmt::Debug for Judge {
@@ -93,13 +96,93 @@ impl Judge {
         }
         let why = config.mode_reason();
         let session = Session::new(client, Arc::new(asking)).with_mode(config.mode, why);
-        Ok(Judge::over(session, scoring))
+        let mut judge = Judge::over(session, scoring);
+        for next in &config.escalate {
+            judge = judge.escalating_to(&Judge::from_config(next)?);
+        }
+        Ok(judge)
+    }
+
+    /// This judge, escalating what it is unsure of to `next`: an item whose
+    /// reading lies in this judge's band (or in those of the judges it
+    /// already escalates to) is asked of `next`, read with `next`'s own
+    /// bands and per-item thresholds, and only then awaits a person. Both
+    /// judges' exchanges are kept in the same recording, each under its own
+    /// model; `next`'s own cascade is not followed.
+    ///
+    /// ```
+    /// # use ragaliq::judge::{BoxFuture, Judge, JudgeRequest, JudgeResponse, Transport};
+    /// # use ragaliq::TransportError;
+    /// # struct Canned(&'static str);
+    /// # impl Transport for Canned {
+    /// #     fn provider(&self) -> &str { "canned" }
+    /// #     fn complete<'a>(&'a self, _: &'a JudgeRequest) -> BoxFuture<'a, Result<JudgeResponse, TransportError>> {
+    /// #         let text = self.0;
+    /// #         Box::pin(async move { Ok(JudgeResponse::text(text)) })
+    /// #     }
+    /// # }
+    /// use ragaliq::{Band, Kind};
+    /// let small = Judge::builder(Canned("yes")).with_model("small")
+    ///     .with_band(Kind::Answers, Band::between(0.3, 0.8).unwrap()).build().unwrap();
+    /// let large = Judge::builder(Canned("yes")).with_model("large").build().unwrap();
+    /// let judge = small.escalating_to(&large);
+    /// assert_eq!(judge.escalates_to(), vec!["large"]);
+    /// ```
+    #[must_use]
+    pub fn escalating_to(&self, next: &Judge) -> Judge {
+        let mut escalate: Vec<Stage> = self.escalate.to_vec();
+        escalate.push(Stage {
+            session: self.session.beside(&next.session),
+            scoring: next.scoring.clone(),
+        });
+        Judge {
+            escalate: escalate.into(),
+            ..self.clone()
+        }
+    }
+
+    /// The judges this one escalates to, in order, each on its own.
+    pub(crate) fn escalation_judges(&self) -> Vec<Judge> {
+        self.escalate
+            .iter()
+            .map(|s| Judge {
+                session: s.session.clone(),
+                scoring: s.scoring.clone(),
+                escalate: Arc::new([]),
+            })
+            .collect()
+    }
+
+    /// The models this judge escalates to, in order.
+    #[must_use]
+    pub fn escalates_to(&self) -> Vec<&str> {
+        self.escalate
+            .iter()
+            .map(|s| s.session.asking().model.as_str())
+            .collect()
+    }
+
+    /// Whether this judge was made from configuration ([`from_config`](Self::from_config)),
+    /// not built in code over a transport its caller chose.
+    #[cfg(feature = "suite")]
+    pub(crate) fn configured(&self) -> bool {
+        self.session.configured()
     }
 
     fn over(session: Session, scoring: Scoring) -> Judge {
         Judge {
             session,
             scoring: Arc::new(scoring),
+            escalate: Arc::new([]),
+        }
+    }
+
+    /// This judge and the judges it escalates to, as the metrics take them.
+    pub(crate) fn judges(&self) -> Judges<'_> {
+        Judges {
+            session: &self.session,
+            scoring: &self.scoring,
+            escalate: &self.escalate,
         }
     }
 
@@ -118,11 +201,32 @@ impl Judge {
         self.with_session(self.session.for_trial(trial.into()))
     }
 
+    /// A judge over `session`, its cascade's judges asking beside it (the
+    /// same recording and trial).
     fn with_session(&self, session: Session) -> Judge {
+        let escalate = self
+            .escalate
+            .iter()
+            .map(|s| Stage {
+                session: session.beside(&s.session),
+                scoring: s.scoring.clone(),
+            })
+            .collect();
         Judge {
             session,
             scoring: self.scoring.clone(),
+            escalate,
         }
+    }
+}
+
+/// Says, once per process as a judge made from `config` would, that CI
+/// made ragaliq ignore a mode (for code that sets the mode after a judge
+/// was made: a suite given its judge).
+#[cfg(feature = "suite")]
+pub(crate) fn say_mode_warning(config: &Config) {
+    if let Some(warning) = config.mode_warning() {
+        warn_once(&warning);
     }
 }
 

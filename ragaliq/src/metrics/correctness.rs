@@ -3,11 +3,13 @@
 //! By default ([`Correctness::Direct`]) the judge is asked one question per
 //! answer: given the question and the expected answer, does the response
 //! give the same answer without contradicting it? The score is P(yes),
-//! read from the answer word. Whether the expected answer's words are in
-//! the response ([`evidence::find_answer`]) is computed and shown beside
-//! it, as evidence: it moves no verdict, since "It is not 30 days; it is
-//! 14." holds "30 days" (the rule and its threshold were chosen
-//! leave-one-source-out on public sets, BENCHMARKS.md).
+//! read from the answer word, decided outside the judge's band for graded
+//! answers. Before it, the found rule ([`evidence::answer`]): where the
+//! expected answer stands in the response as whole words and is not
+//! denied there, the answer is correct and nothing is asked; "It is not 30
+//! days; it is 14." holds "30 days" denied, and the judge decides (the
+//! rule, the band and the threshold were chosen leave-one-source-out on
+//! public sets, BENCHMARKS.md).
 //!
 //! Claims both ways ([`Correctness::F1`], `Precision`, `Recall`), a named
 //! option: both texts' claims are extracted (once per text: faithfulness
@@ -17,14 +19,13 @@
 //! reference's claims against the response (recall: what of the reference
 //! it says). The score is their F1, or one of them.
 
-use super::claims::{self, Checked, Verification, details, dropped};
-use super::sampling::sample;
-use super::{Asker, Plan, Scored, plural};
-use crate::core::{Correctness, Graded, Metric, RagCase, Verdict, VerdictWeights};
+use super::claims::{self, Checked, Verification, Voted, details, dropped};
+use super::decide::{self, Threshold, decide_one};
+use super::{Asker, Interval, Plan, Scored, plural};
+use crate::core::{Correctness, Graded, Kind, Metric, RagCase, Verdict, VerdictWeights};
 use crate::error::{Error, Result};
 use crate::evidence;
 use crate::parse::{ParsedVerdict, YesNo};
-use crate::stats;
 use crate::tasks::AnswerCorrect;
 
 pub(super) async fn correctness(
@@ -84,13 +85,29 @@ pub(super) async fn correctness(
     let reference_text = [reference.to_owned()];
     let response_text = [response.to_owned()];
     let (said, covered) = futures_util::future::try_join(
-        claims::check(ask, how, &answer.claims, &reference_text, plan, score_of),
-        claims::check(ask, how, &expected.claims, &response_text, plan, score_of),
+        claims::check(ask, &answer.claims, &reference_text, plan, score_of),
+        claims::check(ask, &expected.claims, &response_text, plan, score_of),
     )
     .await?;
-    let precision = VerdictWeights::RATIO.score(said.voted.iter().map(|v| v.verdict.verdict));
-    let recall = VerdictWeights::RATIO.score(covered.voted.iter().map(|v| v.verdict.verdict));
-    let undecided = said.voted.iter().chain(&covered.voted).any(|v| v.undecided);
+    let precision = VerdictWeights::RATIO.score(said.voted.iter().map(Voted::counted));
+    let recall = VerdictWeights::RATIO.score(covered.voted.iter().map(Voted::counted));
+    // Counted each way: the uncertain claims of both texts at once.
+    let interval = {
+        let (p, r) = (said.interval(score_of), covered.interval(score_of));
+        let ends = |i: Option<Interval>, at: f64| i.map_or((at, at), |i| (i.low, i.high));
+        let ((p_low, p_high), (r_low, r_high)) = (ends(p, precision), ends(r, recall));
+        Interval::of(
+            said.awaiting() + covered.awaiting(),
+            measure.score(p_low, r_low),
+            measure.score(p_high, r_high),
+        )
+    };
+    let judges = said
+        .judges
+        .iter()
+        .zip(&covered.judges)
+        .map(|(a, b)| (a.0 + b.0, a.1 + b.1))
+        .collect();
     let sample_scores = per_sample(&said, &covered, measure);
     let mut claims = details(&answer.claims, said.voted, |v| {
         v.verdict != Verdict::Supported
@@ -129,19 +146,19 @@ pub(super) async fn correctness(
         score,
         reasoning,
         claims,
-        undecided,
         sample_scores,
         dropped: dropped_count,
         precision: Some(precision),
         recall: Some(recall),
+        interval,
+        judges,
         ..Scored::default()
     })
 }
 
-/// The direct question: one call per sample, P(yes) the score. The
-/// expected answer found in the response is shown with it, and decides
-/// nothing: `P >= threshold` whether found or not (the measurement could
-/// fit no other bar for found answers on sources it was not fitted on).
+/// The found rule, then the direct question: one call per sample, P(yes)
+/// the score, decided, escalated or left to a person by the one decision
+/// step.
 async fn direct(
     ask: &Asker<'_>,
     case: &RagCase,
@@ -154,27 +171,65 @@ async fn direct(
         expected: reference,
         response,
     };
-    let sampled = sample(plan, |s| ask.ask(&question, s), |r: &YesNo| r.p_yes).await?;
-    let scores = sampled.scores;
-    let median = stats::median(&scores);
-    let read = sampled
-        .answers
-        .iter()
-        .find(|r| r.p_yes == median)
-        .unwrap_or(&sampled.answers[0]);
+    let question = &question;
+    let answer_in = evidence::answer_in(reference, response);
     let graded = Graded {
         query: case.query.clone(),
         expected: reference.to_owned(),
         response: response.to_owned(),
-        found: evidence::find_answer(reference, response),
+        found: answer_in.found.clone(),
+        denied: answer_in.denied.clone(),
     };
-    let (review_key, person) = ask.review(&question, 1, plan.persons)?;
-    if let Some(person) = person {
+    // The found rule: the expected answer standing in the response, not
+    // denied there, is correct, with no question asked (chosen on public
+    // sets: no answer it decides was judged wrong by people on the short
+    // references, BENCHMARKS.md). A person cannot overrule it, since no
+    // exchange is recorded for it.
+    if let Some(found) = answer_in
+        .found
+        .as_ref()
+        .filter(|_| answer_in.decides_correct())
+    {
+        return Ok(Scored {
+            score: 1.0,
+            reasoning: format!(
+                "The expected answer stands in the response, not denied there: {found}; decided correct with no question asked (the found rule)."
+            ),
+            sample_scores: vec![1.0],
+            graded: Some(graded),
+            judges: vec![(0, 0); ask.judges()],
+            ..Scored::default()
+        });
+    }
+    let d = decide_one(
+        ask,
+        Kind::Graded,
+        Threshold::Test(plan.threshold),
+        plan,
+        |judge| async move {
+            decide::answer(
+                plan,
+                |s| judge.ask(question, s),
+                |r: &YesNo| r.p_yes,
+                |r| r.from_probabilities,
+            )
+            .await
+        },
+        || ask.review(question, 1, plan.persons),
+    )
+    .await?;
+    let judges = decide::judges_of(&d, ask.judges());
+    let review_key = d.review_key.clone();
+    if let Some(person) = d.person {
         let score = super::yes_no(&person)?;
-        let judge = super::judge_said(read.p_yes, read.from_probabilities);
+        let judge = d.value.as_ref().map_or_else(
+            || "its reply unreadable".to_owned(),
+            |a| super::judge_said(a.chosen.p_yes, a.chosen.from_probabilities),
+        );
         return Ok(Scored {
             review_key,
             graded: Some(graded),
+            judges,
             ..Scored::by_person(
                 person,
                 judge,
@@ -183,7 +238,11 @@ async fn direct(
             )
         });
     }
-    let reasoning = if read.from_probabilities {
+    let Some(answer) = d.value else {
+        unreachable!("decide returns the reply's error when no person decided")
+    };
+    let read = &answer.chosen;
+    let mut reasoning = if read.from_probabilities {
         format!(
             "P(yes) {:.2} that the response gives the expected answer without contradicting it ({}).",
             read.p_yes, read.read
@@ -195,17 +254,19 @@ async fn direct(
             read.read
         )
     };
-    let undecided = scores.len() > 1 && {
-        let sides: Vec<bool> = scores.iter().map(|s| *s >= plan.threshold).collect();
-        !stats::vote(&sides, i32::from).1.reaches(plan.agreement)
-    };
+    if d.stage > 0 {
+        reasoning = format!("`{}` (escalated): {reasoning}", ask.at(d.stage).model());
+    }
+    let awaiting = d.unsure.is_some();
     Ok(Scored {
-        score: median,
+        score: d.p,
         reasoning,
-        undecided,
-        sample_scores: scores,
+        sample_scores: answer.scores,
         review_key,
         graded: Some(graded),
+        interval: Interval::of(usize::from(awaiting), 0.0, 1.0),
+        unsure: d.unsure,
+        judges,
         ..Scored::default()
     })
 }

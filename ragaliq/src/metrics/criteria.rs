@@ -3,11 +3,10 @@
 //! written once per criteria text (G-Eval). Either way the judge's reason
 //! comes with the answer, in the same call.
 
-use super::sampling::sample;
-use super::{Asker, Plan, Scored};
-use crate::core::{Criteria, CriteriaForm, Metric, RagCase, ShownBecause};
+use super::decide::{self, Threshold, decide_one};
+use super::{Asker, Interval, Plan, Scored};
+use crate::core::{Criteria, CriteriaForm, Kind, Metric, RagCase, ShownBecause};
 use crate::error::{Error, Result};
-use crate::stats;
 use crate::tasks::{CriteriaMet, CriteriaScore, CriteriaSteps, Judged};
 
 pub(super) async fn criteria(
@@ -37,53 +36,96 @@ pub(super) async fn criteria(
         None
     };
     let response = case.response_text();
-    let sampled = match criteria.form() {
-        CriteriaForm::YesNo => {
-            let question = CriteriaMet {
-                criteria: criteria.text(),
-                query: &case.query,
-                response,
-                context,
-                expected,
-            };
-            let sampled = sample(plan, |s| ask.ask(&question, s), |j: &Judged| j.score).await?;
-            (sampled, ask.review(&question, 1, plan.persons)?)
-        }
-        CriteriaForm::Scored => {
-            // The steps are written once per criteria text (sample 0),
-            // whatever the samples: every case with these criteria is
-            // scored by the same steps.
-            let steps = ask
-                .ask(
-                    &CriteriaSteps {
+    let form = criteria.form();
+    let d = decide_one(
+        ask,
+        Kind::Judged,
+        Threshold::Test(plan.threshold),
+        plan,
+        |judge| async move {
+            match form {
+                CriteriaForm::YesNo => {
+                    let question = CriteriaMet {
                         criteria: criteria.text(),
-                    },
-                    0,
-                )
-                .await?;
-            let question = CriteriaScore {
-                criteria: criteria.text(),
-                steps: &steps,
-                query: &case.query,
-                response,
-                context,
-                expected,
-            };
-            let sampled = sample(plan, |s| ask.ask(&question, s), |j: &Judged| j.score).await?;
-            (sampled, ask.review(&question, 1, plan.persons)?)
-        }
-    };
-    let (sampled, (review_key, person)) = sampled;
-    let scores = sampled.scores;
-    let median = stats::median(&scores);
-    let read = sampled
-        .answers
-        .iter()
-        .find(|j| j.score == median)
-        .unwrap_or(&sampled.answers[0]);
-    if let Some(person) = person {
+                        query: &case.query,
+                        response,
+                        context,
+                        expected,
+                    };
+                    let question = &question;
+                    decide::answer(
+                        plan,
+                        |s| judge.ask(question, s),
+                        |j: &Judged| j.score,
+                        |j| j.from_probabilities,
+                    )
+                    .await
+                }
+                CriteriaForm::Scored => {
+                    // The steps are written once per criteria text (sample
+                    // 0) by each judge, whatever the samples: every case
+                    // with these criteria is scored by the same steps.
+                    let steps = judge
+                        .ask(
+                            &CriteriaSteps {
+                                criteria: criteria.text(),
+                            },
+                            0,
+                        )
+                        .await?;
+                    let question = CriteriaScore {
+                        criteria: criteria.text(),
+                        steps: &steps,
+                        query: &case.query,
+                        response,
+                        context,
+                        expected,
+                    };
+                    let question = &question;
+                    decide::answer(
+                        plan,
+                        |s| judge.ask(question, s),
+                        |j: &Judged| j.score,
+                        |j| j.from_probabilities,
+                    )
+                    .await
+                }
+            }
+        },
+        // A person's verdict is kept under what was judged, never how it
+        // was asked: the steps are no part of its key.
+        || match form {
+            CriteriaForm::YesNo => ask.review(
+                &CriteriaMet {
+                    criteria: criteria.text(),
+                    query: &case.query,
+                    response,
+                    context,
+                    expected,
+                },
+                1,
+                plan.persons,
+            ),
+            CriteriaForm::Scored => ask.review(
+                &CriteriaScore {
+                    criteria: criteria.text(),
+                    steps: &[],
+                    query: &case.query,
+                    response,
+                    context,
+                    expected,
+                },
+                1,
+                plan.persons,
+            ),
+        },
+    )
+    .await?;
+    let judges = decide::judges_of(&d, ask.judges());
+    let review_key = d.review_key.clone();
+    if let Some(person) = d.person {
         // A yes or no on a yes/no rule; a score of 1 to 5 on a scored one.
-        let score = match criteria.form() {
+        let score = match form {
             CriteriaForm::YesNo => super::yes_no(&person)?,
             CriteriaForm::Scored => match person.verdict.parse::<u8>() {
                 Ok(n @ 1..=5) => f64::from(n - 1) / 4.0,
@@ -97,16 +139,23 @@ pub(super) async fn criteria(
                 }
             },
         };
-        let mut judge = match criteria.form() {
-            CriteriaForm::YesNo => super::judge_said(read.score, read.from_probabilities),
-            CriteriaForm::Scored => format!("score {:.2} of 5", 1.0 + 4.0 * read.score),
+        let judge = match d.value.as_ref().map(|a| &a.chosen) {
+            None => "its reply unreadable".to_owned(),
+            Some(read) => {
+                let mut judge = match form {
+                    CriteriaForm::YesNo => super::judge_said(read.score, read.from_probabilities),
+                    CriteriaForm::Scored => format!("score {:.2} of 5", 1.0 + 4.0 * read.score),
+                };
+                if !read.reason.is_empty() {
+                    judge.push_str(&format!(", its reason: \"{}\"", read.reason));
+                }
+                judge
+            }
         };
-        if !read.reason.is_empty() {
-            judge.push_str(&format!(", its reason: \"{}\"", read.reason));
-        }
         let mut scored = Scored {
             review_key,
             name: Some(criteria.name().to_owned()),
+            judges,
             ..Scored::by_person(
                 person,
                 judge,
@@ -120,11 +169,11 @@ pub(super) async fn criteria(
         scored.reasoning.push_str(&shown(criteria));
         return Ok(scored);
     }
-    let undecided = scores.len() > 1 && {
-        let sides: Vec<bool> = scores.iter().map(|s| *s >= plan.threshold).collect();
-        !stats::vote(&sides, i32::from).1.reaches(plan.agreement)
+    let Some(answer) = d.value else {
+        unreachable!("decide returns the reply's error when no person decided")
     };
-    let what = match criteria.form() {
+    let read = &answer.chosen;
+    let what = match form {
         CriteriaForm::YesNo => "that the response meets the criteria",
         CriteriaForm::Scored => {
             "for how well the response meets the criteria (1 to 5, mapped to 0 to 1)"
@@ -135,19 +184,25 @@ pub(super) async fn criteria(
     } else {
         format!("The judge's reason: \"{}\"", read.reason)
     };
+    if d.stage > 0 {
+        reasoning = format!("`{}` (escalated): {reasoning}", ask.at(d.stage).model());
+    }
     reasoning.push_str(&format!(
         " ({} {what}: {}). {}",
         score_name(criteria),
         read.read,
         shown(criteria)
     ));
+    let awaiting = d.unsure.is_some();
     Ok(Scored {
-        score: median,
+        score: d.p,
         reasoning,
-        undecided,
-        sample_scores: scores,
+        sample_scores: answer.scores,
         name: Some(criteria.name().to_owned()),
         review_key,
+        interval: Interval::of(usize::from(awaiting), 0.0, 1.0),
+        unsure: d.unsure,
+        judges,
         ..Scored::default()
     })
 }

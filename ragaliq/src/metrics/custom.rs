@@ -3,14 +3,13 @@
 //! scorer, asked through the same session as every built-in metric
 //! (recording, memo, budget, pace, samples and vote, undecided).
 
-use super::sampling::sample;
-use super::{Asker, Plan, Scored};
+use super::decide::{self, Threshold, decide_one};
+use super::{Asker, Interval, Plan, Scored};
 use crate::core::{Check, CheckOutcome, JudgeResponse};
-use crate::core::{ConfigError, RagCase};
+use crate::core::{ConfigError, Kind, RagCase};
 use crate::error::{Error, Result};
 use crate::parse::{AnswerAt, AnswerWords, ParseError, ParseErrorKind, WordAnswer};
 use crate::prompts::{Shape, Task, Template, escape};
-use crate::stats;
 use crate::tasks::{Ask, OwnTask, document};
 use serde_json::Value;
 use std::fmt;
@@ -446,12 +445,28 @@ impl Ask for Question<'_> {
 
     fn subject(&self) -> Value {
         let case = self.case;
-        let mut subject = serde_json::json!({"metric": self.metric.name, "query": case.query, "response": case.response_text()});
+        // What was judged includes the question: a person's verdict on "Is
+        // it polite?" is no verdict on "Is it rude?", and the key a verdict
+        // is kept under must say which (the template's words, as written,
+        // and the expected facts it shows the judge).
+        let mut subject = serde_json::json!({
+            "metric": self.metric.name,
+            "question": self.metric.template.body.trim(),
+            "query": case.query,
+            "response": case.response_text(),
+        });
         if !case.context.is_empty() {
             subject["passages"] = serde_json::json!(case.context);
         }
         if let Some(e) = &case.expected_answer {
             subject["expected"] = serde_json::json!(e);
+        }
+        if !case.expected_facts.is_empty()
+            && placeholders(&self.metric.template.body)
+                .iter()
+                .any(|p| p == "facts")
+        {
+            subject["facts"] = serde_json::json!(case.expected_facts);
         }
         subject
     }
@@ -608,25 +623,36 @@ pub(super) async fn custom(
     plan: &Plan,
 ) -> Result<Scored> {
     let question = &Question { metric, case };
-    let sampled = sample(
+    let d = decide_one(
+        ask,
+        Kind::Custom,
+        Threshold::Test(plan.threshold),
         plan,
-        |s| async move {
-            let answer = ask.ask(question, s).await?;
-            let scored = metric.score(&answer, case)?;
-            Ok(scored)
+        |judge| async move {
+            decide::answer(
+                plan,
+                |s| async move {
+                    let answer = judge.ask(question, s).await?;
+                    let scored = metric.score(&answer, case)?;
+                    // A word read from token probabilities is banded; a
+                    // word written or a JSON answer carries no probability.
+                    let from_probabilities = matches!(
+                        &answer,
+                        CustomAnswer::Word { answer, .. } if answer.from_probabilities
+                    );
+                    Ok((scored, from_probabilities))
+                },
+                |(s, _): &(CustomScore, bool)| s.score,
+                |(_, p)| *p,
+            )
+            .await
         },
-        |s: &CustomScore| s.score,
+        || ask.review(question, 1, plan.persons),
     )
     .await?;
-    let scores = sampled.scores;
-    let median = stats::median(&scores);
-    let chosen = sampled
-        .answers
-        .iter()
-        .find(|s| s.score == median)
-        .unwrap_or(&sampled.answers[0]);
-    let (review_key, person) = ask.review(question, 1, plan.persons)?;
-    if let Some(mut person) = person {
+    let judges = decide::judges_of(&d, ask.judges());
+    let review_key = d.review_key.clone();
+    if let Some(mut person) = d.person {
         // The person's word read as if the judge had written it, then
         // scored by the metric's own scorer.
         let Reply::Words(words) = &metric.reply else {
@@ -648,7 +674,10 @@ pub(super) async fn custom(
                 ),
             });
         }
-        let judge = format!("score {median:.2}");
+        let judge = match &d.value {
+            Some(a) => format!("score {:.2}", a.chosen.0.score),
+            None => "its reply unreadable".to_owned(),
+        };
         person.judge = judge.clone();
         let mut answer =
             crate::parse::answer_word(&person.verdict, None, words, &crate::parse::AnswerAt::First)
@@ -672,20 +701,27 @@ pub(super) async fn custom(
         return Ok(Scored {
             review_key,
             name: Some(metric.name.clone()),
+            judges,
             ..out
         });
     }
-    let undecided = scores.len() > 1 && {
-        let sides: Vec<bool> = scores.iter().map(|s| *s >= plan.threshold).collect();
-        !stats::vote(&sides, i32::from).1.reaches(plan.agreement)
+    let Some(answer) = d.value else {
+        unreachable!("decide returns the reply's error when no person decided")
     };
+    let mut reasoning = answer.chosen.0.reasoning.clone();
+    if d.stage > 0 {
+        reasoning = format!("`{}` (escalated): {reasoning}", ask.at(d.stage).model());
+    }
+    let awaiting = d.unsure.is_some();
     Ok(Scored {
-        score: median,
-        reasoning: chosen.reasoning.clone(),
-        undecided,
-        sample_scores: scores,
+        score: d.p,
+        reasoning,
+        sample_scores: answer.scores,
         name: Some(metric.name.clone()),
         review_key,
+        interval: Interval::of(usize::from(awaiting), 0.0, 1.0),
+        unsure: d.unsure,
+        judges,
         ..Scored::default()
     })
 }
@@ -720,6 +756,40 @@ mod tests {
                 .contains("item 1 should be string")
         );
         assert!(no(json!([1])).contains("should be object"));
+    }
+
+    /// Issue 41, item 7: a person's verdict is kept under what the judge
+    /// was asked, its question included: one given on "Is it polite?" is
+    /// no verdict on "Is it rude?", and facts the template shows count.
+    #[test]
+    fn a_persons_verdict_is_kept_under_the_question_asked() {
+        let case = RagCase::new("Where is my order?")
+            .response("Figure it out yourself.")
+            .expected_facts(["It ships Monday."]);
+        let key = |template: &str, case: &RagCase| {
+            let metric = CustomMetric::new("tone", template).unwrap();
+            let question = Question {
+                metric: &metric,
+                case,
+            };
+            crate::core::judged::items(&question.task_name(), &question.subject())[0]
+                .key
+                .clone()
+        };
+        assert_ne!(
+            key("Is {{response}} polite? Answer yes or no.", &case),
+            key("Is {{response}} rude? Answer yes or no.", &case)
+        );
+        let other = case.clone().expected_facts(["It ships Friday."]);
+        assert_ne!(
+            key("Does {{response}} state {{facts}}?", &case),
+            key("Does {{response}} state {{facts}}?", &other)
+        );
+        assert_eq!(
+            key("Is {{response}} polite?", &case),
+            key("Is {{response}} polite?", &other),
+            "facts the judge is not shown are not part of what it judged"
+        );
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! Faithfulness and hallucination: the same claims and verdicts, scored two ways.
 
-use super::claims::{self, Verification, details, dropped, summary};
+use super::claims::{self, Verification, Voted, details, dropped, summary};
 use super::{Asker, Plan, Scored, plural};
 use crate::core::{RagCase, Verdict, VerdictWeights};
 use crate::error::Result;
@@ -24,12 +24,14 @@ pub(super) async fn faithfulness(
         ));
     }
     let score_of = |set: &[ParsedVerdict]| weights.score(set.iter().map(|v| v.verdict));
+    let checked = claims::check(ask, &extracted.claims, &case.context, plan, score_of).await?;
+    let interval = checked.interval(score_of);
     let claims::Checked {
         voted,
         sample_scores: scores,
-    } = claims::check(ask, how, &extracted.claims, &case.context, plan, score_of).await?;
-    let undecided = voted.iter().any(|v| v.undecided);
-    let score = weights.score(voted.iter().map(|v| v.verdict.verdict));
+        judges,
+    } = checked;
+    let score = weights.score(voted.iter().map(Voted::counted));
     let details = details(&extracted.claims, voted, |v| {
         v.verdict != Verdict::Supported
     });
@@ -46,9 +48,10 @@ pub(super) async fn faithfulness(
         reasoning,
         claims: details,
         passages: Vec::new(),
-        undecided,
         sample_scores: scores,
         dropped: extracted.dropped.len(),
+        interval,
+        judges,
         ..Scored::default()
     })
 }
@@ -88,11 +91,13 @@ pub(super) async fn hallucination(
     let score_of = |set: &[ParsedVerdict]| {
         1.0 - set.iter().filter(|v| hallucinated(v, floor)).count() as f64 / set.len() as f64
     };
+    let checked = claims::check(ask, &extracted.claims, &case.context, plan, score_of).await?;
+    let interval = checked.interval(score_of);
     let claims::Checked {
         voted,
         sample_scores: scores,
-    } = claims::check(ask, how, &extracted.claims, &case.context, plan, score_of).await?;
-    let undecided = voted.iter().any(|v| v.undecided);
+        judges,
+    } = checked;
     let details = details(&extracted.claims, voted, |v| hallucinated(v, floor));
     let hallucinated_count = details.iter().filter(|c| c.failed).count();
     let total = details.len();
@@ -122,9 +127,10 @@ pub(super) async fn hallucination(
         reasoning,
         claims: details,
         passages: Vec::new(),
-        undecided,
         sample_scores: scores,
         dropped: extracted.dropped.len(),
+        interval,
+        judges,
         ..Scored::default()
     })
 }

@@ -9,6 +9,7 @@ mod context;
 mod correctness;
 mod criteria;
 mod custom;
+mod decide;
 mod faithfulness;
 mod relevance;
 mod sampling;
@@ -21,8 +22,9 @@ pub use custom::{CustomAnswer, CustomMetric, CustomScore};
 
 use crate::core::judged::Person;
 use crate::core::{
-    ClaimCounts, ClaimVerdict, ConfigError, Correctness, Criteria, Evaluation, Metric,
-    PassageVerdict, RagCase, Samples, VerdictWeights, clamp_score,
+    Awaiting, Bands, ClaimCounts, ClaimVerdict, ConfigError, Correctness, Criteria, Evaluation,
+    JudgeShare, Metric, PassageVerdict, RagCase, Samples, Uncertain, Unsure, VerdictWeights,
+    clamp_score,
 };
 use crate::error::{Error, Result};
 use crate::session::{Session, Tally};
@@ -70,6 +72,10 @@ pub struct EvalOptions {
     /// How answer correctness is decided; `None` uses the judge's (the
     /// direct question, unless configured otherwise).
     pub correctness: Option<Correctness>,
+    /// What an item the judges are unsure of does to the test; `None` uses
+    /// the judge's (`[scoring] uncertain`, by default awaiting a person and
+    /// failing meanwhile).
+    pub uncertain: Option<Uncertain>,
 }
 
 impl EvalOptions {
@@ -115,6 +121,19 @@ impl EvalOptions {
         self.correctness = Some(correctness);
         self
     }
+
+    /// Sets what an item the judges are unsure of does to the test.
+    ///
+    /// ```
+    /// use ragaliq::{EvalOptions, Uncertain};
+    /// let o = EvalOptions::default().with_uncertain(Uncertain::Pass);
+    /// assert_eq!(o.uncertain, Some(Uncertain::Pass));
+    /// ```
+    #[must_use]
+    pub fn with_uncertain(mut self, uncertain: Uncertain) -> Self {
+        self.uncertain = Some(uncertain);
+        self
+    }
 }
 
 /// Defaults the metrics apply when an [`EvalOptions`] leaves them open,
@@ -138,6 +157,10 @@ pub(crate) struct Scoring {
     /// (short questions, a provider that returns them): asking again gives
     /// the same probability, so several samples are refused.
     pub reads_probabilities: bool,
+    /// Where this judge's readings of each kind are uncertain.
+    pub bands: Bands,
+    /// What an item still uncertain after the last judge does to its test.
+    pub uncertain: Uncertain,
 }
 
 /// Why `samples` above 1 is refused where verdicts are read from token
@@ -167,6 +190,8 @@ impl Default for Scoring {
             },
             fitted_note: None,
             reads_probabilities: false,
+            bands: Bands::default(),
+            uncertain: Uncertain::default(),
         }
     }
 }
@@ -187,6 +212,8 @@ pub(crate) struct Plan {
     /// judge's reading: in every evaluation, never in calibration (which
     /// measures the judge).
     pub persons: bool,
+    /// What an item still uncertain after the last judge does.
+    pub uncertain: Uncertain,
 }
 
 /// What a metric computes; [`evaluate`] adds the threshold, the outcome
@@ -217,6 +244,34 @@ pub(crate) struct Scored {
     /// Answer correctness's direct question: what the judge was shown, and
     /// the expected answer found in the response.
     graded: Option<crate::core::Graded>,
+    /// Some items await a person: the score with them counted against the
+    /// answer and for it, and how many there are.
+    interval: Option<Interval>,
+    /// A metric decided by one answer: why the answer is uncertain.
+    unsure: Option<Unsure>,
+    /// Per judge of the cascade: items asked, items decided.
+    judges: Vec<(usize, usize)>,
+}
+
+/// A score counted with its uncertain items each way.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Interval {
+    pub low: f64,
+    pub high: f64,
+    pub items: usize,
+}
+
+impl Interval {
+    /// The interval of a score whose items `awaiting` of are uncertain:
+    /// `low` and `high` the scores with them counted each way (in either
+    /// order); `None` when no item is uncertain.
+    fn of(awaiting: usize, a: f64, b: f64) -> Option<Interval> {
+        (awaiting > 0).then(|| Interval {
+            low: a.min(b),
+            high: a.max(b),
+            items: awaiting,
+        })
+    }
 }
 
 impl Scored {
@@ -371,6 +426,7 @@ fn check(
         agreement,
         threshold,
         persons: true,
+        uncertain: options.uncertain.unwrap_or(scoring.uncertain),
     })
 }
 
@@ -383,27 +439,53 @@ fn check(
 /// this crate, instead of again in every test crate that awaits them
 /// (measured in BENCHMARKS.md, "A lean build").
 pub(crate) fn evaluate<'a>(
-    session: &'a Session,
-    scoring: &'a Scoring,
+    judge: Judges<'a>,
     subject: Subject<'a>,
     case: &'a RagCase,
     options: &'a EvalOptions,
 ) -> BoxFuture<'a, Result<Evaluation>> {
-    Box::pin(evaluate_here(session, scoring, subject, case, options))
+    Box::pin(evaluate_here(judge, subject, case, options))
+}
+
+/// A judge's session and scoring, and the judges it escalates uncertain
+/// items to.
+#[derive(Clone, Copy)]
+pub(crate) struct Judges<'a> {
+    pub session: &'a Session,
+    pub scoring: &'a Scoring,
+    pub escalate: &'a [Stage],
+}
+
+/// A judge an uncertain item is escalated to (`[[escalate]]`): its session
+/// (over the same recording and trial) and its scoring (its own bands and
+/// per-item thresholds).
+#[derive(Clone)]
+pub(crate) struct Stage {
+    pub session: Session,
+    pub scoring: std::sync::Arc<Scoring>,
 }
 
 async fn evaluate_here(
-    session: &Session,
-    scoring: &Scoring,
+    judges: Judges<'_>,
     subject: Subject<'_>,
     case: &RagCase,
     options: &EvalOptions,
 ) -> Result<Evaluation> {
+    let Judges {
+        session,
+        scoring,
+        escalate,
+    } = judges;
     let plan = check(scoring, subject, case, options)?;
     let tally = Tally::default();
+    let tallies: Vec<Tally> = escalate.iter().map(|_| Tally::default()).collect();
     let ask = Asker {
         session,
         tally: &tally,
+        scoring,
+        escalate,
+        tallies: &tallies,
+        stage: 0,
     };
     let how = scoring.verification;
     let metric = subject.metric();
@@ -416,11 +498,9 @@ async fn evaluate_here(
             let floor = options.confidence_floor.or(scoring.confidence_floor);
             faithfulness::hallucination(&ask, how, case, floor, &plan).await?
         }
-        Subject::Metric(Metric::Relevance) => relevance::relevance(&ask, how, case, &plan).await?,
-        Subject::Metric(Metric::ContextPrecision) => {
-            context::precision(&ask, how, case, &plan).await?
-        }
-        Subject::Metric(Metric::ContextRecall) => context::recall(&ask, how, case, &plan).await?,
+        Subject::Metric(Metric::Relevance) => relevance::relevance(&ask, case, &plan).await?,
+        Subject::Metric(Metric::ContextPrecision) => context::precision(&ask, case, &plan).await?,
+        Subject::Metric(Metric::ContextRecall) => context::recall(&ask, case, &plan).await?,
         Subject::Metric(Metric::Correctness) => {
             let measure = options.correctness.unwrap_or(scoring.correctness);
             correctness::correctness(&ask, how, case, measure, &plan).await?
@@ -453,7 +533,22 @@ async fn evaluate_here(
     } else {
         scored.score
     });
-    let passed = !scored.undecided && score >= plan.threshold;
+    // Counted with its uncertain items each way, the score may still fall
+    // on one side of the threshold: then the test is decided whatever a
+    // person would say of them. Otherwise it awaits a person.
+    let awaiting = scored
+        .interval
+        .filter(|i| i.low < plan.threshold && i.high >= plan.threshold)
+        .map(|i| Awaiting {
+            low: clamp_score(i.low),
+            high: clamp_score(i.high),
+            items: i.items,
+            meanwhile: plan.uncertain,
+        });
+    let passed = match awaiting {
+        Some(_) => plan.uncertain == Uncertain::Pass,
+        None => !scored.undecided && score >= plan.threshold,
+    };
     let spread = (scored.sample_scores.len() > 1).then(|| {
         let scores: Vec<f64> = scored
             .sample_scores
@@ -465,6 +560,29 @@ async fn evaluate_here(
     // The direct question checks no claim: no claim counts to show.
     let counts = (metric.verifies_claims() && scored.graded.is_none())
         .then(|| ClaimCounts::of(&scored.claims, scored.dropped));
+    let mut usage = tally.total();
+    for t in &tallies {
+        usage += t.total();
+    }
+    let judges = if escalate.is_empty() {
+        Vec::new()
+    } else {
+        (0..ask.judges())
+            .map(|k| {
+                let (asked, decided) = scored.judges.get(k).copied().unwrap_or_default();
+                JudgeShare {
+                    model: ask.at(k).model().to_owned(),
+                    asked,
+                    decided,
+                    usage: if k == 0 {
+                        tally.total()
+                    } else {
+                        tallies[k - 1].total()
+                    },
+                }
+            })
+            .collect()
+    };
     Ok(Evaluation {
         metric,
         name: scored.name,
@@ -476,7 +594,7 @@ async fn evaluate_here(
         counts,
         claims: scored.claims,
         passages: scored.passages,
-        usage: tally.total(),
+        usage,
         spread,
         precision: scored.precision,
         recall: scored.recall,
@@ -484,18 +602,77 @@ async fn evaluate_here(
         review_key: scored.review_key,
         graded: scored.graded,
         retrieval: None,
+        awaiting,
+        unsure: scored.unsure,
+        judges,
     })
 }
 
-/// One evaluation's way to the judge: the session, and the tally its
-/// questions are counted in.
+/// One evaluation's way to a judge: its session, the tally its questions
+/// are counted in, its scoring, and the judges after it in the cascade.
 #[derive(Clone, Copy)]
 pub(crate) struct Asker<'a> {
     session: &'a Session,
     tally: &'a Tally,
+    scoring: &'a Scoring,
+    /// The judges uncertain items are escalated to, and their tallies;
+    /// empty on an asker for a later judge.
+    escalate: &'a [Stage],
+    tallies: &'a [Tally],
+    /// Which judge this is: 0 for the evaluation's own.
+    stage: usize,
 }
 
-impl Asker<'_> {
+impl<'a> Asker<'a> {
+    /// An asker over one judge, with no cascade (calibration, claim checks
+    /// and extraction outside an evaluation).
+    fn alone(session: &'a Session, tally: &'a Tally, scoring: &'a Scoring) -> Asker<'a> {
+        Asker {
+            session,
+            tally,
+            scoring,
+            escalate: &[],
+            tallies: &[],
+            stage: 0,
+        }
+    }
+
+    /// How many judges the cascade has, this one included.
+    pub(super) fn judges(&self) -> usize {
+        1 + self.escalate.len()
+    }
+
+    /// The asker for judge `stage` of the cascade (0: this one).
+    pub(super) fn at(&self, stage: usize) -> Asker<'a> {
+        if stage == 0 {
+            return *self;
+        }
+        let next = &self.escalate[stage - 1];
+        Asker {
+            session: &next.session,
+            tally: &self.tallies[stage - 1],
+            scoring: &next.scoring,
+            escalate: &[],
+            tallies: &[],
+            stage,
+        }
+    }
+
+    /// The judge's scoring: its bands, its per-item thresholds.
+    pub(super) fn scoring(&self) -> &'a Scoring {
+        self.scoring
+    }
+
+    /// The judge's model, as messages name it.
+    pub(super) fn model(&self) -> &'a str {
+        &self.session.asking().model
+    }
+
+    /// Which judge of the cascade this is (0: the evaluation's own).
+    pub(super) fn stage(&self) -> usize {
+        self.stage
+    }
+
     async fn ask<A: crate::tasks::Ask>(&self, ask: &A, sample: u32) -> Result<A::Answer> {
         self.session.ask(self.tally, ask, sample).await
     }
@@ -563,14 +740,13 @@ pub(crate) async fn verify_labelled(
         agreement: scoring.agreement,
         threshold: 0.5,
         persons: false,
+        // Calibration reads the verdict at the threshold and, beside it,
+        // whether the judge's band leaves the claim uncertain.
+        uncertain: Uncertain::Fail,
     };
     let tally = Tally::default();
-    let ask = Asker {
-        session,
-        tally: &tally,
-    };
-    let checked =
-        claims::check(&ask, scoring.verification, claims, passages, &plan, |_| 0.0).await?;
+    let ask = Asker::alone(session, &tally, scoring);
+    let checked = claims::check(&ask, claims, passages, &plan, |_| 0.0).await?;
     Ok((checked.voted, tally.total()))
 }
 
@@ -597,21 +773,14 @@ async fn verify_claim_here(
         agreement: scoring.agreement,
         threshold: 0.5,
         persons: true,
+        uncertain: scoring.uncertain,
     };
     let tally = Tally::default();
-    let ask = Asker {
-        session,
-        tally: &tally,
-    };
+    let ask = Asker::alone(session, &tally, scoring);
     let claims = [claim.to_owned()];
-    let checked = claims::check(
-        &ask,
-        scoring.verification,
-        &claims,
-        passages,
-        &plan,
-        |set| VerdictWeights::RATIO.score(set.iter().map(|v| v.verdict)),
-    )
+    let checked = claims::check(&ask, &claims, passages, &plan, |set| {
+        VerdictWeights::RATIO.score(set.iter().map(|v| v.verdict))
+    })
     .await?;
     let mut details = claims::details(&claims, checked.voted, |v| {
         v.verdict != crate::core::Verdict::Supported
@@ -639,10 +808,7 @@ async fn extract_claims_here(
     text: &str,
 ) -> Result<(Vec<String>, crate::core::Usage)> {
     let tally = Tally::default();
-    let ask = Asker {
-        session,
-        tally: &tally,
-    };
+    let ask = Asker::alone(session, &tally, scoring);
     let extracted = claims::extract(&ask, scoring.verification, query, text, "response").await?;
     Ok((extracted.claims, tally.total()))
 }

@@ -57,6 +57,7 @@ use crate::core::Verdict;
 pub(crate) use json::canonical;
 use json::{Found, J};
 use std::fmt;
+pub(crate) use word::cut_in_reasoning;
 pub use word::{
     AnswerAt, AnswerWords, MIN_ANSWER_MASS, WordAnswer, YesNo, answer_word, yes_no, yes_or_no,
 };
@@ -114,7 +115,8 @@ pub enum ParseErrorKind {
     Refusal,
     /// The reply holds no JSON value.
     NoJson,
-    /// The JSON (or a reasoning block) was cut off before it closed.
+    /// The JSON, or a reasoning block before the answer, was cut off
+    /// before it closed.
     Truncated,
     /// The reply holds more than one different JSON value.
     Ambiguous {
@@ -217,7 +219,7 @@ impl fmt::Display for ParseErrorKind {
             ParseErrorKind::Refusal => f.write_str("the judge refused to answer"),
             ParseErrorKind::NoJson => f.write_str("the reply contains no JSON"),
             ParseErrorKind::Truncated => {
-                f.write_str("the reply was cut off before its JSON closed")
+                f.write_str("the reply was cut off before its JSON or its reasoning block closed")
             }
             ParseErrorKind::Ambiguous { values } => {
                 write!(f, "the reply contains {values} different JSON values")

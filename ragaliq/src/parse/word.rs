@@ -8,8 +8,13 @@
 //! - [`AnswerAt::First`], the reply's first word (ragaliq's own questions:
 //!   "Answer "yes" or "no"", "Answer with the number first"). Before it only
 //!   blanks, quotes (`"`, `'`, `“`, `”`, `‘`, `’`, `«`, `»`, `` ` ``),
-//!   markdown `*` and one `Answer:` lead-in (any case) are passed over:
-//!   `Yes`, ` yes.`, `**No**`, `"No`, `Answer: No`.
+//!   markdown `*` and `_`, one reasoning block `<think>…</think>` (a
+//!   reasoning model's, read nowhere: a "yes" inside it is never the
+//!   answer) and one lead-in, `Answer:`, `Final answer:` or `Verdict:` (any
+//!   case), are passed over: `Yes`, ` yes.`, `**No**`, `_Yes_`, `"No`,
+//!   `Answer: No`, `Final answer: Yes`, `Verdict: No`,
+//!   `<think>\n\n</think>\n\nYes`. A block that never closes (a reply cut
+//!   in its reasoning) is refused as truncated.
 //! - [`AnswerAt::After`]`(marker)`, the first word after the last `marker`
 //!   in the reply (ASCII case ignored), for a question that asks for the
 //!   reason first and the answer last (`… Answer: no`). After the marker the
@@ -88,8 +93,9 @@ pub const MIN_ANSWER_MASS: f64 = 0.5;
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum AnswerAt {
-    /// The reply's first word (after blanks, quotes, markdown `*` and one
-    /// `Answer:` lead-in): the question asks for the answer first.
+    /// The reply's first word (after blanks, quotes, markdown `*` and `_`,
+    /// a `<think>…</think>` block and one `Answer:`, `Final answer:` or
+    /// `Verdict:` lead-in): the question asks for the answer first.
     #[default]
     First,
     /// The first word after the last occurrence of the marker (ASCII case
@@ -328,12 +334,13 @@ fn letters(text: &str) -> String {
         .collect()
 }
 
-/// What may stand before an answer word: blanks, quotes, markdown `*`.
+/// What may stand before an answer word: blanks, quotes, markdown `*` and
+/// `_`.
 fn lead_in(c: char) -> bool {
     c.is_whitespace()
         || matches!(
             c,
-            '"' | '\'' | '“' | '”' | '‘' | '’' | '«' | '»' | '`' | '*'
+            '"' | '\'' | '“' | '”' | '‘' | '’' | '«' | '»' | '`' | '*' | '_'
         )
 }
 
@@ -344,8 +351,37 @@ fn skip_lead_in(text: &str, from: usize) -> usize {
         .map_or(text.len(), |(i, _)| from + i)
 }
 
-/// The lead-in a [`AnswerAt::First`] answer may carry once.
-const LEAD_IN_WORD: &str = "answer:";
+/// The lead-ins a [`AnswerAt::First`] answer may carry, one of them once
+/// (longest first, so `Final answer:` is not read as `Final`).
+const LEAD_IN_WORDS: [&str; 3] = ["final answer:", "answer:", "verdict:"];
+
+/// A model's reasoning block, passed over whole before a first-word answer
+/// (as the JSON parser drops it): the answer is never read inside it.
+const THINK_OPEN: &str = "<think>";
+const THINK_CLOSE: &str = "</think>";
+
+/// Where a reasoning block that opens at `start` ends (just past its
+/// close); `Some(start)` when none opens there; `None` when one opens and
+/// never closes (a reply cut in its reasoning).
+fn past_reasoning(text: &str, start: usize) -> Option<usize> {
+    let opens = text
+        .get(start..start + THINK_OPEN.len())
+        .is_some_and(|s| s.eq_ignore_ascii_case(THINK_OPEN));
+    if !opens {
+        return Some(start);
+    }
+    // ASCII lower-casing keeps every byte where it was.
+    let close = text[start..].to_ascii_lowercase().find(THINK_CLOSE)?;
+    Some(start + close + THINK_CLOSE.len())
+}
+
+/// Whether `reply` opens a reasoning block before a first-word answer and
+/// never closes it: a reply cut at its token limit inside its reasoning,
+/// which room for the block would have let through.
+#[must_use]
+pub(crate) fn cut_in_reasoning(reply: &str) -> bool {
+    past_reasoning(reply, skip_lead_in(reply, 0)).is_none()
+}
 
 /// Where the answer stands in `text`: the byte where the marker starts
 /// (for [`AnswerAt::After`]) and the byte where the word starts. `None`
@@ -354,11 +390,16 @@ fn place(text: &str, at: &AnswerAt) -> Option<(Option<usize>, usize)> {
     match at {
         AnswerAt::First => {
             let mut start = skip_lead_in(text, 0);
-            if text
-                .get(start..start + LEAD_IN_WORD.len())
-                .is_some_and(|s| s.eq_ignore_ascii_case(LEAD_IN_WORD))
-            {
-                start = skip_lead_in(text, start + LEAD_IN_WORD.len());
+            // An unclosed block leaves the answer's place at `<think>`,
+            // which is no answer word: refused, never read inside it.
+            if let Some(past) = past_reasoning(text, start) {
+                start = skip_lead_in(text, past);
+            }
+            if let Some(word) = LEAD_IN_WORDS.iter().find(|w| {
+                text.get(start..start + w.len())
+                    .is_some_and(|s| s.eq_ignore_ascii_case(w))
+            }) {
+                start = skip_lead_in(text, start + word.len());
             }
             Some((None, start))
         }
@@ -501,6 +542,8 @@ pub fn answer_word(
         ParseError::new(
             if reply.trim().is_empty() {
                 ParseErrorKind::Empty
+            } else if at.at_start() && cut_in_reasoning(reply) {
+                ParseErrorKind::Truncated
             } else {
                 ParseErrorKind::NotYesNo {
                     word: standing(reply, here.start),
@@ -702,6 +745,51 @@ mod tests {
             &AnswerWords::new(words.iter().copied()),
             &AnswerAt::First,
         )
+    }
+
+    #[test]
+    fn reasoning_before_the_answer_and_common_lead_ins_are_passed_over() {
+        // Qwen3 with `/no_think` on a server that does not strip the empty
+        // block; a closed block with reasoning in it is passed over whole
+        // (a "yes" inside it is never read).
+        for (reply, p_yes) in [
+            ("<think>\n\n</think>\n\nYes", 1.0),
+            ("<think>The passage says no refunds. yes?</think>\nNo.", 0.0),
+            ("<THINK></THINK>yes", 1.0),
+            ("_Yes_", 1.0),
+            ("__No__", 0.0),
+            ("Final answer: Yes", 1.0),
+            ("**Final Answer:** no", 0.0),
+            ("Verdict: No", 0.0),
+            ("verdict: yes.", 1.0),
+            ("Answer: Yes", 1.0),
+        ] {
+            let r = yes_no(reply, None).unwrap_or_else(|e| panic!("{reply:?}: {e}"));
+            assert_eq!(r.p_yes, p_yes, "{reply:?}");
+        }
+        // Read from the token probabilities at the answer, after the block.
+        let tokens = [
+            token("<think>", &[("<think>", 1.0)]),
+            token("\n\n", &[("\n\n", 1.0)]),
+            token("</think>", &[("</think>", 1.0)]),
+            token("\n\n", &[("\n\n", 1.0)]),
+            token("Yes", &[("Yes", 0.7), ("No", 0.3)]),
+        ];
+        let r = yes_no("<think>\n\n</think>\n\nYes", Some(&tokens)).unwrap();
+        assert!(r.from_probabilities, "{}", r.read);
+        assert!((r.p_yes - 0.7).abs() < 1e-12, "{}", r.read);
+        assert!(r.read.contains("token 5"), "{}", r.read);
+        // Still refused: a block that never closes (the reply was cut in the
+        // reasoning), nothing after the block, and a lead-in once only.
+        for reply in [
+            "<think>\nThe passage",
+            "<think>yes</think>",
+            "Final answer: Verdict: yes",
+            "Answer: Answer: yes",
+            "The answer: yes",
+        ] {
+            assert!(yes_no(reply, None).is_err(), "{reply:?} was read");
+        }
     }
 
     #[test]

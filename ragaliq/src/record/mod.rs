@@ -50,6 +50,7 @@ mod ordered;
 mod peers;
 mod recording;
 mod reviewed;
+mod reviewed_entry;
 mod snapfile;
 mod stale;
 
@@ -58,9 +59,10 @@ pub(crate) use binding::{Binder, bind};
 pub use ordered::Ordered;
 pub use recording::{Exchange, FORMAT, Recording, Settings, Tokens};
 pub use reviewed::{
-    DroppedReview, Reviewed, dropped_between, mark_blind, remove_verdict, set_verdict, update,
+    DroppedReview, dropped_between, mark_blind, remove_verdict, set_verdict, update,
 };
-pub(crate) use snapfile::pending_path;
+pub use reviewed_entry::Reviewed;
+pub use snapfile::pending_path;
 
 /// What a request asks, readably (`claim_supported "…"`), for messages.
 pub(crate) fn describe_exchange(request: &crate::core::JudgeRequest) -> String {
@@ -147,7 +149,7 @@ pub enum RecordingError {
     /// `#[rag_test]` and [`recorded_judge!`](crate::recorded_judge). It never
     /// calls out in this mode.
     #[error(
-        "this judge has no recording, and the mode is replay ({why}): it may not call the judge, so {exchange} was not asked\n  in a test, use #[rag_test] or `let judge = ragaliq::recorded_judge!();`, which replay from a recording; record it with: RAGALIQ_MODE=record cargo test\n  to call a real provider anyway (a nightly run), set RAGALIQ_MODE=live"
+        "this judge has no recording, and the mode is replay ({why}): it may not call the judge, so {exchange} was not asked\n  in a test, use #[rag_test] or `let judge = ragaliq::recorded_judge!();`, which replay from a recording; record it with: RAGALIQ_MODE=record cargo test --no-fail-fast\n  to call a real provider anyway (a nightly run), set RAGALIQ_MODE=live"
     )]
     Unrecorded {
         /// The exchange asked for, readably.
@@ -386,11 +388,18 @@ impl Recorder {
         request: &JudgeRequest,
         trial: Option<&str>,
     ) -> Result<Option<JudgeResponse>, RecordingError> {
-        if matches!(self.mode, Mode::Live | Mode::Record) {
+        if self.mode == Mode::Live {
             return Ok(None);
         }
+        // Record mode serves nothing from the recording, but writes it
+        // back (keeping its person's verdicts): one that cannot be read
+        // cannot be written either, so it is said before any answer is
+        // paid for.
         if let Some(e) = &self.load_error {
             return Err(e.clone());
+        }
+        if self.mode == Mode::Record {
+            return Ok(None);
         }
         if let Some(response) = self.lookup_only(fingerprint, trial) {
             return Ok(Some(response));
@@ -787,14 +796,7 @@ pub fn migrate(path: &Path) -> Result<bool, RecordingError> {
         return Ok(false);
     };
     recording.sort();
-    let header = match raw
-        .strip_prefix("---\n")
-        .and_then(|rest| rest.find("\n---\n").map(|end| &rest[..end]))
-    {
-        Some(header) => format!("---\n{header}\n---\n"),
-        None => String::new(),
-    };
-    let text = format!("{header}{}\n", recording.to_yaml());
+    let text = snapfile::rewritten(&raw, &recording.to_yaml());
     run::write_atomic(path, text.as_bytes()).map_err(|e| corrupt(e.to_string()))?;
     Ok(true)
 }

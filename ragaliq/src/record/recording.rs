@@ -55,7 +55,7 @@
 //! [`Reviewed`] and `cargo ragaliq review`).
 
 use super::ordered::Ordered;
-use super::reviewed::{FileReviewed, Reviewed, read_reviewed};
+use super::reviewed_entry::{FileReviewed, Reviewed, read_reviewed};
 use crate::core::{
     Check, CheckOutcome, JsonMode, JudgeRequest, JudgeResponse, ResponseFormat, TokenLogprob,
     TopLogprob,

@@ -1,32 +1,11 @@
-//! A person's verdicts in a recording: read and checked, carried over when
-//! a recording is written anew, and written by `cargo ragaliq review`.
+//! A person's verdicts across a recording: carried over when a recording
+//! is written anew, and set or removed by `cargo ragaliq review`.
 //!
 //! An exchange that decides a verdict may hold, beside the judge's reading,
-//! the verdict a reviewer gave on each of its items:
-//!
-//! ```yaml
-//! - task: claim_supported
-//!   asked: {passages: [P1], claim: You get all your money back}
-//!   reply: "no"
-//!   ...
-//!   checked:
-//!   - item: 1
-//!     read: P(yes) 0.310 from the first token's 10 likeliest (yes 0.309, no 0.689)
-//!   reviewed:
-//!   - item: 1
-//!     verdict: supported
-//!     by: ana
-//!     note: all your money back is a full refund
-//!     key: 5c1e0f0a3b7d9e21
-//!   fingerprint: 157632b9…
-//! ```
-//!
-//! The `key` is what was judged ([`judged`](crate::judged)): the claim and
-//! its passages, never the exchange's position, model or prompt. It is not
-//! part of the fingerprint, so adding a verdict never makes a recording
-//! stale. Written by hand, `key` may be left out: it is then the key of
-//! what the exchange judges, and the next write fills it in; a `key` that
-//! is not the exchange's (its claim or passages were edited) is an error.
+//! the verdict a reviewer gave on each of its items (the `reviewed:`
+//! entries, [`Reviewed`], read in `reviewed_entry.rs`). Their key is what
+//! was judged ([`judged`](crate::judged)), not part of the fingerprint, so
+//! adding a verdict never makes a recording stale.
 //!
 //! When a recording is written anew (record mode, new exchanges in auto
 //! mode, another model or prompt version), every person's verdict whose
@@ -34,172 +13,14 @@
 //! the others are dropped, and the writer says which and why
 //! ([`DroppedReview`]).
 
-use super::ordered::Ordered;
 use super::recording::{Exchange, Recording};
+use super::reviewed_entry::Reviewed;
 use super::{RecordingError, snapfile};
 use crate::core::judged::{self, Judged};
 use crate::run;
-use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 use std::fmt;
 use std::path::Path;
-
-/// A verdict a person gave on one item of an exchange.
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct Reviewed {
-    /// The item (1 for a one-item question; the claim's number in a batch).
-    pub item: usize,
-    /// The verdict: one of the words [`judged::verdict_words`] gives for
-    /// the exchange's task (`supported`, `yes`, `4`, a metric's own word).
-    pub verdict: String,
-    /// Who gave it.
-    pub by: Option<String>,
-    /// Why.
-    pub note: Option<String>,
-    /// What was judged ([`judged::key`]).
-    pub key: String,
-    /// Given blind: the judge's reading was hidden from the person
-    /// (`cargo ragaliq review --blind`), so the verdict is not anchored on
-    /// it. Agreement measured on blind verdicts only is the figure to trust.
-    pub blind: bool,
-}
-
-impl Reviewed {
-    /// A person's `verdict` on what `key` names, as item `item`.
-    #[must_use]
-    pub fn new(item: usize, verdict: impl Into<String>, key: impl Into<String>) -> Reviewed {
-        Reviewed {
-            item,
-            verdict: verdict.into(),
-            by: None,
-            note: None,
-            key: key.into(),
-            blind: false,
-        }
-    }
-
-    /// Who gave it.
-    #[must_use]
-    pub fn by(mut self, by: Option<String>) -> Reviewed {
-        self.by = by.filter(|b| !b.trim().is_empty());
-        self
-    }
-
-    /// Why.
-    #[must_use]
-    pub fn note(mut self, note: Option<String>) -> Reviewed {
-        self.note = note.filter(|n| !n.trim().is_empty());
-        self
-    }
-}
-
-/// A person's verdict as written in the file.
-#[derive(Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(super) struct FileReviewed {
-    #[serde(default = "one")]
-    item: usize,
-    verdict: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    by: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    note: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    key: Option<String>,
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    blind: bool,
-}
-
-fn one() -> usize {
-    1
-}
-
-impl FileReviewed {
-    pub(super) fn write(r: &Reviewed) -> FileReviewed {
-        FileReviewed {
-            item: r.item,
-            verdict: r.verdict.clone(),
-            by: r.by.clone(),
-            note: r.note.clone(),
-            key: Some(r.key.clone()),
-            blind: r.blind,
-        }
-    }
-}
-
-/// The person's verdicts of exchange `n` (of `task`, having asked
-/// `asked`), checked: each names an item the exchange judges, with one of
-/// its task's words, under that item's key (filled in when left out).
-pub(super) fn read_reviewed(
-    task: &str,
-    asked: &Ordered,
-    written: Vec<FileReviewed>,
-    n: usize,
-) -> Result<Vec<Reviewed>, String> {
-    if written.is_empty() {
-        return Ok(Vec::new());
-    }
-    let items = judged::items(task, &asked.to_value());
-    let mut out: Vec<Reviewed> = Vec::new();
-    for r in written {
-        let Some(it) = items.iter().find(|i| i.item == r.item) else {
-            return Err(if items.is_empty() {
-                format!(
-                    "exchange {n}: a person's verdict on a `{task}` exchange, which decides no verdict"
-                )
-            } else {
-                format!(
-                    "exchange {n}: a person's verdict on item {}, but the exchange judges {} item{}",
-                    r.item,
-                    items.len(),
-                    if items.len() == 1 { "" } else { "s" }
-                )
-            });
-        };
-        let verdict = r.verdict.trim().to_lowercase();
-        if let Some(words) = judged::verdict_words(task)
-            && !words.contains(&verdict.as_str())
-        {
-            return Err(format!(
-                "exchange {n}: a person's verdict `{}` on item {}: a `{task}` item takes {}",
-                r.verdict,
-                r.item,
-                words.join(", ")
-            ));
-        }
-        if verdict.is_empty() {
-            return Err(format!(
-                "exchange {n}: an empty person's verdict on item {}",
-                r.item
-            ));
-        }
-        let key = match r.key {
-            Some(key) if key != it.key => {
-                return Err(format!(
-                    "exchange {n}: the person's verdict on item {} has key {key}, but what the exchange judges has key {} (was its claim or a passage edited? leave `key` out to key the verdict to what the exchange judges now)",
-                    r.item, it.key
-                ));
-            }
-            _ => it.key.clone(),
-        };
-        if out.iter().any(|o| o.item == r.item) {
-            return Err(format!(
-                "exchange {n}: two verdicts given by people on item {}",
-                r.item
-            ));
-        }
-        out.push(Reviewed {
-            item: r.item,
-            verdict,
-            by: r.by.filter(|b| !b.trim().is_empty()),
-            note: r.note.filter(|b| !b.trim().is_empty()),
-            key,
-            blind: r.blind,
-        });
-    }
-    Ok(out)
-}
 
 /// A person's verdict a new recording no longer holds: no exchange of it
 /// judges what the verdict was given on.
@@ -383,7 +204,8 @@ pub fn dropped_between(accepted: &Recording, pending: &Recording) -> Vec<Dropped
 
 /// Changes the recording at `path` (a `.snap` or `.snap.new`) with `f`,
 /// under the recording's lock, and writes it back atomically with its
-/// insta header; `f`'s result is returned. The exchanges, their order and
+/// insta header and its line ends (CRLF stays CRLF), unless `f` changed
+/// nothing; `f`'s result is returned. The exchanges, their order and
 /// their fingerprints are as they were: only what `f` changes changes.
 pub fn update<R>(path: &Path, f: impl FnOnce(&mut Recording) -> R) -> Result<R, RecordingError> {
     let corrupt = |problem: String| RecordingError::Corrupt {
@@ -404,16 +226,14 @@ pub fn update<R>(path: &Path, f: impl FnOnce(&mut Recording) -> R) -> Result<R, 
     let Some(mut recording) = snapfile::load(path)? else {
         return Err(corrupt("there is no such recording".into()));
     };
+    let before = recording.clone();
     let result = f(&mut recording);
-    let header = match raw
-        .strip_prefix("---\n")
-        .and_then(|rest| rest.find("\n---\n").map(|end| &rest[..end]))
-    {
-        Some(header) => format!("---\n{header}\n---\n"),
-        None => String::new(),
-    };
-    let yaml = recording.to_yaml();
-    let text = format!("{header}{}\n", yaml.trim_end_matches(['\n', '\r']));
+    // Nothing changed, nothing written: a file is rewritten only for what
+    // `f` changed in it (a format-1 file is not converted on the way).
+    if recording == before {
+        return Ok(result);
+    }
+    let text = snapfile::rewritten(&raw, &recording.to_yaml());
     run::write_atomic(path, text.as_bytes()).map_err(|e| corrupt(e.to_string()))?;
     Ok(result)
 }
@@ -633,6 +453,54 @@ mod tests {
         let e = parse_yaml(&yaml.replace("- item: 1\n    verdict", "- item: 2\n    verdict"))
             .unwrap_err();
         assert!(e.contains("judges 1 item"), "{e}");
+    }
+
+    #[test]
+    fn a_crlf_snap_keeps_its_insta_header_and_line_ends_when_a_verdict_is_written() {
+        // A `.snap` checked out on Windows with `core.autocrlf`: every line
+        // ends in CRLF, the header's fences included.
+        let dir = std::env::temp_dir().join(format!("ragaliq-crlf-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("t__crlf.snap");
+        let r = Recording {
+            exchanges: vec![claim('a', "X.", &POLICY, "m")],
+        };
+        let lf = snapfile::snap_text(&r.to_yaml(), "tests/t.rs", "a recording", None);
+        std::fs::write(&path, lf.replace('\n', "\r\n")).unwrap();
+        let key = r.exchanges[0].judged()[0].key.clone();
+        update(&path, |r| set_verdict(r, &key, "supported", None, None))
+            .unwrap()
+            .unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(
+            text.starts_with("---\r\nsource: tests/t.rs\r\n"),
+            "the insta header is kept: {text}"
+        );
+        assert!(
+            !text.replace("\r\n", "").contains('\n'),
+            "every line still ends in CRLF: {text:?}"
+        );
+        let back = Recording::read(&path).unwrap().unwrap();
+        assert_eq!(back.exchanges[0].reviewed[0].verdict, "supported");
+        // insta reads the header back (`cargo insta review` needs it).
+        let snap = insta::Snapshot::from_file(&path).unwrap();
+        assert_eq!(snap.metadata().source(), Some("tests/t.rs"));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn an_update_that_changes_nothing_writes_nothing() {
+        let dir = std::env::temp_dir().join(format!("ragaliq-noop-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        // Format 1, which a write would convert.
+        let path = dir.join("t__v1.snap");
+        let v1 = "---\nsource: tests/t.rs\n---\n{\"ragaliq_recording\": 1, \"exchanges\": [{\"fingerprint\": \"ab\", \"task\": \"relevance\", \"provider\": \"p\", \"model\": \"m\", \"template\": \"relevance@1+system@1\", \"asked\": {\"query\": \"q\", \"response\": \"r\"}, \"answer\": {\"score\": 1.0, \"reasoning\": \"ok\"}, \"tokens\": {\"input\": 1, \"output\": 2}}]}\n";
+        std::fs::write(&path, v1).unwrap();
+        assert_eq!(update(&path, |r| remove_verdict(r, "0123")).unwrap(), None);
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), v1);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -12,7 +12,16 @@ use std::path::{Path, PathBuf};
 /// The pending twin of a `.snap` file, where insta reads and writes it:
 /// `.snap.new` beside it, or under `INSTA_PENDING_DIR` (at the same path
 /// relative to the workspace) when that is set.
-pub(crate) fn pending_path(snap: &Path) -> PathBuf {
+///
+/// ```
+/// use std::path::Path;
+/// let twin = ragaliq::record::pending_path(Path::new("tests/snapshots/rag__refund.snap"));
+/// # if std::env::var_os("INSTA_PENDING_DIR").is_none() {
+/// assert_eq!(twin, Path::new("tests/snapshots/rag__refund.snap.new"));
+/// # }
+/// ```
+#[must_use]
+pub fn pending_path(snap: &Path) -> PathBuf {
     let mut name = snap.as_os_str().to_owned();
     name.push(".new");
     let beside = PathBuf::from(name);
@@ -63,6 +72,39 @@ fn strip_header(raw: &str) -> &str {
         }
     }
     raw.trim_end()
+}
+
+/// A snapshot file's text written anew with `contents` under the insta
+/// header `raw` (the file as it was) had: the header kept as it stood,
+/// and the file's line ends kept too (CRLF throughout when it had them: a
+/// checkout under `core.autocrlf` on Windows).
+pub(crate) fn rewritten(raw: &str, contents: &str) -> String {
+    let header = header_end(raw).map_or("", |end| &raw[..end]);
+    let header = header.replace("\r\n", "\n");
+    let text = format!("{header}{}\n", contents.trim_end_matches(['\n', '\r']));
+    if raw.contains("\r\n") {
+        text.replace('\n', "\r\n")
+    } else {
+        text
+    }
+}
+
+/// Where insta's header ends in a snapshot file's text (just past its
+/// closing `---` line), `None` when the file has none. Lines may end in LF
+/// or CRLF.
+fn header_end(raw: &str) -> Option<usize> {
+    let mut lines = raw.split_inclusive('\n');
+    if lines.next()?.trim_end() != "---" {
+        return None;
+    }
+    let mut offset = raw.find('\n')? + 1;
+    for line in lines {
+        offset += line.len();
+        if line.trim_end() == "---" {
+            return Some(offset);
+        }
+    }
+    None
 }
 
 /// Parses a recording's contents; errors name the file and the parser's position.
@@ -152,6 +194,23 @@ mod tests {
             "{\"a\": 1}"
         );
         assert_eq!(strip_header("{\"a\": 1}\n"), "{\"a\": 1}");
+    }
+
+    #[test]
+    fn a_rewrite_keeps_the_header_and_the_line_ends() {
+        let lf = "---\nsource: a.rs\n---\nold\n";
+        assert_eq!(rewritten(lf, "new\n"), "---\nsource: a.rs\n---\nnew\n");
+        let crlf = "---\r\nsource: a.rs\r\n---\r\nold\r\n";
+        assert_eq!(
+            rewritten(crlf, "new\nlines\n"),
+            "---\r\nsource: a.rs\r\n---\r\nnew\r\nlines\r\n"
+        );
+        assert_eq!(rewritten("old\n", "new"), "new\n", "no header, none made");
+        assert_eq!(
+            header_end("---\nsource: a.rs\n"),
+            None,
+            "an unclosed header"
+        );
     }
 
     #[test]

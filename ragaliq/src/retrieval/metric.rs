@@ -227,6 +227,9 @@ impl RetrievalMetric {
             review_key: None,
             graded: None,
             retrieval: Some(retrieved),
+            awaiting: None,
+            unsure: None,
+            judges: Vec::new(),
         }
     }
 

@@ -20,10 +20,11 @@ mod short;
 pub(crate) use extract::extract;
 pub(crate) use report::{details, dropped, summary};
 
+use super::decide::{Read, Threshold, decide};
 use super::sampling::{sample, vote_items};
-use super::{Asker, Plan};
+use super::{Asker, Interval, Plan};
 use crate::core::judged::Person;
-use crate::core::{Agreement, Strategy, Verdict};
+use crate::core::{Agreement, Kind, Strategy, Unsure, UnsureWhy, Verdict};
 use crate::error::Result;
 use crate::evidence::Found;
 use crate::parse::ParsedVerdict;
@@ -86,6 +87,12 @@ pub(crate) struct Voted {
     pub person: Option<Person>,
     /// The key a person's verdict on this claim is kept under.
     pub review_key: Option<String>,
+    /// With passages in chunks: the chunk the reading came from.
+    pub chunk: usize,
+    /// The claim is uncertain for every judge asked, and why.
+    pub unsure: Option<Unsure>,
+    /// The judge the verdict is from, when the claim was escalated.
+    pub judge: Option<String>,
 }
 
 /// How bad a verdict is for the answer: ties go to the worse one.
@@ -108,43 +115,255 @@ pub(super) fn scored(v: &CheckedVerdict, checked: bool) -> Verdict {
     }
 }
 
-/// What [`check`] found: each claim's voted verdict, and each sample's
-/// score.
+/// What [`check`] found: each claim's voted verdict, each sample's score
+/// (the first judge's), and per judge of the cascade how many claims it was
+/// asked about and how many it decided.
 pub(crate) struct Checked {
     pub voted: Vec<Voted>,
     pub sample_scores: Vec<f64>,
+    pub judges: Vec<(usize, usize)>,
+}
+
+impl Checked {
+    /// How many claims await a person.
+    pub(crate) fn awaiting(&self) -> usize {
+        self.voted.iter().filter(|v| v.awaits()).count()
+    }
+
+    /// The score `score` gives the verdicts with every claim that awaits a
+    /// person counted each way: supported, and not (its own verdict, or no
+    /// evidence where the threshold read it supported). `None` when none
+    /// awaits.
+    pub(crate) fn interval(&self, score: impl Fn(&[ParsedVerdict]) -> f64) -> Option<Interval> {
+        let n = self.awaiting();
+        let way = |yes: bool| -> Vec<ParsedVerdict> {
+            self.voted
+                .iter()
+                .map(|v| {
+                    if !v.awaits() {
+                        return ParsedVerdict {
+                            verdict: v.counted(),
+                            ..v.verdict.clone()
+                        };
+                    }
+                    let verdict = match (yes, v.counted()) {
+                        (true, _) => Verdict::Supported,
+                        (false, Verdict::Supported | Verdict::PartiallySupported) => {
+                            Verdict::NoEvidence
+                        }
+                        (false, other) => other,
+                    };
+                    ParsedVerdict {
+                        verdict,
+                        evidence: String::new(),
+                        confidence: None,
+                    }
+                })
+                .collect()
+        };
+        Interval::of(n, score(&way(false)), score(&way(true)))
+    }
+}
+
+impl Voted {
+    /// Whether the claim decides nothing yet: uncertain for every judge,
+    /// and no person's verdict.
+    pub(crate) fn awaits(&self) -> bool {
+        self.person.is_none() && self.unsure.is_some()
+    }
+
+    /// The verdict as a score counts it: a verdict whose evidence is in no
+    /// passage never helps the answer (no evidence), whatever it said.
+    pub(crate) fn counted(&self) -> Verdict {
+        if self.ungrounded && self.person.is_none() {
+            Verdict::NoEvidence
+        } else {
+            self.verdict.verdict
+        }
+    }
 }
 
 /// `claims` checked against `against` (a context's passages, or a
-/// reference text): every sample the plan asks for, asked the way `how`
-/// says, and the vote. `score` turns one sample's verdicts (an ungrounded
-/// one read as no evidence) into that sample's score (for
+/// reference text) through the one decision step ([`decide`]): every sample
+/// the plan asks for, asked the way each judge is set to ask, voted; a
+/// claim uncertain for one judge asked of the next; a person's verdict in
+/// the recording deciding. `score` turns one sample's verdicts (an
+/// ungrounded one read as no evidence) into that sample's score (for
 /// [`Samples::Auto`](crate::Samples::Auto) and the spread).
 pub(crate) async fn check(
     ask: &Asker<'_>,
-    how: Verification,
     claims: &[String],
     against: &[String],
     plan: &Plan,
     score: impl Fn(&[ParsedVerdict]) -> f64,
 ) -> Result<Checked> {
-    let sample_score = |set: &Vec<CheckedVerdict>| {
-        let read: Vec<ParsedVerdict> = set
-            .iter()
-            .map(|v| ParsedVerdict {
-                verdict: scored(v, how.evidence_checked),
-                ..v.verdict.clone()
-            })
-            .collect();
-        score(&read)
+    let first_scores = std::sync::Mutex::new(Vec::new());
+    let asked = std::sync::Mutex::new(Vec::new());
+    let score = &score;
+    let decided = if against.is_empty() {
+        // Nothing to check against: no evidence, and nothing asked (so
+        // nothing for a person to have judged).
+        Vec::new()
+    } else {
+        decide(
+            ask,
+            Kind::Claims,
+            Threshold::Claim,
+            plan,
+            claims.len(),
+            |judge: Asker<'_>, items: Vec<usize>| {
+                let subset: Vec<String> = items.iter().map(|&i| claims[i].clone()).collect();
+                let first_scores = &first_scores;
+                let asked = &asked;
+                async move {
+                    let how = judge.scoring().verification;
+                    let sample_score = |set: &Vec<CheckedVerdict>| {
+                        let read: Vec<ParsedVerdict> = set
+                            .iter()
+                            .map(|v| ParsedVerdict {
+                                verdict: scored(v, how.evidence_checked),
+                                ..v.verdict.clone()
+                            })
+                            .collect();
+                        score(&read)
+                    };
+                    let voted: Vec<Result<Voted>> = match sample(
+                        plan,
+                        |s| verify(&judge, how, &subset, against, s),
+                        &sample_score,
+                    )
+                    .await
+                    {
+                        Ok(sampled) => {
+                            if judge.stage() == 0 {
+                                *crate::core::sync::lock(first_scores) = sampled.scores.clone();
+                            }
+                            vote(&sampled.answers, subset.len(), plan, how)
+                                .into_iter()
+                                .map(Ok)
+                                .collect()
+                        }
+                        // A reply no parser reads fails the set it is in:
+                        // each claim is read alone instead, so that a
+                        // person's verdict on the one that failed can decide
+                        // it and its neighbours stand. With short questions
+                        // each claim is its own question anyway: the same
+                        // exchanges, no new call.
+                        Err(e) if e.is_judge_reply() && how.strategy != Strategy::Json => {
+                            let mut each = Vec::with_capacity(subset.len());
+                            for claim in &subset {
+                                let one = std::slice::from_ref(claim);
+                                each.push(
+                                    sample(
+                                        plan,
+                                        |s| verify(&judge, how, one, against, s),
+                                        &sample_score,
+                                    )
+                                    .await
+                                    .map(|sampled| vote(&sampled.answers, 1, plan, how).remove(0)),
+                                );
+                            }
+                            each
+                        }
+                        Err(e) => return Err(e),
+                    };
+                    crate::core::sync::lock(asked).push(subset.len());
+                    Ok(voted
+                        .into_iter()
+                        .map(|v| {
+                            let v = v?;
+                            let unsettled = if v.ungrounded {
+                                Some(UnsureWhy::Ungrounded)
+                            } else if v.undecided {
+                                Some(UnsureWhy::Split)
+                            } else {
+                                None
+                            };
+                            Ok(Read {
+                                p: v.probability.unwrap_or(match v.verdict.verdict {
+                                    Verdict::Supported => 1.0,
+                                    Verdict::PartiallySupported => 0.5,
+                                    _ => 0.0,
+                                }),
+                                from_probabilities: v.probability.is_some(),
+                                unsettled,
+                                value: v,
+                            })
+                        })
+                        .collect())
+                }
+            },
+            |i, read: Option<&Voted>| reviewed(ask, &claims[i], against, read, plan.persons),
+        )
+        .await?
     };
-    let sampled = sample(plan, |s| verify(ask, how, claims, against, s), sample_score).await?;
+    let mut judges = vec![(0, 0); ask.judges()];
+    for (k, n) in crate::core::sync::lock(&asked).iter().enumerate() {
+        judges[k].0 = *n;
+    }
+    let voted = if against.is_empty() {
+        claims
+            .iter()
+            .map(|_| voted_alone(CheckedVerdict::no_evidence()))
+            .collect()
+    } else {
+        let mut out = Vec::with_capacity(decided.len());
+        for d in decided {
+            if d.person.is_none() && d.unsure.is_none() {
+                judges[d.stage].1 += 1;
+            }
+            let mut v = match d.value {
+                Some(v) => v,
+                None => voted_alone(CheckedVerdict::no_evidence()),
+            };
+            v.undecided = false;
+            v.unsure = d.unsure;
+            v.review_key = d.review_key;
+            v.judge = (d.stage > 0).then(|| ask.at(d.stage).model().to_owned());
+            if let Some(person) = d.person {
+                by_person(&mut v, person)?;
+            } else {
+                v.undecided = v.unsure.is_some();
+            }
+            out.push(v);
+        }
+        out
+    };
+    let sample_scores = std::mem::take(&mut *crate::core::sync::lock(&first_scores));
+    Ok(Checked {
+        voted,
+        sample_scores,
+        judges,
+    })
+}
+
+/// A claim's verdict as the one sample that gave it.
+fn voted_alone(v: CheckedVerdict) -> Voted {
+    Voted {
+        found: v.found,
+        agreement: None,
+        undecided: false,
+        ungrounded: v.ungrounded,
+        probability: v.probability,
+        contradiction: v.contradiction,
+        located: v.located,
+        chunk: v.chunk,
+        verdict: v.verdict,
+        person: None,
+        review_key: None,
+        unsure: None,
+        judge: None,
+    }
+}
+
+/// The vote on each of `n` claims over every sample's verdicts.
+fn vote(answers: &[Vec<CheckedVerdict>], n: usize, plan: &Plan, how: Verification) -> Vec<Voted> {
     // An ungrounded verdict is no vote: it is `None` here, and the vote is
     // over what the grounded samples said.
     let key =
         |v: &CheckedVerdict| (!(how.evidence_checked && v.ungrounded)).then_some(v.verdict.verdict);
     let worse = |k: Option<Verdict>| k.map_or(-1, rank);
-    let voted = vote_items(&sampled.answers, claims.len(), plan, key, worse)
+    vote_items(answers, n, plan, key, worse)
         .into_iter()
         .map(|vote| {
             let first = vote.agreeing[0];
@@ -187,44 +406,41 @@ pub(crate) async fn check(
                 probability: mean(probabilities),
                 contradiction: mean(contradictions),
                 located: first.located,
+                chunk: first.chunk,
                 person: None,
                 review_key: None,
+                unsure: None,
+                judge: None,
             }
         })
-        .collect::<Vec<Voted>>();
-    let mut voted = voted;
-    if !against.is_empty() {
-        for (claim, v) in claims.iter().zip(&mut voted) {
-            let (key, person) = reviewed(ask, how, claim, against, plan.persons)?;
-            v.review_key = key;
-            if let Some(person) = person {
-                by_person(v, person)?;
-            }
-        }
-    }
-    Ok(Checked {
-        voted,
-        sample_scores: sampled.scores,
-    })
+        .collect()
 }
 
 /// The key of what `claim` was judged against (`against`), and the
-/// person's verdict on it, when `persons`: looked up under the question
-/// the claim was asked as (with passages in chunks, each chunk's; the
-/// first found decides). Asks nothing.
+/// person's verdict on it: looked up under the question the claim was asked
+/// as. With passages in chunks, each chunk is its own item: the best
+/// verdict a person gave on any chunk decides (a claim is supported when
+/// some chunk supports it, as the judge's reading takes the likeliest
+/// chunk), and the key shown is the chunk the judge's reading came from.
+/// Asks nothing.
 fn reviewed(
     ask: &Asker<'_>,
-    how: Verification,
     claim: &str,
     against: &[String],
+    read: Option<&Voted>,
     persons: bool,
 ) -> Result<(Option<String>, Option<Person>)> {
+    let how = ask.scoring().verification;
     let chunks = match how.strategy {
         Strategy::Json => vec![against.to_vec()],
         Strategy::Probability | Strategy::Word => short::chunks(against, how.chunk_chars),
     };
-    let mut first_key = None;
-    for chunk in &chunks {
+    let deciding = read
+        .map_or(0, |v| v.chunk)
+        .min(chunks.len().saturating_sub(1));
+    let mut shown = None;
+    let mut best: Option<Person> = None;
+    for (c, chunk) in chunks.iter().enumerate() {
         let (key, person) = ask.review(
             &ClaimSupported {
                 claim,
@@ -233,12 +449,17 @@ fn reviewed(
             1,
             persons,
         )?;
-        first_key = first_key.or(key);
-        if person.is_some() {
-            return Ok((first_key, person));
+        if c == deciding {
+            shown = key;
+        }
+        if let Some(person) = person {
+            let rank_of = |p: &Person| Verdict::from_label(&p.verdict).map_or(-1, rank);
+            if best.as_ref().is_none_or(|b| rank_of(&person) > rank_of(b)) {
+                best = Some(person);
+            }
         }
     }
-    Ok((first_key, None))
+    Ok((shown, best))
 }
 
 /// `v` decided by a person's verdict: theirs in place of the vote's, the

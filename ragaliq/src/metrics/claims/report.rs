@@ -6,7 +6,7 @@
 //! reports as they do.
 
 use super::Voted;
-use crate::core::{ClaimVerdict, RagCase, Verdict};
+use crate::core::{ClaimVerdict, RagCase, UnsureWhy, Verdict};
 use crate::metrics::plural;
 use crate::parse::ParsedVerdict;
 use crate::tasks::Extracted;
@@ -37,6 +37,8 @@ pub(crate) fn details(
             from_reference: false,
             person: v.person,
             review_key: v.review_key,
+            unsure: v.unsure,
+            judge: v.judge,
         })
         .collect()
 }
@@ -88,14 +90,22 @@ pub(crate) fn summary(details: &[ClaimVerdict], case: &RagCase) -> Option<String
             plural(persons, "verdict is", "verdicts are")
         ));
     }
+    let why = |w: UnsureWhy| {
+        details
+            .iter()
+            .filter(|c| c.person.is_none() && c.unsure.as_ref().is_some_and(|u| u.why == w))
+            .count()
+    };
+    let (in_band, split) = (why(UnsureWhy::InBand), why(UnsureWhy::Split));
+    if in_band > 0 {
+        out.push_str(&format!(
+            "; {in_band} read inside the judge's band (unsure: awaiting a person)"
+        ));
+    }
     let ungrounded = details.iter().filter(|c| c.ungrounded).count();
-    let split = details
-        .iter()
-        .filter(|c| c.undecided && !c.ungrounded)
-        .count();
     if ungrounded > 0 {
         out.push_str(&format!(
-            "; {} evidence in no passage (undecided)",
+            "; {} evidence in no passage (it decides nothing)",
             plural(ungrounded, "verdict cites its", "verdicts cite their")
         ));
     }

@@ -47,7 +47,8 @@ async fn probe(
 ) -> Result<CheckedVerdict> {
     let chunks = chunks(passages, how.chunk_chars);
     let mut supported: Option<(f64, bool)> = None;
-    for chunk in &chunks {
+    let mut best = 0;
+    for (c, chunk) in chunks.iter().enumerate() {
         let read = ask
             .ask(
                 &ClaimSupported {
@@ -59,6 +60,7 @@ async fn probe(
             .await?;
         if supported.is_none_or(|(p, _)| read.p_yes > p) {
             supported = Some((read.p_yes, read.from_probabilities));
+            best = c;
         }
     }
     let (p, from_probabilities) = supported.unwrap_or((0.0, false));
@@ -110,6 +112,7 @@ async fn probe(
         probability: from_probabilities.then_some(p),
         contradiction: asked_contradiction,
         located: true,
+        chunk: best,
     })
 }
 

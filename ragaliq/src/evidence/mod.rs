@@ -29,27 +29,15 @@
 //!
 //! # An expected answer found in a response
 //!
-//! Answer correctness shows whether the expected answer's words are in the
-//! response, and calibration measures plain matching, the floor a judge
-//! must beat on graded answers, by one rule ([`find_answer`]), the one the
-//! correctness design was measured with:
-//!
-//! 1. **Accepted answers.** An expected answer that starts with
-//!    `Accepted answers:` lists them in double quotes (`"A"; "B"`, `\"`
-//!    inside one for a quote); any other is one answer, the whole text.
-//! 2. **Normalised** ([`normalise_answer`]): lower case; a comma between a
-//!    digit and exactly three digits is dropped (`1,776` is `1776`); every
-//!    character that is not a letter or a digit separates words; the words
-//!    `a`, `an`, `the` are dropped; number words from `zero` to `twenty`,
-//!    the tens to `ninety`, and `hundred` are written as digits.
-//! 3. **Whole words, in order.** An accepted answer is found when its
-//!    words are a run of consecutive words of the response: nothing else
-//!    is allowed to differ.
-//!
-//! Found is evidence, never a verdict: "It is not 30 days; it is 14." holds
-//! "30 days".
+//! Answer correctness decides an answer correct with no call where the
+//! expected answer stands in it and is not denied there, and calibration
+//! measures plain matching (found, denied or not), the floor a judge must
+//! beat on graded answers, by one rule: [`answer`].
 
-use crate::core::AnswerFound;
+pub mod answer;
+
+pub use answer::{AnswerIn, accepted_answers, answer_in, find_answer, normalise_answer};
+
 use std::ops::Range;
 
 /// Where a quote was found.
@@ -177,10 +165,14 @@ pub fn same_claim(a: &str, b: &str) -> bool {
         && b.iter().all(|w| a.iter().any(|v| same(v, w)))
 }
 
-/// The sentence of the passages closest to `claim`: the one that shares
-/// most of the claim's content words (numbers included; ties go to the
-/// earlier passage, then the shorter sentence). `None` when no sentence
-/// shares a single content word with it: no passage speaks to the claim.
+/// The sentence of the passages closest to `claim`: the one whose content
+/// words (numbers included) overlap the claim's most, counted against both
+/// lengths (2 × shared / (the claim's + the sentence's), the Dice
+/// coefficient), so a long sentence that shares two words among many
+/// others is not closer than a short one about the claim's subject; ties
+/// go to the sentence sharing more words, then the earlier one. `None`
+/// when no sentence shares a single content word with it: no passage
+/// speaks to the claim.
 ///
 /// ragaliq shows this sentence, and says that it found it, beside a claim
 /// the judge found unsupported when the judge was asked a yes/no question
@@ -199,24 +191,39 @@ pub fn same_claim(a: &str, b: &str) -> bool {
 /// ```
 #[must_use]
 pub fn closest_sentence(claim: &str, passages: &[String]) -> Option<Found> {
-    let wanted = content_words(claim);
+    let wanted = distinct(content_words(claim));
     if wanted.is_empty() {
         return None;
     }
-    let mut best: Option<(usize, Found)> = None;
+    // (overlap, shared) of the best so far.
+    let mut best: Option<((f64, usize), Found)> = None;
     for (i, passage) in passages.iter().enumerate() {
         for span in sentences(passage) {
-            let have = words(&passage[span.clone()]);
+            let have = distinct(content_words(&passage[span.clone()]));
             let shared = wanted
                 .iter()
-                .filter(|w| have.iter().any(|h| same(&h.text, w)))
+                .filter(|w| have.iter().any(|h| same(h, w)))
                 .count();
-            if shared > best.as_ref().map_or(0, |(s, _)| *s) {
-                best = Some((shared, Found { passage: i, span }));
+            if shared == 0 {
+                continue;
+            }
+            let overlap = 2.0 * shared as f64 / (wanted.len() + have.len()) as f64;
+            let better = best
+                .as_ref()
+                .is_none_or(|((o, s), _)| overlap > *o || (overlap == *o && shared > *s));
+            if better {
+                best = Some(((overlap, shared), Found { passage: i, span }));
             }
         }
     }
     best.map(|(_, found)| found)
+}
+
+/// `words` once each, in their first order.
+fn distinct(mut words: Vec<String>) -> Vec<String> {
+    let mut seen = std::collections::HashSet::new();
+    words.retain(|w| seen.insert(w.clone()));
+    words
 }
 
 /// The sentences of `text`, as byte spans without their surrounding space:
@@ -467,210 +474,29 @@ fn find(fragment: &[String], passage: &[Word]) -> Option<(usize, usize)> {
     (best <= allowed && start[end] < end).then_some((start[end], end))
 }
 
-/// The answers `reference` accepts: those an `Accepted answers: "A"; "B"`
-/// line lists in double quotes (`\"` inside one is a quote), or else the
-/// whole reference, trimmed.
-///
-/// ```
-/// use ragaliq::evidence::accepted_answers;
-/// assert_eq!(accepted_answers(r#"Accepted answers: "1776"; "July 4, 1776""#), ["1776", "July 4, 1776"]);
-/// assert_eq!(accepted_answers(" 30 days from delivery. "), ["30 days from delivery."]);
-/// ```
-#[must_use]
-pub fn accepted_answers(reference: &str) -> Vec<String> {
-    let reference = reference.trim();
-    let Some(list) = reference.strip_prefix("Accepted answers:") else {
-        return vec![reference.to_owned()];
-    };
-    let mut out = Vec::new();
-    let mut chars = list.chars();
-    while chars.by_ref().any(|c| c == '"') {
-        // Inside a quoted answer: `\x` is kept as written (a `\"` is read
-        // back as a quote below); an answer never closed is not one.
-        let mut answer = String::new();
-        let mut closed = false;
-        while let Some(c) = chars.next() {
-            match c {
-                '"' => {
-                    closed = true;
-                    break;
-                }
-                '\\' => {
-                    answer.push(c);
-                    if let Some(next) = chars.next() {
-                        answer.push(next);
-                    }
-                }
-                _ => answer.push(c),
-            }
-        }
-        if closed {
-            out.push(answer.replace("\\\"", "\""));
-        }
-    }
-    out
-}
-
-/// `text` as [`find_answer`] compares it: lower case, thousands commas
-/// dropped, punctuation a space, no articles, number words as digits.
-///
-/// ```
-/// use ragaliq::evidence::normalise_answer;
-/// assert_eq!(normalise_answer("The Treaty of 1,648 — thirty years!"), "treaty of 1648 30 years");
-/// ```
-#[must_use]
-pub fn normalise_answer(text: &str) -> String {
-    answer_words(text)
-        .into_iter()
-        .map(|w| w.normalised)
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
-/// Where an accepted answer of `reference` ([`accepted_answers`]) is found
-/// in `response`, normalised ([`normalise_answer`]), as a run of whole
-/// words; the first accepted answer found wins. `None` when none is.
-///
-/// ```
-/// use ragaliq::evidence::find_answer;
-/// let found = find_answer("30 days", "It is not 30 days; it is 14.").unwrap();
-/// assert_eq!((found.text.as_str(), found.words), ("30 days", (4, 5)));
-/// assert!(find_answer("30 days from delivery.", "Up to 30 days after they are delivered.").is_none());
-/// assert!(find_answer(r#"Accepted answers: "Paris"; "City of Light""#, "It is the city of light.").is_some());
-/// ```
-#[must_use]
-pub fn find_answer(reference: &str, response: &str) -> Option<AnswerFound> {
-    let haystack = answer_words(response);
-    accepted_answers(reference).into_iter().find_map(|answer| {
-        let needle: Vec<String> = answer_words(&answer)
-            .into_iter()
-            .map(|w| w.normalised)
-            .collect();
-        if needle.is_empty() || needle.len() > haystack.len() {
-            return None;
-        }
-        let at = haystack.windows(needle.len()).position(|run| {
-            run.iter()
-                .zip(&needle)
-                .all(|(word, wanted)| word.normalised == *wanted)
-        })?;
-        let (first, last) = (&haystack[at], &haystack[at + needle.len() - 1]);
-        let span = first.span.start..last.span.end;
-        Some(AnswerFound {
-            answer,
-            text: response[span.clone()].to_owned(),
-            words: (first.number, last.number),
-            span,
-        })
-    })
-}
-
-/// One word of a text as [`find_answer`] reads it.
-struct AnswerWord {
-    /// Lower case, number words as digits.
-    normalised: String,
-    /// Its number among all the text's words, from 1 (articles counted).
-    number: usize,
-    /// The bytes of the text it covers.
-    span: Range<usize>,
-}
-
-/// The words of `text` (runs of letters and digits, a thousands comma
-/// inside a number kept in it), normalised, articles left out.
-fn answer_words(text: &str) -> Vec<AnswerWord> {
-    let chars: Vec<(usize, char)> = text.char_indices().collect();
-    let digit = |i: usize| chars.get(i).is_some_and(|(_, c)| c.is_ascii_digit());
-    // `1,776`: a comma after a digit, then exactly three digits and no
-    // more of the word (a letter, digit or underscore would continue it).
-    let thousands = |i: usize| {
-        i > 0
-            && digit(i - 1)
-            && (i + 1..i + 4).all(digit)
-            && chars
-                .get(i + 4)
-                .is_none_or(|(_, c)| !(c.is_alphanumeric() || *c == '_'))
-    };
-    let mut out = Vec::new();
-    let mut number = 0;
-    let mut i = 0;
-    while i < chars.len() {
-        if !chars[i].1.is_alphanumeric() {
-            i += 1;
-            continue;
-        }
-        let start = chars[i].0;
-        let mut end = start;
-        let mut word = String::new();
-        while let Some(&(at, c)) = chars.get(i) {
-            if c.is_alphanumeric() {
-                word.push(c);
-                end = at + c.len_utf8();
-            } else if !(c == ',' && thousands(i)) {
-                break;
-            }
-            i += 1;
-        }
-        number += 1;
-        let lower = word.to_lowercase();
-        if matches!(lower.as_str(), "a" | "an" | "the") {
-            continue;
-        }
-        out.push(AnswerWord {
-            normalised: number_word(&lower).map_or(lower, str::to_owned),
-            number,
-            span: start..end,
-        });
-    }
-    out
-}
-
-/// A number word written as digits (`thirty` is `30`).
-fn number_word(word: &str) -> Option<&'static str> {
-    const SMALL: [&str; 21] = [
-        "zero",
-        "one",
-        "two",
-        "three",
-        "four",
-        "five",
-        "six",
-        "seven",
-        "eight",
-        "nine",
-        "ten",
-        "eleven",
-        "twelve",
-        "thirteen",
-        "fourteen",
-        "fifteen",
-        "sixteen",
-        "seventeen",
-        "eighteen",
-        "nineteen",
-        "twenty",
-    ];
-    const DIGITS: [&str; 21] = [
-        "0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13", "14", "15", "16",
-        "17", "18", "19", "20",
-    ];
-    if let Some(i) = SMALL.iter().position(|w| *w == word) {
-        return Some(DIGITS[i]);
-    }
-    Some(match word {
-        "thirty" => "30",
-        "forty" => "40",
-        "fifty" => "50",
-        "sixty" => "60",
-        "seventy" => "70",
-        "eighty" => "80",
-        "ninety" => "90",
-        "hundred" => "100",
-        _ => return None,
-    })
-}
-
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_closest_sentence_is_the_one_about_the_claim_not_the_longest() {
+        // A claim about Sundays: the sentence about Sundays, not the
+        // weekday hours that share "store" and "open" with it but speak of
+        // other days.
+        let passages = ["Our store is open Monday to Saturday, from 9 am to 6 pm, with late opening on Thursdays. The store is closed on Sundays.".to_owned()];
+        let found = super::closest_sentence("The store is open on Sundays.", &passages).unwrap();
+        assert_eq!(&passages[0][found.span], "The store is closed on Sundays.");
+        // A sentence that holds the whole claim still wins over a short one
+        // that shares a word.
+        let passages = [
+            "Refunds are paid to the original card within 5 to 7 days. Gold members ship free."
+                .to_owned(),
+        ];
+        let found = super::closest_sentence("Refunds are paid in gold coins.", &passages).unwrap();
+        assert_eq!(
+            &passages[0][found.span],
+            "Refunds are paid to the original card within 5 to 7 days."
+        );
+    }
+
     use super::*;
 
     fn p(texts: &[&str]) -> Vec<String> {
@@ -682,58 +508,6 @@ mod tests {
             Grounding::Found(f) => Some(passages[f.passage][f.span].to_owned()),
             _ => None,
         }
-    }
-
-    #[test]
-    fn an_expected_answer_is_found_as_whole_normalised_words() {
-        let at = |reference: &str, response: &str| {
-            find_answer(reference, response).map(|f| (f.text, f.words))
-        };
-        // Found where it stands, in the response's own words; articles
-        // count as words of the response but are skipped in the match.
-        assert_eq!(
-            at("the 30 days", "You have thirty days."),
-            Some(("thirty days".to_owned(), (3, 4)))
-        );
-        assert_eq!(
-            at("30 days", "It is not 30 days; it is 14."),
-            Some(("30 days".to_owned(), (4, 5)))
-        );
-        // Whole words only: 30 is not 130, day is not days.
-        assert_eq!(at("30 days", "Within 130 days."), None);
-        assert_eq!(at("30 day", "Within 30 days."), None);
-        // A thousands comma is part of the number; other commas split.
-        assert_eq!(
-            at("1776", "Signed in 1,776, they say."),
-            Some(("1,776".to_owned(), (3, 3)))
-        );
-        assert_eq!(at("1776", "Items 1,7760 and more."), None);
-        assert_eq!(normalise_answer("1,2345 and 12,345"), "1 2345 and 12345");
-        // Punctuation, case and dashes never decide.
-        assert!(find_answer("U.S. Route-66", "along u s route 66").is_some());
-        // An empty answer finds nothing.
-        assert_eq!(at("  ", "anything"), None);
-        assert_eq!(at("The", "the end"), None, "an article alone is no answer");
-    }
-
-    #[test]
-    fn accepted_answers_are_the_quoted_ones() {
-        assert_eq!(
-            accepted_answers(r#"Accepted answers: "Paris"; "the \"City of Light\""; "unclosed"#),
-            ["Paris", "the \"City of Light\""]
-        );
-        assert_eq!(
-            accepted_answers("Accepted answers: none"),
-            Vec::<String>::new()
-        );
-        let found = find_answer(
-            r#"Accepted answers: "Lyon"; "City of Light""#,
-            "Paris, the city of light.",
-        )
-        .unwrap();
-        assert_eq!(found.answer, "City of Light");
-        assert_eq!(found.text, "city of light");
-        assert_eq!(found.words, (3, 5));
     }
 
     #[test]
