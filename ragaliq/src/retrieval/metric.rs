@@ -255,12 +255,12 @@ impl RetrievalMetric {
         let m = seen.relevant.len();
         let first = within.iter().min().copied();
         match self.measure {
-            Measure::HitRate => match first {
-                Some(rank) => format!("A hit: a relevant {noun} at rank {rank}, within {scope}."),
-                None => format!(
-                    "No hit: none of the {} within {scope}.",
-                    plural(m, &format!("relevant {noun}"))
-                ),
+            Measure::HitRate => match (first, m) {
+                (Some(rank), _) => {
+                    format!("A hit: a relevant {noun} at rank {rank}, within {scope}.")
+                }
+                (None, 1) => format!("No hit: the relevant {noun} is not within {scope}."),
+                (None, _) => format!("No hit: none of the {m} relevant {noun}s within {scope}."),
             },
             Measure::Recall => format!(
                 "{} of {} within {scope}.",
