@@ -45,11 +45,13 @@ enum Command {
     /// Combine suite reports from several shards or machines into one.
     ///
     /// Each input is a report folder (holding report.json) or a report.json
-    /// file. Every trial is counted once; spending is added up. Writes
-    /// report.json, junit.xml, summary.md and report.html (a page to look
-    /// at), prints the table, and puts the
-    /// summary in GITHUB_STEP_SUMMARY when that is set. Exits with 1 when a
-    /// trial failed.
+    /// file. Every trial is counted once; spending is added up. Checks the
+    /// gates of ragaliq.toml (or --config) over the whole run, against
+    /// --baseline for max_drop. Writes report.json, junit.xml, summary.md
+    /// and report.html (a page to look at), prints the table and each
+    /// gate's result, and puts the summary in GITHUB_STEP_SUMMARY when that
+    /// is set. Exits with 1 when a gate failed, or a trial failed that no
+    /// pass-rate gate allows.
     Report(report::Args),
     /// List recordings awaiting review, recordings that look stale, and (with
     /// --unreferenced) recordings no test uses.

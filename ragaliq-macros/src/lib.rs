@@ -6,6 +6,7 @@
 
 mod expand;
 mod options;
+mod retrieved;
 
 use proc_macro::TokenStream;
 
@@ -78,4 +79,12 @@ pub fn rag_test(args: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro]
 pub fn __assertion_options(input: TokenStream) -> TokenStream {
     options::expand(input.into()).into()
+}
+
+/// `assert_retrieved!`'s comparison (`recall_at(5) >= 0.8`), checked. Not
+/// public API: the macro calls it through `ragaliq`.
+#[doc(hidden)]
+#[proc_macro]
+pub fn __retrieval_comparison(input: TokenStream) -> TokenStream {
+    retrieved::expand(input.into()).into()
 }

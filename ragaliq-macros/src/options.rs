@@ -106,7 +106,7 @@ fn closest<'a>(name: &str, allowed: &'a [String]) -> Option<&'a str> {
 }
 
 /// Levenshtein distance.
-fn distance(a: &str, b: &str) -> usize {
+pub(crate) fn distance(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();
     let mut row: Vec<usize> = (0..=b.len()).collect();
     for (i, ca) in a.chars().enumerate() {

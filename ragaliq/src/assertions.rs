@@ -1,7 +1,8 @@
 //! The assertion macros: `assert_faithful!`, `assert_no_hallucination!`,
 //! `assert_relevant!`, `assert_context_precision!`, `assert_context_recall!`,
 //! `assert_correct!`, `assert_judged!` (criteria), `assert_metric!` (a
-//! metric of one's own), and `assert_caught!` for answers that must fail.
+//! metric of one's own), and `assert_caught!` for answers that must fail;
+//! and `assert_retrieved!`, which asks no judge (retrieval against labels).
 //!
 //! Each takes `(judge, case)` and options written `name = value`, must be
 //! used inside an async function (it awaits), returns the
@@ -387,6 +388,78 @@ macro_rules! assert_caught {
         let _ = $crate::__private::MetricName::$metric;
         ::core::unreachable!()
     }};
+}
+
+/// Asserts a case's retrieval reaches a threshold, measured against its
+/// labels with no judge: `assert_retrieved!(case, recall_at(5) >= 0.8)`.
+///
+/// The comparison is a retrieval metric ([`ragaliq::retrieval`](crate::retrieval):
+/// `hit_rate_at(k)`, `recall_at(k)`, `precision_at(k)`, `mrr()`,
+/// `average_precision()`, `ndcg_at(k)`, `ndcg_at(k).exponential()`, each
+/// also without a cutoff or, for MRR and AP, with one), named bare or as any
+/// expression of type [`RetrievalMetric`](crate::retrieval::RetrievalMetric),
+/// then `>=` and the threshold. Given a case, it returns its
+/// [`Evaluation`](crate::Evaluation); given a slice, array or `Vec` of
+/// cases (a small labelled set), it asserts their mean (the hit rate, MRR,
+/// mean recall@5 …) and returns the [`Mean`](crate::retrieval::Mean).
+///
+/// It needs no judge, no recording and no async function: it works in a
+/// plain `#[test]`, and in a `#[rag_test]` beside the judge's assertions.
+/// A failure says which relevant IDs were missed and at which ranks they
+/// came (for a set, the lowest cases and theirs); a case that cannot be
+/// measured (no relevant IDs, relevant IDs but no retrieved IDs) fails as
+/// a configuration error, never as a low score. Another comparison than
+/// `>=`, or a misspelled metric, is a compile error that says so.
+///
+/// ```
+/// use ragaliq::{RagCase, assert_retrieved};
+///
+/// let case = RagCase::new("What is the refund window?")
+///     .id("refund-window")
+///     .retrieved_ids(["policy-12", "faq-3", "terms-1", "policy-7"])
+///     .relevant_ids(["policy-12", "policy-7"]);
+/// let eval = assert_retrieved!(case, recall_at(5) >= 0.8);
+/// assert_eq!(eval.score, 1.0);
+/// assert_retrieved!(case, ndcg_at(3).exponential() >= 0.6);
+///
+/// let other = RagCase::new("Who pays return shipping?")
+///     .id("shipping")
+///     .retrieved_ids(["faq-9", "policy-3"])
+///     .relevant_ids(["policy-3"]);
+/// let mean = assert_retrieved!([case, other], mrr() >= 0.7);
+/// assert_eq!(mean.score, 0.75);
+/// ```
+///
+/// A failure reads:
+///
+/// ```should_panic
+/// # use ragaliq::{RagCase, assert_retrieved};
+/// let case = RagCase::new("q").id("refund-window")
+///     .retrieved_ids(["faq-3", "policy-12", "terms-1"])
+///     .relevant_ids(["policy-12", "policy-7"]);
+/// // assert_retrieved! failed for case `refund-window`
+/// // recall@3: 0.50 < threshold 0.80 (FAILED)
+/// //   reasoning: 1 of 2 relevant IDs within the top 3.
+/// //   relevant IDs found: policy-12 at rank 2
+/// //   relevant IDs missed (1 of 2): policy-7 not retrieved
+/// //   top 3 retrieved (✓ relevant): 1 faq-3 · 2 policy-12 ✓ · 3 terms-1
+/// //   no judge: computed from the case's labels
+/// assert_retrieved!(case, recall_at(3) >= 0.8);
+/// ```
+#[macro_export]
+macro_rules! assert_retrieved {
+    ($case:expr, $($comparison:tt)+) => {
+        match $crate::__private::assert_retrieved(
+            &$case,
+            $crate::__private::__retrieval_comparison!($crate::__private::retrieval, $($comparison)+),
+        ) {
+            ::core::result::Result::Ok(measured) => measured,
+            ::core::result::Result::Err(message) => ::core::panic!("{}", message),
+        }
+    };
+    ($($anything:tt)*) => {
+        ::core::compile_error!("assert_retrieved! takes a case (or a slice of cases) and a comparison `metric >= threshold`, e.g. `assert_retrieved!(case, recall_at(5) >= 0.8)`")
+    };
 }
 
 #[doc(hidden)]

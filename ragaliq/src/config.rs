@@ -40,7 +40,7 @@
 //! | `retry.initial_backoff_ms` | — | 0 to 600,000 | 500 |
 //! | `retry.max_backoff_ms` | — | 0 to 600,000 | 20,000 |
 //! | `retry.budget_secs` | `RAGALIQ_RETRY_BUDGET_SECS` | 0 to 86,400 | 120 |
-//! | `thresholds.<metric>` | `RAGALIQ_THRESHOLD_<METRIC>` | 0 to 1 | faithfulness, relevance, context precision and recall 0.7; hallucination 0.8; correctness 0.5; criteria 0.45 |
+//! | `thresholds.<metric>` | `RAGALIQ_THRESHOLD_<METRIC>` | 0 to 1 | faithfulness, relevance, context precision and recall 0.7; hallucination 0.8; correctness 0.5; criteria 0.45; retrieval 0 (a suite's retrieval metrics that name no threshold of their own are measured, and fail no case) |
 //! | `scoring.weights` | `RAGALIQ_WEIGHTS` | `ratio`, `weighted`, `strict`, or four numbers | `ratio` |
 //! | `judge.strategy` | `RAGALIQ_STRATEGY` | `probability`, `word`, `json` | `probability`: short yes/no questions read from token probabilities (see [`Strategy`]) |
 //! | `judge.claim_threshold` | `RAGALIQ_CLAIM_THRESHOLD` | 0 to 1 | 0.33: P(supported) at or above which a claim is supported (`cargo ragaliq calibrate --fit` fits it) |
@@ -56,12 +56,16 @@
 //! | `scoring.evidence` | `RAGALIQ_EVIDENCE` | `checked`, `off` | `checked`: a verdict's quote must be in a passage |
 //! | `scoring.samples` | `RAGALIQ_SAMPLES` | 1 to 25, or `"auto"`; above 1 only with `strategy = "word"` or `"json"` | 1 |
 //! | `scoring.agreement` | `RAGALIQ_AGREEMENT` | over 0.5, up to 1 | 0.6 (3 of 5) |
-//! | `scoring.uncertain` | `RAGALIQ_UNCERTAIN` | `fail`, `pass`, `decide` | `fail`: a test whose judges are unsure awaits a person, and fails meanwhile (see [`Uncertain`](crate::Uncertain)) |
+//! | `scoring.uncertain` | `RAGALIQ_UNCERTAIN` | `fail`, `pass`, `decide` | `fail`: a test whose judges are unsure awaits a person, and fails meanwhile (see [`Uncertain`]) |
 //! | `bands.<kind>` (`claims`, `answers`, `passages`, `graded`, `judged`, `custom`) | `RAGALIQ_BAND_<KIND>` | `[low, high]` from 0 to 1, `"off"` (every reading decides), `"all"` (none does) | see [`Bands::DEFAULT`](crate::Bands::DEFAULT) |
 //! | `[[escalate]]` | — | a judge's keys (as `[judge]`), with its own `[escalate.bands]` | none: an item the judge is unsure of awaits a person |
 //! | `prompts.dir` | `RAGALIQ_PROMPTS_DIR` | a folder (relative to the package root) | built-in |
 //! | `cost.max_usd` | `RAGALIQ_MAX_COST_USD` | dollars, 0 or more | no budget; one per run (a `cargo nextest run`, the processes sharing `RAGALIQ_RUN_ID`, else each test binary); live calls need the model's price, replay none |
 //! | `cost.prices."<model>"` | — | `{ input_per_million = …, output_per_million = … }` | built-in table |
+//! | `gates.pass_rate` | — | 0 to 1, or a table of metrics (as trials name them: `faithfulness`, `"recall@5"`; `"*"` for the others) to shares | none: every trial must pass; with it, a metric's trials may fail on their score as long as this share of them passes (see [`Gates`]) |
+//! | `gates.min_mean` | — | 0 to 1, or a table of metrics to means | none: the least a metric's mean score over the run may be |
+//! | `gates.max_drop` | — | 0 to 1, or a table of metrics to drops | none: the most a metric's mean may fall against the baseline run, over the cases both scored |
+//! | `gates.baseline` | — | a previous run's `report.json` or its folder (relative to this file) | none; a suite's `.baseline(…)`, `RAGALIQ_BASELINE` and `cargo ragaliq report --baseline` win |
 //! | — | `RAGALIQ_REPORT_DIR` | a folder for suite reports | none; a suite's `.report_dir(…)` wins |
 //! | — | `RAGALIQ_COLLECT` | a batch folder (set by `cargo ragaliq record --batch`) | none: unrecorded questions are asked |
 //!
@@ -75,7 +79,7 @@
 //! the file.
 
 pub use crate::core::Mode;
-pub use crate::core::{BUILTIN_PRICES, Price};
+pub use crate::core::{BUILTIN_PRICES, GateRule, Gates, Price};
 
 use crate::core::{
     ApiKey, Band, Bands, ConfigError, DEFAULT_AGREEMENT, JsonMode, Kind, Metric, Samples, Strategy,
@@ -259,6 +263,9 @@ pub struct Config {
     /// thresholds were fitted for, and whether they apply to this judge's
     /// model.
     pub fitted: Option<Fitted>,
+    /// What a whole run must reach (`[gates]`): checked by suites and
+    /// `cargo ragaliq report`.
+    pub gates: Gates,
     /// Where this judge's readings of each kind are uncertain.
     pub bands: Bands,
     /// What a test does when an item is still uncertain after the last
@@ -319,6 +326,7 @@ impl std::fmt::Debug for Config {
             .field("prices", &self.prices)
             .field("report_dir", &self.report_dir)
             .field("collect", &self.collect)
+            .field("gates", &self.gates)
             .field("bands", &self.bands)
             .field("uncertain", &self.uncertain)
             .field("escalate", &self.escalate)
@@ -1050,6 +1058,31 @@ impl Config {
             (None, None) => None,
         };
 
+        let gates = match raw.gates {
+            None => Gates::default(),
+            Some(g) => {
+                let rule = |raw: Option<RawRule>| match raw {
+                    None => GateRule::default(),
+                    Some(RawRule::Every(v)) => GateRule::every(v),
+                    Some(RawRule::Each(map)) => {
+                        let mut rule = map
+                            .get("*")
+                            .map_or_else(GateRule::default, |v| GateRule::every(*v));
+                        for (metric, v) in map.into_iter().filter(|(m, _)| m != "*") {
+                            rule = rule.with(metric, v);
+                        }
+                        rule
+                    }
+                };
+                let mut gates = Gates::new();
+                gates.pass_rate = rule(g.pass_rate);
+                gates.min_mean = rule(g.min_mean);
+                gates.max_drop = rule(g.max_drop);
+                gates.baseline = g.baseline.map(|b| file_dir.join(b));
+                gates.check(&format!("{file_name}: gates"))?;
+                gates
+            }
+        };
         let api_key = api_key_env
             .as_deref()
             .and_then(env)
@@ -1098,6 +1131,7 @@ impl Config {
             report_dir,
             collect,
             fitted,
+            gates,
             bands,
             uncertain,
             escalate,
@@ -1537,9 +1571,28 @@ struct RawFile {
     /// Where fitted thresholds came from (written by `calibrate --fit`):
     /// the model they were fitted for decides whether they apply.
     fitted: Option<toml::Table>,
+    gates: Option<RawGates>,
     bands: Option<RawBands>,
     /// Each a judge of its own, read by [`escalation`].
     escalate: Option<Vec<toml::Table>>,
+}
+
+#[derive(Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawGates {
+    pass_rate: Option<RawRule>,
+    min_mean: Option<RawRule>,
+    max_drop: Option<RawRule>,
+    baseline: Option<String>,
+}
+
+/// A gate's figure: one number for every metric, or a table of metrics
+/// (`"*"` for the others) to figures.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum RawRule {
+    Every(f64),
+    Each(BTreeMap<String, f64>),
 }
 
 #[derive(Default, Deserialize)]
@@ -1751,6 +1804,7 @@ struct RawThresholds {
     correctness: Option<f64>,
     criteria: Option<f64>,
     custom: Option<f64>,
+    retrieval: Option<f64>,
 }
 
 impl RawThresholds {
@@ -1764,6 +1818,7 @@ impl RawThresholds {
             Metric::Correctness => self.correctness,
             Metric::Criteria => self.criteria,
             Metric::Custom => self.custom,
+            Metric::Retrieval => self.retrieval,
         }
     }
 }
@@ -1829,6 +1884,32 @@ mod tests {
 
     fn err(toml: Option<&str>, vars: &[(&str, &str)]) -> String {
         load(toml, vars).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn gates_read_as_one_number_or_a_table_per_metric() {
+        let c = load(
+            Some("[gates]\npass_rate = 0.95\nmin_mean = { \"recall@5\" = 0.8, \"*\" = 0.5 }\nmax_drop = { faithfulness = 0.02 }\nbaseline = \"last/report.json\"\n"),
+            &[],
+        )
+        .unwrap();
+        assert_eq!(c.gates.pass_rate.for_metric("anything"), Some(0.95));
+        assert_eq!(c.gates.min_mean.for_metric("recall@5"), Some(0.8));
+        assert_eq!(c.gates.min_mean.for_metric("mrr"), Some(0.5));
+        assert_eq!(c.gates.max_drop.for_metric("relevance"), None);
+        assert_eq!(
+            c.gates.baseline.as_deref(),
+            Some(Path::new("/pkg/last/report.json"))
+        );
+        assert_eq!(
+            err(Some("[gates]\npass_rate = 95\n"), &[]),
+            "ragaliq.toml: gates.pass_rate = \"95\" is invalid: expected a number from 0 to 1"
+        );
+        assert!(
+            err(Some("[gates]\npass_rates = 0.9\n"), &[]).contains("unknown field `pass_rates`"),
+            "a misspelled gate is refused, not ignored"
+        );
+        assert!(load(None, &[]).unwrap().gates.is_empty());
     }
 
     #[test]

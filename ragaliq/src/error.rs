@@ -5,6 +5,7 @@
 use crate::core::{CaseError, ConfigError, Metric};
 use crate::parse::ParseError;
 use crate::record::RecordingError;
+use crate::retrieval::RetrievalError;
 use crate::transport::TransportError;
 
 /// How messages name an evaluation a recording could not serve: a problem
@@ -110,6 +111,24 @@ pub enum Error {
         /// Live calls made in the run before it.
         calls: u64,
     },
+}
+
+/// A retrieval metric's error as the crate's: an input error of the case,
+/// or a configuration error.
+///
+/// ```
+/// use ragaliq::{Error, RagCase};
+/// let unlabelled = RagCase::new("q").retrieved_ids(["a"]);
+/// let e: Error = ragaliq::retrieval::mrr().evaluate(&unlabelled).unwrap_err().into();
+/// assert!(e.is_configuration(), "an input error, not a judge's");
+/// ```
+impl From<RetrievalError> for Error {
+    fn from(e: RetrievalError) -> Error {
+        match e {
+            RetrievalError::Case(e) => Error::Case(e),
+            RetrievalError::Config(e) => Error::Config(e),
+        }
+    }
 }
 
 fn truncated_message(task: &str, limit: u32, ceiling: u32, items: &str, raw: &str) -> String {

@@ -183,6 +183,7 @@ pub mod parse;
 pub mod prompts;
 pub mod record;
 mod recorded;
+pub mod retrieval;
 pub mod review;
 #[doc(hidden)]
 pub mod run;
@@ -195,8 +196,9 @@ pub use crate::core::judged;
 pub use crate::core::{
     Agreement, AnswerFound, Awaiting, Band, Bands, CaseError, ClaimCounts, ClaimVerdict,
     ConfigError, Correctness, Criteria, CriteriaForm, Decision, Evaluation, Graded, JudgeShare,
-    Kind, Metric, PassageVerdict, RagCase, Samples, Spread, Strategy, Uncertain, Unsure, UnsureWhy,
-    Usage, Verdict, VerdictWeights,
+    Kind, MatchedBy, Metric, PassageVerdict, Place, RagCase, RelevantAt, RelevantIds, Repeat,
+    Retrieved, Samples, Spread, Strategy, Uncertain, Unsure, UnsureWhy, Usage, Verdict,
+    VerdictWeights,
 };
 #[cfg(feature = "calibration")]
 pub use calibrate::calibration;
@@ -219,7 +221,7 @@ pub mod prelude {
         Correctness, Criteria, CustomAnswer, CustomMetric, CustomScore, EvalOptions, Evaluation,
         Judge, Metric, RagCase, Samples, Verdict, VerdictWeights, assert_caught,
         assert_context_precision, assert_context_recall, assert_correct, assert_faithful,
-        assert_judged, assert_metric, assert_no_hallucination, assert_relevant, rag_test,
-        recorded_judge,
+        assert_judged, assert_metric, assert_no_hallucination, assert_relevant, assert_retrieved,
+        rag_test, recorded_judge,
     };
 }

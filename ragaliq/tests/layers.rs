@@ -20,11 +20,16 @@ const LAYERS: &[(&str, &str, &[&str])] = &[
     ("parse", "prompts, parse, stats", &["core"]),
     ("stats", "prompts, parse, stats", &["core"]),
     ("evidence", "prompts, parse, stats", &["core"]),
+    ("retrieval", "prompts, parse, stats", &["core"]),
     ("html", "prompts, parse, stats", &[]),
     ("transport", "transport", &["core"]),
     ("run", "runstate", &["core"]),
     ("record", "store", &["core", "run"]),
-    ("error", "error", &["core", "parse", "transport", "record"]),
+    (
+        "error",
+        "error",
+        &["core", "parse", "retrieval", "transport", "record"],
+    ),
     ("client", "client", &["core", "transport", "run", "error"]),
     ("tasks", "tasks", &["core", "prompts", "parse", "evidence"]),
     (
@@ -63,7 +68,14 @@ const LAYERS: &[(&str, &str, &[&str])] = &[
         "private",
         "top",
         &[
-            "core", "config", "judge", "metrics", "record", "recorded", "error",
+            "core",
+            "config",
+            "judge",
+            "metrics",
+            "record",
+            "recorded",
+            "error",
+            "retrieval",
         ],
     ),
     (
@@ -80,6 +92,7 @@ const LAYERS: &[(&str, &str, &[&str])] = &[
             "data_files",
             "evidence",
             "html",
+            "retrieval",
         ],
     ),
     (

@@ -14,3 +14,16 @@ async fn check(judge: Judge, case: RagCase) {
 }
 
 fn main() {}
+
+/// Every form `assert_retrieved!` takes: bare metrics, chained gain, a
+/// variable, an integer threshold, one case or a set; in a plain function.
+#[allow(dead_code)]
+fn retrieved(case: RagCase, cases: Vec<RagCase>) {
+    assert_retrieved!(case, recall_at(5) >= 0.8);
+    assert_retrieved!(case, ndcg_at(10).exponential() >= 0.5);
+    assert_retrieved!(case, hit_rate() >= 1);
+    let metric = ragaliq::retrieval::average_precision_at(10);
+    assert_retrieved!(&case, metric >= 0.5);
+    let _mean: ragaliq::retrieval::Mean = assert_retrieved!(cases, mrr_at(10) >= 0.7);
+    assert_retrieved!(cases[..2], precision() >= 0.2);
+}

@@ -1,5 +1,6 @@
 //! [`RagCase`]: one question, what the retriever found, and what the generator answered.
 
+use super::labels::{self, RelevantIds};
 use serde::{Deserialize, Serialize};
 
 /// One RAG exchange to evaluate: the user's query, the retrieved context (ranked
@@ -52,6 +53,24 @@ pub struct RagCase {
     /// Free-form labels for filtering.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tags: Vec<String>,
+    /// The IDs the retriever returned, in rank order (best first), for the
+    /// retrieval metrics ([`retrieval`](crate::retrieval)). `None` when not
+    /// given; `Some` of an empty list when the retriever returned nothing.
+    #[serde(
+        default,
+        deserialize_with = "labels::ids",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub retrieved_ids: Option<Vec<String>>,
+    /// The IDs the retriever should return, each with a grade (1 for a plain
+    /// list), for the retrieval metrics.
+    #[serde(default, skip_serializing_if = "RelevantIds::is_empty")]
+    pub relevant_ids: RelevantIds,
+    /// The passages the retriever should return, as text, for a pipeline
+    /// whose passages have no IDs: the retrieval metrics then rank the
+    /// [`context`](Self::context) and match these by normalised text.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub relevant_passages: Vec<String>,
 }
 
 impl RagCase {
@@ -125,7 +144,88 @@ impl RagCase {
         self
     }
 
-    /// Checks the case: a non-blank query, no blank passage, no blank expected fact.
+    /// Sets the IDs the retriever returned, best first (the retrieval
+    /// metrics rank these).
+    ///
+    /// ```
+    /// use ragaliq::RagCase;
+    /// let case = RagCase::new("What is the refund window?")
+    ///     .retrieved_ids(["faq-3", "policy-12", "terms-1"])
+    ///     .relevant_ids(["policy-12"]);
+    /// assert!(case.validate().is_ok());
+    /// assert_eq!(case.retrieved_ids.as_deref().map(<[String]>::len), Some(3));
+    /// ```
+    #[must_use]
+    pub fn retrieved_ids<I, S>(mut self, ids: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.retrieved_ids = Some(ids.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Sets the IDs the retriever should return, all equally relevant.
+    ///
+    /// ```
+    /// use ragaliq::RagCase;
+    /// let case = RagCase::new("q").relevant_ids(["policy-12", "faq-3"]);
+    /// assert_eq!(case.relevant_ids.len(), 2);
+    /// ```
+    #[must_use]
+    pub fn relevant_ids<I, S>(mut self, ids: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.relevant_ids = RelevantIds::from_ids(ids);
+        self
+    }
+
+    /// Sets the IDs the retriever should return with a grade each (graded
+    /// relevance: nDCG weighs each retrieved ID by its grade; 0 marks an
+    /// ID judged not relevant).
+    ///
+    /// ```
+    /// use ragaliq::RagCase;
+    /// let case = RagCase::new("q").graded_relevance([("policy-12", 3.0), ("faq-3", 1.0)]);
+    /// assert!(case.relevant_ids.is_graded());
+    /// ```
+    #[must_use]
+    pub fn graded_relevance<I, S>(mut self, grades: I) -> Self
+    where
+        I: IntoIterator<Item = (S, f64)>,
+        S: Into<String>,
+    {
+        self.relevant_ids = RelevantIds::graded(grades);
+        self
+    }
+
+    /// Sets the passages the retriever should return, as text, for a
+    /// pipeline whose passages have no IDs: the retrieval metrics rank the
+    /// context and find these in it by normalised text (case, punctuation
+    /// and spacing aside).
+    ///
+    /// ```
+    /// use ragaliq::RagCase;
+    /// let case = RagCase::new("q")
+    ///     .context(["Stores open at nine.", "Refunds: 30 days."])
+    ///     .relevant_passages(["refunds 30 days"]);
+    /// assert!(case.validate().is_ok());
+    /// ```
+    #[must_use]
+    pub fn relevant_passages<I, S>(mut self, passages: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.relevant_passages = passages.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Checks the case: a non-blank query, no blank passage, no blank expected fact,
+    /// and retrieval labels that can be read (no blank ID, no ID labelled
+    /// twice, grades 0 or more, no blank relevant passage).
     ///
     /// A missing or empty response is valid here (metrics that need one
     /// say so); an empty context is valid (every claim then has no evidence).
@@ -147,6 +247,30 @@ impl RagCase {
             return Err(CaseError {
                 id,
                 problem: format!("expected fact {} is empty", i + 1),
+            });
+        }
+        if let Some(i) = self
+            .retrieved_ids
+            .iter()
+            .flatten()
+            .position(|r| r.trim().is_empty())
+        {
+            return Err(CaseError {
+                id,
+                problem: format!("retrieved ID {} is empty", i + 1),
+            });
+        }
+        if let Some(problem) = self.relevant_ids.problem() {
+            return Err(CaseError { id, problem });
+        }
+        if let Some(i) = self
+            .relevant_passages
+            .iter()
+            .position(|p| p.trim().is_empty())
+        {
+            return Err(CaseError {
+                id,
+                problem: format!("relevant passage {} is empty", i + 1),
             });
         }
         Ok(())

@@ -3,6 +3,7 @@
 
 use super::band::{Uncertain, Unsure};
 use super::judged::Person;
+use super::retrieved::Retrieved;
 use super::samples::{Agreement, Spread};
 use super::verdict::Verdict;
 use serde::{Deserialize, Serialize};
@@ -33,11 +34,16 @@ pub enum Metric {
     Criteria,
     /// A metric of one's own ([`CustomMetric`](crate::CustomMetric)).
     Custom,
+    /// Retrieval measured against labelled IDs or passages, with no judge:
+    /// hit rate, recall, precision, MRR, average precision, nDCG
+    /// ([`retrieval`](crate::retrieval)); the evaluation's name says which
+    /// (`recall@5`).
+    Retrieval,
 }
 
 impl Metric {
     /// Every metric, in a fixed order.
-    pub const ALL: [Metric; 8] = [
+    pub const ALL: [Metric; 9] = [
         Metric::Faithfulness,
         Metric::Hallucination,
         Metric::Relevance,
@@ -46,10 +52,12 @@ impl Metric {
         Metric::Correctness,
         Metric::Criteria,
         Metric::Custom,
+        Metric::Retrieval,
     ];
 
-    /// The metrics a suite can run by name on every case (criteria and
-    /// metrics of one's own need their text or definition).
+    /// The metrics a suite can run by name on every case (criteria, metrics
+    /// of one's own and retrieval metrics need their text, definition or
+    /// measure).
     pub const BUILTIN: [Metric; 6] = [
         Metric::Faithfulness,
         Metric::Hallucination,
@@ -71,6 +79,7 @@ impl Metric {
             Metric::Correctness => "correctness",
             Metric::Criteria => "criteria",
             Metric::Custom => "custom",
+            Metric::Retrieval => "retrieval",
         }
     }
 
@@ -78,13 +87,16 @@ impl Metric {
     /// correctness (P(yes) to the direct question, the even odds chosen
     /// leave-one-source-out on public sets, BENCHMARKS.md); 0.45 for
     /// criteria (fitted on three sources' dev halves: at 0.7 a small judge
-    /// fails nearly every response); else 0.7.
+    /// fails nearly every response); 0 for retrieval (measured, and failed
+    /// only at a threshold a team gives: no one number suits hit rate,
+    /// precision@10 and nDCG alike); else 0.7.
     ///
     /// ```
     /// use ragaliq::Metric;
     /// assert_eq!(Metric::Correctness.default_threshold(), 0.5);
     /// assert_eq!(Metric::Criteria.default_threshold(), 0.45);
     /// assert_eq!(Metric::Faithfulness.default_threshold(), 0.7);
+    /// assert_eq!(Metric::Retrieval.default_threshold(), 0.0);
     /// ```
     #[must_use]
     pub fn default_threshold(self) -> f64 {
@@ -92,6 +104,7 @@ impl Metric {
             Metric::Hallucination => 0.8,
             Metric::Correctness => 0.5,
             Metric::Criteria => 0.45,
+            Metric::Retrieval => 0.0,
             _ => 0.7,
         }
     }
@@ -108,6 +121,7 @@ impl Metric {
             Metric::Correctness => 5,
             Metric::Criteria => 6,
             Metric::Custom => 7,
+            Metric::Retrieval => 8,
         }
     }
 
@@ -559,6 +573,10 @@ pub struct Evaluation {
     /// verdict).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub graded: Option<Graded>,
+    /// A retrieval metric: each relevant label and the rank it came at,
+    /// the top of the list, repeats.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retrieval: Option<Retrieved>,
     /// The evaluation awaits a person: some items are uncertain, and the
     /// score, counted with them each way, falls on both sides of the
     /// threshold. `passed` is then false (`uncertain = "fail"`, the
@@ -629,7 +647,7 @@ impl Evaluation {
     #[must_use]
     pub fn title(&self) -> String {
         match (&self.name, self.metric) {
-            (Some(name), Metric::Custom) => name.clone(),
+            (Some(name), Metric::Custom | Metric::Retrieval) => name.clone(),
             (Some(name), metric) => format!("{metric} {name:?}"),
             (None, metric) => metric.to_string(),
         }
@@ -969,6 +987,10 @@ impl fmt::Display for Evaluation {
         if let Some(spread) = &self.spread {
             writeln!(f, "  spread: {spread}")?;
         }
+        if let Some(retrieved) = &self.retrieval {
+            retrieved.lines(f)?;
+            return write!(f, "  no judge: computed from the case's labels");
+        }
         let u = &self.usage;
         let plural =
             |n: u64, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
@@ -1074,6 +1096,7 @@ mod tests {
             person: None,
             review_key: None,
             graded: None,
+            retrieval: None,
             awaiting: None,
             unsure: None,
             judges: Vec::new(),

@@ -12,14 +12,17 @@ mod check;
 mod config_error;
 mod criteria;
 mod evaluation;
+mod gates;
 mod json_mode;
 pub mod judged;
 mod key;
+mod labels;
 mod logprobs;
 mod mode;
 mod price;
 mod rate;
 mod request;
+mod retrieved;
 mod samples;
 mod strategy;
 pub(crate) mod sync;
@@ -35,8 +38,11 @@ pub use evaluation::{
     AnswerFound, Awaiting, ClaimCounts, ClaimVerdict, Evaluation, Graded, JudgeShare, Metric,
     PassageVerdict, Usage,
 };
+pub use gates::{GateRule, Gates};
 pub use json_mode::JsonMode;
 pub use key::ApiKey;
+pub use labels::RelevantIds;
+pub(crate) use labels::ids as deserialize_ids;
 pub use logprobs::{TokenLogprob, TopLogprob};
 pub use mode::Mode;
 pub(crate) use price::price_for;
@@ -48,6 +54,7 @@ pub(crate) use request::test_request;
 pub use request::{
     Fingerprint, JudgeRequest, JudgeResponse, Message, ResponseFormat, Role, StopReason,
 };
+pub use retrieved::{MatchedBy, Place, RelevantAt, Repeat, Retrieved};
 pub use samples::{
     AUTO_BAND, Agreement, DEFAULT_AGREEMENT, DEFAULT_CLAIM_THRESHOLD, DEFAULT_CONTRADICTION_RATIO,
     DEFAULT_PROBABILITY_THRESHOLD, DEFAULT_VERIFY_BATCH, Samples, Spread,

@@ -3,24 +3,31 @@
 //!
 //! Every format holds the same fields: `id`, `query`, `context` (a list),
 //! `response`, `expected_answer`, `expected_facts` (a list), `tags` (a list),
+//! the retrieval labels `retrieved_ids` (a list, best first),
+//! `relevant_ids` (a list, or a map of IDs to grades) and
+//! `relevant_passages` (a list, matched in the context by text),
 //! `criteria` (a map of names to rules in plain words, each judged as its
 //! own trial; a rule may be `{text: "…", form: scored, context: true,
 //! expected: false}`, where `context` and `expected` show the judge the
 //! passages and the expected answer, or not, whatever the rule's words say:
 //! see [`Criteria::uses_context`](crate::Criteria::uses_context)),
 //! `thresholds` (per metric) and `expect`. In CSV, list cells are JSON arrays (`["a", "b"]`)
-//! or `|`-separated, the `criteria` cell a JSON map, thresholds are columns
+//! or `|`-separated, the `criteria` cell a JSON map, a graded
+//! `relevant_ids` cell a JSON map (`{"policy-12": 3}`), thresholds are columns
 //! named `threshold_<metric>`, and an empty `response` cell is a response
-//! not given.
+//! not given (an empty `retrieved_ids` cell, IDs not given; `[]`, a
+//! retriever that returned nothing).
 //!
 //! `expect: fail` marks a bad answer that the metrics must catch: its trials
 //! pass when the score is *below* the threshold, and fail when the answer
 //! passes, when the judge cannot score it, or when it is undecided. Per
 //! metric: `expect: {faithfulness: fail, relevance: pass}`; in CSV, `fail`
-//! or the `|`-separated metrics that must fail.
+//! or the `|`-separated metrics that must fail. A bad answer says nothing
+//! of the retriever: `expect: fail` leaves the retrieval trials expecting
+//! to pass, and `expect: {retrieval: fail}` marks a bad retrieval.
 
 use crate::core::Metric;
-use crate::core::RagCase;
+use crate::core::{RagCase, RelevantIds, deserialize_ids};
 pub use crate::data_files::LoadError;
 
 use crate::data_files::{self, Located, collect_files};
@@ -69,6 +76,12 @@ struct Record {
     expected_facts: Vec<String>,
     #[serde(default)]
     tags: Vec<String>,
+    #[serde(default, deserialize_with = "deserialize_ids")]
+    retrieved_ids: Option<Vec<String>>,
+    #[serde(default)]
+    relevant_ids: RelevantIds,
+    #[serde(default)]
+    relevant_passages: Vec<String>,
     #[serde(default)]
     criteria: BTreeMap<String, RawCriteria>,
     #[serde(default)]
@@ -111,7 +124,11 @@ enum Outcome {
 impl Expect {
     fn failing(self) -> Result<std::collections::BTreeSet<Metric>, String> {
         match self {
-            Expect::All(Outcome::Fail) => Ok(Metric::ALL.into_iter().collect()),
+            // A bad answer says nothing of the retriever.
+            Expect::All(Outcome::Fail) => Ok(Metric::ALL
+                .into_iter()
+                .filter(|m| *m != Metric::Retrieval)
+                .collect()),
             Expect::All(Outcome::Pass) => Ok(Default::default()),
             Expect::Each(map) => map
                 .into_iter()
@@ -132,6 +149,7 @@ struct Thresholds {
     context_recall: Option<f64>,
     correctness: Option<f64>,
     criteria: Option<f64>,
+    retrieval: Option<f64>,
 }
 
 impl Thresholds {
@@ -144,6 +162,7 @@ impl Thresholds {
             (Metric::ContextRecall, self.context_recall),
             (Metric::Correctness, self.correctness),
             (Metric::Criteria, self.criteria),
+            (Metric::Retrieval, self.retrieval),
         ]
         .into_iter()
         .filter_map(|(m, t)| t.map(|t| (m, t)))
@@ -244,6 +263,9 @@ fn csv_records(text: &str) -> Located<Vec<(Record, usize)>> {
                 | "expected_answer"
                 | "expected_facts"
                 | "tags"
+                | "retrieved_ids"
+                | "relevant_ids"
+                | "relevant_passages"
                 | "criteria"
                 | "expect"
         ) || h
@@ -255,7 +277,7 @@ fn csv_records(text: &str) -> Located<Vec<(Record, usize)>> {
             Some(1),
             None,
             format!(
-                "unknown column `{h}`; expected id, query, context, response, expected_answer, expected_facts, tags, criteria, expect or threshold_<metric>"
+                "unknown column `{h}`; expected id, query, context, response, expected_answer, expected_facts, tags, retrieved_ids, relevant_ids, relevant_passages, criteria, expect or threshold_<metric>"
             ),
         ));
     }
@@ -300,6 +322,7 @@ fn csv_records(text: &str) -> Located<Vec<(Record, usize)>> {
                 Metric::ContextRecall => &mut thresholds.context_recall,
                 Metric::Correctness => &mut thresholds.correctness,
                 Metric::Criteria => &mut thresholds.criteria,
+                Metric::Retrieval => &mut thresholds.retrieval,
                 // A metric of one's own carries its threshold.
                 _ => continue,
             };
@@ -329,6 +352,27 @@ fn csv_records(text: &str) -> Located<Vec<(Record, usize)>> {
                 expected_answer: (!expected_answer.is_empty()).then_some(expected_answer),
                 expected_facts: list("expected_facts")?,
                 tags: list("tags")?,
+                // An empty cell gives no IDs; `[]`, a retriever that
+                // returned nothing.
+                retrieved_ids: match cell("retrieved_ids").map(str::trim) {
+                    None | Some("") => None,
+                    Some(_) => Some(list("retrieved_ids")?),
+                },
+                relevant_ids: match cell("relevant_ids").map(str::trim) {
+                    Some(json) if json.starts_with('{') => {
+                        serde_json::from_str(json).map_err(|e| {
+                            (
+                                Some(line),
+                                None,
+                                format!(
+                                    "column `relevant_ids`: a JSON map of IDs to grades, a JSON array or `|`-separated IDs ({e})"
+                                ),
+                            )
+                        })?
+                    }
+                    _ => RelevantIds::from_ids(list("relevant_ids")?),
+                },
+                relevant_passages: list("relevant_passages")?,
                 criteria: match cell("criteria").map(str::trim).filter(|c| !c.is_empty()) {
                     None => BTreeMap::new(),
                     Some(json) => serde_json::from_str(json).map_err(|e| {
@@ -418,6 +462,9 @@ fn to_case(record: Record, file: &Path, line: usize) -> Result<LoadedCase, LoadE
         expected_answer: record.expected_answer,
         expected_facts: record.expected_facts,
         tags: record.tags,
+        retrieved_ids: record.retrieved_ids,
+        relevant_ids: record.relevant_ids,
+        relevant_passages: record.relevant_passages,
     };
     case.validate().map_err(|e| err(e.to_string()))?;
     Ok(LoadedCase {
@@ -487,6 +534,61 @@ mod tests {
             "id,query,response,criteria\nc,Q?,R.,\"{\"\"cites\"\": {\"\"text\"\": \"\"Cites the policy\"\", \"\"context\"\": true}}\"\n",
         );
         assert!(load_file(&csv).unwrap()[0].criteria[0].uses_context());
+    }
+
+    #[test]
+    fn retrieval_labels_in_every_format() {
+        let yaml = write(
+            "retrieval.yaml",
+            "- id: a\n  query: Q?\n  retrieved_ids: [d3, 12, d1]\n  relevant_ids: {d1: 2, d9: 0}\n  thresholds: {retrieval: 0.5}\n- id: b\n  query: Q?\n  context: [P1]\n  relevant_passages: [p1]\n- id: c\n  query: Q?\n  retrieved_ids: []\n  relevant_ids: [d1]\n",
+        );
+        let cases = load_file(&yaml).unwrap();
+        assert_eq!(
+            cases[0].case.retrieved_ids.as_deref(),
+            Some(&["d3".to_owned(), "12".to_owned(), "d1".to_owned()][..])
+        );
+        assert_eq!(cases[0].case.relevant_ids.grade("d1"), Some(2.0));
+        assert_eq!(cases[0].thresholds[&Metric::Retrieval], 0.5);
+        assert_eq!(cases[1].case.relevant_passages, ["p1"]);
+        assert_eq!(cases[2].case.retrieved_ids.as_deref(), Some(&[][..]));
+        let csv = write(
+            "retrieval.csv",
+            "id,query,retrieved_ids,relevant_ids,threshold_retrieval\na,Q?,d3 | d1,\"{\"\"d1\"\": 3}\",0.4\nb,Q?,[],d1 | d2,\nc,Q?,,d1,\n",
+        );
+        let cases = load_file(&csv).unwrap();
+        assert_eq!(cases[0].case.relevant_ids.grade("d1"), Some(3.0));
+        assert_eq!(cases[0].thresholds[&Metric::Retrieval], 0.4);
+        assert_eq!(
+            cases[1].case.retrieved_ids.as_deref(),
+            Some(&[][..]),
+            "`[]`: nothing retrieved"
+        );
+        assert_eq!(cases[1].case.relevant_ids.len(), 2);
+        assert_eq!(
+            cases[2].case.retrieved_ids, None,
+            "an empty cell: not given"
+        );
+        let twice = write(
+            "twice.yaml",
+            "- id: a\n  query: Q?\n  retrieved_ids: [d1]\n  relevant_ids: [d1, d1]\n",
+        );
+        let e = load_file(&twice).unwrap_err();
+        assert!(
+            e.to_string().contains("relevant ID `d1` is labelled twice"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_bad_answer_expects_no_bad_retrieval() {
+        let path = write(
+            "expect.yaml",
+            "- id: a\n  query: Q?\n  expect: fail\n- id: b\n  query: Q?\n  expect: {retrieval: fail}\n",
+        );
+        let cases = load_file(&path).unwrap();
+        assert!(cases[0].expect_fail.contains(&Metric::Faithfulness));
+        assert!(!cases[0].expect_fail.contains(&Metric::Retrieval));
+        assert!(cases[1].expect_fail.contains(&Metric::Retrieval));
     }
 
     #[test]

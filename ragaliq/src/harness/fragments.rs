@@ -83,7 +83,9 @@ pub(crate) fn report(suite: &str, judge: JudgeInfo, mode: Mode, fragments: &[Fra
     let mut by_trial = std::collections::BTreeMap::new();
     for f in fragments {
         for r in &f.results {
-            by_trial.insert((r.case.clone(), r.metric), r.clone());
+            // By the trial's name: a case's criteria, or its retrieval
+            // metrics, are trials of one metric each.
+            by_trial.insert((r.case.clone(), r.label()), r.clone());
         }
     }
     let spending: Vec<Spending> = fragments.iter().map(|f| f.spending).collect();
@@ -115,6 +117,34 @@ mod tests {
             results: vec![r],
             spending: Spending::default(),
         }
+    }
+
+    #[test]
+    fn trials_of_one_metric_with_their_own_names_are_each_kept() {
+        // Two criteria and two retrieval metrics of one case, each run in
+        // a process of its own (nextest): four trials, not two.
+        let named = |metric: &str, name: &str| {
+            let mut f = fragment(1, "case", 1.0);
+            f.results[0].metric = metric.parse().unwrap();
+            f.results[0].name = Some(name.into());
+            f
+        };
+        let all = [
+            named("criteria", "no-promise"),
+            named("criteria", "cites"),
+            named("retrieval", "recall@5"),
+            named("retrieval", "mrr"),
+        ];
+        let judge = JudgeInfo {
+            provider: "p".into(),
+            model: "m".into(),
+        };
+        let report = report("s", judge, Mode::Replay, &all);
+        let labels: Vec<String> = report.results.iter().map(TrialResult::label).collect();
+        assert_eq!(
+            labels,
+            ["criteria:cites", "criteria:no-promise", "mrr", "recall@5"]
+        );
     }
 
     #[test]

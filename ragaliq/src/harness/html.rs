@@ -10,8 +10,9 @@
 //! agreement. Ungrounded evidence and judge errors are shown as what they
 //! are, never as low scores.
 
+use super::gate_result::GateStatus;
 use super::report::{CaseText, Outcome, Report, TrialResult};
-use crate::core::{ClaimVerdict, Metric};
+use crate::core::{ClaimVerdict, MatchedBy, Metric, Retrieved};
 use crate::evidence::{self, Grounding};
 use crate::html::{self, Mark, escape, id};
 use std::collections::BTreeMap;
@@ -22,6 +23,9 @@ use std::fmt::Write as _;
 fn status(t: &TrialResult) -> (&'static str, &'static str, &'static str) {
     match t.outcome {
         _ if t.pending_review => ("pending", "◌", "awaiting review"),
+        Outcome::Passed | Outcome::Failed if t.gated => {
+            ("o-failed", "✗", "failed, allowed by a gate")
+        }
         Outcome::Awaiting if t.passed() => {
             ("o-awaiting", "🧑", "awaiting a person (passes meanwhile)")
         }
@@ -106,6 +110,14 @@ fn summary(body: &mut String, r: &Report) {
     card(body, "", s.trials.to_string(), "trials");
     card(body, "o-passed", s.passed.to_string(), "✓ passed");
     card(body, "o-failed", s.failed.to_string(), "✗ failed");
+    if s.gated > 0 {
+        card(
+            body,
+            "o-failed",
+            s.gated.to_string(),
+            "✗ of them allowed by a pass-rate gate",
+        );
+    }
     if s.awaiting > 0 {
         card(
             body,
@@ -194,6 +206,27 @@ fn summary(body: &mut String, r: &Report) {
             s.skipped_calls
         );
     }
+    if !r.gates.is_empty() {
+        let line = r.gates_line().unwrap_or_default();
+        let _ = writeln!(
+            body,
+            "<h3 id=\"gates\">G{}</h3>\n<ul class=\"gates\">",
+            escape(line.strip_prefix('g').unwrap_or(&line))
+        );
+        for g in &r.gates {
+            let (class, mark) = match g.status {
+                GateStatus::Passed => ("o-passed", "✓"),
+                GateStatus::Failed => ("o-failed", "✗"),
+                GateStatus::NotChecked => ("muted", "–"),
+            };
+            let _ = writeln!(
+                body,
+                "<li class=\"{class}\">{mark} {}</li>",
+                escape(&g.message)
+            );
+        }
+        body.push_str("</ul>\n");
+    }
     if !r.changes.is_empty() {
         let regressions = r.changes.iter().filter(|c| c.regression).count();
         let _ = writeln!(
@@ -226,9 +259,9 @@ fn summary(body: &mut String, r: &Report) {
 
 /// Each metric's scores as a histogram against its usual threshold.
 fn distributions(body: &mut String, r: &Report) {
-    let mut by_metric: BTreeMap<Metric, Vec<&TrialResult>> = BTreeMap::new();
+    let mut by_metric: BTreeMap<(Metric, String), Vec<&TrialResult>> = BTreeMap::new();
     for t in &r.results {
-        by_metric.entry(t.metric).or_default().push(t);
+        by_metric.entry((t.metric, t.label())).or_default().push(t);
     }
     if by_metric
         .values()
@@ -237,7 +270,7 @@ fn distributions(body: &mut String, r: &Report) {
         return;
     }
     body.push_str("<h2 id=\"scores\">Scores</h2>\n<div class=\"cards\">\n");
-    for (metric, trials) in &by_metric {
+    for ((metric, label), trials) in &by_metric {
         let scores: Vec<f64> = trials.iter().filter_map(|t| t.score).collect();
         if scores.is_empty() {
             continue;
@@ -257,9 +290,9 @@ fn distributions(body: &mut String, r: &Report) {
         let _ = writeln!(
             body,
             "<div class=\"card\"><strong>{}</strong> <span class=\"muted\">mean {mean:.2} of {}</span><br>{}</div>",
-            metric.name(),
+            escape(label),
             scores.len(),
-            html::histogram(&scores, threshold, metric.name())
+            html::histogram(&scores, threshold, label)
         );
     }
     body.push_str("</div>\n");
@@ -272,16 +305,18 @@ fn by_case(r: &Report) -> BTreeMap<&str, Vec<&TrialResult>> {
         out.entry(t.case.as_str()).or_default().push(t);
     }
     for trials in out.values_mut() {
-        trials.sort_by_key(|t| t.metric);
+        trials.sort_by_key(|t| (t.metric, t.label()));
     }
     out
 }
 
 fn grid(body: &mut String, r: &Report, by_case: &BTreeMap<&str, Vec<&TrialResult>>) {
-    let metrics: Vec<Metric> = Metric::ALL
-        .into_iter()
-        .filter(|m| r.results.iter().any(|t| t.metric == *m))
-        .collect();
+    // One column per trial name: a suite's criteria and retrieval metrics
+    // are columns of their own, in the order of their metric.
+    let mut metrics: Vec<(Metric, String)> =
+        r.results.iter().map(|t| (t.metric, t.label())).collect();
+    metrics.sort();
+    metrics.dedup();
     body.push_str("<h2 id=\"grid\">Cases × metrics</h2>\n<div class=\"filters\">");
     for (k, label) in KEYS {
         if r.results.iter().any(|t| key(t) == k) {
@@ -293,8 +328,8 @@ fn grid(body: &mut String, r: &Report, by_case: &BTreeMap<&str, Vec<&TrialResult
     }
     body.push_str("<label>find <input type=\"search\" id=\"filter-text\" placeholder=\"case or query\"></label></div>\n");
     body.push_str("<table class=\"grid\"><tr><th>case</th>");
-    for m in &metrics {
-        let _ = write!(body, "<th>{}</th>", m.name());
+    for (_, label) in &metrics {
+        let _ = write!(body, "<th>{}</th>", escape(label));
     }
     body.push_str("</tr>\n");
     for (case, trials) in by_case {
@@ -309,17 +344,20 @@ fn grid(body: &mut String, r: &Report, by_case: &BTreeMap<&str, Vec<&TrialResult
             id(&[case]),
             escape(case)
         );
-        for m in &metrics {
-            match trials.iter().find(|t| t.metric == *m) {
+        for (m, label) in &metrics {
+            match trials
+                .iter()
+                .find(|t| t.metric == *m && t.label() == *label)
+            {
                 Some(t) => {
                     let (class, symbol, word) = status(t);
                     let score = t.score.map_or_else(String::new, |s| format!("{s:.2} "));
                     let _ = write!(
                         body,
                         "<td class=\"cell {class}\"><a href=\"#{}\" title=\"{} {}: {word}\">{symbol} {score}{word}</a></td>",
-                        id(&[case, m.name()]),
+                        id(&[case, label]),
                         escape(case),
-                        m.name()
+                        escape(label)
                     );
                 }
                 None => body.push_str("<td class=\"muted\">—</td>"),
@@ -425,7 +463,7 @@ fn case_section(body: &mut String, case: &str, trials: &[&TrialResult], text: Op
         let _ = write!(
             body,
             "<span class=\"{class}\" title=\"{word}\"> {symbol} {}</span> ",
-            t.metric.name()
+            escape(&t.label())
         );
     }
     body.push_str("</summary>\n");
@@ -478,10 +516,18 @@ fn case_section(body: &mut String, case: &str, trials: &[&TrialResult], text: Op
                 html::marked(response, &response_marks)
             );
         }
+        // A case measured only against its retrieval labels has no answer
+        // to grade, and lacks none.
+        None if trials.iter().all(|t| t.metric == Metric::Retrieval) => {}
         None => body.push_str("<p><b>Response</b> <span class=\"muted\">none given</span></p>\n"),
     }
     if !text.passages.is_empty() {
         let precision = trials.iter().find(|t| t.metric == Metric::ContextPrecision);
+        // Passages a label found by text: the case's own relevant passages.
+        let labelled = trials
+            .iter()
+            .filter_map(|t| t.retrieval.as_ref())
+            .find(|r| r.matched_by == MatchedBy::Text);
         body.push_str("<p><b>Passages</b> <span class=\"muted\">(in rank order; marked: the judge's evidence, linked to its claim)</span></p><ol>\n");
         for (i, p) in text.passages.iter().enumerate() {
             let relevance = precision
@@ -500,9 +546,18 @@ fn case_section(body: &mut String, case: &str, trials: &[&TrialResult], text: Op
                     )
                 })
                 .unwrap_or_default();
+            let labelled = labelled
+                .and_then(|r| r.relevant.iter().position(|l| l.rank == Some(i + 1)))
+                .map(|l| {
+                    format!(
+                        " <span class=\"o-passed\">✓ labelled relevant (R{})</span>",
+                        l + 1
+                    )
+                })
+                .unwrap_or_default();
             let _ = writeln!(
                 body,
-                "<li id=\"{}\"><div class=\"passage\">{}</div>{relevance}</li>",
+                "<li id=\"{}\"><div class=\"passage\">{}</div>{relevance}{labelled}</li>",
                 id(&[case, &format!("p{}", i + 1)]),
                 html::marked(p, &passage_marks[i])
             );
@@ -539,11 +594,12 @@ fn trial_section(body: &mut String, case: &str, t: &TrialResult, passages: &[Str
         ),
         (None, _) => "no score".to_owned(),
     };
+    let label = t.label();
     let _ = writeln!(
         body,
         "<h3 id=\"{}\">{} <span class=\"{class}\">{symbol} {word}</span> <span class=\"muted\">{score}{}</span></h3>",
-        id(&[case, t.metric.name()]),
-        t.metric.name(),
+        id(&[case, &label]),
+        escape(&label),
         if t.expect_fail {
             " · the case expects a low score"
         } else {
@@ -604,6 +660,9 @@ fn trial_section(body: &mut String, case: &str, t: &TrialResult, passages: &[Str
             spread.samples
         );
     }
+    if let Some(r) = &t.retrieval {
+        retrieval_section(body, r);
+    }
     if let Some(c) = &t.counts {
         let _ = writeln!(
             body,
@@ -660,6 +719,77 @@ fn trial_section(body: &mut String, case: &str, t: &TrialResult, passages: &[Str
         }
         body.push_str("</table>\n");
     }
+}
+
+/// A retrieval trial: each relevant label with the rank it came at
+/// (missed ones first marked), then the top of the list.
+fn retrieval_section(body: &mut String, r: &Retrieved) {
+    let noun = match r.matched_by {
+        MatchedBy::Ids => "ID",
+        MatchedBy::Text => "passage",
+    };
+    let graded = r.relevant.iter().any(|l| l.grade != 1.0);
+    let _ = writeln!(
+        body,
+        "<table><tr><th>relevant {noun}</th>{}<th class=\"num\">rank</th><th>within {}</th></tr>",
+        if graded {
+            "<th class=\"num\">grade</th>"
+        } else {
+            ""
+        },
+        escape(&r.scope())
+    );
+    for (i, l) in r.relevant.iter().enumerate() {
+        let (class, words) = match l.rank {
+            Some(rank) if r.within(rank) => ("o-passed", "✓ found".to_owned()),
+            Some(_) => ("o-failed", "✗ missed: below the cutoff".to_owned()),
+            None => ("o-failed", "✗ missed: not retrieved".to_owned()),
+        };
+        let name = match r.matched_by {
+            MatchedBy::Ids => format!("<code>{}</code>", escape(&l.id)),
+            MatchedBy::Text => format!("R{} “{}”", i + 1, escape(&l.id)),
+        };
+        let _ = writeln!(
+            body,
+            "<tr><td>{name}</td>{}<td class=\"num\">{}</td><td class=\"{class}\">{words}</td></tr>",
+            if graded {
+                format!("<td class=\"num\">{}</td>", l.grade)
+            } else {
+                String::new()
+            },
+            l.rank.map_or_else(|| "—".to_owned(), |n| n.to_string())
+        );
+    }
+    body.push_str("</table>\n");
+    if r.top.is_empty() {
+        body.push_str("<p class=\"muted\">Nothing was retrieved.</p>\n");
+        return;
+    }
+    let _ = write!(
+        body,
+        "<p class=\"muted\">{} of {} retrieved, in rank order:</p><ol class=\"ranked\">",
+        if r.top.len() < r.listed {
+            format!("The top {}", r.top.len())
+        } else {
+            "All".to_owned()
+        },
+        r.listed
+    );
+    for p in &r.top {
+        let mark = match (p.repeat_of, p.grade > 0.0) {
+            (Some(first), _) => {
+                format!(" <span class=\"muted\">repeats rank {first}: earns nothing</span>")
+            }
+            (None, true) if graded => format!(
+                " <span class=\"o-passed\">✓ relevant, grade {}</span>",
+                p.grade
+            ),
+            (None, true) => " <span class=\"o-passed\">✓ relevant</span>".to_owned(),
+            (None, false) => String::new(),
+        };
+        let _ = write!(body, "<li><code>{}</code>{mark}</li>", escape(&p.id));
+    }
+    body.push_str("</ol>\n");
 }
 
 // The page is rendered here, from the report's data: the report module

@@ -24,6 +24,11 @@ pub(crate) enum Status {
         message: String,
         text: String,
     },
+    /// Passed as far as the run is concerned, with a note in
+    /// `<system-out>` (a failure a gate allowed, a gate not checked).
+    Allowed {
+        text: String,
+    },
     /// A `<skipped>`: the test passes meanwhile, its verdict awaiting a
     /// person (`uncertain = "pass"`).
     Skipped {
@@ -67,6 +72,16 @@ pub(crate) fn document(report: &str, suite: &str, cases: &[Case<'_>]) -> String 
                 let _ = writeln!(out, "{open}/>");
                 continue;
             }
+            Status::Allowed { text } => {
+                let _ = writeln!(out, "{open}>");
+                let _ = writeln!(
+                    out,
+                    "            <system-out>{}</system-out>",
+                    escape_text(text)
+                );
+                let _ = writeln!(out, "        </testcase>");
+                continue;
+            }
             Status::Skipped { message } => {
                 let _ = writeln!(out, "{open}>");
                 let _ = writeln!(
@@ -85,7 +100,7 @@ pub(crate) fn document(report: &str, suite: &str, cases: &[Case<'_>]) -> String 
             out,
             r#"            <{element} message="{}" type="{element}">{}</{element}>"#,
             escape(message),
-            escape(text)
+            escape_text(text)
         );
         let _ = writeln!(out, "        </testcase>");
     }
@@ -124,6 +139,14 @@ fn escape(s: &str) -> String {
         }
     }
     out
+}
+
+/// [`escape`] for an element's text, where line breaks and tabs stay as
+/// they are (a reader shows a multi-line reason as lines). A `&#10;` in
+/// `escape`'s output can only be a line break: a `&` of the text itself
+/// is `&amp;`.
+fn escape_text(s: &str) -> String {
+    escape(s).replace("&#10;", "\n").replace("&#9;", "\t")
 }
 
 #[cfg(test)]
@@ -178,6 +201,7 @@ mod tests {
             "a &lt; b &amp; &quot;c&quot; &apos;d&apos; &gt; e&#10;f"
         );
         assert_eq!(escape("\u{1b}[31mred\u{1b}[0m ok"), "red ok");
+        assert_eq!(escape_text("a\n\tb &#10;"), "a\n\tb &amp;#10;");
         assert_eq!(escape("bell\u{7} nul\u{0}"), "bell\u{fffd} nul\u{fffd}");
     }
 }

@@ -47,16 +47,19 @@
 
 pub mod cases;
 mod fragments;
+mod gate_result;
+pub mod gates;
 mod html;
 mod junit;
 pub mod report;
 
 use crate::config::Config;
-use crate::core::{ConfigError, Criteria, Evaluation, Metric, Mode};
+use crate::core::{ConfigError, Criteria, Evaluation, Gates, Metric, Mode};
 use crate::error::Error;
 use crate::judge::Judge;
 use crate::metrics::EvalOptions;
 use crate::record::{Location, Recorder, Site};
+use crate::retrieval::RetrievalMetric;
 use cases::LoadedCase;
 use libtest_mimic::{Arguments, Failed, Trial};
 use report::{CaseText, JudgeInfo, Outcome, Report, Spending, TrialResult};
@@ -82,11 +85,13 @@ pub fn suite(dir: impl AsRef<Path>) -> Suite {
         ],
         thresholds: BTreeMap::new(),
         criteria: Vec::new(),
+        retrieval: Vec::new(),
         tags: Vec::new(),
         judge: None,
         report_dir: None,
         baseline: None,
         regression_tolerance: None,
+        gates: None,
         args: None,
         mode: None,
     }
@@ -99,11 +104,13 @@ pub struct Suite {
     metrics: Vec<Metric>,
     thresholds: BTreeMap<Metric, f64>,
     criteria: Vec<Criteria>,
+    retrieval: Vec<RetrievalMetric>,
     tags: Vec<String>,
     judge: Option<Judge>,
     report_dir: Option<PathBuf>,
     baseline: Option<PathBuf>,
     regression_tolerance: Option<f64>,
+    gates: Option<Gates>,
     args: Option<Arguments>,
     mode: Option<Mode>,
 }
@@ -140,13 +147,22 @@ pub struct SuiteOutcome {
     /// Regressions beyond the tolerance among this process's trials, when a
     /// baseline was given.
     pub regressions: usize,
+    /// The gates checked over the whole run (also in `run_report`); empty
+    /// when none were set or the run was not whole here (filtered, or one
+    /// process of a nextest run: `cargo ragaliq report` checks those).
+    pub gates: Vec<gates::GateResult>,
 }
 
 impl SuiteOutcome {
-    /// 0 when every trial passed and no regression exceeded the tolerance, else 101.
+    /// 0 when every trial passed (or failed as a pass-rate gate allows), no
+    /// regression exceeded the tolerance and every gate checked passed,
+    /// else 101.
     #[must_use]
     pub fn exit_code(&self) -> ExitCode {
-        if self.conclusion.has_failed() || self.regressions > 0 {
+        if self.conclusion.has_failed()
+            || self.regressions > 0
+            || self.gates.iter().any(gates::GateResult::failed)
+        {
             ExitCode::from(101)
         } else {
             ExitCode::SUCCESS
@@ -173,6 +189,29 @@ impl Suite {
     /// ```
     pub fn criteria(mut self, criteria: impl Into<Criteria>) -> Self {
         self.criteria.push(criteria.into());
+        self
+    }
+
+    /// Retrieval metrics measured on every case against its labels, each its
+    /// own trial named after the metric (`case::recall@5`), with no judge
+    /// and no recording. A metric's own threshold
+    /// (`recall_at(5).threshold(0.8)`) fails a case below it; without one
+    /// the metric is measured (every case passes, the run's mean is
+    /// reported, and a gate may hold it). A case's `thresholds: {retrieval:
+    /// …}` wins over both; `.threshold(Metric::Retrieval, …)` and
+    /// `thresholds.retrieval` set it for metrics that name none. A case
+    /// without retrieval labels fails these trials as a configuration
+    /// error.
+    ///
+    /// ```
+    /// use ragaliq::retrieval::{mrr, ndcg_at, recall_at};
+    /// let suite = ragaliq::suite("tests/rag_cases")
+    ///     .metrics([])
+    ///     .retrieval([recall_at(5).threshold(0.8), mrr(), ndcg_at(10)]);
+    /// # let _ = suite;
+    /// ```
+    pub fn retrieval(mut self, metrics: impl IntoIterator<Item = RetrievalMetric>) -> Self {
+        self.retrieval = metrics.into_iter().collect();
         self
     }
 
@@ -220,6 +259,28 @@ impl Suite {
     /// Fails the run when a score drops by more than `tolerance` against the baseline.
     pub fn fail_on_regression(mut self, tolerance: f64) -> Self {
         self.regression_tolerance = Some(tolerance);
+        self
+    }
+
+    /// What the whole run must reach, instead of `ragaliq.toml`'s `[gates]`
+    /// (see [`Gates`]): under `cargo test` checked at the end of the run,
+    /// each gate's result printed and written into every report, and the
+    /// exit code 101 when one fails. A metric under a pass-rate gate may
+    /// fail trials on their score: each such trial passes, reported as
+    /// failed and allowed, and the gate decides. Not checked on a filtered
+    /// run, nor in a process of a cargo-nextest run (one trial each): run
+    /// `cargo ragaliq report` over the run's report folder, or its shards'.
+    ///
+    /// ```
+    /// use ragaliq::config::Gates;
+    /// use ragaliq::retrieval::recall_at;
+    /// let suite = ragaliq::suite("tests/rag_cases")
+    ///     .retrieval([recall_at(5).threshold(0.8)])
+    ///     .gates(Gates::new().pass_rate(0.95).max_drop_of("recall@5", 0.02));
+    /// # let _ = suite;
+    /// ```
+    pub fn gates(mut self, gates: Gates) -> Self {
+        self.gates = Some(gates);
         self
     }
 
@@ -321,6 +382,8 @@ impl Suite {
             }
         }
 
+        let gates = Arc::new(self.gates.unwrap_or_else(|| config.gates.clone()));
+        gates.check("the suite's gates")?;
         let mut args = self.args.unwrap_or_else(Arguments::from_args);
         if args.test_threads.is_none() {
             // Trials block while they wait for the judge: run as many as the
@@ -372,6 +435,7 @@ impl Suite {
                 module_path: binary.clone(),
                 manifest_dir,
                 loaded,
+                gates: gates.clone(),
             });
             let criteria = self.criteria.iter().chain(&state.loaded.criteria);
             let subjects: Vec<TrialOf> = self
@@ -379,15 +443,26 @@ impl Suite {
                 .iter()
                 .map(|m| TrialOf::Metric(*m))
                 .chain(criteria.map(|c| TrialOf::Criteria(c.clone())))
+                .chain(self.retrieval.iter().map(|m| TrialOf::Retrieval(*m)))
                 .collect();
             for subject in subjects {
                 let metric = subject.metric();
+                let own = match &subject {
+                    TrialOf::Retrieval(m) => m.threshold_given(),
+                    _ => None,
+                };
                 let threshold = state
                     .loaded
                     .thresholds
                     .get(&metric)
-                    .or_else(|| self.thresholds.get(&metric))
-                    .copied();
+                    .copied()
+                    .or(own)
+                    .or_else(|| self.thresholds.get(&metric).copied())
+                    .or_else(|| {
+                        // Measured without a judge: the configured default
+                        // is read here, not by the judge.
+                        (metric == Metric::Retrieval).then(|| config.threshold(metric))
+                    });
                 let state = state.clone();
                 let results = results.clone();
                 let handle = runtime.handle().clone();
@@ -424,14 +499,22 @@ impl Suite {
         let baseline = self
             .baseline
             .or_else(|| env("RAGALIQ_BASELINE").map(PathBuf::from))
+            .or_else(|| gates.baseline.clone())
             .map(|p| root.join(p));
         let previous = match &baseline {
-            Some(path) => Some(Report::read(path).map_err(|message| SuiteError::Report {
-                path: path.clone(),
-                message,
-            })?),
+            Some(path) => Some(read_report(path)?),
             None => None,
         };
+        // Gates hold a whole run: not a filtered one, nor one process of a
+        // nextest run (which runs one trial per process).
+        let whole = if args.filter.is_some() || !args.skip.is_empty() {
+            Err("the run was filtered; they hold a whole run")
+        } else if env("NEXTEST_RUN_ID").is_some() {
+            Err("each process of a cargo-nextest run runs one trial")
+        } else {
+            Ok(())
+        };
+        let check_gates = !gates.is_empty() && !args.list && whole.is_ok();
         let tolerance = self.regression_tolerance;
         let regressions = previous
             .as_ref()
@@ -453,6 +536,9 @@ impl Suite {
         let write_run_report = |run_report: &mut Report| -> Result<(), SuiteError> {
             if let Some(p) = &previous {
                 run_report.compare(p, tolerance);
+            }
+            if check_gates {
+                run_report.gates = gates::check(run_report, &gates, previous.as_ref());
             }
             if let Some(dir) = &report_dir {
                 let _guard = crate::run::lock::exclusive(dir).map_err(|e| SuiteError::Report {
@@ -495,19 +581,52 @@ impl Suite {
                 }
             }
         }
+        if !args.list && !run_report.results.is_empty() {
+            match whole {
+                _ if gates.is_empty() => {}
+                Ok(()) => {
+                    if let Some(line) = run_report.gates_line() {
+                        println!("\n{line}");
+                    }
+                    for g in &run_report.gates {
+                        println!("{g}");
+                    }
+                }
+                Err(why) => println!(
+                    "\ngates not checked here: {why}; `cargo ragaliq report` checks them over a run's report folder"
+                ),
+            }
+        }
+        let gates = run_report.gates.clone();
         Ok(SuiteOutcome {
             conclusion,
             report,
             run_report,
             regressions,
+            gates,
         })
     }
+}
+
+/// A previous run's report: a `report.json`, or the folder holding one.
+fn read_report(path: &Path) -> Result<Report, SuiteError> {
+    let file = if path.is_dir() {
+        path.join("report.json")
+    } else {
+        path.to_owned()
+    };
+    Report::read(&file).map_err(|message| SuiteError::Report {
+        path: file,
+        message,
+    })
 }
 
 /// What one trial measures.
 enum TrialOf {
     Metric(Metric),
     Criteria(Criteria),
+    /// Against the case's labels, with no judge.
+    Retrieval(RetrievalMetric),
 }
 
 impl TrialOf {
@@ -515,6 +634,7 @@ impl TrialOf {
         match self {
             TrialOf::Metric(m) => *m,
             TrialOf::Criteria(_) => Metric::Criteria,
+            TrialOf::Retrieval(_) => Metric::Retrieval,
         }
     }
 
@@ -522,6 +642,7 @@ impl TrialOf {
         match self {
             TrialOf::Metric(_) => None,
             TrialOf::Criteria(c) => Some(c.name().to_owned()),
+            TrialOf::Retrieval(m) => Some(m.name()),
         }
     }
 
@@ -535,6 +656,8 @@ struct CaseState {
     loaded: LoadedCase,
     judge: Judge,
     recorder: Arc<Recorder>,
+    /// The run's gates: a pass-rate gate allows its metric's low scores.
+    gates: Arc<Gates>,
     /// The case file, relative to the workspace (insta's `source:`).
     source_file: String,
     module_path: String,
@@ -554,6 +677,15 @@ impl CaseState {
             threshold,
             ..EvalOptions::default()
         };
+        // A retrieval metric asks no judge and touches no recording.
+        if let TrialOf::Retrieval(m) = subject {
+            let metric = match threshold {
+                Some(t) => m.threshold(t),
+                None => *m,
+            };
+            let outcome = metric.evaluate(&self.loaded.case).map_err(Error::from);
+            return self.conclude(subject, outcome, threshold, None, results);
+        }
         let label = subject.label();
         let judge = self.judge.for_trial(label.clone());
         let case = &self.loaded.case;
@@ -561,6 +693,7 @@ impl CaseState {
             match subject {
                 TrialOf::Metric(m) => judge.evaluate_with(*m, case, &options).await,
                 TrialOf::Criteria(c) => judge.criteria_with(case, c, &options).await,
+                TrialOf::Retrieval(_) => unreachable!("measured without a judge, above"),
             }
         });
         // A trial the judge could not finish keeps its earlier exchanges.
@@ -609,15 +742,26 @@ impl CaseState {
             case.file.display(),
             case.line
         );
-        let recording = self.recorder.where_line();
         let metric_kind = subject.metric();
+        // What a failure says of the judge and the recording: nothing, for
+        // a metric that asks no judge.
+        let recording = if metric_kind == Metric::Retrieval {
+            String::new()
+        } else {
+            format!("\n{}", self.recorder.where_line())
+        };
+        let judge = if metric_kind == Metric::Retrieval {
+            String::new()
+        } else {
+            format!("\njudge: {}", self.judge.describe())
+        };
         let metric = subject.label();
         let expect_fail = case.expect_fail.contains(&metric_kind);
         let (mut result, mut message) = match outcome {
             Ok(eval) => {
                 let message = if let Some(reason) = eval.undecided_reason() {
                     Some(format!(
-                        "{place}: {metric}: {reason} (not a low score)\n{eval}\n{recording}"
+                        "{place}: {metric}: {reason} (not a low score)\n{eval}{recording}"
                     ))
                 } else if eval.awaiting.is_some() {
                     let walk = format!(
@@ -640,11 +784,11 @@ impl CaseState {
                     None
                 } else if expect_fail {
                     Some(format!(
-                        "{place}: {metric}: a bad answer was not caught (the case expects it to fail): {:.2} >= threshold {:.2}\n{eval}\n{recording}",
+                        "{place}: {metric}: a bad answer was not caught (the case expects it to fail): {:.2} >= threshold {:.2}\n{eval}{recording}",
                         eval.score, eval.threshold
                     ))
                 } else {
-                    Some(format!("{place}\n{eval}\n{recording}"))
+                    Some(format!("{place}\n{eval}{recording}"))
                 };
                 (TrialResult::from_evaluation(case, eval), message)
             }
@@ -662,10 +806,7 @@ impl CaseState {
                 };
                 let threshold =
                     threshold.unwrap_or_else(|| self.judge.default_threshold(metric_kind));
-                let message = format!(
-                    "{place}: {metric}: {kind}\n{error}\njudge: {}\n{recording}",
-                    self.judge.describe()
-                );
+                let message = format!("{place}: {metric}: {kind}\n{error}{judge}{recording}");
                 (
                     TrialResult::from_error(case, metric_kind, subject.name(), threshold, &error),
                     Some(message),
@@ -678,6 +819,16 @@ impl CaseState {
                 Some(m) => format!("{m}\n{review}"),
                 None => format!("{place}: {metric}: {review}"),
             });
+        }
+        // A low score on a metric a pass-rate gate holds: said, and left to
+        // the gate (the trial passes; the report says it failed, allowed).
+        if message.is_some() && gates::allowed(&result, &self.gates) {
+            result.gated = true;
+            if let Some(m) = message.take() {
+                eprintln!(
+                    "{m}\n(allowed: a pass-rate gate holds {metric}, and decides the run at its end)"
+                );
+            }
         }
         crate::core::sync::lock(results).push(result);
         match message {

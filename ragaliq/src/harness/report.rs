@@ -13,7 +13,9 @@
 //!   "run": "9f1c…",                            // the run's id (NEXTEST_RUN_ID, RAGALIQ_RUN_ID, or the process)
 //!   "results": [{                              // one per trial, each counted once
 //!     "case": "refund-window", "metric": "faithfulness",
+//!     "name": "no-promise" | "recall@5" | absent,   // criteria's name, a retrieval metric's
 //!     "outcome": "passed" | "failed" | "awaiting" | "undecided" | "judge_error" | "config_error",
+//!     "gated": true | absent,                  // a low score a pass-rate gate allowed
 //!     "awaiting": { "low", "high", "items", "meanwhile": "fail" | "pass" } | absent,
 //!     "score": 0.5 | null, "threshold": 0.7,
 //!     "reasoning": "…", "error": "…" | absent,
@@ -21,6 +23,10 @@
 //!     "claims": [{ "claim", "verdict", "evidence", "confidence", "failed", "agreement", "undecided",
 //!                  "person": { "verdict", "by", "note", "judge" } | absent, "review_key" }],
 //!     "passages": [{ "rank", "relevant", "reason", "person" | absent, "review_key" }],
+//!     "retrieval": { "k", "listed", "matched_by": "ids" | "text",       // retrieval metrics only
+//!                    "relevant": [{ "id", "grade", "rank" | null }],
+//!                    "top": [{ "rank", "id", "grade", "repeat_of" | absent }],
+//!                    "repeats": [{ "id", "rank", "first" }] } | absent,
 //!     "spread": { "samples", "min", "median", "max", "flips" } | absent,
 //!     "usage": { "calls", "input_tokens", "output_tokens", "replayed", "shared",
 //!                "reviewed" },                // verdicts from a person (absent when 0)
@@ -29,7 +35,7 @@
 //!   "summary": {
 //!     "trials", "passed", "failed", "awaiting", "by_person", "undecided", "judge_errors", "config_errors",
 //!     "pending_review", "pass_rate",
-//!     "metrics": { "faithfulness": { "count", "mean" } },
+//!     "metrics": { "faithfulness": { "count", "mean" }, "recall@5": { … } },   // per trial name
 //!     "usage": { … }, "estimated_cost_usd": 0.0123 | null,
 //!     "budget_usd": 5.0 | null, "skipped_calls": 0, "processes": 3
 //!   },
@@ -44,9 +50,10 @@
 //! [`Report::html`].
 
 use super::cases::LoadedCase;
+use super::gate_result::{GateResult, GateStatus};
 use crate::core::{
-    Awaiting, ClaimCounts, ClaimVerdict, Evaluation, JudgeShare, Metric, PassageVerdict, Uncertain,
-    Usage,
+    Awaiting, ClaimCounts, ClaimVerdict, Evaluation, JudgeShare, Metric, PassageVerdict, Retrieved,
+    Uncertain, Usage,
 };
 use crate::core::{Mode, Spread};
 use crate::error::Error;
@@ -84,6 +91,11 @@ pub struct Report {
     /// and expected answer, by case id.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub cases: BTreeMap<String, CaseText>,
+    /// The gates checked over the run ([`check`](super::gates::check)):
+    /// empty when none were set, or the run was not whole here (a filtered
+    /// run, one process of a nextest run).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub gates: Vec<GateResult>,
 }
 
 /// A case's texts, as the report shows them.
@@ -202,6 +214,11 @@ pub struct TrialResult {
     /// below the threshold (`failed`: the answer was caught).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub expect_fail: bool,
+    /// Its score is on the wrong side of its threshold, and a pass-rate
+    /// gate on its metric allowed that: the trial did not fail the test
+    /// run; the gate decides ([`Gates`](crate::config::Gates)).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub gated: bool,
     /// How many claims got each verdict (the metrics over claims).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub counts: Option<ClaimCounts>,
@@ -214,6 +231,10 @@ pub struct TrialResult {
     /// With several samples: their spread.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub spread: Option<Spread>,
+    /// A retrieval metric: each relevant label and the rank it came at,
+    /// the top of the list, repeats.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retrieval: Option<Retrieved>,
     /// The trial awaits a person: the score with the unsure items counted
     /// each way, and what the trial does meanwhile.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -230,8 +251,8 @@ pub struct TrialResult {
 }
 
 impl TrialResult {
-    /// What the trial measured, as its name says it: `faithfulness`, or
-    /// `criteria:<name>`.
+    /// What the trial measured, as its name says it: `faithfulness`,
+    /// `criteria:<name>`, or a retrieval metric's name (`recall@5`).
     #[must_use]
     pub fn label(&self) -> String {
         label(self.metric, self.name.as_deref())
@@ -241,7 +262,10 @@ impl TrialResult {
         TrialResult {
             case: case.id().to_owned(),
             metric: e.metric,
-            name: e.name.clone().filter(|_| e.metric == Metric::Criteria),
+            name: e
+                .name
+                .clone()
+                .filter(|_| matches!(e.metric, Metric::Criteria | Metric::Retrieval)),
             outcome: if e.undecided {
                 Outcome::Undecided
             } else if e.awaiting.is_some() {
@@ -257,10 +281,12 @@ impl TrialResult {
             error: None,
             pending_review: false,
             expect_fail: case.expect_fail.contains(&e.metric),
+            gated: false,
             counts: e.counts,
             claims: e.claims,
             passages: e.passages,
             spread: e.spread,
+            retrieval: e.retrieval,
             awaiting: e.awaiting,
             judges: e.judges,
             usage: e.usage,
@@ -295,10 +321,12 @@ impl TrialResult {
             error: Some(error.to_string()),
             pending_review: false,
             expect_fail: case.expect_fail.contains(&metric),
+            gated: false,
             counts: None,
             claims: Vec::new(),
             passages: Vec::new(),
             spread: None,
+            retrieval: None,
             awaiting: None,
             judges: Vec::new(),
             usage: Usage::default(),
@@ -375,10 +403,14 @@ pub struct Summary {
     /// Trials whose recording awaits review.
     #[serde(default)]
     pub pending_review: usize,
+    /// Failed trials a pass-rate gate allowed (counted in `failed` too).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub gated: usize,
     /// passed / trials, rounded to 4 places (0 when nothing ran).
     pub pass_rate: f64,
-    /// Per metric: how many scores and their mean (rounded to 4 places).
-    pub metrics: BTreeMap<Metric, MetricSummary>,
+    /// Per metric, as trials name it (`faithfulness`, `criteria:<name>`,
+    /// `recall@5`): how many scores and their mean (rounded to 4 places).
+    pub metrics: BTreeMap<String, MetricSummary>,
     /// Calls, tokens and replayed answers of the whole run.
     pub usage: Usage,
     /// Estimated dollars spent on live calls, when the model's price is known.
@@ -396,6 +428,10 @@ fn one() -> usize {
     1
 }
 
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
 /// One metric's scores over the run.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct MetricSummary {
@@ -405,12 +441,13 @@ pub struct MetricSummary {
     pub mean: f64,
 }
 
-/// What a trial measured, as its name says it: the metric, or
-/// `criteria:<name>`.
+/// What a trial measured, as its name says it: the metric,
+/// `criteria:<name>`, or a retrieval metric's own name (`recall@5`).
 pub(crate) fn label(metric: Metric, name: Option<&str>) -> String {
-    match name {
-        Some(name) => format!("{metric}:{name}"),
-        None => metric.to_string(),
+    match (metric, name) {
+        (Metric::Retrieval, Some(name)) => name.to_owned(),
+        (_, Some(name)) => format!("{metric}:{name}"),
+        (_, None) => metric.to_string(),
     }
 }
 
@@ -482,10 +519,10 @@ impl Report {
             .iter()
             .filter(|r| r.passed() && r.outcome != Outcome::Awaiting)
             .count();
-        let mut metrics: BTreeMap<Metric, (usize, f64)> = BTreeMap::new();
+        let mut metrics: BTreeMap<String, (usize, f64)> = BTreeMap::new();
         for r in &results {
             if let Some(s) = r.score {
-                let e = metrics.entry(r.metric).or_default();
+                let e = metrics.entry(r.label()).or_default();
                 e.0 += 1;
                 e.1 += s;
             }
@@ -507,6 +544,7 @@ impl Report {
             recording_errors: count(Outcome::RecordingError),
             queued: count(Outcome::Queued),
             pending_review: results.iter().filter(|r| r.pending_review).count(),
+            gated: results.iter().filter(|r| r.gated).count(),
             pass_rate: if results.is_empty() {
                 0.0
             } else {
@@ -541,6 +579,7 @@ impl Report {
             summary,
             changes: Vec::new(),
             cases: BTreeMap::new(),
+            gates: Vec::new(),
         }
     }
 
@@ -598,7 +637,11 @@ impl Report {
         let s = &self.summary;
         let mut parts = vec![
             format!("{} passed", s.passed),
-            format!("{} failed", s.failed),
+            if s.gated > 0 {
+                format!("{} failed ({} allowed by a gate)", s.failed, s.gated)
+            } else {
+                format!("{} failed", s.failed)
+            },
         ];
         if s.awaiting > 0 {
             parts.push(format!("{} awaiting a person", s.awaiting));
@@ -684,6 +727,9 @@ impl Report {
                             (_, Some(s)) if r.pending_review => format!("{s:.2} ?"),
                             (Outcome::Failed, Some(s)) if r.passed() => format!("{s:.2} caught"),
                             (Outcome::Passed, Some(s)) if r.passed() => format!("{s:.2}  "),
+                            (Outcome::Passed | Outcome::Failed, Some(s)) if r.gated => {
+                                format!("{s:.2} ✗ gate")
+                            }
                             (Outcome::Passed | Outcome::Failed, Some(s)) => format!("{s:.2} ✗"),
                             (Outcome::Undecided, Some(s)) => format!("{s:.2} ~"),
                             (Outcome::Awaiting, Some(s)) => format!("{s:.2} person?"),
@@ -703,6 +749,11 @@ impl Report {
         }
         if self.summary.pending_review > 0 {
             out.push_str("\n? = the recording is new or changed: run `cargo insta review`");
+        }
+        if self.summary.gated > 0 {
+            out.push_str(
+                "\n✗ gate = below its threshold, allowed by a pass-rate gate on its metric",
+            );
         }
         if self.summary.awaiting > 0 {
             out.push_str(
@@ -727,7 +778,35 @@ impl Report {
                 c.delta
             );
         }
+        for g in &self.gates {
+            let _ = write!(out, "\n{}", g.message);
+        }
         out
+    }
+
+    /// `gates: 2 passed, 1 failed, 1 not checked`: how the run's gates came
+    /// out (`None` when none was checked).
+    #[must_use]
+    pub fn gates_line(&self) -> Option<String> {
+        if self.gates.is_empty() {
+            return None;
+        }
+        let n = |status: GateStatus| self.gates.iter().filter(|g| g.status == status).count();
+        let mut line = format!(
+            "gates: {} passed, {} failed",
+            n(GateStatus::Passed),
+            n(GateStatus::Failed)
+        );
+        if n(GateStatus::NotChecked) > 0 {
+            line.push_str(&format!(", {} not checked", n(GateStatus::NotChecked)));
+        }
+        Some(line)
+    }
+
+    /// Whether any gate checked over the run failed.
+    #[must_use]
+    pub fn gates_failed(&self) -> bool {
+        self.gates.iter().any(GateResult::failed)
     }
 
     /// The Markdown summary (also written to `GITHUB_STEP_SUMMARY`).
@@ -766,6 +845,9 @@ impl Report {
                 r.threshold,
                 match (r.outcome, r.pending_review) {
                     (_, true) => "🔍 awaits review",
+                    (Outcome::Passed | Outcome::Failed, _) if r.gated => {
+                        "❌ failed (allowed by a pass-rate gate)"
+                    }
                     (Outcome::Passed, _) if r.passed() => "✅ passed",
                     (Outcome::Failed, _) if r.passed() => "✅ caught (a bad answer)",
                     (Outcome::Passed, _) => "❌ not caught (a bad answer passed)",
@@ -798,6 +880,17 @@ impl Report {
                 );
             }
         }
+        if !self.gates.is_empty() {
+            out.push_str("\n### Gates\n\n");
+            for g in &self.gates {
+                let mark = match g.status {
+                    GateStatus::Passed => "✅",
+                    GateStatus::Failed => "❌",
+                    GateStatus::NotChecked => "➖",
+                };
+                let _ = writeln!(out, "- {mark} {}", g.message);
+            }
+        }
         out
     }
 
@@ -824,6 +917,19 @@ impl Report {
                     }
                 } else if r.passed() {
                     Status::Passed
+                } else if r.gated {
+                    // The run's verdict is the gate's (below): a trial it
+                    // allowed is no failure of the run.
+                    Status::Allowed {
+                        text: format!(
+                            "{} {:.2} below threshold {:.2}, allowed by a pass-rate gate on {}\n{}",
+                            r.label(),
+                            r.score.unwrap_or_default(),
+                            r.threshold,
+                            r.label(),
+                            r.reasoning
+                        ),
+                    }
                 } else {
                     let message = match (&r.error, r.score) {
                         (Some(e), _) => format!("{}: {e}", r.outcome.label()),
@@ -846,7 +952,11 @@ impl Report {
                         ),
                         (None, None) => r.label(),
                     };
-                    let text = r.reasoning.clone();
+                    let mut text = r.reasoning.clone();
+                    if let Some(seen) = &r.retrieval {
+                        text.push('\n');
+                        text.push_str(seen.to_string().trim_end());
+                    }
                     match r.outcome {
                         Outcome::JudgeError
                         | Outcome::ConfigError
@@ -861,6 +971,20 @@ impl Report {
                     status,
                 }
             })
+            .chain(self.gates.iter().map(|g| Case {
+                name: format!("gates::{}:{}", g.gate.name(), g.metric),
+                classname: "gates",
+                status: match g.status {
+                    GateStatus::Failed => Status::Failure {
+                        message: g.message.clone(),
+                        text: g.cases.join("\n"),
+                    },
+                    GateStatus::Passed => Status::Passed,
+                    GateStatus::NotChecked => Status::Allowed {
+                        text: g.message.clone(),
+                    },
+                },
+            }))
             .collect();
         document("ragaliq", &self.suite, &cases)
     }
@@ -971,10 +1095,12 @@ mod tests {
             error: None,
             pending_review: false,
             expect_fail: false,
+            gated: false,
             counts: None,
             claims: vec![],
             passages: vec![],
             spread: None,
+            retrieval: None,
             awaiting: None,
             judges: Vec::new(),
             usage: Usage::default(),
@@ -1004,7 +1130,7 @@ mod tests {
             ],
             &[Spending::default()],
         );
-        assert_eq!(r.summary.metrics[&Metric::Relevance].mean, 0.69);
+        assert_eq!(r.summary.metrics["relevance"].mean, 0.69);
         let one = Report::new(
             "s",
             info(),

@@ -513,6 +513,12 @@ async fn evaluate_here(
                 what: "the criteria: use `Judge::criteria(&case, \"…\")` or `assert_judged!`",
             });
         }
+        Subject::Metric(Metric::Retrieval) => {
+            return Err(Error::MissingInput {
+                metric,
+                what: "a measure and no judge: retrieval is computed from the case's labels, with `ragaliq::retrieval` (`recall_at(5).evaluate(&case)`) or `assert_retrieved!`",
+            });
+        }
         Subject::Metric(_) => {
             return Err(Error::MissingInput {
                 metric,
@@ -595,6 +601,7 @@ async fn evaluate_here(
         person: scored.person,
         review_key: scored.review_key,
         graded: scored.graded,
+        retrieval: None,
         awaiting,
         unsure: scored.unsure,
         judges,

@@ -1,0 +1,7 @@
+use ragaliq::prelude::*;
+
+fn check(case: RagCase) {
+    assert_retrieved!(case, recal_at(5) >= 0.8);
+}
+
+fn main() {}
