@@ -1210,6 +1210,16 @@ impl Config {
         self.mode_ignored = None;
     }
 
+    /// Sets the mode for judges built in code over a transport of the
+    /// caller's (a server on 127.0.0.1, a canned one): the caller chose
+    /// what they call, so even under `CI` the mode is taken as asked.
+    /// Code that uses configured judges calls [`set_mode`](Self::set_mode).
+    pub(crate) fn set_mode_for_own_judges(&mut self, mode: Mode) {
+        self.mode = mode;
+        self.mode_origin = ModeOrigin::Code;
+        self.mode_ignored = None;
+    }
+
     /// The API key read from [`api_key_env`](Self::api_key_env), if set.
     #[must_use]
     pub fn api_key(&self) -> Option<ApiKey> {

@@ -239,7 +239,9 @@ impl Calibration {
 
     /// The recording mode, instead of the configured one. Under `CI` a
     /// mode that calls the judge is ignored, as a file's `mode` is, with
-    /// one line on stderr ([`Config::set_mode`]).
+    /// one line on stderr ([`Config::set_mode`]), unless every judge was
+    /// built in code ([`with_judge`](Self::with_judge)): their caller
+    /// chose what they call.
     pub fn with_mode(mut self, mode: Mode) -> Self {
         self.mode = Some(mode);
         self
@@ -284,8 +286,22 @@ impl Calibration {
         });
         let root = root.canonicalize().unwrap_or(root);
         let mut config = Config::load_from(&root, &env)?;
+        // Judges built in code over transports of the caller's (a server on
+        // 127.0.0.1, a canned one) take the mode asked for whatever CI says,
+        // as a suite's do: the caller chose what they call. Otherwise a
+        // mode set in code is a committed setting like a file's, which
+        // under CI may only ask for replay.
+        let built_in_code = !self.judges.is_empty()
+            && self
+                .judges
+                .iter()
+                .all(|(_, s)| matches!(s, JudgeSource::Built(j) if !j.configured()));
         if let Some(mode) = self.mode {
-            config.set_mode(mode);
+            if built_in_code {
+                config.set_mode_for_own_judges(mode);
+            } else {
+                config.set_mode(mode);
+            }
         }
         let mode = config.mode;
         if let Some(floor) = self.min_kappa

@@ -322,11 +322,7 @@ impl Suite {
                 // A judge built in code over a transport of its caller's
                 // (a server on 127.0.0.1, a canned one): the caller chose
                 // what it calls, and the mode with it.
-                Some(j) if !j.configured() => {
-                    config.mode = mode;
-                    config.mode_origin = crate::config::ModeOrigin::Code;
-                    config.mode_ignored = None;
-                }
+                Some(j) if !j.configured() => config.set_mode_for_own_judges(mode),
                 // A committed setting like a file's mode: under CI it may
                 // only ask for replay (`Config::set_mode`).
                 _ => config.set_mode(mode),
