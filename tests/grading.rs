@@ -60,8 +60,11 @@ fn returns(reference: &str, response: &str) -> RagCase {
 
 /// The newcomer's case (`../shared/newcomer/`): the reference said in other
 /// words. Claims both ways scored it 0.00 (each of the reference's claims
-/// "no_evidence" at P 0.28 and 0.31); one direct question passes it, with
-/// one call.
+/// "no_evidence" at P 0.28 and 0.31); one direct question reads it correct
+/// (P(yes) 0.73), with one call. The 1.5B's band for graded answers is
+/// `all` (no band held on the public sources), so by default that reading
+/// awaits a person ([`the_1_5b_decides_neither_window`]); `uncertain =
+/// "decide"` reads it at the threshold, as before bands.
 #[rag_test(config = "tests/judges/qwen15.toml")]
 async fn the_reference_in_other_words_is_correct(judge: Judge) {
     let eval = assert_correct!(
@@ -69,13 +72,15 @@ async fn the_reference_in_other_words_is_correct(judge: Judge) {
         returns(
             "30 days from delivery.",
             "You can return online orders for up to 30 days after they are delivered."
-        )
+        ),
+        uncertain = "decide"
     );
     assert_eq!(eval.usage.replayed + eval.usage.calls, 1, "{eval}");
     assert_eq!(eval.graded.and_then(|g| g.found), None, "other words");
 }
 
-/// Its wrong twin: another number of days, from another day.
+/// Its wrong twin: another number of days, from another day (P(yes) 0.39
+/// at the threshold).
 #[rag_test(config = "tests/judges/qwen15.toml")]
 async fn the_wrong_window_is_caught(judge: Judge) {
     assert_caught!(
@@ -84,8 +89,41 @@ async fn the_wrong_window_is_caught(judge: Judge) {
             "30 days from delivery.",
             "You have 14 days from purchase to return online orders."
         ),
-        correctness
+        correctness,
+        uncertain = "decide"
     );
+}
+
+/// The two windows at the 1.5B's own bands (the default): the reference is
+/// found in neither, and the judge decides no graded answer, so both await
+/// a person, each with the command that gives the verdict, neither passed
+/// nor failed as a defect.
+#[rag_test(config = "tests/judges/qwen15.toml")]
+async fn the_1_5b_decides_neither_window(judge: Judge) {
+    for (response, test) in [
+        (
+            "You can return online orders for up to 30 days after they are delivered.",
+            "the_reference_in_other_words_is_correct",
+        ),
+        (
+            "You have 14 days from purchase to return online orders.",
+            "the_wrong_window_is_caught",
+        ),
+    ] {
+        let case = returns("30 days from delivery.", response);
+        let eval = judge.correctness(&case).await.unwrap();
+        let awaiting = eval
+            .awaiting
+            .as_ref()
+            .unwrap_or_else(|| panic!("{test}: {eval}"));
+        assert_eq!((awaiting.low, awaiting.high), (0.0, 1.0), "{eval}");
+        assert!(!eval.passed, "{eval}");
+        assert!(
+            eval.to_string()
+                .starts_with("correctness: AWAITING A PERSON"),
+            "{eval}"
+        );
+    }
 }
 
 /// The negation: the response holds the reference's words and denies
@@ -98,9 +136,15 @@ async fn a_denied_reference_is_caught(judge: Judge) {
     assert_caught!(
         judge,
         returns("30 days from delivery.", denied),
-        correctness
+        correctness,
+        uncertain = "decide"
     );
-    let eval = assert_caught!(judge, returns("30 days", denied), correctness);
+    let eval = assert_caught!(
+        judge,
+        returns("30 days", denied),
+        correctness,
+        uncertain = "decide"
+    );
     let graded = eval.graded.as_ref().unwrap();
     assert_eq!(
         graded.found.as_ref().map(|f| f.words),
@@ -127,7 +171,8 @@ async fn a_wrong_answer_fails_with_both_sides_quoted(judge: Judge) {
     assert_correct!(
         judge,
         refund("Refunds are accepted within 14 days of delivery and are paid as store credit."),
-        correctness = Correctness::F1
+        correctness = Correctness::F1,
+        uncertain = "decide"
     );
 }
 
@@ -141,7 +186,8 @@ async fn a_partial_answer_fails_recall(judge: Judge) {
         judge,
         refund("You can get a refund within 30 days of delivery."),
         correctness = Correctness::Recall,
-        threshold = 0.9
+        threshold = 0.9,
+        uncertain = "decide"
     );
 }
 
@@ -168,7 +214,7 @@ async fn a_broken_rule_fails_with_the_judges_reason(judge: Judge) {
         eval.reasoning.starts_with("The judge's reason: \""),
         "the judge's reason is not quoted"
     );
-    assert_judged!(judge, case, RULE);
+    assert_judged!(judge, case, RULE, uncertain = "decide");
 }
 
 /// The scored form (evaluation steps written once for the rule, then a
@@ -184,7 +230,8 @@ async fn a_broken_rule_scores_low(judge: Judge) {
         judge,
         reply("Sure, send it back and you will get a full refund, no questions asked."),
         Criteria::scored(RULE),
-        threshold = 0.7
+        threshold = 0.7,
+        uncertain = "decide"
     );
 }
 
@@ -229,7 +276,13 @@ async fn a_rude_reply_fails_the_teams_metric(judge: Judge) {
     let case = RagCase::new("Where is my order?")
         .id("rude")
         .response("Figure it out yourself, I am not your personal assistant.");
-    assert_metric!(judge, case, &polite(), threshold = 0.5);
+    assert_metric!(
+        judge,
+        case,
+        &polite(),
+        threshold = 0.5,
+        uncertain = "decide"
+    );
 }
 
 /// What the recorded 1.5B makes of the case above, which is ignored for
@@ -265,14 +318,26 @@ async fn the_recorded_small_judge_calls_the_english_reply_the_same_language() {
     let case = RagCase::new("¿Puedo devolver un artículo sin recibo?")
         .id("language")
         .response("Yes, within 30 days, with any proof of purchase.");
+    // At the 1.5B's own bands (a metric of one's own: `all`) the misreading
+    // decides nothing: the case awaits a person instead of passing.
     let options = ragaliq::EvalOptions::default().with_threshold(0.5);
+    let eval = judge
+        .custom_with(&same_language(), &case, &options)
+        .await
+        .unwrap();
+    assert!(eval.awaiting.is_some() && !eval.passed, "{eval}");
+    assert_eq!((eval.usage.calls, eval.usage.replayed), (0, 1), "{eval}");
+    // Read at the threshold, as before bands, it passes where a person
+    // says no.
+    let options = options.with_uncertain(ragaliq::Uncertain::Decide);
     let eval = judge
         .custom_with(&same_language(), &case, &options)
         .await
         .unwrap();
     assert!(eval.passed, "{eval}");
     assert!((eval.score - 0.61).abs() < 0.005, "{eval}");
-    assert_eq!((eval.usage.calls, eval.usage.replayed), (0, 1), "{eval}");
+    // The same answer, not asked again.
+    assert_eq!((eval.usage.calls, eval.usage.replayed), (0, 0), "{eval}");
     let description = recorder.description();
     let site = Site {
         file: file!(),

@@ -24,25 +24,36 @@ async fn quickstart_replays_offline() {
         .with_recorder(recorder.clone());
 
     let graded = quickstart::grade(&judge).await;
-    let verdict = |id: &str, metric: Metric| {
+    let eval = |id: &str, metric: Metric| {
         graded
             .iter()
             .find(|(c, m, _)| c.id.as_deref() == Some(id) && *m == metric)
-            .map(|(_, _, e)| e.as_ref().expect("replayed").passed)
+            .map(|(_, _, e)| e.as_ref().expect("replayed"))
             .unwrap()
     };
-    assert!(verdict("faithful", Metric::Faithfulness) && verdict("faithful", Metric::Relevance));
+    let verdict = |id: &str, metric: Metric| eval(id, metric).passed;
+    let awaiting = |id: &str, metric: Metric| eval(id, metric).awaiting.is_some();
+    // At the recorded 1.5B's own bands its claims decide nothing here: the
+    // faithful claim (P(supported) 0.77) and the invented one (0.06) both
+    // lie in its claims band [0.025, 0.925), so both answers' faithfulness
+    // and hallucination await a person (README, "Try it"). Relevance
+    // decides: 0.56 and 0.60 at or above the answers band's top 0.525,
+    // the off-topic answer's 0.08 under its bottom.
+    for id in ["faithful", "hallucinating"] {
+        for metric in [Metric::Faithfulness, Metric::Hallucination] {
+            assert!(
+                awaiting(id, metric) && !verdict(id, metric),
+                "{id} {metric}"
+            );
+        }
+        assert!(verdict(id, Metric::Relevance), "{id}");
+    }
     assert!(
-        !verdict("hallucinating", Metric::Hallucination)
-            && verdict("hallucinating", Metric::Relevance)
+        !verdict("irrelevant", Metric::Relevance) && !awaiting("irrelevant", Metric::Relevance)
     );
-    assert!(!verdict("irrelevant", Metric::Relevance));
-    // One rule for faithfulness and hallucination: the faithful claim,
-    // supported at the claim threshold, passes both. Where the recorded 1.5B
-    // differs from a person (README, "Try it"): it wrote claims about
+    // Where the recorded 1.5B differs from a person: it wrote claims about
     // the query, not the off-topic answer's, so that answer is undecided
     // (asked twice), not failed for its invented fact.
-    assert!(verdict("faithful", Metric::Hallucination));
     let undecided = graded
         .iter()
         .filter(|(c, _, e)| c.id.as_deref() == Some("irrelevant") && e.as_ref().unwrap().undecided)

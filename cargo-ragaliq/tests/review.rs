@@ -6,8 +6,46 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
+/// The quickstart's recording, read at bands off: the walk's mechanics
+/// (keys, order, undo) over the items the threshold decides against,
+/// whatever bands the 1.5B ships with
+/// ([`the_walk_shows_what_awaits_a_person_first`] reads them).
 fn fixture(name: &str) -> PathBuf {
-    fixture_of(name, "quickstart")
+    let dir = fixture_of(name, "quickstart");
+    std::fs::write(
+        dir.join("ragaliq.toml"),
+        "[judge]\nprovider = \"openai-compatible\"\nmodel = \"qwen2.5-coder-1.5b\"\nbase_url = \"http://127.0.0.1:9/v1\"\n\n[bands]\nclaims = \"off\"\nanswers = \"off\"\npassages = \"off\"\ngraded = \"off\"\njudged = \"off\"\ncustom = \"off\"\n",
+    )
+    .unwrap();
+    dir
+}
+
+/// With no configuration, a recording is read at its own model's measured
+/// bands (`Bands::measured`): the 1.5B's claims band [0.025, 0.925) and
+/// answers band [0.47, 0.525) (widened to the default threshold 0.7) leave
+/// four of the five items awaiting a person, walked first; the off-topic
+/// answer (P(yes) 0.08) is decided, and comes last.
+#[test]
+fn the_walk_shows_what_awaits_a_person_first() {
+    let dir = fixture_of("awaiting-first", "quickstart");
+    let o = run(&dir, &["review"], "q\n");
+    let out = text(&o);
+    assert!(o.status.success(), "{out}");
+    assert!(out.starts_with("5 items to review in 1 recording"), "{out}");
+    assert!(
+        out.contains("[1/5] AWAITING A PERSON (the judge is unsure) key b0351efbb9b0be80"),
+        "{out}"
+    );
+    let o = run(&dir, &["review"], "s\ns\ns\ns\nq\n");
+    let out = text(&o);
+    assert_eq!(
+        out.matches("AWAITING A PERSON (the judge is unsure)")
+            .count(),
+        4,
+        "{out}"
+    );
+    assert!(out.contains("[5/5] key 4a708b6a80b99040"), "{out}");
+    assert!(verdicts(&dir).is_empty());
 }
 
 /// A folder holding a copy of `examples/recordings/<recording>.snap` as

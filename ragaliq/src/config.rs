@@ -57,7 +57,7 @@
 //! | `scoring.samples` | `RAGALIQ_SAMPLES` | 1 to 25, or `"auto"`; above 1 only with `strategy = "word"` or `"json"` | 1 |
 //! | `scoring.agreement` | `RAGALIQ_AGREEMENT` | over 0.5, up to 1 | 0.6 (3 of 5) |
 //! | `scoring.uncertain` | `RAGALIQ_UNCERTAIN` | `fail`, `pass`, `decide` | `fail`: a test whose judges are unsure awaits a person, and fails meanwhile (see [`Uncertain`]) |
-//! | `bands.<kind>` (`claims`, `answers`, `passages`, `graded`, `judged`, `custom`) | `RAGALIQ_BAND_<KIND>` | `[low, high]` from 0 to 1, `"off"` (every reading decides), `"all"` (none does) | see [`Bands::DEFAULT`](crate::Bands::DEFAULT) |
+//! | `bands.<kind>` (`claims`, `answers`, `passages`, `graded`, `judged`, `custom`) | `RAGALIQ_BAND_<KIND>` | `[low, high]` from 0 to 1, `"off"` (every reading decides), `"all"` (none does) | measured for the kit's models, else off: [`Bands::measured`](crate::Bands::measured) |
 //! | `[[escalate]]` | — | a judge's keys (as `[judge]`), with its own `[escalate.bands]` | none: an item the judge is unsure of awaits a person |
 //! | `prompts.dir` | `RAGALIQ_PROMPTS_DIR` | a folder (relative to the package root) | built-in |
 //! | `cost.max_usd` | `RAGALIQ_MAX_COST_USD` | dollars, 0 or more | no budget; one per run (a `cargo nextest run`, the processes sharing `RAGALIQ_RUN_ID`, else each test binary); live calls need the model's price, replay none |
@@ -988,7 +988,7 @@ impl Config {
                 "fail, pass or decide",
             )?
             .map_or(Uncertain::default(), |v| v.parse().expect("checked"));
-        let mut bands = read_bands(&r, raw.bands.as_ref())?;
+        let mut bands = read_bands(&r, raw.bands.as_ref(), &model)?;
         // A band fitted for one model applies to that model only, as a
         // threshold does: another model gets the default band, and the
         // judge's description says so. A variable setting it stands.
@@ -1001,7 +1001,7 @@ impl Config {
                     && fitted_for != model
                     && (r.env)(&var).is_none()
                 {
-                    bands.set(kind, Bands::DEFAULT.get(kind));
+                    bands.set(kind, Bands::measured(&model).get(kind));
                     fitted.bands_not_applied.push((kind, fitted_for.to_owned()));
                 }
             }
@@ -1214,6 +1214,7 @@ impl Config {
     /// caller's (a server on 127.0.0.1, a canned one): the caller chose
     /// what they call, so even under `CI` the mode is taken as asked.
     /// Code that uses configured judges calls [`set_mode`](Self::set_mode).
+    #[cfg(any(feature = "suite", feature = "calibration"))]
     pub(crate) fn set_mode_for_own_judges(&mut self, mode: Mode) {
         self.mode = mode;
         self.mode_origin = ModeOrigin::Code;
@@ -1686,9 +1687,9 @@ fn show_value(value: &toml::Value) -> String {
 }
 
 /// The bands of `[bands]` and the `RAGALIQ_BAND_<KIND>` variables, over
-/// the defaults.
-fn read_bands(r: &Resolver<'_>, raw: Option<&RawBands>) -> Result<Bands, ConfigError> {
-    let mut bands = Bands::DEFAULT;
+/// the defaults of the judge serving `model` ([`Bands::measured`]).
+fn read_bands(r: &Resolver<'_>, raw: Option<&RawBands>, model: &str) -> Result<Bands, ConfigError> {
+    let mut bands = Bands::measured(model);
     for kind in Kind::ALL {
         let var = format!("RAGALIQ_BAND_{}", kind.name().to_ascii_uppercase());
         if let Some(text) = (r.env)(&var) {

@@ -78,6 +78,22 @@ tokio::task_local! {
     /// once never see each other's. An assertion in a task the body spawns
     /// is outside it, and not seen.
     static FAILURE: Arc<Mutex<Option<Failure>>>;
+
+    /// The messages of the test body's assertions that await a person,
+    /// said when the body ends: an assertion awaiting a person does not
+    /// stop the test, so the assertions after it are still asked (and,
+    /// while recording, recorded: the verdict a person gives then replays
+    /// a whole test, not one that stops at its first unsure item), and
+    /// every awaiting item is listed at once.
+    static AWAITING: Arc<Mutex<Vec<String>>>;
+}
+
+/// Keeps `message` for the end of the test body; `false` outside a
+/// `#[rag_test]` body, where the assertion fails at once.
+fn defer_awaiting(message: &str) -> bool {
+    AWAITING
+        .try_with(|cell| crate::core::sync::lock(cell).push(message.to_owned()))
+        .is_ok()
 }
 
 fn note_failure(failure: Failure) {
@@ -169,11 +185,15 @@ fn run_boxed(spec: TestSpec, body: Body) {
         Err(e) => panic!("ragaliq: cannot start the test's tokio runtime: {e}"),
     };
     let noted: Arc<Mutex<Option<Failure>>> = Arc::default();
+    let awaiting: Arc<Mutex<Vec<String>>> = Arc::default();
     let outcome = catch_unwind(AssertUnwindSafe(|| {
-        runtime.block_on(FAILURE.scope(noted.clone(), body(judge)))
+        runtime
+            .block_on(FAILURE.scope(noted.clone(), AWAITING.scope(awaiting.clone(), body(judge))))
     }));
     drop(runtime);
     let failure = *crate::core::sync::lock(&noted);
+    let awaiting = std::mem::take(&mut *crate::core::sync::lock(&awaiting));
+    let awaiting = (!awaiting.is_empty()).then(|| awaiting.join("\n\n"));
 
     // The recording is asserted whether or not the body passed, so insta
     // sees it in use (`--unreferenced`) and keeps what was paid for.
@@ -194,8 +214,15 @@ fn run_boxed(spec: TestSpec, body: Body) {
 
     if spec.should_panic {
         // Under `#[should_panic]` any panic passes the test. Only a score
-        // may: a judge failure or a recording that awaits review returns
-        // normally here, so the test fails with "did not panic".
+        // may: a judge failure, an item awaiting a person or a recording
+        // that awaits review returns normally here, so the test fails
+        // with "did not panic".
+        if let Some(text) = &awaiting {
+            eprintln!(
+                "{text}\nragaliq: this #[should_panic] test is failed until a person gives the verdict, instead of passing on an unsure reading"
+            );
+            return;
+        }
         if outcome.is_err() && failure == Some(Failure::Judge) {
             eprintln!(
                 "ragaliq: the evaluation failed (see above), which says nothing about the answer; this #[should_panic] test is failed instead of passing on it. Use assert_caught! to test that a bad answer is caught."
@@ -222,12 +249,18 @@ fn run_boxed(spec: TestSpec, body: Body) {
     // The body's own failure is the one to report; the recording's only
     // when the body passed.
     if let Err(payload) = outcome {
+        if let Some(text) = &awaiting {
+            eprintln!("{text}");
+        }
         resume_unwind(payload);
     }
-    match asserted {
-        Err(payload) => resume_unwind(payload),
-        Ok(Err(e)) => panic!("{e}"),
-        Ok(Ok(_)) => say_reviewed(&recorder, &spec),
+    match (asserted, awaiting) {
+        (Err(payload), Some(text)) => panic!("{text}\n\n{}", panic_text(&payload)),
+        (Err(payload), None) => resume_unwind(payload),
+        (Ok(Err(e)), Some(text)) => panic!("{text}\n\n{e}"),
+        (Ok(Err(e)), None) => panic!("{e}"),
+        (Ok(Ok(_)), Some(text)) => panic!("{text}"),
+        (Ok(Ok(_)), None) => say_reviewed(&recorder, &spec),
     }
 }
 
@@ -616,10 +649,14 @@ async fn assert_here(
                 ));
                 return Ok(eval);
             }
-            note_failure(Failure::Judge);
-            Err(format!(
+            let message = format!(
                 "{macro_name}! AWAITING A PERSON for {subject}: the judge is unsure, so the test is neither passed nor failed until a person gives the verdict (not a low score){hint}\n{eval}{judge_line}{recording}"
-            ))
+            );
+            if defer_awaiting(&message) {
+                return Ok(eval);
+            }
+            note_failure(Failure::Judge);
+            Err(message)
         }
         (Ok(eval), Expect::Pass) if eval.passed => Ok(eval),
         (Ok(eval), Expect::Caught) if !eval.passed && !eval.undecided => Ok(eval),

@@ -48,6 +48,10 @@ pub struct Thresholds {
     /// An item one of them was asked about is read as that judge read it
     /// (the last asked decides, or leaves it uncertain).
     pub escalate: Vec<(String, Bands)>,
+    /// The model these are the thresholds of (`None`: the defaults). A
+    /// recording by another model is read at that model's own bands
+    /// ([`Bands::measured`]): a band is the judge's, not the project's.
+    pub model: Option<String>,
 }
 
 impl Default for Thresholds {
@@ -61,6 +65,7 @@ impl Default for Thresholds {
             correctness: Metric::Correctness.default_threshold(),
             bands: Bands::DEFAULT,
             escalate: Vec::new(),
+            model: None,
         }
     }
 }
@@ -90,6 +95,7 @@ impl Thresholds {
             criteria: judge.default_threshold(Metric::Criteria),
             correctness: judge.default_threshold(Metric::Correctness),
             bands: bands_of(judge),
+            model: Some(judge.model().to_owned()),
         }
     }
 }
@@ -276,6 +282,10 @@ pub fn items(recording: &Recording, thresholds: &Thresholds) -> Vec<Item> {
                 .unwrap_or(0);
             exchanges.retain(|(e, _)| stage(&e.model) == last);
             let read_at = match last {
+                0 if thresholds.model.as_deref() != Some(e.model.as_str()) => Thresholds {
+                    bands: Bands::measured(&e.model),
+                    ..thresholds.clone()
+                },
                 0 => thresholds.clone(),
                 k => Thresholds {
                     bands: thresholds.escalate[k - 1].1,

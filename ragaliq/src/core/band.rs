@@ -37,6 +37,7 @@ use std::fmt;
 /// assert_eq!(Band::Off.decide(0.31, 0.33), Decision::No);
 /// assert_eq!(Band::All.decide(0.99, 0.33), Decision::Uncertain);
 /// assert_eq!(band.to_string(), "[0.10, 0.50)");
+/// assert_eq!(Band::between(0.025, 0.925).unwrap().to_string(), "[0.025, 0.925)");
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -130,8 +131,19 @@ impl fmt::Display for Band {
         match self {
             Band::Off => f.write_str("off"),
             Band::All => f.write_str("all (nothing decided)"),
-            Band::Between { low, high } => write!(f, "[{low:.2}, {high:.2})"),
+            Band::Between { low, high } => write!(f, "[{}, {})", bound(*low), bound(*high)),
         }
+    }
+}
+
+/// A band's end as people read it: two decimals, a third where it has
+/// one (`0.50`, `0.025`), so a band never reads as holding a reading
+/// it does not.
+fn bound(x: f64) -> String {
+    let three = format!("{x:.3}");
+    match three.strip_suffix('0') {
+        Some(two) => two.to_owned(),
+        None => three,
     }
 }
 
@@ -233,8 +245,82 @@ impl Bands {
     /// Every kind off: every reading decides by its threshold.
     pub const OFF: Bands = Bands([Band::Off; Kind::ALL.len()]);
 
-    /// The bands a judge has unless configured otherwise.
+    /// The bands a judge has unless configured otherwise, when it is not
+    /// one of the judges measured ([`Bands::measured`]): off, since where a
+    /// judge is sure is a property of the judge, and nothing is known of
+    /// this one. `cargo ragaliq calibrate --reviewed --fit` fits its own
+    /// from a team's reviewed verdicts, or `[bands]` sets them.
     pub const DEFAULT: Bands = Bands::OFF;
+
+    /// The bands of the kit's Qwen2.5-Coder 1.5B Instruct, chosen
+    /// leave-one-source-out on public human-labelled sources' dev halves
+    /// and reported on their test halves (`bench/bands/README.md`): the
+    /// widest coverage at which every source's dev half has decided
+    /// accuracy ≥ 0.9 and kappa ≥ 0.75. It is sure of few claims (5% of
+    /// them); no band held for answers graded against a reference (the
+    /// reference found in the answer still decides it correct, with no
+    /// call), and it separates criteria on no source (AUC under 0.7).
+    pub const QWEN_CODER_1_5B: Bands = Bands([
+        Band::Between {
+            low: 0.025,
+            high: 0.925,
+        },
+        Band::Between {
+            low: 0.47,
+            high: 0.525,
+        },
+        Band::Between {
+            low: 0.3,
+            high: 0.525,
+        },
+        Band::All,
+        Band::All,
+        Band::All,
+    ]);
+
+    /// The bands of the kit's Qwen2.5-Coder 0.5B Instruct, chosen as
+    /// [`QWEN_CODER_1_5B`](Self::QWEN_CODER_1_5B)'s were.
+    pub const QWEN_CODER_0_5B: Bands = Bands([
+        Band::Between {
+            low: 0.1,
+            high: 0.575,
+        },
+        Band::Between {
+            low: 0.15,
+            high: 0.47,
+        },
+        Band::Between {
+            low: 0.15,
+            high: 0.45,
+        },
+        Band::All,
+        Band::All,
+        Band::All,
+    ]);
+
+    /// The default bands of the judge serving `model`: the measured bands
+    /// of a kit model (its name holds `qwen2.5-coder-1.5b` or
+    /// `qwen2.5-coder-0.5b`, as the kit's `--alias` and its model files
+    /// do), else [`DEFAULT`](Self::DEFAULT).
+    ///
+    /// ```
+    /// use ragaliq::{Band, Bands, Kind};
+    /// let kit = Bands::measured("qwen2.5-coder-1.5b");
+    /// assert_eq!(kit.get(Kind::Claims).to_string(), "[0.025, 0.925)");
+    /// assert_eq!(kit.get(Kind::Judged), Band::All);
+    /// assert!(Bands::measured("gpt-4o-mini").all_off());
+    /// ```
+    #[must_use]
+    pub fn measured(model: &str) -> Bands {
+        let model = model.to_ascii_lowercase();
+        if model.contains("qwen2.5-coder-1.5b") {
+            Bands::QWEN_CODER_1_5B
+        } else if model.contains("qwen2.5-coder-0.5b") {
+            Bands::QWEN_CODER_0_5B
+        } else {
+            Bands::DEFAULT
+        }
+    }
 
     /// The band for `kind`.
     #[must_use]

@@ -844,10 +844,10 @@ impl fmt::Display for Evaluation {
                 .iter()
                 .filter(|(_, c)| c.unsure.is_some() && c.person.is_none())
                 .count();
-            let failed = group
-                .iter()
-                .filter(|(_, c)| c.failed && c.unsure.is_none())
-                .count();
+            // A person's verdict decides a claim the judge was unsure of:
+            // it is counted, and listed, with the decided ones.
+            let decided = |c: &ClaimVerdict| c.unsure.is_none() || c.person.is_some();
+            let failed = group.iter().filter(|(_, c)| c.failed && decided(c)).count();
             if failed > 0 {
                 writeln!(f, "  {failed} of {} {noun}:", group.len())?;
             }
@@ -861,8 +861,8 @@ impl fmt::Display for Evaluation {
             }
             let ordered = shown
                 .iter()
-                .filter(|(_, c)| c.unsure.is_none())
-                .chain(shown.iter().filter(|(_, c)| c.unsure.is_some()));
+                .filter(|(_, c)| decided(c))
+                .chain(shown.iter().filter(|(_, c)| !decided(c)));
             for (i, c) in ordered {
                 write!(f, "    [{}] \"{}\" — ", i + 1, c.claim)?;
                 if let Some(p) = &c.person {

@@ -42,6 +42,7 @@ pub use gates::{GateRule, Gates};
 pub use json_mode::JsonMode;
 pub use key::ApiKey;
 pub use labels::RelevantIds;
+#[cfg(feature = "suite")]
 pub(crate) use labels::ids as deserialize_ids;
 pub use logprobs::{TokenLogprob, TopLogprob};
 pub use mode::Mode;

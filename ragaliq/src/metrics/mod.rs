@@ -746,7 +746,19 @@ pub(crate) async fn verify_labelled(
     };
     let tally = Tally::default();
     let ask = Asker::alone(session, &tally, scoring);
-    let checked = claims::check(&ask, claims, passages, &plan, |_| 0.0).await?;
+    let mut checked = claims::check(&ask, claims, passages, &plan, |_| 0.0).await?;
+    // A claim read inside the band is read at the threshold here: the
+    // all-items agreement counts it, and calibration's own `by the band`
+    // line reads the band from the probability. Only a split vote or an
+    // ungrounded verdict stays undecided.
+    for v in &mut checked.voted {
+        if v.unsure
+            .as_ref()
+            .is_some_and(|u| u.why == crate::core::UnsureWhy::InBand)
+        {
+            v.undecided = false;
+        }
+    }
     Ok((checked.voted, tally.total()))
 }
 
