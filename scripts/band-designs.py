@@ -60,13 +60,19 @@ CRITERIA_SETS = {
     'roscoe': ['tests/public_criteria/roscoe/{h}'],
     'ours': ['tests/labelled_criteria/{h}'],
 }
-SETS = {'claims': CLAIM_SETS, 'correctness': CORRECTNESS_SETS, 'criteria': CRITERIA_SETS}
+# One source each (ours): bands chosen on the dev half, no held-out source.
+RELEVANCE_SETS = {'ours': ['tests/labelled_relevance/{h}']}
+PASSAGE_SETS = {'ours': ['tests/labelled_passages/{h}']}
+SETS = {'claims': CLAIM_SETS, 'correctness': CORRECTNESS_SETS, 'criteria': CRITERIA_SETS,
+        'relevance': RELEVANCE_SETS, 'passages': PASSAGE_SETS}
 # What kind of reference each correctness source has (issue 42's targets differ).
 REFERENCE_KIND = {'openqa': 'short', 'liveqa-med': 'long', 'truthfulqa': 'sentence',
                   'roscoe-gsm8k': 'long', 'ours': 'sentence'}
-THRESHOLD = {'claims': 0.33, 'correctness': 0.5, 'criteria': 0.45}
-DESIGN = {'claims': 'sup', 'correctness': 'direct', 'criteria': 'met'}
-POSITIVE = {'claims': ('supported',), 'correctness': ('correct',), 'criteria': ('meets',)}
+# Relevance and passages: the thresholds of tests/judges/qwen15.toml.
+THRESHOLD = {'claims': 0.33, 'correctness': 0.5, 'criteria': 0.45, 'relevance': 0.47, 'passages': 0.414}
+DESIGN = {'claims': 'sup', 'correctness': 'direct', 'criteria': 'met', 'relevance': 'rel', 'passages': 'pas'}
+POSITIVE = {'claims': ('supported',), 'correctness': ('correct',), 'criteria': ('meets',), 'relevance': ('relevant',),
+            'passages': ('relevant',)}
 
 
 def read_items(path):
@@ -365,8 +371,10 @@ def plain_match(reference, response):
 
 # ------------------------------------------- answers in committed recordings
 
-TASK_DESIGN = {'claim_supported': 'sup', 'claim_contradicted': 'con', 'answer_correct': 'direct', 'criteria_met': 'met'}
-TASK_KIND = {'claim_supported': 'claims', 'claim_contradicted': 'claims', 'answer_correct': 'correctness', 'criteria_met': 'criteria'}
+TASK_DESIGN = {'claim_supported': 'sup', 'claim_contradicted': 'con', 'answer_correct': 'direct', 'criteria_met': 'met',
+               'answers_query': 'rel', 'passage_relevant': 'pas'}
+TASK_KIND = {'claim_supported': 'claims', 'claim_contradicted': 'claims', 'answer_correct': 'correctness', 'criteria_met': 'criteria',
+             'answers_query': 'relevance', 'passage_relevant': 'passages'}
 
 
 def item_key(kind, it):
@@ -375,6 +383,11 @@ def item_key(kind, it):
         return (s(it['claim']), tuple(s(p) for p in it.get('passages') or []))
     if kind == 'correctness':
         return (s(it['query']), s(it.get('reference') or it.get('expected')), s(it['response']))
+    if kind == 'relevance':
+        return (s(it['query']), s(it['response']))
+    if kind == 'passages':
+        ps = it.get('passages') or [it.get('passage')]
+        return (s(it['query']), tuple(s(p) for p in ps))
     return (s(it['criteria']), s(it['query']), s(it['response']))
 
 
@@ -390,7 +403,7 @@ def snapshot_exchanges(path):
             continue
         kind = TASK_KIND[task]
         asked = dict(ex['asked'])
-        if kind == 'claims':
+        if kind in ('claims', 'passages'):
             asked['passages'] = [refs[r] for r in asked.get('passages') or []]
         tokens = [(t['token'], t['logprob'], sorted((t.get('top') or {}).items(), key=lambda x: -x[1]))
                   for t in ex.get('probabilities') or []]
@@ -491,7 +504,7 @@ def readings(kind, model):
             if e['design'] == design and e['model'] == model:
                 rec.setdefault(e['ids'][0], e)
     cache = {}
-    for pat in CACHES[kind]:
+    for pat in CACHES.get(kind, []):
         path = os.path.join(ROOT, pat.format(m=model))
         if not os.path.exists(path):
             continue
@@ -503,7 +516,7 @@ def readings(kind, model):
     for it in load(kind):
         e = rec.get(it['id'])
         origin = 'recording'
-        if e is None:
+        if e is None and kind in CACHES:
             e = cache.get(prompt_key(kind, model, it))
             origin = 'cache'
         if e is None:
@@ -755,23 +768,28 @@ def pooled_default(kind):
 
 
 def cascade(kind, source, bands, half='test'):
-    """0.5B then 1.5B, each at its band: who decided what, and how well."""
+    """0.5B then 1.5B, each at its band, over the items both were asked: who
+    decided what, how well, and the 1.5B alone on the same items."""
     c05, c15 = cells(kind, 'qwen05')[(source, half)], cells(kind, 'qwen15')[(source, half)]
-    ids = [it['id'] for it in c15.items]
     i05 = {it['id']: k for k, it in enumerate(c05.items)}
-    sep05 = dev_separable(kind, 'qwen05', source) if bands.get('sep05') is None else bands['sep05']
-    sep15 = dev_separable(kind, 'qwen15', source) if bands.get('sep15') is None else bands['sep15']
+    sep05 = dev_separable(kind, 'qwen05', source)
+    sep15 = dev_separable(kind, 'qwen15', source)
     v15 = c15.verdicts(bands['qwen15'], sep15)
-    v05all = c05.verdicts(bands['qwen05'], sep05)
-    found = stage0 = stage1 = stage2 = 0
-    pairs, calls = [], 0
-    for k, i in enumerate(ids):
+    v05 = c05.verdicts(bands['qwen05'], sep05)
+    found = stage1 = stage2 = n = calls = 0
+    pairs, alone = [], []
+    for k, it in enumerate(c15.items):
+        if it['id'] not in i05:
+            continue
+        n += 1
         y = c15.people[k]
+        if v15[k] is not None:
+            alone.append((y, v15[k]))
         if c15.found[k]:
             found += 1
             pairs.append((y, True))
             continue
-        d05 = v05all[i05[i]] if i in i05 else None
+        d05 = v05[i05[it['id']]]
         calls += 1
         if d05 is not None:
             stage1 += 1
@@ -781,12 +799,14 @@ def cascade(kind, source, bands, half='test'):
         if v15[k] is not None:
             stage2 += 1
             pairs.append((y, v15[k]))
-    n = len(ids)
-    alone = c15.figures(bands['qwen15'], sep15)
+
+    def figs(ps):
+        return {'coverage': len(ps) / n if n else 0.0, 'acc': sum(a == b for a, b in ps) / len(ps) if ps else None,
+                'kappa': kappa(ps), 'wrong': sum(a != b for a, b in ps)}
+    f = figs(pairs)
     return {'n': n, 'found': found, 'by05': stage1, 'by15': stage2, 'uncertain': n - found - stage1 - stage2,
-            'acc': sum(a == b for a, b in pairs) / len(pairs) if pairs else None, 'kappa': kappa(pairs),
-            'coverage': len(pairs) / n if n else 0.0, 'calls': calls / n if n else 0.0, 'alone': alone,
-            'wrong': sum(a != b for a, b in pairs)}
+            'acc': f['acc'], 'kappa': f['kappa'], 'coverage': f['coverage'], 'wrong': f['wrong'],
+            'calls': calls / n if n else 0.0, 'alone': figs(alone)}
 
 
 def timing(kind, model):
@@ -816,9 +836,12 @@ def report():
     defaults = {m: {} for m in MODELS}
     defaults['default'] = {}
     targets = []
-    for kind in ('claims', 'correctness', 'criteria'):
+    for kind in ('claims', 'correctness', 'criteria', 'relevance', 'passages'):
         t = THRESHOLD[kind]
         w(f'\n## {kind.capitalize()} (threshold {t:g})\n')
+        if len(SETS[kind]) == 1:
+            w('One source only (ours): the band is chosen on its dev half and read on its test half; '
+              'there is no held-out source, so no leave-one-source-out figure.\n')
         # What was read
         w(f'### {kind}: items read (with a reading) of the items labelled, and where the answers come from\n')
         w('| source | half | ' + ' | '.join(f'{m}: read / labelled (from recordings)' for m in MODELS) + ' |')
@@ -843,50 +866,50 @@ def report():
             w(f'| {s} | ' + ' | '.join(row) + ' |')
         for m in MODELS:
             srcs = sources_of(kind, m)
-            if len(srcs) < 2:
+            rows = loso(kind, m) if len(srcs) >= 2 else []
+            if not rows:
                 w(f'\n**{m}: fewer than two sources with both halves read; no leave-one-source-out.**\n')
-                continue
-            rows = loso(kind, m)
-            w(f'\n### {kind}, {m}: leave one source out (band chosen on the other sources\' dev halves, read on the held-out test half)\n')
-            head = '| held out | band chosen | others\' dev coverage | test n | coverage | decided acc | decided kappa | wrong decided | all items at t: acc / kappa |'
-            sep = '| --- | --- | --- | --- | --- | --- | --- | --- | --- |'
-            if kind == 'correctness':
-                head += ' plain matching: acc / kappa | found (no call) | calls / answer |'
-                sep += ' --- | --- | --- |'
-            if kind == 'criteria':
-                head += ' dev AUC |'
-                sep += ' --- |'
-            w(head)
-            w(sep)
-            for r in rows:
-                f = r['fig']
-                band = band_name(r['band']) + ('' if r['feasible'] or r['band'] != NEVER else ' (no band met the rule)')
-                if kind == 'criteria' and not r['separable']:
-                    band += '; cannot separate: nothing decided'
-                line = (f'| {r["source"]} | {band} | {pct(r["dev_coverage"])} | {r["n"]} | {pct(f["coverage"])} | {fmt(f["acc"])} | '
-                        f'{fmt(f["kappa"])} | {f["wrong"]} | {fmt(r["at_t"]["acc"])} / {fmt(r["at_t"]["kappa"])} |')
+            if rows:
+                w(f'\n### {kind}, {m}: leave one source out (band chosen on the other sources\' dev halves, read on the held-out test half)\n')
+                head = '| held out | band chosen | others\' dev coverage | test n | coverage | decided acc | decided kappa | wrong decided | all items at t: acc / kappa |'
+                sep = '| --- | --- | --- | --- | --- | --- | --- | --- | --- |'
                 if kind == 'correctness':
-                    line += f' {fmt(r["plain"]["acc"])} / {fmt(r["plain"]["kappa"])} | {f["found"]} | {f["calls"]:.2f} |'
+                    head += ' plain matching: acc / kappa | found (no call) | calls / answer |'
+                    sep += ' --- | --- | --- |'
                 if kind == 'criteria':
-                    line += f' {fmt(r["auc_dev"])} |'
-                w(line)
-            decided = [r for r in rows if r['fig']['decided']]
-            if decided:
-                wa = min(decided, key=lambda r: r['fig']['acc'])
-                wk = min(decided, key=lambda r: -9 if r['fig']['kappa'] is None else r['fig']['kappa'])
-                w(f'\nWorst held-out source: decided accuracy {fmt(wa["fig"]["acc"])} ({wa["source"]}); decided kappa '
-                  f'{fmt(wk["fig"]["kappa"])} ({wk["source"]}); sources with nothing decided: '
-                  f'{", ".join(r["source"] for r in rows if not r["fig"]["decided"]) or "none"}.')
-                if kind in ('claims', 'correctness') and m == 'qwen15':
-                    ok = all(r['fig']['acc'] >= ACC_MIN for r in decided) and all(r['fig']['kappa'] is not None and r['fig']['kappa'] >= KAPPA_MIN for r in decided)
-                    targets.append((f'Issue 40, {kind}, 1.5B, leave one source out: decided accuracy >= 0.9 and kappa >= 0.75 on the worst held-out source',
-                                    'met' if ok else 'missed',
-                                    f'worst accuracy {fmt(wa["fig"]["acc"])} ({wa["source"]}), worst kappa {fmt(wk["fig"]["kappa"])} ({wk["source"]})'
-                                    + (f'; nothing decided on {", ".join(r["source"] for r in rows if not r["fig"]["decided"])}' if len(decided) < len(rows) else '')))
-            else:
-                w('\nNothing decided on any held-out source.')
-                if kind in ('claims', 'correctness') and m == 'qwen15':
-                    targets.append((f'Issue 40, {kind}, 1.5B, leave one source out', 'missed', 'nothing decided on any held-out source'))
+                    head += ' dev AUC |'
+                    sep += ' --- |'
+                w(head)
+                w(sep)
+                for r in rows:
+                    f = r['fig']
+                    band = band_name(r['band']) + ('' if r['feasible'] or r['band'] != NEVER else ' (no band met the rule)')
+                    if kind == 'criteria' and not r['separable']:
+                        band += '; cannot separate: nothing decided'
+                    line = (f'| {r["source"]} | {band} | {pct(r["dev_coverage"])} | {r["n"]} | {pct(f["coverage"])} | {fmt(f["acc"])} | '
+                            f'{fmt(f["kappa"])} | {f["wrong"]} | {fmt(r["at_t"]["acc"])} / {fmt(r["at_t"]["kappa"])} |')
+                    if kind == 'correctness':
+                        line += f' {fmt(r["plain"]["acc"])} / {fmt(r["plain"]["kappa"])} | {f["found"]} | {f["calls"]:.2f} |'
+                    if kind == 'criteria':
+                        line += f' {fmt(r["auc_dev"])} |'
+                    w(line)
+                decided = [r for r in rows if r['fig']['decided']]
+                if decided:
+                    wa = min(decided, key=lambda r: r['fig']['acc'])
+                    wk = min(decided, key=lambda r: -9 if r['fig']['kappa'] is None else r['fig']['kappa'])
+                    w(f'\nWorst held-out source: decided accuracy {fmt(wa["fig"]["acc"])} ({wa["source"]}); decided kappa '
+                      f'{fmt(wk["fig"]["kappa"])} ({wk["source"]}); sources with nothing decided: '
+                      f'{", ".join(r["source"] for r in rows if not r["fig"]["decided"]) or "none"}.')
+                    if kind in ('claims', 'correctness') and m == 'qwen15':
+                        ok = all(r['fig']['acc'] >= ACC_MIN for r in decided) and all(r['fig']['kappa'] is not None and r['fig']['kappa'] >= KAPPA_MIN for r in decided)
+                        targets.append((f'Issue 40, {kind}, 1.5B, leave one source out: decided accuracy >= 0.9 and kappa >= 0.75 on the worst held-out source',
+                                        'met' if ok else 'missed',
+                                        f'worst accuracy {fmt(wa["fig"]["acc"])} ({wa["source"]}), worst kappa {fmt(wk["fig"]["kappa"])} ({wk["source"]})'
+                                        + (f'; nothing decided on {", ".join(r["source"] for r in rows if not r["fig"]["decided"])}' if len(decided) < len(rows) else '')))
+                else:
+                    w('\nNothing decided on any held-out source.')
+                    if kind in ('claims', 'correctness') and m == 'qwen15':
+                        targets.append((f'Issue 40, {kind}, 1.5B, leave one source out', 'missed', 'nothing decided on any held-out source'))
             # The default: the same rule over every source's dev half
             band, cov, feasible = default_band(kind, m)
             defaults[m][kind] = band
@@ -933,11 +956,14 @@ def report():
         defaults['default'][kind] = pb
         w(f'\n### {kind}: the band for a judge not measured here: **{band_name(pb)}** (the same rule over both kit models\' dev halves at once; mean dev coverage {pct(pcov)})\n')
         # Cascade
-        if all(len(sources_of(kind, m)) >= 2 for m in MODELS):
-            for label, bands_of in (('default bands', lambda s: {m: default_band(kind, m)[0] for m in MODELS}),
-                                    ('bands chosen without the held-out source', lambda s: {m: choose(kind, m, [o for o in sources_of(kind, m) if o != s])[0] for m in MODELS})):
+        if all(len(sources_of(kind, m)) >= 1 for m in MODELS):
+            variants = [('default bands', lambda s: {m: default_band(kind, m)[0] for m in MODELS})]
+            if all(len(sources_of(kind, m)) >= 2 for m in MODELS):
+                variants.append(('bands chosen without the held-out source',
+                                 lambda s: {m: choose(kind, m, [o for o in sources_of(kind, m) if o != s])[0] for m in MODELS}))
+            for label, bands_of in variants:
                 w(f'\n### {kind}: the cascade 0.5B -> 1.5B on the test halves, {label}\n')
-                w('| source | n | ' + ('found (no call) | ' if kind == 'correctness' else '') + 'decided by 0.5B | decided by 1.5B | uncertain | cascade: coverage, acc, kappa | 1.5B alone: coverage, acc, kappa | calls / answer |')
+                w('| source | n (asked of both) | ' + ('found (no call) | ' if kind == 'correctness' else '') + 'decided by 0.5B | decided by 1.5B | uncertain | cascade: coverage, acc, kappa, wrong | 1.5B alone, same items: coverage, acc, kappa, wrong | cascade calls / answer |')
                 w('| --- | --- | ' + ('--- | ' if kind == 'correctness' else '') + '--- | --- | --- | --- | --- | --- |')
                 for s in SETS[kind]:
                     if s not in sources_of(kind, 'qwen15') or s not in sources_of(kind, 'qwen05'):
@@ -945,8 +971,8 @@ def report():
                     r = cascade(kind, s, bands_of(s))
                     a = r['alone']
                     w(f'| {s} | {r["n"]} | ' + (f'{r["found"]} | ' if kind == 'correctness' else '') +
-                      f'{r["by05"]} | {r["by15"]} | {r["uncertain"]} | {pct(r["coverage"])}, {fmt(r["acc"])}, {fmt(r["kappa"])} | '
-                      f'{pct(a["coverage"])}, {fmt(a["acc"])}, {fmt(a["kappa"])} | {r["calls"]:.2f} |')
+                      f'{r["by05"]} | {r["by15"]} | {r["uncertain"]} | {pct(r["coverage"])}, {fmt(r["acc"])}, {fmt(r["kappa"])}, {r["wrong"]} | '
+                      f'{pct(a["coverage"])}, {fmt(a["acc"])}, {fmt(a["kappa"])}, {a["wrong"]} | {r["calls"]:.2f} |')
         # Time
         w(f'\n### {kind}: seconds per answer asked for this round and before (answers from recordings carry no time)\n')
         w('| model | source | half | answers timed | median s | mean s | load average while asked (median) |')

@@ -150,8 +150,26 @@ def ask(port, messages, max_tokens, top=20):
             'chars': sum(len(m['content']) for m in messages)}
 
 
+def subset(items, limit):
+    """At most `limit` items per source and half, the labels in equal shares
+    (as far as each has items), each label's in SHA-256 order of the id (as
+    scripts/correctness-designs.py chooses them): chosen by the items' ids,
+    never by an answer."""
+    if not limit:
+        return items
+    groups = {}
+    for it in items:
+        groups.setdefault((it['source'], it['half']), {}).setdefault(it['label'], []).append(it)
+    keep = set()
+    for g in groups.values():
+        share = -(-limit // len(g))
+        for label in sorted(g):
+            keep.update(id(it) for it in sorted(g[label], key=lambda it: hashlib.sha256(it['id'].encode()).hexdigest())[:share])
+    return [it for it in items if id(it) in keep]
+
+
 def cmd_ask(args):
-    items = load(args.dirs)
+    items = subset(load(args.dirs), args.limit)
     designs = args.designs.split(',')
     cache = {}
     if os.path.exists(args.cache):
@@ -464,6 +482,7 @@ def main():
     a.add_argument('--cache', required=True)
     a.add_argument('--designs', default=','.join(ORDER))
     a.add_argument('--con-below', type=float, help='ask con only where sup reads under this (ragaliq: 0.5)')
+    a.add_argument('--limit', type=int, help='at most this many items per source and half, labels in equal shares')
     a.add_argument('dirs', nargs='+')
     r = sub.add_parser('report')
     r.add_argument('--cache', required=True)
