@@ -685,7 +685,11 @@ def choose(kind, model, over):
     cs = cells(kind, model)
     t = THRESHOLD[kind]
     devs = [cs[(s, 'dev')] for s in over]
-    devs = [c for c in devs if separable(c)]
+    devs = [c for c in devs if separable(c) and chosen_over(c)]
+    if not devs:
+        # No source to show any band agrees with people (criteria the judge
+        # cannot separate anywhere): nothing is decided.
+        return NEVER, 0.0, False
     best = None
     for b in grid(t):
         fs = [c.figures(b) for c in devs]
@@ -700,6 +704,16 @@ def choose(kind, model, over):
     if best is None:
         return NEVER, 0.0, False
     return best[1], best[2], best[1] != NEVER
+
+
+def chosen_over(cell):
+    """Under BANDS_RULE=separable (a variant, reported beside the strict
+    rule), a source whose dev AUC is under 0.7 is left out of the
+    requirement for every kind, not only criteria; it is still read at the
+    chosen band when held out, as the product would read it."""
+    if os.environ.get('BANDS_RULE') != 'separable':
+        return True
+    return cell.auc is not None and cell.auc >= AUC_MIN
 
 
 def dev_separable(kind, model, source):
@@ -751,8 +765,10 @@ def pooled_default(kind):
     for m in MODELS:
         for s in sources_of(kind, m):
             c = cells(kind, m)[(s, 'dev')]
-            if separable(c):
+            if separable(c) and chosen_over(c):
                 devs.append(c)
+    if not devs:
+        return NEVER, 0.0
     best = None
     for b in grid(t):
         fs = [c.figures(b) for c in devs]
