@@ -317,7 +317,8 @@ class Asker:
             return self.cache[k]
         t0 = time.time()
         answer = ask(self.args.port, messages, max_tokens, fmt)
-        e = {'key': k, 'model': self.args.model, 'design': design, 'ids': ids, 'secs': round(time.time() - t0, 3), **answer}
+        e = {'key': k, 'model': self.args.model, 'design': design, 'ids': ids, 'secs': round(time.time() - t0, 3), **answer,
+             'load': round(os.getloadavg()[0], 2)}
         if sub is not None:
             e['sub'] = sub
         if not keep_text:

@@ -12,6 +12,10 @@ same answers differently costs no call.
     scripts/verdict-designs.py ask --port 8767 --cache bench/designs/qwen15.jsonl \\
         --designs sup,con,three,alt,nosys,minicheck,empty,batch  SET_DIR...
     scripts/verdict-designs.py report --cache bench/designs/qwen15.jsonl SET_DIR...
+    scripts/verdict-designs.py ask --port 8767 --model qwen15 --cache bench/designs/qwen15.jsonl \\
+        --designs sup,con --con-below 0.55 SET_DIR...      # as ragaliq asks: con only under 0.5
+
+Each answer asked records its seconds and the machine's 1-minute load average.
 
 SET_DIR: folders of labelled-claim JSONL files (`tests/public_claims/<source>/<half>`);
 the source is the folder under `public_claims` (or the set's own name), the
@@ -146,8 +150,26 @@ def ask(port, messages, max_tokens, top=20):
             'chars': sum(len(m['content']) for m in messages)}
 
 
+def subset(items, limit):
+    """At most `limit` items per source and half, the labels in equal shares
+    (as far as each has items), each label's in SHA-256 order of the id (as
+    scripts/correctness-designs.py chooses them): chosen by the items' ids,
+    never by an answer."""
+    if not limit:
+        return items
+    groups = {}
+    for it in items:
+        groups.setdefault((it['source'], it['half']), {}).setdefault(it['label'], []).append(it)
+    keep = set()
+    for g in groups.values():
+        share = -(-limit // len(g))
+        for label in sorted(g):
+            keep.update(id(it) for it in sorted(g[label], key=lambda it: hashlib.sha256(it['id'].encode()).hexdigest())[:share])
+    return [it for it in items if id(it) in keep]
+
+
 def cmd_ask(args):
-    items = load(args.dirs)
+    items = subset(load(args.dirs), args.limit)
     designs = args.designs.split(',')
     cache = {}
     if os.path.exists(args.cache):
@@ -163,16 +185,18 @@ def cmd_ask(args):
         nonlocal done
         k = key(model, messages, max_tokens)
         if k in cache:
-            return
+            return cache[k]
         t0 = time.time()
         answer = ask(args.port, messages, max_tokens)
-        e = {'key': k, 'model': model, 'design': design, 'ids': item_ids, 'secs': round(time.time() - t0, 3), **answer}
+        e = {'key': k, 'model': model, 'design': design, 'ids': item_ids, 'secs': round(time.time() - t0, 3), **answer,
+             'load': round(os.getloadavg()[0], 2)}
         cache[k] = e
         out.write(json.dumps(e, ensure_ascii=False) + '\n')
         out.flush()
         done += 1
         if done % 25 == 0:
             print(f'{done} asked, {time.time() - started:.0f} s', file=sys.stderr, flush=True)
+        return e
 
     # The content-free prior with no claim either: one call per template.
     if 'empty' in designs:
@@ -192,6 +216,11 @@ def cmd_ask(args):
     for (source, half, _), group in sorted(groups.items()):
         for it in group:
             for d in shared:
+                if d == 'con' and args.con_below is not None and 'sup' in shared:
+                    # ragaliq asks "contradicted?" only where "supported?" read under 0.5
+                    r = read_yes_no(one('sup', [it['id']], *DESIGNS['sup'](it)))
+                    if r is not None and r[0] >= args.con_below:
+                        continue
                 msgs, mt = DESIGNS[d](it)
                 one(d, [it['id']], msgs, mt)
         if 'batch' in designs:
@@ -452,6 +481,8 @@ def main():
     a.add_argument('--model', required=True, help='a name for the cache (e.g. qwen15)')
     a.add_argument('--cache', required=True)
     a.add_argument('--designs', default=','.join(ORDER))
+    a.add_argument('--con-below', type=float, help='ask con only where sup reads under this (ragaliq: 0.5)')
+    a.add_argument('--limit', type=int, help='at most this many items per source and half, labels in equal shares')
     a.add_argument('dirs', nargs='+')
     r = sub.add_parser('report')
     r.add_argument('--cache', required=True)
