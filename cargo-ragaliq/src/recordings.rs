@@ -120,8 +120,9 @@ pub fn status(args: StatusArgs) -> Result<bool, String> {
         }
     };
     println!(
-        "{} ragaliq recordings under {}",
+        "{} ragaliq recording{} under {}",
         found.len(),
+        if found.len() == 1 { "" } else { "s" },
         roots(&args.paths)
             .iter()
             .map(|p| shown(p))
