@@ -27,9 +27,9 @@ fn status(t: &TrialResult) -> (&'static str, &'static str, &'static str) {
             ("o-failed", "✗", "failed, allowed by a gate")
         }
         Outcome::Awaiting if t.passed() => {
-            ("o-awaiting", "🧑", "awaiting a person (passes meanwhile)")
+            ("o-awaiting", "⚖", "awaiting a person (passes meanwhile)")
         }
-        Outcome::Awaiting => ("o-awaiting", "🧑", "awaiting a person"),
+        Outcome::Awaiting => ("o-awaiting", "⚖", "awaiting a person"),
         Outcome::Passed if t.passed() => ("o-passed", "✓", "passed"),
         Outcome::Failed if t.passed() => ("o-passed", "✓", "caught"),
         Outcome::Passed => ("o-failed", "✗", "not caught"),
@@ -58,7 +58,7 @@ fn key(t: &TrialResult) -> &'static str {
 const KEYS: [(&str, &str); 7] = [
     ("passed", "✓ passed"),
     ("failed", "✗ failed"),
-    ("awaiting", "🧑 awaiting a person"),
+    ("awaiting", "⚖ awaiting a person"),
     ("undecided", "? undecided"),
     ("error", "! errors"),
     ("pending", "◌ awaiting review"),
@@ -123,7 +123,7 @@ fn summary(body: &mut String, r: &Report) {
             body,
             "o-awaiting",
             s.awaiting.to_string(),
-            "🧑 awaiting a person",
+            "⚖ awaiting a person",
         );
     }
     if s.by_person > 0 {
@@ -271,8 +271,24 @@ fn distributions(body: &mut String, r: &Report) {
     }
     body.push_str("<h2 id=\"scores\">Scores</h2>\n<div class=\"cards\">\n");
     for ((metric, label), trials) in &by_metric {
-        let scores: Vec<f64> = trials.iter().filter_map(|t| t.score).collect();
+        // A trial awaiting a person has an interval, not a score: left out
+        // of the mean and the chart, and counted beside them.
+        let scores: Vec<f64> = trials
+            .iter()
+            .filter(|t| t.awaiting.is_none())
+            .filter_map(|t| t.score)
+            .collect();
+        let awaiting = trials.iter().filter(|t| t.awaiting.is_some()).count();
+        let beside = match awaiting {
+            0 => String::new(),
+            n => format!("; {n} awaiting a person, not counted"),
+        };
         if scores.is_empty() {
+            let _ = writeln!(
+                body,
+                "<div class=\"card\"><strong>{}</strong> <span class=\"muted\">no decided score{beside}</span></div>",
+                escape(label)
+            );
             continue;
         }
         // The threshold most trials of the metric use (cases may set their own).
@@ -289,7 +305,7 @@ fn distributions(body: &mut String, r: &Report) {
         let mean = scores.iter().sum::<f64>() / scores.len() as f64;
         let _ = writeln!(
             body,
-            "<div class=\"card\"><strong>{}</strong> <span class=\"muted\">mean {mean:.2} of {}</span><br>{}</div>",
+            "<div class=\"card\"><strong>{}</strong> <span class=\"muted\">mean {mean:.2} of {}{beside}</span><br>{}</div>",
             escape(label),
             scores.len(),
             html::histogram(&scores, threshold, label)
@@ -351,7 +367,13 @@ fn grid(body: &mut String, r: &Report, by_case: &BTreeMap<&str, Vec<&TrialResult
             {
                 Some(t) => {
                     let (class, symbol, word) = status(t);
-                    let score = t.score.map_or_else(String::new, |s| format!("{s:.2} "));
+                    // A trial awaiting a person has no one score: the
+                    // interval its unsure items leave, each way.
+                    let score = match (t.score, &t.awaiting) {
+                        (Some(_), Some(a)) => format!("{:.2}–{:.2} ", a.low, a.high),
+                        (Some(s), None) => format!("{s:.2} "),
+                        (None, _) => String::new(),
+                    };
                     let _ = write!(
                         body,
                         "<td class=\"cell {class}\"><a href=\"#{}\" title=\"{} {}: {word}\">{symbol} {score}{word}</a></td>",
@@ -365,7 +387,7 @@ fn grid(body: &mut String, r: &Report, by_case: &BTreeMap<&str, Vec<&TrialResult
         }
         body.push_str("</tr>\n");
     }
-    body.push_str("</table>\n<p class=\"muted\">✓ passed · ✓ caught: a bad answer scored below its threshold, as its case expects · ✗ failed · 🧑 awaiting a person: the judge is unsure, and a person's verdict (<code>cargo ragaliq review</code>) decides · ? undecided: the judge disagrees with itself or cites evidence in no passage · ! judge or recording error, ⚙ configuration error: no score, not a low one · ◌ the recording awaits review · … queued for a batch (<code>cargo ragaliq record --batch</code>): no score yet</p>\n");
+    body.push_str("</table>\n<p class=\"muted\">✓ passed · ✓ caught: a bad answer scored below its threshold, as its case expects · ✗ failed · ⚖ awaiting a person: the judge is unsure, and a person's verdict (<code>cargo ragaliq review</code>) decides · ? undecided: the judge disagrees with itself or cites evidence in no passage · ! judge or recording error, ⚙ configuration error: no score, not a low one · ◌ the recording awaits review · … queued for a batch (<code>cargo ragaliq record --batch</code>): no score yet</p>\n");
 }
 
 /// Where `c`'s evidence is: its passage (0-based) and byte span there.
@@ -386,7 +408,7 @@ fn evidence_span(c: &ClaimVerdict, passages: &[String]) -> Option<(usize, std::o
 /// The verdict's class and words, with undecided and ungrounded said so.
 fn verdict_words(c: &ClaimVerdict) -> (String, String) {
     if let (Some(u), None) = (&c.unsure, &c.person) {
-        return ("v-uncertain".into(), format!("🧑 awaiting a person: {u}"));
+        return ("v-uncertain".into(), format!("⚖ awaiting a person: {u}"));
     }
     if c.ungrounded {
         return (
@@ -534,7 +556,7 @@ fn case_section(body: &mut String, case: &str, trials: &[&TrialResult], text: Op
                 .and_then(|t| t.passages.iter().find(|v| v.rank == i + 1))
                 .map(|v| {
                     let (class, words) = match (v.undecided, v.relevant) {
-                        (true, _) if v.unsure.is_some() => ("o-awaiting", "🧑 awaiting a person"),
+                        (true, _) if v.unsure.is_some() => ("o-awaiting", "⚖ awaiting a person"),
                         (true, _) => ("o-undecided", "? undecided"),
                         (false, true) => ("o-passed", "✓ relevant"),
                         (false, false) => ("o-failed", "✗ not relevant"),

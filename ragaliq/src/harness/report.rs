@@ -853,8 +853,8 @@ impl Report {
                     (Outcome::Passed, _) => "❌ not caught (a bad answer passed)",
                     (Outcome::Failed, _) => "❌ failed",
                     (Outcome::Awaiting, _) if r.passed() =>
-                        "🧑 awaiting a person (passes meanwhile)",
-                    (Outcome::Awaiting, _) => "🧑 awaiting a person",
+                        "⚖ awaiting a person (passes meanwhile)",
+                    (Outcome::Awaiting, _) => "⚖ awaiting a person",
                     (Outcome::Undecided, _) => "⚖️ undecided",
                     (Outcome::JudgeError, _) => "⚠️ judge error",
                     (Outcome::ConfigError, _) => "⚠️ configuration error",
