@@ -200,8 +200,14 @@ fn set_one(found: &[Target], key: &str, verdict: &str, args: &Args) -> Result<bo
         {
             continue;
         }
+        // `--blind` says the verdict was given without the judge's reading
+        // in view: kept, as the walk keeps it, so `calibrate --reviewed`
+        // reads it apart.
         let before = record::update(&t.path, |r| {
-            record::set_verdict(r, key, verdict, args.by.clone(), args.note.clone())
+            record::set_verdict(r, key, verdict, args.by.clone(), args.note.clone()).map(|before| {
+                record::mark_blind(r, key, args.blind);
+                before
+            })
         })
         .map_err(|e| e.to_string())??;
         written += 1;

@@ -182,6 +182,48 @@ fn blind_hides_the_judges_reading() {
 
 /// A verdict given blind says so in the recording (undo keeps it right),
 /// and calibration counts blind verdicts apart and can read only those.
+/// `--blind` with `--key`: the one verdict is kept as blind, as the walk
+/// keeps its own (it was ignored, so a script giving blind labels got
+/// none).
+#[test]
+fn a_blind_verdict_given_by_key_is_kept_as_blind() {
+    let dir = fixture("blind-key");
+    let snap = dir.join("tests/snapshots/quickstart.snap");
+    let o = run(
+        &dir,
+        &[
+            "review",
+            "--key",
+            "d1338ff6008a46bf",
+            "--verdict",
+            "contradicted",
+            "--blind",
+        ],
+        "",
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    let o = run(
+        &dir,
+        &["review", "--key", "4a708b6a80b99040", "--verdict", "no"],
+        "",
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    let r = ragaliq::record::Recording::read(&snap).unwrap().unwrap();
+    let kept: Vec<(String, bool)> = r
+        .exchanges
+        .iter()
+        .flat_map(|e| e.reviewed.iter().map(|v| (v.key.clone(), v.blind)))
+        .collect();
+    assert!(
+        kept.contains(&("d1338ff6008a46bf".to_owned(), true)),
+        "{kept:?}"
+    );
+    assert!(
+        kept.contains(&("4a708b6a80b99040".to_owned(), false)),
+        "{kept:?}"
+    );
+}
+
 #[test]
 fn blind_verdicts_are_kept_as_blind_and_read_apart() {
     let dir = fixture("blind-kept");

@@ -1,9 +1,17 @@
-//! Every option spelling the assertion macros accept compiles.
+//! Every option spelling the assertion macros accept compiles: this file
+//! is built by `cargo test` (and linted by clippy) as any test file is, so
+//! a spelling that stops compiling fails the build. The misspellings that
+//! must not compile are `tests/ui/` (trybuild).
 use ragaliq::prelude::*;
 
 #[allow(dead_code)]
 async fn check(judge: Judge, case: RagCase) {
-    assert_faithful!(judge, case, threshold = 0.9, weights = VerdictWeights::STRICT);
+    assert_faithful!(
+        judge,
+        case,
+        threshold = 0.9,
+        weights = VerdictWeights::STRICT
+    );
     assert_faithful!(judge, case, threshold = 1, samples = 5, agreement = 0.8);
     assert_no_hallucination!(judge, case, confidence_floor = 0.9, samples = "auto");
     assert_relevant!(judge, case, samples = Samples::Auto { max: 7 });
@@ -12,8 +20,6 @@ async fn check(judge: Judge, case: RagCase) {
     assert_caught!(judge, case, relevance, threshold = 0.9);
     assert_caught!(judge, case, hallucination, confidence_floor = 0.95);
 }
-
-fn main() {}
 
 /// Every form `assert_retrieved!` takes: bare metrics, chained gain, a
 /// variable, an integer threshold, one case or a set; in a plain function.
