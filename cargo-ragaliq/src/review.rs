@@ -204,9 +204,8 @@ fn set_one(found: &[Target], key: &str, verdict: &str, args: &Args) -> Result<bo
         // in view: kept, as the walk keeps it, so `calibrate --reviewed`
         // reads it apart.
         let before = record::update(&t.path, |r| {
-            record::set_verdict(r, key, verdict, args.by.clone(), args.note.clone()).map(|before| {
+            record::set_verdict(r, key, verdict, args.by.clone(), args.note.clone()).inspect(|_| {
                 record::mark_blind(r, key, args.blind);
-                before
             })
         })
         .map_err(|e| e.to_string())??;
