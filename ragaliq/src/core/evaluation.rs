@@ -569,8 +569,8 @@ pub struct Evaluation {
     pub review_key: Option<String>,
     /// Answer correctness asked as one direct question: the question, the
     /// expected answer and the response the judge was shown, and where the
-    /// expected answer was found in the response (evidence, not the
-    /// verdict).
+    /// expected answer was found in the response (found and not denied:
+    /// correct, with no call).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub graded: Option<Graded>,
     /// A retrieval metric: each relevant label and the rank it came at,

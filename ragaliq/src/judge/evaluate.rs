@@ -51,8 +51,9 @@ impl Judge {
     /// question as the expected answer, without contradicting it? The score
     /// is P(yes) (1 or 0 from the word written), passing at 0.5 by default;
     /// [`Evaluation::graded`] says what the judge was shown and where the
-    /// expected answer's words were found in the response (evidence, never
-    /// the verdict).
+    /// expected answer's words were found in the response. Found, and not
+    /// denied in their clause, they decide the answer correct with no call
+    /// (the found rule); denied, the judge is asked.
     ///
     /// Claims both ways, when [`EvalOptions::with_correctness`] or
     /// `scoring.correctness` asks for `f1` (or `claims`), `precision` or
