@@ -1,8 +1,10 @@
 //! Answer correctness: answers graded against the answer a team wrote. By
 //! default the judge is asked one question per answer (does the response
 //! give the expected answer, without contradicting it?) and the score is
-//! its P(yes); whether the expected answer's words are in the response is
-//! shown beside it, as evidence, never as the verdict. Then the same wrong
+//! its P(yes); where the expected answer's words stand in the response,
+//! not denied there, the answer is correct with no call (the found rule).
+//! At the 1.5B's own bands no reading of its direct question decides, so
+//! the answers it is asked about await a person. Then the same wrong
 //! answer graded by claims both ways, the named option that lists the
 //! facts at fault. Replays `examples/recordings/correctness.snap`
 //! (Qwen2.5-Coder-1.5B on llama.cpp), so it needs no key and no network:
@@ -22,6 +24,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let question = "How long is the return window for online orders?";
     let reference = "30 days from delivery.";
     let answers = [
+        (
+            "found",
+            "Online orders can be returned within 30 days from delivery.",
+        ),
         (
             "other-words",
             "You can return online orders for up to 30 days after they are delivered.",
@@ -51,7 +57,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     // Claims both ways, for a team that wants the facts listed: each
     // claim of the answer checked against the reference, and each of the
     // reference's against the answer (about seven calls an answer).
-    let (id, answer) = answers[1];
+    let (id, answer) = answers[2];
     let case = RagCase::new(question)
         .id(id)
         .response(answer)
