@@ -405,8 +405,9 @@ impl fmt::Display for Unsure {
             ),
             (UnsureWhy::InBand, Some(p), Band::All) => write!(
                 f,
-                "{what} {p:.2}; `{}` decides nothing of this kind (its band is all)",
-                self.judge
+                "{what} {p:.2}; `{}` decides nothing of this kind (its band is all: its readings of it were not shown to agree with people; set `bands.{}` in ragaliq.toml, or fit one from your reviewed verdicts with calibrate's --reviewed --fit)",
+                self.judge,
+                self.kind.name()
             ),
             (UnsureWhy::InBand, Some(p), band) => write!(
                 f,
