@@ -126,19 +126,7 @@ fn write_band(
         }
         other => other.to_toml().trim_matches('"').into(),
     };
-    let mut set_in = |t: &str, k: &str, v: toml_edit::Value| -> Result<(), String> {
-        if doc.get(t).is_none() {
-            doc[t] = toml_edit::table();
-        }
-        let like = doc[t].as_table_like_mut().ok_or_else(|| {
-            format!(
-                "{}: `{t}` is not a table, so {t}.{k} cannot be written",
-                path.display()
-            )
-        })?;
-        like.insert(k, toml_edit::Item::Value(v));
-        Ok(())
-    };
+    let mut set_in = |t: &str, k: &str, v: toml_edit::Value| set_value(&mut doc, path, t, k, v);
     set_in("bands", kind, band)?;
     set_in("fitted", &format!("{kind}_band_model"), model.into())?;
     set_in("fitted", &format!("{kind}_band_set"), set.into())?;
@@ -578,19 +566,7 @@ fn write_fit(
         fitted.remove("model");
     }
     let (table, key) = fit.key();
-    let mut set_in = |t: &str, k: &str, v: toml_edit::Value| -> Result<(), String> {
-        if doc.get(t).is_none() {
-            doc[t] = toml_edit::table();
-        }
-        let like = doc[t].as_table_like_mut().ok_or_else(|| {
-            format!(
-                "{}: `{t}` is not a table, so {t}.{k} cannot be written",
-                path.display()
-            )
-        })?;
-        like.insert(k, toml_edit::Item::Value(v));
-        Ok(())
-    };
+    let mut set_in = |t: &str, k: &str, v: toml_edit::Value| set_value(&mut doc, path, t, k, v);
     set_in(table, key, fit.threshold.into())?;
     if let Some(c) = &fit.contradiction {
         set_in(table, "contradiction_ratio", c.ratio.into())?;
@@ -634,6 +610,29 @@ fn today() -> String {
     let m = if mp < 10 { mp + 3 } else { mp - 9 };
     let y = yoe + era * 400 + i64::from(m <= 2);
     format!("{y:04}-{m:02}-{d:02}")
+}
+
+/// Sets `table.key = value` in `doc` (the judge file at `path`), making
+/// the table if there is none; an error names the file when `table` is
+/// there but is not a table.
+fn set_value(
+    doc: &mut toml_edit::DocumentMut,
+    path: &std::path::Path,
+    table: &str,
+    key: &str,
+    value: toml_edit::Value,
+) -> Result<(), String> {
+    if doc.get(table).is_none() {
+        doc[table] = toml_edit::table();
+    }
+    let like = doc[table].as_table_like_mut().ok_or_else(|| {
+        format!(
+            "{}: `{table}` is not a table, so {table}.{key} cannot be written",
+            path.display()
+        )
+    })?;
+    like.insert(key, toml_edit::Item::Value(value));
+    Ok(())
 }
 
 #[cfg(test)]
