@@ -96,6 +96,7 @@ impl Asking {
             task: task.name(),
             word,
             read_at_start: word && ask.answer_at().at_start(),
+            answer_at: word.then(|| ask.answer_at().clone()),
             schema,
             sized_for,
         }
@@ -174,6 +175,7 @@ impl Asking {
             task: "custom",
             word,
             read_at_start: word && !last,
+            answer_at: word.then(|| ask.answer_at().clone()),
             schema,
             sized_for: String::new(),
         }
@@ -213,6 +215,10 @@ pub(crate) struct Question {
     /// so a reply at its token limit is whole. An answer read after a
     /// marker comes last: a reply cut at its limit is truncated.
     pub read_at_start: bool,
+    /// Where a one-word answer's word stands (`None` for a JSON answer):
+    /// a recording keeps the token probabilities up to it and no further
+    /// ([`parse::tokens_read`]).
+    pub answer_at: Option<AnswerAt>,
     schema: serde_json::Value,
     /// What the reply limit was sized for ("3 claims"); empty when the
     /// configured ceiling was the limit.
@@ -233,6 +239,24 @@ impl Question {
         let mut again = self.clone();
         again.request.max_tokens = again.request.max_tokens.saturating_add(REASONING_ROOM);
         Some(again)
+    }
+
+    /// What a recording keeps of `response`: the reply's JSON value where
+    /// it holds one ([`recorded_reply`]), and, for a one-word answer, the
+    /// token probabilities up to its word and no further
+    /// ([`parse::tokens_read`]). The rest of such a reply (its reason) is
+    /// never read from its probabilities: kept whole, ten alternatives a
+    /// token made a criteria exchange 774 lines long. Read again from what
+    /// is kept, the answer reads the same; recordings made before keep all
+    /// their tokens, and replay as they did.
+    pub(crate) fn kept(&self, response: &JudgeResponse) -> JudgeResponse {
+        let mut kept = response.clone();
+        kept.text = recorded_reply(&response.text);
+        if let (Some(at), Some(tokens)) = (&self.answer_at, &mut kept.logprobs) {
+            let n = parse::tokens_read(&kept.text, tokens, at);
+            tokens.truncate(n);
+        }
+        kept
     }
 
     /// The request, with its reply shaped as `mode` asks (a one-word
