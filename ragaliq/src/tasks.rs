@@ -484,10 +484,10 @@ impl Ask for ExtractClaims<'_> {
         Shape::text(self.text.trim().chars().count())
     }
 
-    /// The claims that come from the response (or the query its pronouns
-    /// refer to), each once; see [`evidence::claim_in_text`].
+    /// The claims that come from the response (the query read only for
+    /// what the response refers to), each once; see
+    /// [`evidence::claim_from_response`].
     fn read(&self, reply: &str) -> Result<Extracted, ParseError> {
-        let source = format!("{}\n{}", self.text, self.query);
         let mut out = Extracted {
             claims: Vec::new(),
             dropped: Vec::new(),
@@ -495,7 +495,7 @@ impl Ask for ExtractClaims<'_> {
             of: self.of,
         };
         for (i, claim) in parse::claims(reply)?.into_iter().enumerate() {
-            if !evidence::claim_in_text(&claim, &source) {
+            if !evidence::claim_from_response(&claim, self.text, self.query) {
                 out.dropped
                     .push((i + 1, claim, format!("not in the {}", self.of)));
             } else if out.claims.iter().any(|c| evidence::same_claim(c, &claim)) {
@@ -1255,7 +1255,33 @@ impl Ask for CriteriaScore<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::MAX_REASKS;
+    use super::{Ask, ExtractClaims, MAX_REASKS};
+
+    /// First hour (issue 49): a conversation's history folded into the
+    /// query gave "claims" taken from the query, and they were kept. Claims
+    /// must come from the response; the query only resolves what it refers
+    /// to.
+    #[test]
+    fn claims_taken_from_a_history_in_the_query_are_dropped() {
+        let ask = ExtractClaims {
+            query: "User: I bought a blender last week for $40.\nAssistant: Thank you for your order!\nUser: Can I return it?",
+            text: "Yes, you can return the blender within 30 days of delivery.",
+            of: "response",
+        };
+        let reply = r#"{"claims": ["The customer bought a blender last week.", "The customer bought the blender for $40.", "The blender can be returned within 30 days of delivery."]}"#;
+        let read = ask.read(reply).unwrap();
+        assert_eq!(
+            read.claims,
+            ["The blender can be returned within 30 days of delivery."]
+        );
+        assert_eq!(
+            read.dropped
+                .iter()
+                .map(|(i, _, why)| (*i, why.as_str()))
+                .collect::<Vec<_>>(),
+            [(1, "not in the response"), (2, "not in the response")]
+        );
+    }
 
     /// The guide says how many items of a batch are asked again alone; it
     /// says what the code does.

@@ -149,6 +149,53 @@ pub fn claim_in_text(claim: &str, source: &str) -> bool {
     present * 4 >= others.len() * 3
 }
 
+/// Whether an extracted `claim` comes from `response`, the query given
+/// only to resolve what the response refers to: it comes from the two
+/// together ([`claim_in_text`]), and it stands on the response, by one of
+/// these: it comes from the response alone, or at least one of its content
+/// words (numbers included) is in the response and not in the query.
+///
+/// A claim the query alone supplies is the query's, and is dropped: a
+/// conversation's history folded into the query ("User: I bought a blender
+/// last week. … Can I return it?") gives the judge claims about the
+/// history ("The customer bought a blender last week") that the response
+/// never made. A claim that resolves the response's "it" from the query
+/// ("The refund window is 30 days" from "It is 30 days") still stands on
+/// the response's own words, and is kept; so is one that echoes the
+/// question, when the response says it too.
+///
+/// ```
+/// use ragaliq::evidence::claim_from_response;
+/// let query = "User: I bought a blender last week for $40.\nAssistant: Thanks!\nUser: Can I return it?";
+/// let response = "Yes, you can return it within 30 days.";
+/// assert!(!claim_from_response("The customer bought a blender last week.", response, query));
+/// assert!(!claim_from_response("The blender cost $40.", response, query));
+/// assert!(claim_from_response("The blender can be returned within 30 days.", response, query));
+/// // An echo of the question the response makes its own.
+/// assert!(claim_from_response(
+///     "The refund window is 30 days.",
+///     "Yes, the refund window is 30 days.",
+///     "Is the refund window 30 days?",
+/// ));
+/// ```
+#[must_use]
+pub fn claim_from_response(claim: &str, response: &str, query: &str) -> bool {
+    if !claim_in_text(claim, &format!("{response}\n{query}")) {
+        return false;
+    }
+    if claim_in_text(claim, response) {
+        return true;
+    }
+    let of = |text: &str| -> Vec<String> {
+        words(&untagged(text)).into_iter().map(|w| w.text).collect()
+    };
+    let (said, asked) = (of(response), of(query));
+    let found = |have: &[String], w: &str| have.iter().any(|h| same(h, w));
+    content_words(claim)
+        .iter()
+        .any(|w| found(&said, w) && !found(&asked, w))
+}
+
 /// Whether two claims say the same: the same content words, in any order.
 ///
 /// ```
