@@ -149,42 +149,46 @@ pub fn claim_in_text(claim: &str, source: &str) -> bool {
     present * 4 >= others.len() * 3
 }
 
-/// Whether an extracted `claim` comes from `response`, the query given
-/// only to resolve what the response refers to: it comes from the two
-/// together ([`claim_in_text`]), and it stands on the response, by one of
-/// these: it comes from the response alone, or at least one of its content
-/// words (numbers included) is in the response and not in the query.
+/// Whether an extracted `claim` comes from `response`, the query read
+/// only for what the response refers to, by this rule:
 ///
-/// A claim the query alone supplies is the query's, and is dropped: a
-/// conversation's history folded into the query ("User: I bought a blender
-/// last week. … Can I return it?") gives the judge claims about the
-/// history ("The customer bought a blender last week") that the response
-/// never made. A claim that resolves the response's "it" from the query
-/// ("The refund window is 30 days" from "It is 30 days") still stands on
-/// the response's own words, and is kept; so is one that echoes the
-/// question, when the response says it too.
+/// - it comes from the response and the query's last line, the question
+///   the response answers ([`claim_in_text`]: a one-line query is read
+///   whole, as before this rule); or
+/// - it comes from the response and the whole query, and one of its
+///   content words (numbers included) is in the response and not in the
+///   query: the response's own fact, what it refers to resolved from
+///   earlier lines ("The blender can be returned within 30 days" from "you
+///   can return it within 30 days").
+///
+/// So the lines before a query's last one (a conversation's history folded
+/// into the query: "User: I bought a blender last week.\n…\nUser: Can I
+/// return it?") supply no claim of their own: "The customer bought a
+/// blender last week" is the history's, not the response's, and is
+/// dropped, whatever the response says ("Yes." included).
 ///
 /// ```
 /// use ragaliq::evidence::claim_from_response;
 /// let query = "User: I bought a blender last week for $40.\nAssistant: Thanks!\nUser: Can I return it?";
 /// let response = "Yes, you can return it within 30 days.";
 /// assert!(!claim_from_response("The customer bought a blender last week.", response, query));
-/// assert!(!claim_from_response("The blender cost $40.", response, query));
+/// assert!(!claim_from_response("The customer bought a blender last week.", "Yes.", query));
 /// assert!(claim_from_response("The blender can be returned within 30 days.", response, query));
-/// // An echo of the question the response makes its own.
-/// assert!(claim_from_response(
-///     "The refund window is 30 days.",
-///     "Yes, the refund window is 30 days.",
-///     "Is the refund window 30 days?",
-/// ));
+/// // A one-line query is read whole: a yes answers it.
+/// assert!(claim_from_response("EU roaming is included.", "Yes.", "Is EU roaming included?"));
 /// ```
 #[must_use]
 pub fn claim_from_response(claim: &str, response: &str, query: &str) -> bool {
+    let last = query
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or(query);
+    if claim_in_text(claim, &format!("{response}\n{last}")) {
+        return true;
+    }
     if !claim_in_text(claim, &format!("{response}\n{query}")) {
         return false;
-    }
-    if claim_in_text(claim, response) {
-        return true;
     }
     let of = |text: &str| -> Vec<String> {
         words(&untagged(text)).into_iter().map(|w| w.text).collect()
