@@ -747,7 +747,8 @@ impl fmt::Display for Evaluation {
                 self.threshold,
                 match a.meanwhile {
                     super::band::Uncertain::Pass => " (passes meanwhile: `uncertain = \"pass\"`)",
-                    _ => "",
+                    // What a test does until then, said where it happens.
+                    _ => " (a test fails on it until a person gives the verdict: `uncertain = \"fail\"`)",
                 }
             )?;
             if let Some(u) = &self.unsure {
