@@ -354,11 +354,10 @@ fn write_verdict(
 ) -> Result<Option<Reviewed>, String> {
     let written = record::update(path, |r| match word {
         Some(v) => {
-            record::set_verdict(r, key, &v.verdict, v.by.clone(), v.note.clone()).map(|before| {
+            record::set_verdict(r, key, &v.verdict, v.by.clone(), v.note.clone()).inspect(|_| {
                 // Kept in the file, so calibration can tell verdicts given
                 // without the judge's reading from those given beside it.
                 record::mark_blind(r, key, blind);
-                before
             })
         }
         None => Ok(record::remove_verdict(r, key)),

@@ -1766,9 +1766,7 @@ fn escalation(
                     "the model of the judge escalated to (`[[escalate]]` #{n} in {}: {provider}{at})",
                     path.display()
                 ),
-                how: format!(
-                    "add `model = \"<model>\"` to that table, on a line below its `[[escalate]]` and above any `[escalate.bands]` (the name its answers are recorded under: the model its server loaded, e.g. its --alias); `[judge]`'s model, RAGALIQ_MODEL and RAGALIQ_JUDGE set the first judge only"
-                ),
+                how: "add `model = \"<model>\"` to that table, on a line below its `[[escalate]]` and above any `[escalate.bands]` (the name its answers are recorded under: the model its server loaded, e.g. its --alias); `[judge]`'s model, RAGALIQ_MODEL and RAGALIQ_JUDGE set the first judge only".to_owned(),
             }
         }
         ConfigError::Missing { what, how } => ConfigError::Missing {
