@@ -2,7 +2,8 @@
 only: block mappings and sequences, plain, single- and double-quoted scalars
 (over one or several lines), literal and folded block scalars (`|`, `>`, with
 chomping and indentation indicators), `[]`/`{}` and JSON-like flow lists, and
-comments. Flow lists of plain words (`[a, b]`) too. Enough for insta snapshots (`*.snap`, after their `---` header) and
+comments. Flow lists and mappings of plain words (`[a, b]`, `{a: 3, b: 1}`)
+too. Enough for insta snapshots (`*.snap`, after their `---` header) and
 the labelled sets' `*.yaml`; anything else (anchors, tags, complex keys) is
 refused with the line it stands on.
 
@@ -207,7 +208,19 @@ class _Reader:
             inner = t[1:-1]
             if t.startswith('[') and t.endswith(']') and not any(c in inner for c in '[]{}"\''):
                 return [_plain(x.strip()) for x in inner.split(',') if x.strip()], i + 1
-            raise self.err(i, 'flow collections other than JSON or a list of plain words are not read')
+            if t.startswith('{') and t.endswith('}') and not any(c in inner for c in '[]{}"\''):
+                # A flow mapping of plain words (`{a: 3, b: 1}`: graded
+                # relevance in a case file).
+                out = {}
+                for part in inner.split(','):
+                    if not part.strip():
+                        continue
+                    key, sep, value = part.partition(': ')
+                    if not sep or not key.strip():
+                        raise self.err(i, 'a flow mapping entry without `key: value`')
+                    out[_plain(key.strip())] = _plain(value.strip())
+                return out, i + 1
+            raise self.err(i, 'flow collections other than JSON or lists and mappings of plain words are not read')
         if text[0] in '&*!':
             raise self.err(i, 'anchors, aliases and tags are not read')
         return self.scalar_lines(i, col, text, parent)

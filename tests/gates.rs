@@ -209,7 +209,7 @@ impl ragaliq::judge::Transport for ScoreInResponse {
     {
         let text: String = req.messages.iter().map(|m| m.content.as_str()).collect();
         use ragaliq::judge::{JudgeResponse, TokenLogprob, TopLogprob};
-        let p: f64 = ["0.9", "0.5", "0.2"]
+        let p: f64 = ["0.95", "0.9", "0.5", "0.2"]
             .into_iter()
             .find(|s| text.contains(&format!("[{s}]")))
             .unwrap_or("0.9")
@@ -284,4 +284,68 @@ fn trials_awaiting_a_person_count_neither_way() {
     // The awaiting trials are no low scores: never allowed, and they fail
     // their tests meanwhile (`uncertain = "fail"`, the default).
     assert_eq!(outcome.conclusion.num_failed, 2);
+}
+
+/// Issue 49: three trials awaiting a person, read at P 0.95 inside the
+/// band, passed "gate min_mean … the mean is 0.9500" and the run exited 0
+/// under `uncertain = "pass"`. Awaiting counts neither way for a mean too:
+/// the gate has nothing decided to take the mean of, says so and fails the
+/// run, and report.json's mean leaves them out, counted.
+#[test]
+fn a_mean_over_trials_awaiting_a_person_fails_and_says_so() {
+    use ragaliq::{Band, Kind, Metric, Mode, Uncertain};
+    let dir = std::env::temp_dir().join(format!("ragaliq-gates-mean-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut text = String::new();
+    for i in 0..3 {
+        text.push_str(&format!(
+            "- id: case-{i}\n  query: Question {i}?\n  response: 'Answer {i} [0.95]'\n"
+        ));
+    }
+    std::fs::write(dir.join("cases.yaml"), text).unwrap();
+    let reports = dir.join("reports");
+    let judge = ragaliq::Judge::builder(ScoreInResponse)
+        .with_band(Kind::Answers, Band::between(0.4, 0.99).unwrap())
+        .with_uncertain(Uncertain::Pass)
+        .build()
+        .unwrap();
+    let outcome = ragaliq::suite(&dir)
+        .metrics([Metric::Relevance])
+        .judge(judge)
+        .mode(Mode::Live)
+        .gates(Gates::new().min_mean(0.9))
+        .report_dir(&reports)
+        .with_args(quiet())
+        .run_for_outcome()
+        .unwrap();
+    assert!(
+        outcome
+            .report
+            .results
+            .iter()
+            .all(|r| r.outcome == Outcome::Awaiting && r.score == Some(0.95)),
+        "{:?}",
+        outcome.report.results
+    );
+    assert_eq!(outcome.conclusion.num_failed, 0, "they pass meanwhile");
+    let gate = &outcome.gates[0];
+    assert_eq!(gate.status, GateStatus::Failed, "{}", gate.message);
+    assert_eq!(
+        gate.message,
+        "gate min_mean of relevance FAILED: no trial of it has a decided score to take the mean of (3 trials awaiting a person's verdict left out)"
+    );
+    assert_ne!(outcome.exit_code(), ExitCode::SUCCESS);
+    let json = Report::read(&reports.join("report.json")).unwrap();
+    let m = json.summary.metrics["relevance"];
+    assert_eq!((m.count, m.mean, m.awaiting), (0, None, 3));
+    let junit = std::fs::read_to_string(reports.join("junit.xml")).unwrap();
+    assert!(
+        junit.contains("gates::min_mean:relevance")
+            && junit.contains("no trial of it has a decided score"),
+        "{junit}"
+    );
+    let md = std::fs::read_to_string(reports.join("summary.md")).unwrap();
+    assert!(md.contains("0.00–1.00"), "{md}");
+    assert!(md.contains("3 awaiting a person"), "{md}");
 }

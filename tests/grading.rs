@@ -96,8 +96,8 @@ async fn the_wrong_window_is_caught(judge: Judge) {
 
 /// The two windows at the 1.5B's own bands (the default): the reference is
 /// found in neither, and the judge decides no graded answer, so both await
-/// a person, each with the command that gives the verdict, neither passed
-/// nor failed as a defect.
+/// a person, each with the command that gives the verdict: each test fails
+/// until a person gives it, and says it is no low score.
 #[rag_test(config = "tests/judges/qwen15.toml")]
 async fn the_1_5b_decides_neither_window(judge: Judge) {
     for (response, test) in [

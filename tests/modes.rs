@@ -593,8 +593,8 @@ async fn a_rag_test_says_when_a_persons_verdict_decided_it() {
 }
 
 /// A claim the judge is unsure of (P(supported) 0.92 read inside a band
-/// [0.9, 0.95)) leaves the test neither passed nor failed: it awaits a
-/// person, says so first, and prints the command that gives the verdict;
+/// [0.9, 0.95)) awaits a person: the test fails until one gives the
+/// verdict, says so first, and prints the command that gives it;
 /// run as printed, that command records it, and the replay passes by it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_rag_test_the_judge_is_unsure_of_awaits_a_person_until_one_gives_the_verdict() {
@@ -606,7 +606,7 @@ async fn a_rag_test_the_judge_is_unsure_of_awaits_a_person_until_one_gives_the_v
     assert!(!run.passed, "{}", run.output);
     assert!(
         run.output.contains(
-            "assert_faithful! AWAITING A PERSON for case `child`: the judge is unsure, so the test is neither passed nor failed until a person gives the verdict (not a low score)"
+            "assert_faithful! AWAITING A PERSON for case `child`: the judge is unsure, so this test fails until a person gives the verdict (not a low score; `uncertain = \"pass\"` would let it pass meanwhile)"
         ),
         "{}",
         run.output

@@ -219,7 +219,7 @@ async fn trials_reports_and_a_missing_field_as_a_configuration_error() {
         ),
         (3, 2, 1)
     );
-    assert_eq!(json.summary.metrics["faithfulness"].mean, 1.0);
+    assert_eq!(json.summary.metrics["faithfulness"].mean, Some(1.0));
     assert_eq!(json.summary.usage.calls, 2);
     let xml = std::fs::read_to_string(dir.join("reports/junit.xml")).unwrap();
     let junit = quick_junit::Report::deserialize_from_str(&xml).unwrap();

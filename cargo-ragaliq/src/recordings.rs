@@ -44,22 +44,28 @@ pub fn status(args: StatusArgs) -> Result<bool, String> {
     let mut templates: BTreeMap<PathBuf, Option<(Templates, String)>> = BTreeMap::new();
     // Person's verdicts per recording: (given, of them overruling the judge).
     let mut reviewed: Vec<(PathBuf, usize, usize)> = Vec::new();
-    // Items the judge is unsure of with no person's verdict, per recording.
+    // Items the judge is unsure of with no person's verdict, per recording
+    // (none under `uncertain = "decide"`: the threshold decides them), and
+    // whether their tests fail meanwhile (`uncertain = "fail"`).
     let mut awaiting: Vec<(PathBuf, usize)> = Vec::new();
+    let mut failing_meanwhile = false;
+    let mut decided_by_threshold = false;
     let mut thresholds = BTreeMap::new();
     for path in &found {
         if let Ok(Some(recording)) = Recording::read(path) {
-            let at = crate::review::thresholds(path, &mut thresholds);
+            let at = crate::review::thresholds(path, &mut thresholds)?;
             let (given, overruling) = ragaliq::review::count(&recording, &at);
             if given > 0 {
                 reviewed.push((path.clone(), given, overruling));
             }
+            decided_by_threshold |= at.uncertain == ragaliq::Uncertain::Decide;
             let unsure = ragaliq::review::items(&recording, &at)
                 .iter()
                 .filter(|i| i.awaits())
                 .count();
             if unsure > 0 {
                 awaiting.push((path.clone(), unsure));
+                failing_meanwhile |= at.uncertain == ragaliq::Uncertain::Fail;
             }
         }
         if path.extension().is_some_and(|e| e == "new") {
@@ -155,12 +161,21 @@ pub fn status(args: StatusArgs) -> Result<bool, String> {
             .iter()
             .map(|(p, n)| format!("{}: {n} item{}", shown(p), if *n == 1 { "" } else { "s" }))
             .collect::<Vec<_>>(),
-        if unsure > 0 {
-            "cargo ragaliq review (it shows them first)"
-        } else {
-            ""
+        match (unsure, failing_meanwhile) {
+            (0, _) => "",
+            (_, true) => {
+                "cargo ragaliq review (it shows them first); their tests fail until a person gives the verdicts (uncertain = \"fail\", the default)"
+            }
+            (_, false) => {
+                "cargo ragaliq review (it shows them first); their tests pass meanwhile (uncertain = \"pass\")"
+            }
         },
     );
+    if decided_by_threshold {
+        println!(
+            "  (none counted where uncertain = \"decide\": there the threshold decides what the judge is unsure of)"
+        );
+    }
     let given: usize = reviewed.iter().map(|(_, n, _)| n).sum();
     let overruling: usize = reviewed.iter().map(|(_, _, n)| n).sum();
     println!(
@@ -184,8 +199,14 @@ pub fn status(args: StatusArgs) -> Result<bool, String> {
             "  → cargo ragaliq review --all (to revise), cargo ragaliq calibrate --reviewed (the judge against them)"
         );
     }
-    let mut clean =
-        pending.is_empty() && stale.is_empty() && old_format.is_empty() && unreadable.is_empty();
+    // A test awaiting a person fails until the verdict is given (under the
+    // default `uncertain = "fail"`), so status does too; under "pass" the
+    // items are listed and the tests pass meanwhile.
+    let mut clean = pending.is_empty()
+        && stale.is_empty()
+        && old_format.is_empty()
+        && unreadable.is_empty()
+        && !failing_meanwhile;
     if args.unreferenced {
         let unused = unreferenced(&found)?;
         section(

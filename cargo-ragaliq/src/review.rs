@@ -135,17 +135,34 @@ fn is_pending(path: &Path) -> bool {
     path.extension().is_some_and(|e| e == "new")
 }
 
-/// The thresholds of the judge the package of `path` configures, or the
-/// defaults.
-pub fn thresholds(path: &Path, cache: &mut BTreeMap<PathBuf, Thresholds>) -> Thresholds {
+/// The thresholds of the judge the package of `path` configures (its
+/// `ragaliq.toml`, or the file `RAGALIQ_CONFIG` names, and the `RAGALIQ_*`
+/// variables, read as its tests read them). A configuration its tests
+/// would refuse is refused here too, never read as the defaults: a status
+/// or a walk at the defaults' bands and thresholds counts what the tests
+/// decide as awaiting, and the reverse.
+pub fn thresholds(
+    path: &Path,
+    cache: &mut BTreeMap<PathBuf, Result<Thresholds, String>>,
+) -> Result<Thresholds, String> {
     let root = files::package_root(path).unwrap_or_default();
     cache
         .entry(root.clone())
         .or_insert_with(|| {
             ragaliq::Config::load_from(&root, &|name| std::env::var(name).ok())
-                .ok()
-                .and_then(|c| ragaliq::Judge::from_config(&c).ok())
-                .map_or_else(Thresholds::default, |j| Thresholds::of(&j))
+                .and_then(|c| ragaliq::Judge::from_config(&c))
+                .map(|j| Thresholds::of(&j))
+                .map_err(|e| {
+                    format!(
+                        "the configuration of the package at {} (whose recordings include {}), as its tests read it: {e}",
+                        if root.as_os_str().is_empty() {
+                            ".".to_owned()
+                        } else {
+                            shown(&root)
+                        },
+                        shown(path)
+                    )
+                })
         })
         .clone()
 }
@@ -319,15 +336,48 @@ fn choices(item: &Item) -> Vec<(String, String)> {
     }
 }
 
-/// One step back: the file, the key, and the verdict it held before.
+/// One step back: the key, each file its verdict went into with the
+/// verdict it held before, and where the walk was.
 struct Written {
-    path: PathBuf,
     key: String,
-    before: Option<Reviewed>,
+    before: Vec<(PathBuf, Option<Reviewed>)>,
     at: usize,
 }
 
+/// Sets `word` (or, with `None`, removes the verdict) on `key` in `path`;
+/// the verdict it held before.
+fn write_verdict(
+    path: &Path,
+    key: &str,
+    word: Option<&Reviewed>,
+    blind: bool,
+) -> Result<Option<Reviewed>, String> {
+    let written = record::update(path, |r| match word {
+        Some(v) => {
+            record::set_verdict(r, key, &v.verdict, v.by.clone(), v.note.clone()).inspect(|_| {
+                // Kept in the file, so calibration can tell verdicts given
+                // without the judge's reading from those given beside it.
+                record::mark_blind(r, key, blind);
+            })
+        }
+        None => Ok(record::remove_verdict(r, key)),
+    });
+    match written {
+        Ok(Ok(before)) => Ok(before),
+        Ok(Err(e)) => Err(e.to_string()),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
 /// The interactive walk, reading one answer per line from `input`.
+///
+/// One item is one key: the same claim, answer or passage judged in
+/// several recordings under the paths walked (a `#[rag_test]`'s and a
+/// suite case's, or two tests asking the same) is asked once, and the
+/// verdict goes into each of them, as `--key … --verdict …` does. Each
+/// recording keeps its own copy, so that it stays whole on its own: CI
+/// replays each file alone, each file's diff shows the verdict it gained,
+/// and deleting one test's recording takes no verdict from another's.
 fn walk(
     found: &[Target],
     args: &Args,
@@ -335,8 +385,10 @@ fn walk(
     out: &mut impl Write,
 ) -> std::io::Result<bool> {
     let mut cache = BTreeMap::new();
-    // Every item to ask about, in file order.
+    // Every item to ask about, in file order, and every recording that
+    // judges each key (asked about or not).
     let mut queue: Vec<(PathBuf, Item)> = Vec::new();
+    let mut holders: BTreeMap<String, Vec<PathBuf>> = BTreeMap::new();
     for t in found {
         let recording = match Recording::read(&t.path) {
             Ok(Some(r)) => r,
@@ -358,8 +410,12 @@ fn walk(
             }
         }
         let pending = is_pending(&t.path);
-        let thresholds = thresholds(&t.path, &mut cache);
+        let thresholds = thresholds(&t.path, &mut cache).map_err(std::io::Error::other)?;
         for item in items(&recording, &thresholds) {
+            holders
+                .entry(item.judged.key.clone())
+                .or_default()
+                .push(t.path.clone());
             let wanted = args.all
                 || item.awaits()
                 || (item.person.is_none() && (pending || item.judged_against()));
@@ -368,10 +424,14 @@ fn walk(
             }
         }
     }
-    // What awaits a person first: those verdicts decide tests that are
-    // neither passed nor failed until they are given. The sort is stable,
-    // so each group keeps the files' order.
+    // What awaits a person first: those verdicts decide tests that fail
+    // until they are given. The sort is stable, so each group keeps the
+    // files' order.
     queue.sort_by_key(|(_, item)| !item.awaits());
+    // One key, one question: the first place it is asked about stands for
+    // every recording that judges it.
+    let mut seen = std::collections::BTreeSet::new();
+    queue.retain(|(_, item)| seen.insert(item.judged.key.clone()));
     if queue.is_empty() {
         writeln!(
             out,
@@ -400,7 +460,23 @@ fn walk(
     let mut given = 0usize;
     while at < queue.len() {
         let (path, item) = &queue[at];
+        let into: Vec<PathBuf> = holders
+            .get(&item.judged.key)
+            .cloned()
+            .unwrap_or_else(|| vec![path.clone()]);
         show(out, path, item, at, queue.len(), args.blind)?;
+        let others: Vec<String> = into
+            .iter()
+            .filter(|p| *p != path)
+            .map(|p| shown(p))
+            .collect();
+        if !others.is_empty() {
+            writeln!(
+                out,
+                "the same item is judged in {} (your verdict goes into each)",
+                others.join(", ")
+            )?;
+        }
         let options = choices(item);
         let listed: Vec<String> = options
             .iter()
@@ -435,26 +511,22 @@ fn walk(
                     writeln!(out, "nothing to undo")?;
                     continue;
                 };
-                let restored = record::update(&last.path, |r| match &last.before {
-                    Some(b) => {
-                        record::set_verdict(r, &last.key, &b.verdict, b.by.clone(), b.note.clone())
-                            .map(|_| {
-                                record::mark_blind(r, &last.key, b.blind);
-                            })
+                let mut undone = Vec::new();
+                for (file, before) in &last.before {
+                    match write_verdict(
+                        file,
+                        &last.key,
+                        before.as_ref(),
+                        before.as_ref().is_some_and(|b| b.blind),
+                    ) {
+                        Ok(_) => undone.push(shown(file)),
+                        Err(e) => writeln!(out, "cannot undo in {}: {e}", shown(file))?,
                     }
-                    None => {
-                        record::remove_verdict(r, &last.key);
-                        Ok(())
-                    }
-                });
-                match restored {
-                    Ok(Ok(())) => {
-                        given = given.saturating_sub(1);
-                        writeln!(out, "undone: key {} in {}", last.key, shown(&last.path))?;
-                        at = last.at;
-                    }
-                    Ok(Err(e)) => writeln!(out, "cannot undo: {e}")?,
-                    Err(e) => writeln!(out, "cannot undo: {e}")?,
+                }
+                if !undone.is_empty() {
+                    given = given.saturating_sub(1);
+                    writeln!(out, "undone: key {} in {}", last.key, undone.join(", "))?;
+                    at = last.at;
                 }
                 continue;
             }
@@ -470,27 +542,26 @@ fn walk(
             continue;
         };
         let key = item.judged.key.clone();
-        let written = record::update(path, |r| {
-            let before = record::set_verdict(r, &key, &word, args.by.clone(), None)?;
-            // Kept in the file, so calibration can tell verdicts given
-            // without the judge's reading from those given beside it.
-            record::mark_blind(r, &key, args.blind);
-            Ok::<_, String>(before)
-        });
-        match written {
-            Ok(Ok(before)) => {
-                writeln!(out, "written: {word} (key {key}) in {}", shown(path))?;
-                history.push(Written {
-                    path: path.clone(),
-                    key,
-                    before,
-                    at,
-                });
-                given += 1;
-                at += 1;
+        let mut verdict = Reviewed::new(item.judged.item, word.clone(), key.clone());
+        verdict.by.clone_from(&args.by);
+        verdict.blind = args.blind;
+        let mut before = Vec::new();
+        let mut failed = Vec::new();
+        for file in &into {
+            match write_verdict(file, &key, Some(&verdict), args.blind) {
+                Ok(was) => before.push((file.clone(), was)),
+                Err(e) => failed.push(format!("{} ({e})", shown(file))),
             }
-            Ok(Err(e)) => writeln!(out, "not written: {e}")?,
-            Err(e) => writeln!(out, "not written: {e}")?,
+        }
+        for f in &failed {
+            writeln!(out, "not written: {f}")?;
+        }
+        if !before.is_empty() {
+            let files: Vec<String> = before.iter().map(|(p, _)| shown(p)).collect();
+            writeln!(out, "written: {word} (key {key}) in {}", files.join(", "))?;
+            history.push(Written { key, before, at });
+            given += 1;
+            at += 1;
         }
     }
     writeln!(

@@ -669,3 +669,161 @@ fn calibrate_says_which_one_verdict_the_labels_give() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `cargo ragaliq status` over the quickstart's recording, with `env`.
+fn status(dir: &Path, env: &[(&str, &str)]) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_cargo-ragaliq"));
+    command
+        .args(["ragaliq", "status"])
+        .current_dir(dir)
+        .env_remove("RAGALIQ_CONFIG")
+        .env_remove("RAGALIQ_UNCERTAIN");
+    for (k, v) in env {
+        command.env(k, v);
+    }
+    command.output().unwrap()
+}
+
+/// The 1.5B judge of the quickstart, with `scoring` (a `[scoring]` table's
+/// lines) and its measured bands.
+fn quickstart_judge(dir: &Path, scoring: &str) {
+    std::fs::write(
+        dir.join("ragaliq.toml"),
+        format!(
+            "[judge]\nprovider = \"openai-compatible\"\nmodel = \"qwen2.5-coder-1.5b\"\nbase_url = \"http://127.0.0.1:9/v1\"\n\n[scoring]\n{scoring}"
+        ),
+    )
+    .unwrap();
+}
+
+/// Review finding (issue 49): status exited 0 while items awaited a
+/// person, whose tests fail until the verdict is given; and it counted
+/// items as awaiting under `uncertain = "decide"`, where the threshold
+/// decides them.
+#[test]
+fn status_fails_while_items_await_a_person_under_fail_and_counts_none_under_decide() {
+    let dir = fixture_of("status-policy", "quickstart");
+    quickstart_judge(&dir, "");
+    let o = status(&dir, &[]);
+    let out = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(
+        out.contains("tests/snapshots/quickstart.snap: 4 items\n  → cargo ragaliq review (it shows them first); their tests fail until a person gives the verdicts (uncertain = \"fail\", the default)"),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "stale-looking (recorded with another template or model than configured now) (0)"
+        ),
+        "{out}"
+    );
+    // The same through the variable the tests read.
+    let o = status(&dir, &[("RAGALIQ_UNCERTAIN", "decide")]);
+    let out = text(&o);
+    assert!(o.status.success(), "{out}");
+    assert!(
+        out.contains("with no person's verdict) (0)\n  (none counted where uncertain = \"decide\": there the threshold decides what the judge is unsure of)"),
+        "{out}"
+    );
+    quickstart_judge(&dir, "uncertain = \"decide\"\n");
+    assert!(status(&dir, &[]).status.success());
+    // Under "pass" the tests pass meanwhile: listed, and no failure.
+    quickstart_judge(&dir, "uncertain = \"pass\"\n");
+    let o = status(&dir, &[]);
+    let out = text(&o);
+    assert!(o.status.success(), "{out}");
+    assert!(out.contains("4 items\n  → cargo ragaliq review (it shows them first); their tests pass meanwhile (uncertain = \"pass\")"), "{out}");
+}
+
+/// First hour (issue 49): status with a `RAGALIQ_CONFIG` that does not
+/// exist used the defaults, and counted as awaiting what the tests decide;
+/// the tests refuse it, and so does status, naming the variable.
+#[test]
+fn status_refuses_a_configuration_the_tests_refuse() {
+    let dir = fixture_of("status-config", "quickstart");
+    quickstart_judge(&dir, "");
+    let o = status(&dir, &[("RAGALIQ_CONFIG", "ci.toml")]);
+    let out = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{out}");
+    assert_eq!(
+        out,
+        "error: the configuration of the package at . (whose recordings include tests/snapshots/quickstart.snap), as its tests read it: RAGALIQ_CONFIG = \"ci.toml\" is invalid: expected the path of an existing TOML file\n"
+    );
+    // The walk refuses it alike, rather than read at the defaults.
+    let o = Command::new(env!("CARGO_BIN_EXE_cargo-ragaliq"))
+        .args(["ragaliq", "review"])
+        .current_dir(&dir)
+        .env("RAGALIQ_CONFIG", "ci.toml")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("RAGALIQ_CONFIG"), "{}", text(&o));
+}
+
+/// First hour (issue 49): the same item judged in a `#[rag_test]`'s
+/// recording and a suite case's (one key) needed its verdict given twice.
+/// The walk asks once, and the verdict goes into every recording under the
+/// paths walked that judges the key (as `--key … --verdict …` does); each
+/// recording keeps its copy, so each replays alone. Undo takes it back
+/// from each.
+#[test]
+fn one_verdict_given_once_goes_into_every_recording_of_the_same_item() {
+    let dir = fixture("same-key");
+    let suite = dir.join("tests/rag_cases/snapshots");
+    std::fs::create_dir_all(&suite).unwrap();
+    std::fs::copy(
+        dir.join("tests/snapshots/quickstart.snap"),
+        suite.join("refunds.snap"),
+    )
+    .unwrap();
+    let in_suite = || {
+        ragaliq::record::Recording::read(&suite.join("refunds.snap"))
+            .unwrap()
+            .unwrap()
+            .exchanges
+            .iter()
+            .flat_map(|e| e.reviewed.iter().map(|v| (v.verdict.clone(), v.by.clone())))
+            .collect::<Vec<_>>()
+    };
+    let o = run(&dir, &["review", "--by", "ana"], "n\nu\nq\n");
+    let out = text(&o);
+    assert!(o.status.success(), "{out}");
+    assert!(
+        out.starts_with("4 items to review in 2 recordings"),
+        "one question per item, not one per recording: {out}"
+    );
+    assert!(
+        out.contains("the same item is judged in tests/snapshots/quickstart.snap (your verdict goes into each)"),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            ") in tests/rag_cases/snapshots/refunds.snap, tests/snapshots/quickstart.snap\n"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("undone: key ")
+            && out.contains(
+                " in tests/rag_cases/snapshots/refunds.snap, tests/snapshots/quickstart.snap\n"
+            ),
+        "{out}"
+    );
+    assert!(
+        verdicts(&dir).is_empty() && in_suite().is_empty(),
+        "undone in both"
+    );
+    let o = run(&dir, &["review", "--by", "ana"], "n\nq\n");
+    assert!(o.status.success(), "{}", text(&o));
+    let given = vec![("no".to_owned(), Some("ana".to_owned()))];
+    assert_eq!(verdicts(&dir), given);
+    assert_eq!(in_suite(), given);
+    // Given once: neither recording asks for it again.
+    let o = run(&dir, &["review"], "q\n");
+    assert!(
+        text(&o).starts_with("3 items to review in 2 recordings"),
+        "{}",
+        text(&o)
+    );
+}

@@ -1755,6 +1755,24 @@ fn escalation(
             path,
             message: format!("escalate #{n}: {message}"),
         },
+        // The first judge's fixes (`[judge]`, RAGALIQ_MODEL, RAGALIQ_JUDGE)
+        // do not reach this judge: name it, and the fix that does.
+        ConfigError::Missing { what, .. } if what == "the judge's model" => {
+            let text = |key: &str| entry.get(key).and_then(toml::Value::as_str);
+            let provider = text("provider").unwrap_or(Provider::OpenAi.name());
+            let at = text("base_url").map_or_else(String::new, |u| format!(" at {}", redact_url(u)));
+            ConfigError::Missing {
+                what: format!(
+                    "the model of the judge escalated to (`[[escalate]]` #{n} in {}: {provider}{at})",
+                    path.display()
+                ),
+                how: "add `model = \"<model>\"` to that table, on a line below its `[[escalate]]` and above any `[escalate.bands]` (the name its answers are recorded under: the model its server loaded, e.g. its --alias); `[judge]`'s model, RAGALIQ_MODEL and RAGALIQ_JUDGE set the first judge only".to_owned(),
+            }
+        }
+        ConfigError::Missing { what, how } => ConfigError::Missing {
+            what: format!("escalate #{n}: {what}"),
+            how,
+        },
         other => other,
     })
 }
@@ -2249,6 +2267,24 @@ mod tests {
         assert!(
             e.starts_with("escalate #1 (ragaliq.toml: judge.temperature)"),
             "{e}"
+        );
+        // An escalated judge without a model: the error names that judge
+        // and a fix that works, and the fix it prints loads.
+        let no_model = file.replace("model = \"large\"\n", "");
+        let e = load(Some(&no_model), &[("RAGALIQ_MODEL", "tiny")])
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            e,
+            "the model of the judge escalated to (`[[escalate]]` #1 in /pkg/ragaliq.toml: openai-compatible at http://127.0.0.1:8767/v1) is not set: add `model = \"<model>\"` to that table, on a line below its `[[escalate]]` and above any `[escalate.bands]` (the name its answers are recorded under: the model its server loaded, e.g. its --alias); `[judge]`'s model, RAGALIQ_MODEL and RAGALIQ_JUDGE set the first judge only"
+        );
+        let fixed = no_model.replace("[[escalate]]\n", "[[escalate]]\nmodel = \"large\"\n");
+        let c = load(Some(&fixed), &[("RAGALIQ_MODEL", "tiny")]).unwrap();
+        assert_eq!(c.escalate[0].model, "large");
+        assert_eq!(
+            c.escalate[0].bands.get(Kind::Claims),
+            Band::between(0.2, 0.4).unwrap(),
+            "its bands stay its own"
         );
         let e = err(Some("[bands]\nclaims = [0.6, 0.5]\n"), &[]);
         assert!(

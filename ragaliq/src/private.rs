@@ -638,9 +638,10 @@ async fn assert_here(
     };
     let judge_line = format!("\njudge: {}", judge.describe());
     match (result, expect) {
-        // Awaiting a person is neither a pass nor a low score: said first,
-        // with the command that gives the verdict. `uncertain = "pass"`
-        // lets the test pass meanwhile, and says so outside the capture.
+        // Awaiting a person is no low score: said first, with the command
+        // that gives the verdict. The test fails until a person gives it
+        // (`uncertain = "fail"`, the default); `"pass"` lets it pass
+        // meanwhile, and says so outside the capture.
         (Ok(eval), _) if eval.awaiting.is_some() => {
             let hint = awaiting_hint(&eval, judge, &what);
             if eval.passed {
@@ -650,7 +651,7 @@ async fn assert_here(
                 return Ok(eval);
             }
             let message = format!(
-                "{macro_name}! AWAITING A PERSON for {subject}: the judge is unsure, so the test is neither passed nor failed until a person gives the verdict (not a low score){hint}\n{eval}{judge_line}{recording}"
+                "{macro_name}! AWAITING A PERSON for {subject}: the judge is unsure, so this test fails until a person gives the verdict (not a low score; `uncertain = \"pass\"` would let it pass meanwhile){hint}\n{eval}{judge_line}{recording}"
             );
             if defer_awaiting(&message) {
                 return Ok(eval);

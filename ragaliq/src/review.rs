@@ -18,7 +18,7 @@
 //! ```
 
 use crate::core::judged::{self, Judged};
-use crate::core::{Bands, Decision, Kind, Metric, Verdict};
+use crate::core::{Bands, Decision, Kind, Metric, Uncertain, Verdict};
 use crate::judge::Judge;
 use crate::metrics::Reading as ClaimReading;
 use crate::parse;
@@ -52,6 +52,10 @@ pub struct Thresholds {
     /// recording by another model is read at that model's own bands
     /// ([`Bands::measured`]): a band is the judge's, not the project's.
     pub model: Option<String>,
+    /// What the project does with a reading the judge is unsure of
+    /// (`[scoring] uncertain`): under `decide` the threshold decides it,
+    /// and nothing awaits a person ([`Item::awaits`]).
+    pub uncertain: Uncertain,
 }
 
 impl Default for Thresholds {
@@ -66,6 +70,7 @@ impl Default for Thresholds {
             bands: Bands::DEFAULT,
             escalate: Vec::new(),
             model: None,
+            uncertain: Uncertain::default(),
         }
     }
 }
@@ -96,6 +101,7 @@ impl Thresholds {
             correctness: judge.default_threshold(Metric::Correctness),
             bands: bands_of(judge),
             model: Some(judge.model().to_owned()),
+            uncertain: judge.uncertain(),
         }
     }
 }
@@ -153,6 +159,9 @@ pub struct Item {
     pub judge: JudgeReading,
     /// The person's verdict, when one was given.
     pub person: Option<Reviewed>,
+    /// What a test does while the judge is unsure of the item and no
+    /// person has decided ([`Thresholds::uncertain`]).
+    pub meanwhile: Uncertain,
 }
 
 impl Item {
@@ -211,11 +220,13 @@ impl Item {
         self.judge.positive != Some(true)
     }
 
-    /// Whether the item awaits a person: the judge is unsure of it and no
-    /// person has given a verdict.
+    /// Whether the item awaits a person: the judge is unsure of it, no
+    /// person has given a verdict, and the project does not let the
+    /// threshold decide what the judge is unsure of (`uncertain =
+    /// "decide"`).
     #[must_use]
     pub fn awaits(&self) -> bool {
-        self.judge.uncertain && self.person.is_none()
+        self.judge.uncertain && self.person.is_none() && self.meanwhile != Uncertain::Decide
     }
 }
 
@@ -300,6 +311,7 @@ pub fn items(recording: &Recording, thresholds: &Thresholds) -> Vec<Item> {
                 judge: reading(&judged.family, &exchanges, &read_at),
                 person,
                 judged,
+                meanwhile: thresholds.uncertain,
             })
         })
         .collect()

@@ -21,7 +21,7 @@ use crate::core::sync::lock;
 use crate::core::{Fingerprint, JsonMode, JudgeResponse, Usage};
 use crate::error::{Error, Result};
 use crate::record::Recorder;
-use crate::tasks::{Ask, Asking, Question, recorded_reply};
+use crate::tasks::{Ask, Asking, Question};
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -330,9 +330,10 @@ impl Session {
                     if let Some(recorder) = self.recorder.as_deref() {
                         let trial = self.trial.as_deref();
                         // The recording keeps the reply's JSON value, so it
-                        // reads as YAML whatever spacing the judge used.
-                        let mut kept = response.clone();
-                        kept.text = recorded_reply(&response.text);
+                        // reads as YAML whatever spacing the judge used, and
+                        // of a one-word answer the token probabilities up to
+                        // its word (`Question::kept`).
+                        let kept = question.kept(&response);
                         // Asked without probabilities only because the
                         // server refused them (see `recorded`).
                         let refused =

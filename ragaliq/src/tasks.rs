@@ -96,6 +96,7 @@ impl Asking {
             task: task.name(),
             word,
             read_at_start: word && ask.answer_at().at_start(),
+            answer_at: word.then(|| ask.answer_at().clone()),
             schema,
             sized_for,
         }
@@ -174,6 +175,7 @@ impl Asking {
             task: "custom",
             word,
             read_at_start: word && !last,
+            answer_at: word.then(|| ask.answer_at().clone()),
             schema,
             sized_for: String::new(),
         }
@@ -213,6 +215,10 @@ pub(crate) struct Question {
     /// so a reply at its token limit is whole. An answer read after a
     /// marker comes last: a reply cut at its limit is truncated.
     pub read_at_start: bool,
+    /// Where a one-word answer's word stands (`None` for a JSON answer):
+    /// a recording keeps the token probabilities up to it and no further
+    /// ([`parse::tokens_read`]).
+    pub answer_at: Option<AnswerAt>,
     schema: serde_json::Value,
     /// What the reply limit was sized for ("3 claims"); empty when the
     /// configured ceiling was the limit.
@@ -233,6 +239,24 @@ impl Question {
         let mut again = self.clone();
         again.request.max_tokens = again.request.max_tokens.saturating_add(REASONING_ROOM);
         Some(again)
+    }
+
+    /// What a recording keeps of `response`: the reply's JSON value where
+    /// it holds one ([`recorded_reply`]), and, for a one-word answer, the
+    /// token probabilities up to its word and no further
+    /// ([`parse::tokens_read`]). The rest of such a reply (its reason) is
+    /// never read from its probabilities: kept whole, ten alternatives a
+    /// token made a criteria exchange 774 lines long. Read again from what
+    /// is kept, the answer reads the same; recordings made before keep all
+    /// their tokens, and replay as they did.
+    pub(crate) fn kept(&self, response: &JudgeResponse) -> JudgeResponse {
+        let mut kept = response.clone();
+        kept.text = recorded_reply(&response.text);
+        if let (Some(at), Some(tokens)) = (&self.answer_at, &mut kept.logprobs) {
+            let n = parse::tokens_read(&kept.text, tokens, at);
+            tokens.truncate(n);
+        }
+        kept
     }
 
     /// The request, with its reply shaped as `mode` asks (a one-word
@@ -460,10 +484,10 @@ impl Ask for ExtractClaims<'_> {
         Shape::text(self.text.trim().chars().count())
     }
 
-    /// The claims that come from the response (or the query its pronouns
-    /// refer to), each once; see [`evidence::claim_in_text`].
+    /// The claims that come from the response (the query read only for
+    /// what the response refers to), each once; see
+    /// [`evidence::claim_from_response`].
     fn read(&self, reply: &str) -> Result<Extracted, ParseError> {
-        let source = format!("{}\n{}", self.text, self.query);
         let mut out = Extracted {
             claims: Vec::new(),
             dropped: Vec::new(),
@@ -471,7 +495,7 @@ impl Ask for ExtractClaims<'_> {
             of: self.of,
         };
         for (i, claim) in parse::claims(reply)?.into_iter().enumerate() {
-            if !evidence::claim_in_text(&claim, &source) {
+            if !evidence::claim_from_response(&claim, self.text, self.query) {
                 out.dropped
                     .push((i + 1, claim, format!("not in the {}", self.of)));
             } else if out.claims.iter().any(|c| evidence::same_claim(c, &claim)) {
@@ -1231,7 +1255,33 @@ impl Ask for CriteriaScore<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::MAX_REASKS;
+    use super::{Ask, ExtractClaims, MAX_REASKS};
+
+    /// First hour (issue 49): a conversation's history folded into the
+    /// query gave "claims" taken from the query, and they were kept. Claims
+    /// must come from the response; the query only resolves what it refers
+    /// to.
+    #[test]
+    fn claims_taken_from_a_history_in_the_query_are_dropped() {
+        let ask = ExtractClaims {
+            query: "User: I bought a blender last week for $40.\nAssistant: Thank you for your order!\nUser: Can I return it?",
+            text: "Yes, you can return the blender within 30 days of delivery.",
+            of: "response",
+        };
+        let reply = r#"{"claims": ["The customer bought a blender last week.", "The customer bought the blender for $40.", "The blender can be returned within 30 days of delivery."]}"#;
+        let read = ask.read(reply).unwrap();
+        assert_eq!(
+            read.claims,
+            ["The blender can be returned within 30 days of delivery."]
+        );
+        assert_eq!(
+            read.dropped
+                .iter()
+                .map(|(i, _, why)| (*i, why.as_str()))
+                .collect::<Vec<_>>(),
+            [(1, "not in the response"), (2, "not in the response")]
+        );
+    }
 
     /// The guide says how many items of a batch are asked again alone; it
     /// says what the code does.

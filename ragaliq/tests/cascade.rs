@@ -293,3 +293,117 @@ async fn every_judge_of_the_cascade_spends_from_the_runs_one_budget() {
     assert_eq!(small_asked.lock().unwrap().len(), 4);
     assert_eq!(large_asked.lock().unwrap().len(), 1);
 }
+
+/// A judge server whose every reply no parser reads ("Perhaps.", no
+/// token probabilities), counting the requests.
+async fn garbled() -> (MockServer, Arc<Mutex<usize>>) {
+    let server = MockServer::start().await;
+    let count = Arc::new(Mutex::new(0));
+    let kept = count.clone();
+    Mock::given(method("POST"))
+        .respond_with(move |_: &Request| {
+            *kept.lock().unwrap() += 1;
+            ResponseTemplate::new(200).set_body_json(plain("Perhaps."))
+        })
+        .mount(&server)
+        .await;
+    (server, count)
+}
+
+/// Review finding (issue 49): an escalated judge whose reply could not be
+/// read turned the whole evaluation into a judge error. It decided
+/// nothing, so the item stays uncertain as the first judge read it and
+/// awaits a person with its key; under `uncertain = "decide"` the first
+/// judge's reading decides.
+#[tokio::test]
+async fn an_unreadable_escalated_judge_leaves_the_item_awaiting_a_person() {
+    let (small_server, _) = server(0.9, 0.3, 0.5).await;
+    let (large_server, large_asked) = garbled().await;
+    let small = judge(&format!("{}/v1", small_server.uri()), "small", band());
+    let large = judge(&format!("{}/v1", large_server.uri()), "large", band());
+    let eval = within(small.escalating_to(&large).faithfulness(&case()))
+        .await
+        .expect("no judge error: the escalated judge decided nothing");
+    assert_eq!(*large_asked.lock().unwrap(), 1, "asked about the one claim");
+    let awaiting = eval.awaiting.expect("awaits a person");
+    assert_eq!((awaiting.low, awaiting.high, awaiting.items), (0.5, 1.0, 1));
+    assert_eq!(eval.claims[0].verdict, Verdict::Supported);
+    let gold = &eval.claims[1];
+    let unsure = gold.unsure.as_ref().unwrap();
+    assert_eq!(
+        (unsure.judge.as_str(), unsure.why),
+        ("large", UnsureWhy::Unreadable),
+        "the judge that could not be read is named"
+    );
+    assert!(
+        (unsure.probability.unwrap() - 0.3).abs() < 1e-9,
+        "with the reading that stands: {unsure:?}"
+    );
+    assert_eq!(
+        unsure.to_string(),
+        "`large`, escalated to, gave a reply no parser reads, so it decided nothing; the judge before it read P(supported) 0.30, inside its band [0.10, 0.50)"
+    );
+    assert!(gold.review_key.is_some(), "a person can decide it");
+    assert_eq!(
+        gold.judge, None,
+        "the reading that stands is the first judge's"
+    );
+    assert_eq!(
+        eval.judges
+            .iter()
+            .map(|j| (j.model.as_str(), j.asked, j.decided))
+            .collect::<Vec<_>>(),
+        [("small", 2, 1), ("large", 1, 0)]
+    );
+    assert!(
+        eval.to_string()
+            .contains("could not be read (unsure: awaiting a person)"),
+        "{eval}"
+    );
+    // `uncertain = "decide"`: the first judge's 0.3, below its claim
+    // threshold 0.33 and not contradicted enough, is no evidence.
+    let decide = EvalOptions::default().with_uncertain(Uncertain::Decide);
+    let eval = within(small.escalating_to(&large).evaluate_with(
+        Metric::Faithfulness,
+        &case(),
+        &decide,
+    ))
+    .await
+    .unwrap();
+    assert!(eval.awaiting.is_none(), "{eval}");
+    assert_eq!(eval.claims[1].verdict, Verdict::NoEvidence);
+    assert_eq!(eval.score, 0.5);
+    // A metric decided by one answer: relevance read at 0.6 inside the
+    // first judge's band, the escalated judge unreadable.
+    let (small_server, _) = server(0.6, 0.6, 0.6).await;
+    let answers = |url: String, model: &str| {
+        Judge::builder(OpenAiTransport::new(&url))
+            .with_model(model)
+            .with_retry(fast_retries(0))
+            .with_band(Kind::Answers, Band::between(0.4, 0.8).unwrap())
+            .build()
+            .unwrap()
+    };
+    let small = answers(format!("{}/v1", small_server.uri()), "small");
+    let large = answers(format!("{}/v1", large_server.uri()), "large");
+    let eval = within(small.escalating_to(&large).relevance(&case()))
+        .await
+        .expect("no judge error");
+    assert!(eval.awaiting.is_some(), "{eval}");
+    assert!(eval.review_key.is_some(), "{eval}");
+    assert_eq!(
+        eval.judges
+            .iter()
+            .map(|j| (j.model.as_str(), j.asked, j.decided))
+            .collect::<Vec<_>>(),
+        [("small", 1, 0), ("large", 1, 0)]
+    );
+    let eval = within(small.escalating_to(&large).evaluate_with(
+        Metric::Relevance,
+        &case(),
+        &decide,
+    ))
+    .await
+    .unwrap();
+    assert!(eval.awaiting.is_none() && !eval.passed, "0.6 < 0.7: {eval}");
+}

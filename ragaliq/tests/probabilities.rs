@@ -641,3 +641,76 @@ async fn a_word_answer_after_a_reasoning_block_gets_room_for_it() {
     assert_eq!(seen.lock().unwrap().len(), asked, "replay asked nothing");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// First hour (issue 49): a criteria exchange kept the ten likeliest tokens
+/// of every token of the reply (774 lines for one answer). Only the answer
+/// word's token is read, so only it is kept; the fingerprint is the same,
+/// and the recording replays to the same evaluation, to the last digit.
+#[tokio::test]
+async fn a_recording_keeps_the_probabilities_up_to_the_answer_word_only() {
+    const NO_AND_A_REASON: &[(&str, &[(&str, f64)])] = &[
+        (
+            "no",
+            &[("no", 0.48), ("No", 0.32), ("yes", 0.1), ("Yes", 0.09)],
+        ),
+        ("\n", &[("\n", 0.78), ("\n\n", 0.07)]),
+        ("The", &[("The", 0.95), ("Reason", 0.01)]),
+        (" response", &[(" response", 0.99)]),
+        (" does", &[(" does", 0.74), (" \"", 0.11)]),
+        (" not", &[(" not", 0.99)]),
+        (" cite", &[(" cite", 0.72), (" meet", 0.1)]),
+        (" the", &[(" the", 0.99)]),
+        (" policy", &[(" policy", 0.9)]),
+        (".", &[(".", 0.9)]),
+    ];
+    let (server, _) = server(|_, _, _| {
+        ResponseTemplate::new(200).set_body_json(tokens_reply(NO_AND_A_REASON, "stop"))
+    })
+    .await;
+    let dir = std::env::temp_dir().join(format!("ragaliq-prob-kept-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let snapshot = dir.join("kept.snap");
+    let case = RagCase::new("Can I return it?")
+        .response("Sure, send it back and you will get a full refund.");
+    let rule = "Cites the policy number and never promises a refund";
+    let recorder = Arc::new(Recorder::new(
+        Location::at(&snapshot, "kept", "record it"),
+        Mode::Record,
+    ));
+    let live = judge(&server).with_recorder(recorder.clone());
+    let first = within(live.criteria(&case, rule)).await.unwrap();
+    let written = recorder
+        .save_pending_after(true, "tests/probabilities.rs")
+        .unwrap()
+        .unwrap();
+    let text = std::fs::read_to_string(&written).unwrap();
+    assert_eq!(
+        text.matches("- token:").count(),
+        1,
+        "the answer word's token only:\n{text}"
+    );
+    assert!(
+        text.contains("The response does not cite the policy."),
+        "the reply itself is kept whole:\n{text}"
+    );
+    std::fs::rename(&written, &snapshot).unwrap();
+    drop(server);
+    let replay = Judge::builder(OpenAiTransport::new("http://127.0.0.1:9/v1"))
+        .with_model("m")
+        .build()
+        .unwrap()
+        .with_recorder(Arc::new(Recorder::new(
+            Location::at(&snapshot, "kept", "record it"),
+            Mode::Replay,
+        )));
+    let again = within(replay.criteria(&case, rule))
+        .await
+        .expect("the same fingerprint, answered from the recording");
+    assert_eq!(again.score, first.score);
+    assert_eq!(again.reasoning, first.reasoning);
+    assert!(
+        (first.score - 0.19 / 0.99).abs() < 1e-9,
+        "P(yes) from the word's token: {first}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -387,6 +387,10 @@ pub enum UnsureWhy {
     Split,
     /// The verdict's evidence is in no passage, even asked again.
     Ungrounded,
+    /// The judge escalated to (`judge`) replied in a way no parser reads,
+    /// so it decided nothing; `probability` and `band` are the reading of
+    /// the judge before it, which stands.
+    Unreadable,
 }
 
 impl fmt::Display for Unsure {
@@ -401,6 +405,16 @@ impl fmt::Display for Unsure {
             (UnsureWhy::Ungrounded, _, _) => write!(
                 f,
                 "the evidence `{}` cites is in no passage, even asked again",
+                self.judge
+            ),
+            (UnsureWhy::Unreadable, Some(p), band) => write!(
+                f,
+                "`{}`, escalated to, gave a reply no parser reads, so it decided nothing; the judge before it read {what} {p:.2}, inside its band {band}",
+                self.judge
+            ),
+            (UnsureWhy::Unreadable, None, _) => write!(
+                f,
+                "`{}`, escalated to, gave a reply no parser reads, so it decided nothing; the judge before it was unsure",
                 self.judge
             ),
             (UnsureWhy::InBand, Some(p), Band::All) => write!(

@@ -747,7 +747,9 @@ impl fmt::Display for Evaluation {
                 self.threshold,
                 match a.meanwhile {
                     super::band::Uncertain::Pass => " (passes meanwhile: `uncertain = \"pass\"`)",
-                    _ => "",
+                    // What a test does until then, said where it happens.
+                    _ =>
+                        " (a test fails on it until a person gives the verdict: `uncertain = \"fail\"`)",
                 }
             )?;
             if let Some(u) = &self.unsure {
@@ -848,98 +850,108 @@ impl fmt::Display for Evaluation {
             // it is counted, and listed, with the decided ones.
             let decided = |c: &ClaimVerdict| c.unsure.is_none() || c.person.is_some();
             let failed = group.iter().filter(|(_, c)| c.failed && decided(c)).count();
-            if failed > 0 {
-                writeln!(f, "  {failed} of {} {noun}:", group.len())?;
-            }
-            if unsure > 0 {
-                writeln!(
-                    f,
-                    "  {unsure} of {} {} the judge is unsure of (awaiting a person):",
-                    group.len(),
-                    if group.len() == 1 { "claim" } else { "claims" }
-                )?;
-            }
-            let ordered = shown
-                .iter()
-                .filter(|(_, c)| decided(c))
-                .chain(shown.iter().filter(|(_, c)| !decided(c)));
-            for (i, c) in ordered {
-                write!(f, "    [{}] \"{}\" — ", i + 1, c.claim)?;
-                if let Some(p) = &c.person {
-                    writeln!(f, "{p}")?;
-                    continue;
+            // Each header, then the claims it counts: the decided ones,
+            // then those awaiting a person.
+            let headers = [
+                (
+                    true,
+                    (failed > 0).then(|| format!("  {failed} of {} {noun}:", group.len())),
+                ),
+                (
+                    false,
+                    (unsure > 0).then(|| {
+                        format!(
+                            "  {unsure} of {} {} the judge is unsure of (awaiting a person):",
+                            group.len(),
+                            if group.len() == 1 { "claim" } else { "claims" }
+                        )
+                    }),
+                ),
+            ];
+            for (decided_here, header) in headers {
+                if let Some(header) = header {
+                    writeln!(f, "{header}")?;
                 }
-                if let Some(u) = &c.unsure {
-                    write!(f, "uncertain: {u}")?;
-                    if let Some(a) = c.agreement {
-                        write!(f, " ({a} samples agree)")?;
+                for (i, c) in shown.iter().filter(|(_, c)| decided(c) == decided_here) {
+                    write!(f, "    [{}] \"{}\" — ", i + 1, c.claim)?;
+                    if let Some(p) = &c.person {
+                        writeln!(f, "{p}")?;
+                        continue;
                     }
-                    if c.ungrounded {
-                        write!(f, "; it said {}", c.verdict)?;
+                    if let Some(u) = &c.unsure {
+                        write!(f, "uncertain: {u}")?;
+                        if let Some(a) = c.agreement {
+                            write!(f, " ({a} samples agree)")?;
+                        }
+                        if c.ungrounded {
+                            write!(f, "; it said {}", c.verdict)?;
+                        } else {
+                            write!(f, "; the threshold alone reads {}", c.verdict)?;
+                        }
                     } else {
-                        write!(f, "; the threshold alone reads {}", c.verdict)?;
+                        if c.ungrounded {
+                            write!(
+                                f,
+                                "undecided: the judge said {} but its evidence is in no passage",
+                                c.verdict
+                            )?;
+                        } else if c.undecided {
+                            write!(f, "undecided (most said {}", c.verdict)?;
+                        } else if self.metric == Metric::Correctness
+                            && c.verdict == Verdict::Contradicted
+                        {
+                            write!(f, "contradicted by the {against}")?;
+                        } else {
+                            write!(f, "{}", c.verdict)?;
+                        }
+                        match (c.agreement, c.undecided && !c.ungrounded) {
+                            (Some(a), true) => write!(f, ", {a})")?,
+                            (None, true) => write!(f, ")")?,
+                            (_, false) if c.ungrounded => {}
+                            (Some(a), false) => write!(f, " ({a} samples agree)")?,
+                            (None, false) => {}
+                        }
+                        match (c.probability, c.confidence) {
+                            (Some(p), _) => write!(f, " (P(supported) {p:.2})")?,
+                            (None, Some(conf)) => write!(f, " (confidence {conf:.2})")?,
+                            (None, None) => {}
+                        }
                     }
-                } else {
-                    if c.ungrounded {
-                        write!(
+                    if let Some(judge) = &c.judge {
+                        write!(f, " [by `{judge}`, escalated]")?;
+                    }
+                    writeln!(f)?;
+                    match (c.evidence_in, c.evidence.is_empty()) {
+                        // Correctness: both sides quoted, the claim above and
+                        // what the other text says here.
+                        (_, false) if self.metric == Metric::Correctness && c.located => writeln!(
                             f,
-                            "undecided: the judge said {} but its evidence is in no passage",
-                            c.verdict
-                        )?;
-                    } else if c.undecided {
-                        write!(f, "undecided (most said {}", c.verdict)?;
-                    } else if self.metric == Metric::Correctness
-                        && c.verdict == Verdict::Contradicted
-                    {
-                        write!(f, "contradicted by the {against}")?;
-                    } else {
-                        write!(f, "{}", c.verdict)?;
+                            "        the {against} says (closest sentence, found by ragaliq): \"{}\"",
+                            c.evidence
+                        )?,
+                        (_, true) if self.metric == Metric::Correctness && c.located => writeln!(
+                            f,
+                            "        the {against} says nothing that shares a word with it"
+                        )?,
+                        (Some(p), _) if c.located => writeln!(
+                            f,
+                            "        closest passage sentence (found by ragaliq): P{p} \"{}\"",
+                            c.evidence
+                        )?,
+                        (None, true) if c.located => writeln!(
+                            f,
+                            "        no passage speaks to it (no sentence shares a word of the claim)"
+                        )?,
+                        (Some(p), _) => writeln!(f, "        evidence: P{p} \"{}\"", c.evidence)?,
+                        (None, false) if c.ungrounded => {
+                            writeln!(f, "        evidence (in no passage): \"{}\"", c.evidence)?;
+                        }
+                        (None, false) => writeln!(f, "        evidence: \"{}\"", c.evidence)?,
+                        (None, true) if c.ungrounded => {
+                            writeln!(f, "        evidence: none quoted")?
+                        }
+                        (None, true) => {}
                     }
-                    match (c.agreement, c.undecided && !c.ungrounded) {
-                        (Some(a), true) => write!(f, ", {a})")?,
-                        (None, true) => write!(f, ")")?,
-                        (_, false) if c.ungrounded => {}
-                        (Some(a), false) => write!(f, " ({a} samples agree)")?,
-                        (None, false) => {}
-                    }
-                    match (c.probability, c.confidence) {
-                        (Some(p), _) => write!(f, " (P(supported) {p:.2})")?,
-                        (None, Some(conf)) => write!(f, " (confidence {conf:.2})")?,
-                        (None, None) => {}
-                    }
-                }
-                if let Some(judge) = &c.judge {
-                    write!(f, " [by `{judge}`, escalated]")?;
-                }
-                writeln!(f)?;
-                match (c.evidence_in, c.evidence.is_empty()) {
-                    // Correctness: both sides quoted, the claim above and
-                    // what the other text says here.
-                    (_, false) if self.metric == Metric::Correctness && c.located => writeln!(
-                        f,
-                        "        the {against} says (closest sentence, found by ragaliq): \"{}\"",
-                        c.evidence
-                    )?,
-                    (_, true) if self.metric == Metric::Correctness && c.located => writeln!(
-                        f,
-                        "        the {against} says nothing that shares a word with it"
-                    )?,
-                    (Some(p), _) if c.located => writeln!(
-                        f,
-                        "        closest passage sentence (found by ragaliq): P{p} \"{}\"",
-                        c.evidence
-                    )?,
-                    (None, true) if c.located => writeln!(
-                        f,
-                        "        no passage speaks to it (no sentence shares a word of the claim)"
-                    )?,
-                    (Some(p), _) => writeln!(f, "        evidence: P{p} \"{}\"", c.evidence)?,
-                    (None, false) if c.ungrounded => {
-                        writeln!(f, "        evidence (in no passage): \"{}\"", c.evidence)?;
-                    }
-                    (None, false) => writeln!(f, "        evidence: \"{}\"", c.evidence)?,
-                    (None, true) if c.ungrounded => writeln!(f, "        evidence: none quoted")?,
-                    (None, true) => {}
                 }
             }
         }
@@ -1109,6 +1121,31 @@ mod tests {
         assert_eq!(
             text,
             "faithfulness: 0.50 < threshold 0.70 (FAILED)\n  reasoning: 1 of 2 claims supported.\n  1 of 2 claims not supported by the context:\n    [2] \"Shipping is free.\" — contradicted\n        evidence: \"Shipping costs $5.\"\n  judge: 2 calls, 1000 tokens (900 in, 100 out)"
+        );
+    }
+
+    /// Issue 49's docs audit: a claim decided against the answer and one
+    /// awaiting a person printed both headers first, then both claims, so
+    /// the first header listed nothing. Each header lists its own.
+    #[test]
+    fn each_header_lists_the_claims_it_counts() {
+        let mut e = eval();
+        e.claims[0].failed = true;
+        e.claims[0].undecided = true;
+        e.claims[0].unsure = Some(crate::core::Unsure {
+            kind: crate::core::Kind::Claims,
+            judge: "small".into(),
+            probability: Some(0.31),
+            band: crate::core::Band::between(0.1, 0.5).unwrap(),
+            why: crate::core::UnsureWhy::InBand,
+        });
+        let text = e.to_string();
+        let decided = text.find("  1 of 2 claims not supported by the context:\n    [2]");
+        let unsure =
+            text.find("  1 of 2 claims the judge is unsure of (awaiting a person):\n    [1]");
+        assert!(
+            matches!((decided, unsure), (Some(d), Some(u)) if d < u),
+            "{text}"
         );
     }
 

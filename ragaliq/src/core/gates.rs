@@ -104,11 +104,16 @@ impl GateRule {
 ///   failed, a configuration error, a missing recording) and undecided
 ///   judges are never allowed: they fail their trials and count as not
 ///   passed. A trial whose recording awaits review, or whose question is
-///   queued for a batch, has no verdict yet and counts neither way.
-/// - **`min_mean`**: the least a metric's mean score over the run may be.
+///   queued for a batch, has no verdict yet and counts neither way; so
+///   does one awaiting a person's verdict.
+/// - **`min_mean`**: the least a metric's mean score over the run may be,
+///   over its decided scores: a trial awaiting a person is left out of the
+///   mean and counted in the gate's line, and a metric with no decided
+///   score fails the gate.
 /// - **`max_drop`**: the most a metric's mean may fall against a baseline
 ///   run (`baseline`, or the suite's `.baseline(…)`, `RAGALIQ_BASELINE`,
-///   `cargo ragaliq report --baseline`), over the cases both runs scored.
+///   `cargo ragaliq report --baseline`), over the cases both runs scored
+///   (decided scores only, as for `min_mean`).
 ///
 /// Under `cargo test` the suite checks the gates at the end of its run;
 /// under cargo-nextest each trial runs alone, so `cargo ragaliq report`

@@ -149,6 +149,57 @@ pub fn claim_in_text(claim: &str, source: &str) -> bool {
     present * 4 >= others.len() * 3
 }
 
+/// Whether an extracted `claim` comes from `response`, the query read
+/// only for what the response refers to, by this rule:
+///
+/// - it comes from the response and the query's last line, the question
+///   the response answers ([`claim_in_text`]: a one-line query is read
+///   whole, as before this rule); or
+/// - it comes from the response and the whole query, and one of its
+///   content words (numbers included) is in the response and not in the
+///   query: the response's own fact, what it refers to resolved from
+///   earlier lines ("The blender can be returned within 30 days" from "you
+///   can return it within 30 days").
+///
+/// So the lines before a query's last one (a conversation's history folded
+/// into the query: "User: I bought a blender last week.\n…\nUser: Can I
+/// return it?") supply no claim of their own: "The customer bought a
+/// blender last week" is the history's, not the response's, and is
+/// dropped, whatever the response says ("Yes." included).
+///
+/// ```
+/// use ragaliq::evidence::claim_from_response;
+/// let query = "User: I bought a blender last week for $40.\nAssistant: Thanks!\nUser: Can I return it?";
+/// let response = "Yes, you can return it within 30 days.";
+/// assert!(!claim_from_response("The customer bought a blender last week.", response, query));
+/// assert!(!claim_from_response("The customer bought a blender last week.", "Yes.", query));
+/// assert!(claim_from_response("The blender can be returned within 30 days.", response, query));
+/// // A one-line query is read whole: a yes answers it.
+/// assert!(claim_from_response("EU roaming is included.", "Yes.", "Is EU roaming included?"));
+/// ```
+#[must_use]
+pub fn claim_from_response(claim: &str, response: &str, query: &str) -> bool {
+    let last = query
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or(query);
+    if claim_in_text(claim, &format!("{response}\n{last}")) {
+        return true;
+    }
+    if !claim_in_text(claim, &format!("{response}\n{query}")) {
+        return false;
+    }
+    let of = |text: &str| -> Vec<String> {
+        words(&untagged(text)).into_iter().map(|w| w.text).collect()
+    };
+    let (said, asked) = (of(response), of(query));
+    let found = |have: &[String], w: &str| have.iter().any(|h| same(h, w));
+    content_words(claim)
+        .iter()
+        .any(|w| found(&said, w) && !found(&asked, w))
+}
+
 /// Whether two claims say the same: the same content words, in any order.
 ///
 /// ```

@@ -233,14 +233,27 @@ fn pass_rate(metric: &str, trials: &[&TrialResult], required: f64) -> GateResult
     let allowed = ((1.0 - required) * decided as f64 + 1e-9).floor() as usize;
     let figure = format!("{passed} of {decided} trials passed ({:.1}%)", rate * 100.0);
     let message = if reached {
+        // Only a low score is allowed; an error or an undecided judge
+        // fails its own trial whatever the gate (see `allowed`).
+        let (low, broken): (Vec<&TrialResult>, Vec<&TrialResult>) = not_passed
+            .iter()
+            .partition(|r| matches!(r.outcome, Outcome::Passed | Outcome::Failed));
+        let said = |rs: &[&TrialResult]| -> String {
+            listed(&rs.iter().map(|r| describe(r)).collect::<Vec<_>>(), 20)
+        };
+        let mut not = String::new();
+        if !low.is_empty() {
+            not.push_str(&format!("; not passed, allowed: {}", said(&low)));
+        }
+        if !broken.is_empty() {
+            not.push_str(&format!(
+                "; not passed and never allowed (each fails its own trial): {}",
+                said(&broken)
+            ));
+        }
         format!(
-            "{name} passed: {figure}, at least {} required{}{neither_words}",
+            "{name} passed: {figure}, at least {} required{not}{neither_words}",
             percent(required),
-            if cases.is_empty() {
-                String::new()
-            } else {
-                format!("; not passed, allowed: {}", listed(&cases, 20))
-            }
         )
     } else {
         format!(
@@ -265,20 +278,50 @@ fn pass_rate(metric: &str, trials: &[&TrialResult], required: f64) -> GateResult
     }
 }
 
+/// What a mean leaves out of `trials`, said: `3 trials awaiting a
+/// person's verdict, 1 without a score`; empty when nothing.
+fn left_out(awaiting: usize, unscored: usize) -> String {
+    let mut parts = Vec::new();
+    if awaiting > 0 {
+        parts.push(format!(
+            "{} awaiting a person's verdict",
+            plural(awaiting, "trial", "trials")
+        ));
+    }
+    if unscored > 0 {
+        parts.push(format!(
+            "{} without a score",
+            plural(unscored, "trial", "trials")
+        ));
+    }
+    parts.join(", ")
+}
+
+/// The decided scores of `trials` by case, and how many trials awaiting a
+/// person and without a score were left out.
+fn decided<'r>(trials: &[&'r TrialResult]) -> (Vec<(&'r str, f64)>, usize, usize) {
+    let mut scored = Vec::new();
+    let (mut awaiting, mut unscored) = (0, 0);
+    for r in trials {
+        match r.decided_score() {
+            Some(s) => scored.push((r.case.as_str(), s)),
+            None if r.outcome == Outcome::Awaiting => awaiting += 1,
+            None => unscored += 1,
+        }
+    }
+    (scored, awaiting, unscored)
+}
+
 fn min_mean(metric: &str, trials: &[&TrialResult], required: f64) -> GateResult {
-    let mut scored: Vec<(&str, f64)> = trials
-        .iter()
-        .filter_map(|r| r.score.map(|s| (r.case.as_str(), s)))
-        .collect();
-    let unscored = trials.len() - scored.len();
+    // A trial awaiting a person has an interval, not a score: left out of
+    // the mean (as a pass rate counts it neither way), and said.
+    let (mut scored, awaiting, unscored) = decided(trials);
     let name = format!("gate min_mean of {metric}");
-    let left_out = if unscored == 0 {
+    let left = left_out(awaiting, unscored);
+    let left_words = if left.is_empty() {
         String::new()
     } else {
-        format!(
-            " ({} without a score left out)",
-            plural(unscored, "trial", "trials")
-        )
+        format!(" ({left} left out)")
     };
     if scored.is_empty() {
         return GateResult {
@@ -288,8 +331,10 @@ fn min_mean(metric: &str, trials: &[&TrialResult], required: f64) -> GateResult 
             figure: None,
             status: GateStatus::Failed,
             cases: Vec::new(),
-            neither: unscored,
-            message: format!("{name} FAILED: no trial of it has a score{left_out}"),
+            neither: awaiting + unscored,
+            message: format!(
+                "{name} FAILED: no trial of it has a decided score to take the mean of{left_words}"
+            ),
         };
     }
     let mean = scored.iter().map(|(_, s)| s).sum::<f64>() / scored.len() as f64;
@@ -302,7 +347,7 @@ fn min_mean(metric: &str, trials: &[&TrialResult], required: f64) -> GateResult 
         .map(|(case, s)| format!("{case} {s:.2}"))
         .collect();
     let figure = format!(
-        "the mean is {mean:.4} over {}{left_out}",
+        "the mean is {mean:.4} over {}{left_words}",
         plural(scored.len(), "trial", "trials")
     );
     let message = if reached {
@@ -328,7 +373,7 @@ fn min_mean(metric: &str, trials: &[&TrialResult], required: f64) -> GateResult 
             .take(5)
             .map(|(c, _)| (*c).to_owned())
             .collect(),
-        neither: unscored,
+        neither: awaiting + unscored,
         message,
     }
 }
@@ -353,24 +398,56 @@ fn max_drop(
     let Some(baseline) = baseline else {
         return not_checked("no baseline run was given (a suite's `.baseline(…)`, RAGALIQ_BASELINE, `gates.baseline`, or `cargo ragaliq report --baseline`)".into());
     };
-    let before: BTreeMap<&str, f64> = baseline
+    // Decided scores only, on both sides: a trial awaiting a person has an
+    // interval, not a score, and is left out (and said).
+    let then_trials: Vec<&TrialResult> = baseline
         .results
         .iter()
         .filter(|r| r.label() == metric)
-        .filter_map(|r| r.score.map(|s| (r.case.as_str(), s)))
         .collect();
+    let (then_scored, then_awaiting, _) = decided(&then_trials);
+    let before: BTreeMap<&str, f64> = then_scored.into_iter().collect();
+    let (now_scored, awaiting, unscored) = decided(trials);
+    if now_scored.is_empty() {
+        let left = left_out(awaiting, unscored);
+        return GateResult {
+            gate: GateKind::MaxDrop,
+            metric: metric.to_owned(),
+            required: allowed,
+            figure: None,
+            status: GateStatus::Failed,
+            cases: Vec::new(),
+            neither: awaiting + unscored,
+            message: format!(
+                "{name} FAILED: no trial of it has a decided score to compare with the baseline{}",
+                if left.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({left} left out)")
+                }
+            ),
+        };
+    }
     // Paired by case: a case added or removed since moves no mean.
-    let mut pairs: Vec<(&str, f64, f64)> = trials
+    let mut pairs: Vec<(&str, f64, f64)> = now_scored
         .iter()
-        .filter_map(|r| {
-            let now = r.score?;
-            let then = *before.get(r.case.as_str())?;
-            Some((r.case.as_str(), then, now))
-        })
+        .filter_map(|(case, now)| Some((*case, *before.get(case)?, *now)))
         .collect();
+    let left_here = left_out(awaiting, 0);
+    let left_words = match (awaiting, then_awaiting) {
+        (0, 0) => String::new(),
+        (_, 0) => format!("; {left_here} left out"),
+        (0, n) => format!(
+            "; {} of the baseline awaiting a person's verdict left out",
+            plural(n, "trial", "trials")
+        ),
+        (_, n) => {
+            format!("; {left_here} left out, and {n} of the baseline awaiting a person's verdict")
+        }
+    };
     if pairs.is_empty() {
         return not_checked(format!(
-            "the baseline run has no score of {metric} for a case this run scored"
+            "the baseline run has no decided score of {metric} for a case this run decided{left_words}"
         ));
     }
     let n = pairs.len() as f64;
@@ -390,7 +467,7 @@ fn max_drop(
         format!("the mean rose {:.4}", -drop)
     };
     let figure = format!(
-        "{moved} against the baseline ({then:.4} → {now:.4} over the {} both runs scored)",
+        "{moved} against the baseline ({then:.4} → {now:.4} over the {} both runs scored{left_words})",
         plural(pairs.len(), "case", "cases")
     );
     let message = if reached {
@@ -416,7 +493,7 @@ fn max_drop(
             .filter(|p| p.2 < p.1)
             .map(|p| p.0.to_owned())
             .collect(),
-        neither: 0,
+        neither: awaiting + unscored,
         message,
     }
 }
@@ -562,6 +639,105 @@ mod tests {
         let unchecked = check(&after, &Gates::new().max_drop(0.04), None).remove(0);
         assert_eq!(unchecked.status, GateStatus::NotChecked);
         assert!(unchecked.message.contains("no baseline run was given"));
+    }
+
+    /// A trial awaiting a person, read at `score` inside the band.
+    fn awaiting(case: &str, score: f64) -> TrialResult {
+        let mut t = trial(case, score, 0.5);
+        t.outcome = Outcome::Awaiting;
+        t.awaiting = Some(crate::core::Awaiting {
+            low: 0.0,
+            high: 1.0,
+            items: 1,
+            meanwhile: crate::core::Uncertain::Pass,
+        });
+        t
+    }
+
+    /// Issue 49: three trials awaiting a person, read at 0.95, made
+    /// "gate min_mean passed: the mean is 0.9500".
+    #[test]
+    fn trials_awaiting_a_person_are_left_out_of_means_and_said() {
+        let three = report(vec![
+            awaiting("a", 0.95),
+            awaiting("b", 0.95),
+            awaiting("c", 0.95),
+        ]);
+        let g = check(&three, &Gates::new().min_mean(0.9), None).remove(0);
+        assert_eq!(g.status, GateStatus::Failed);
+        assert_eq!(g.figure, None);
+        assert_eq!(g.neither, 3);
+        assert_eq!(
+            g.message,
+            "gate min_mean of recall@3 FAILED: no trial of it has a decided score to take the mean of (3 trials awaiting a person's verdict left out)"
+        );
+        let baseline = report(vec![trial("a", 1.0, 0.5), trial("b", 1.0, 0.5)]);
+        let g = check(&three, &Gates::new().max_drop(0.1), Some(&baseline)).remove(0);
+        assert_eq!(g.status, GateStatus::Failed, "{}", g.message);
+        assert_eq!(
+            g.message,
+            "gate max_drop of recall@3 FAILED: no trial of it has a decided score to compare with the baseline (3 trials awaiting a person's verdict left out)"
+        );
+        // Beside decided trials: the mean is theirs, and the awaiting one
+        // is said.
+        let mixed = report(vec![
+            trial("a", 0.5, 0.5),
+            trial("b", 0.7, 0.5),
+            awaiting("c", 0.95),
+        ]);
+        let g = check(&mixed, &Gates::new().min_mean(0.7), None).remove(0);
+        assert_eq!(g.status, GateStatus::Failed);
+        assert_eq!(g.figure, Some(0.6));
+        assert_eq!(
+            g.message,
+            "gate min_mean of recall@3 FAILED: the mean is 0.6000 over 2 trials (1 trial awaiting a person's verdict left out), below the 0.7 required; lowest: a 0.50, b 0.70"
+        );
+        assert_eq!(
+            mixed.summary.metrics["recall@3"],
+            crate::harness::report::MetricSummary {
+                count: 2,
+                mean: Some(0.6),
+                awaiting: 1
+            }
+        );
+        // A baseline's awaiting trial is no figure to fall from.
+        let before = report(vec![
+            trial("a", 0.5, 0.5),
+            trial("b", 0.7, 0.5),
+            trial("c", 0.2, 0.5),
+        ]);
+        let mut after = before.clone();
+        after.results[2] = awaiting("c", 0.95);
+        let g = check(&before, &Gates::new().max_drop(0.0), Some(&after)).remove(0);
+        assert_eq!(g.status, GateStatus::Passed, "{}", g.message);
+        assert_eq!(
+            g.message,
+            "gate max_drop of recall@3 passed: the mean fell 0.0000 against the baseline (0.6000 → 0.6000 over the 2 cases both runs scored; 1 trial of the baseline awaiting a person's verdict left out), at most 0 allowed"
+        );
+        let g = check(&after, &Gates::new().max_drop(0.0), Some(&before)).remove(0);
+        assert!(
+            g.message.contains(
+                "over the 2 cases both runs scored; 1 trial awaiting a person's verdict left out)"
+            ),
+            "{}",
+            g.message
+        );
+    }
+
+    /// A gate line called a recording error "allowed", where errors are
+    /// never allowed: each fails its own trial, and the line says so.
+    #[test]
+    fn an_error_is_never_said_to_be_allowed() {
+        let mut r = fifty(&[7]);
+        r.results[2].outcome = Outcome::RecordingError;
+        r.results[2].score = None;
+        let g = check(&r, &Gates::new().pass_rate(0.95), None).remove(0);
+        assert_eq!(g.status, GateStatus::Passed);
+        assert_eq!(
+            g.message,
+            "gate pass_rate of recall@3 passed: 48 of 50 trials passed (96.0%), at least 95% required; not passed, allowed: case-07 (0.00 < 0.50); not passed and never allowed (each fails its own trial): case-03 (recording error)"
+        );
+        assert!(!allowed(&r.results[2], &Gates::new().pass_rate(0.95)));
     }
 
     #[test]

@@ -387,7 +387,7 @@ fn grid(body: &mut String, r: &Report, by_case: &BTreeMap<&str, Vec<&TrialResult
         }
         body.push_str("</tr>\n");
     }
-    body.push_str("</table>\n<p class=\"muted\">✓ passed · ✓ caught: a bad answer scored below its threshold, as its case expects · ✗ failed · ⚖ awaiting a person: the judge is unsure, and a person's verdict (<code>cargo ragaliq review</code>) decides · ? undecided: the judge disagrees with itself or cites evidence in no passage · ! judge or recording error, ⚙ configuration error: no score, not a low one · ◌ the recording awaits review · … queued for a batch (<code>cargo ragaliq record --batch</code>): no score yet</p>\n");
+    body.push_str("</table>\n<p class=\"muted\">✓ passed · ✓ caught: a bad answer scored below its threshold, as its case expects · ✗ failed · ⚖ awaiting a person: the judge is unsure, and a person's verdict (<code>cargo ragaliq review</code>) decides · ? undecided: the judge listed no claim in a response that states something · ! judge or recording error, ⚙ configuration error: no score, not a low one · ◌ the recording awaits review · … queued for a batch (<code>cargo ragaliq record --batch</code>): no score yet</p>\n");
 }
 
 /// Where `c`'s evidence is: its passage (0-based) and byte span there.

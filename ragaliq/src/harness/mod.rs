@@ -773,7 +773,7 @@ impl CaseState {
                         None
                     } else {
                         Some(format!(
-                            "{place}: {metric}: AWAITING A PERSON: the judge is unsure (not a low score)\n{walk}\n{eval}\n{recording}"
+                            "{place}: {metric}: AWAITING A PERSON: the judge is unsure, so this trial fails until a person gives the verdict (not a low score)\n{walk}\n{eval}\n{recording}"
                         ))
                     }
                 } else if eval.passed != expect_fail {

@@ -35,7 +35,9 @@
 //!   "summary": {
 //!     "trials", "passed", "failed", "awaiting", "by_person", "undecided", "judge_errors", "config_errors",
 //!     "pending_review", "pass_rate",
-//!     "metrics": { "faithfulness": { "count", "mean" }, "recall@5": { … } },   // per trial name
+//!     "metrics": { "faithfulness": { "count", "mean" | absent, "awaiting" | absent }, "recall@5": { … } },
+//!                                              // per trial name: the mean of decided scores; trials awaiting a person left out, counted
+
 //!     "usage": { … }, "estimated_cost_usd": 0.0123 | null,
 //!     "budget_usd": 5.0 | null, "skipped_calls": 0, "processes": 3
 //!   },
@@ -147,9 +149,10 @@ pub enum Outcome {
     /// Score below the threshold.
     Failed,
     /// The judge is unsure of items that decide the score, no stronger
-    /// judge decided them, and no person has yet: neither passed nor
-    /// failed. The trial fails meanwhile (`uncertain = "fail"`) or passes
-    /// (`"pass"`).
+    /// judge decided them, and no person has yet: no verdict, so it counts
+    /// neither way in a gate or a mean. The trial fails until a person
+    /// gives the verdict (`uncertain = "fail"`, the default) or passes
+    /// meanwhile (`"pass"`).
     Awaiting,
     /// The judge listed no claim in a response that states something.
     Undecided,
@@ -366,6 +369,24 @@ impl TrialResult {
     pub fn by_person(&self) -> bool {
         self.usage.reviewed > 0
     }
+
+    /// The score a mean counts (report.json's means, `min_mean`,
+    /// `max_drop`): the trial's score, except while it awaits a person.
+    /// An awaiting trial's score is one reading inside an interval that
+    /// straddles its threshold, not a decided figure: it counts neither
+    /// way, as it does for a pass rate.
+    pub(crate) fn decided_score(&self) -> Option<f64> {
+        match self.outcome {
+            Outcome::Awaiting => None,
+            Outcome::Passed
+            | Outcome::Failed
+            | Outcome::Undecided
+            | Outcome::JudgeError
+            | Outcome::ConfigError
+            | Outcome::RecordingError
+            | Outcome::Queued => self.score,
+        }
+    }
 }
 
 /// Totals of a run.
@@ -378,8 +399,9 @@ pub struct Summary {
     /// Failed on the score: too low, or (for a bad answer that must be
     /// caught) not low enough.
     pub failed: usize,
-    /// Awaiting a person's verdict: neither passed nor failed (those that
-    /// pass meanwhile, under `uncertain = "pass"`, included).
+    /// Awaiting a person's verdict: counted apart from `passed` and
+    /// `failed` (their trials fail until the verdict is given, or pass
+    /// meanwhile under `uncertain = "pass"`; both counted here).
     #[serde(default)]
     pub awaiting: usize,
     /// Decided in part by a person's verdict kept in the recording.
@@ -409,7 +431,8 @@ pub struct Summary {
     /// passed / trials, rounded to 4 places (0 when nothing ran).
     pub pass_rate: f64,
     /// Per metric, as trials name it (`faithfulness`, `criteria:<name>`,
-    /// `recall@5`): how many scores and their mean (rounded to 4 places).
+    /// `recall@5`): how many scores and their mean (rounded to 4 places),
+    /// trials awaiting a person left out of it and counted.
     pub metrics: BTreeMap<String, MetricSummary>,
     /// Calls, tokens and replayed answers of the whole run.
     pub usage: Usage,
@@ -432,13 +455,20 @@ fn is_zero(n: &usize) -> bool {
     *n == 0
 }
 
-/// One metric's scores over the run.
+/// One metric's scores over the run: the mean of its decided scores, and
+/// how many trials awaiting a person were left out of it.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct MetricSummary {
     /// Scores counted.
     pub count: usize,
-    /// Their mean.
-    pub mean: f64,
+    /// Their mean; absent when no trial of the metric has a decided score
+    /// (every one awaits a person, or has no score).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mean: Option<f64>,
+    /// Trials awaiting a person's verdict, left out of the mean (their
+    /// score is an interval on both sides of the threshold).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub awaiting: usize,
 }
 
 /// What a trial measured, as its name says it: the metric,
@@ -519,12 +549,15 @@ impl Report {
             .iter()
             .filter(|r| r.passed() && r.outcome != Outcome::Awaiting)
             .count();
-        let mut metrics: BTreeMap<String, (usize, f64)> = BTreeMap::new();
+        // (scores counted, their sum, trials awaiting a person left out)
+        let mut metrics: BTreeMap<String, (usize, f64, usize)> = BTreeMap::new();
         for r in &results {
-            if let Some(s) = r.score {
+            if let Some(s) = r.decided_score() {
                 let e = metrics.entry(r.label()).or_default();
                 e.0 += 1;
                 e.1 += s;
+            } else if r.outcome == Outcome::Awaiting {
+                metrics.entry(r.label()).or_default().2 += 1;
             }
         }
         let mut usage = Usage::default();
@@ -552,12 +585,13 @@ impl Report {
             },
             metrics: metrics
                 .into_iter()
-                .map(|(m, (n, sum))| {
+                .map(|(m, (n, sum, awaiting))| {
                     (
                         m,
                         MetricSummary {
                             count: n,
-                            mean: round4(sum / n as f64),
+                            mean: (n > 0).then(|| round4(sum / n as f64)),
+                            awaiting,
                         },
                     )
                 })
@@ -608,13 +642,15 @@ impl Report {
         let before: BTreeMap<(&str, String), f64> = baseline
             .results
             .iter()
-            .filter_map(|r| r.score.map(|s| ((r.case.as_str(), r.label()), s)))
+            .filter_map(|r| r.decided_score().map(|s| ((r.case.as_str(), r.label()), s)))
             .collect();
+        // Decided scores only: one awaiting a person is no figure to
+        // compare (a person's verdict may still move it either way).
         self.changes = self
             .results
             .iter()
             .filter_map(|r| {
-                let current = r.score?;
+                let current = r.decided_score()?;
                 let previous = *before.get(&(r.case.as_str(), r.label()))?;
                 let delta = current - previous;
                 (delta.abs() > 1e-9).then(|| Change {
@@ -732,7 +768,12 @@ impl Report {
                             }
                             (Outcome::Passed | Outcome::Failed, Some(s)) => format!("{s:.2} ✗"),
                             (Outcome::Undecided, Some(s)) => format!("{s:.2} ~"),
-                            (Outcome::Awaiting, Some(s)) => format!("{s:.2} person?"),
+                            // No one score: the interval it may still take.
+                            (Outcome::Awaiting, s) => match (r.awaiting, s) {
+                                (Some(a), _) => format!("{:.2}–{:.2} person?", a.low, a.high),
+                                (None, Some(s)) => format!("{s:.2} person?"),
+                                (None, None) => "person?".to_owned(),
+                            },
                             (Outcome::ConfigError, _) => "config ✗".to_owned(),
                             (Outcome::RecordingError, _) => "unrecorded ✗".to_owned(),
                             (Outcome::Queued, _) => "queued …".to_owned(),
@@ -840,8 +881,13 @@ impl Report {
                 "| {} | {} | {} | {:.2} | {}{persons} |",
                 r.case,
                 r.label(),
-                r.score
-                    .map_or_else(|| "—".to_owned(), |s| format!("{s:.2}")),
+                match (r.awaiting, r.score) {
+                    // Awaiting a person: the interval, not one score.
+                    (Some(a), _) if r.outcome == Outcome::Awaiting =>
+                        format!("{:.2}–{:.2}", a.low, a.high),
+                    (_, Some(s)) => format!("{s:.2}"),
+                    (_, None) => "—".to_owned(),
+                },
                 r.threshold,
                 match (r.outcome, r.pending_review) {
                     (_, true) => "🔍 awaits review",
@@ -1130,7 +1176,7 @@ mod tests {
             ],
             &[Spending::default()],
         );
-        assert_eq!(r.summary.metrics["relevance"].mean, 0.69);
+        assert_eq!(r.summary.metrics["relevance"].mean, Some(0.69));
         let one = Report::new(
             "s",
             info(),
@@ -1152,6 +1198,66 @@ mod tests {
         assert!(
             one.markdown()
                 .starts_with("## ragaliq: 1 of 1 trial passed")
+        );
+    }
+
+    /// An awaiting trial's score is one reading inside its interval: the
+    /// reports show the interval, and no mean counts it.
+    #[test]
+    fn awaiting_trials_show_their_interval_and_stay_out_of_means() {
+        let mut waiting = result("a", Metric::Correctness, Outcome::Awaiting, Some(0.95));
+        waiting.awaiting = Some(Awaiting {
+            low: 0.0,
+            high: 1.0,
+            items: 1,
+            meanwhile: Uncertain::Pass,
+        });
+        let r = Report::new(
+            "s",
+            info(),
+            Mode::Replay,
+            "run",
+            vec![
+                waiting,
+                result("b", Metric::Correctness, Outcome::Passed, Some(0.8)),
+            ],
+            &[Spending::default()],
+        );
+        let m = r.summary.metrics["correctness"];
+        assert_eq!((m.count, m.mean, m.awaiting), (1, Some(0.8), 1));
+        let json = serde_json::to_string(&r.summary.metrics).unwrap();
+        assert_eq!(
+            json,
+            r#"{"correctness":{"count":1,"mean":0.8,"awaiting":1}}"#
+        );
+        assert!(
+            r.markdown().contains(
+                "| a | correctness | 0.00–1.00 | 0.70 | ⚖ awaiting a person (passes meanwhile) |"
+            ),
+            "{}",
+            r.markdown()
+        );
+        assert!(
+            r.console_table().contains("0.00–1.00 person?"),
+            "{}",
+            r.console_table()
+        );
+        // Nothing decided: no mean at all, never a made-up one.
+        let mut only = r.clone();
+        only.results.remove(1);
+        let only = Report::new(
+            "s",
+            info(),
+            Mode::Replay,
+            "run",
+            only.results,
+            &[Spending::default()],
+        );
+        let m = only.summary.metrics["correctness"];
+        assert_eq!((m.count, m.mean, m.awaiting), (0, None, 1));
+        assert_eq!(
+            serde_json::to_string(&only.summary.metrics).unwrap(),
+            r#"{"correctness":{"count":0,"awaiting":1}}"#
         );
     }
 

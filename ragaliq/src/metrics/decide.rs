@@ -11,12 +11,15 @@
 //!    split below the required agreement, or a verdict whose evidence is in
 //!    no passage, is *uncertain*.
 //! 2. Each uncertain item is read by the next judge of the cascade
-//!    (`[[escalate]]`), with that judge's band, and so on.
+//!    (`[[escalate]]`), with that judge's band, and so on. A judge escalated
+//!    to whose reply no parser reads decides nothing: the item stays as the
+//!    judge before it read it, uncertain (never a judge error of the whole
+//!    evaluation), and goes on.
 //! 3. A person's verdict kept in the recording decides the item, whatever
 //!    the judges read (looked up after every judge has been asked, so a
 //!    verdict never changes what is asked).
 //! 4. An item still uncertain awaits a person; with `uncertain = "decide"`
-//!    the last judge's reading decides at its threshold instead.
+//!    the last judge whose reply was read decides at its threshold instead.
 //!
 //! Which questions reach the first judge never depends on a band. Which
 //! items reach a later judge does: widening a band in replay asks a later
@@ -59,6 +62,10 @@ pub(super) struct Decided<T> {
     /// The judge whose reading `value` is: 0 for the judge itself, 1 for
     /// the first it escalates to.
     pub stage: usize,
+    /// How many judges of the cascade were asked about it: `stage + 1`,
+    /// or more when a judge escalated to gave a reply no parser reads (it
+    /// decided nothing, and the reading before it stands).
+    pub asked: usize,
     /// Why it is still uncertain (no person's verdict, `uncertain` is
     /// `fail` or `pass`).
     pub unsure: Option<Unsure>,
@@ -123,11 +130,27 @@ where
         let scoring = judge.scoring();
         let band = scoring.bands.get(kind);
         let t = threshold.of(scoring);
-        let reads = read(judge, pending.clone()).await?;
+        let model = judge.model().to_owned();
+        let reads = match read(judge, pending.clone()).await {
+            Ok(reads) => reads,
+            // A judge escalated to whose replies no parser reads decides
+            // none of them: each stays as the judges before it left it.
+            Err(e) if stage > 0 && e.is_judge_reply() => {
+                pending.retain(|&i| unread_by(&mut out[i], stage, &model));
+                continue;
+            }
+            Err(e) => return Err(e),
+        };
         let mut next = Vec::new();
         for (i, r) in pending.iter().copied().zip(reads) {
             let r = match r {
                 Ok(r) => r,
+                Err(e) if stage > 0 && e.is_judge_reply() => {
+                    if unread_by(&mut out[i], stage, &model) {
+                        next.push(i);
+                    }
+                    continue;
+                }
                 Err(e) => {
                     failed[i] = Some(e);
                     out[i] = None;
@@ -141,7 +164,7 @@ where
             };
             let unsure = (decision == Decision::Uncertain).then(|| Unsure {
                 kind,
-                judge: judge.model().to_owned(),
+                judge: model.clone(),
                 probability: r.from_probabilities.then_some(r.p),
                 band: band.at(t),
                 why,
@@ -154,6 +177,7 @@ where
                 p: r.p,
                 decision,
                 stage,
+                asked: stage + 1,
                 unsure,
                 person: None,
                 review_key: None,
@@ -174,6 +198,7 @@ where
                 p: 0.0,
                 decision: Decision::Uncertain,
                 stage: 0,
+                asked: 1,
                 unsure: None,
                 person: None,
                 review_key: None,
@@ -190,6 +215,24 @@ where
         decided.push(d);
     }
     Ok(decided)
+}
+
+/// An item the judge at `stage` (escalated to, `model`) was asked about
+/// and whose reply no parser reads: that judge decided nothing, so the
+/// item stays uncertain as the judge before it read it (its key kept, for
+/// a person; under `uncertain = "decide"` that reading decides), said to
+/// be so, and goes on to the next judge, if there is one. `false` when no
+/// judge before it read the item.
+fn unread_by<T>(slot: &mut Option<Decided<T>>, stage: usize, model: &str) -> bool {
+    let Some(d) = slot.as_mut() else {
+        return false;
+    };
+    d.asked = stage + 1;
+    if let Some(u) = d.unsure.as_mut() {
+        model.clone_into(&mut u.judge);
+        u.why = UnsureWhy::Unreadable;
+    }
+    true
 }
 
 /// One item: [`decide`] over a single answer.
@@ -264,12 +307,13 @@ where
 }
 
 /// Per judge of the cascade, for a metric decided by one answer: asked
-/// (every judge up to the one whose reading stands), decided (that judge,
-/// unless the answer is still uncertain or a person decided).
+/// (every judge up to the one whose reading stands, and those after it
+/// whose replies could not be read), decided (that judge, unless the
+/// answer is still uncertain or a person decided).
 pub(super) fn judges_of<T>(d: &Decided<T>, judges: usize) -> Vec<(usize, usize)> {
     (0..judges)
         .map(|k| {
-            let asked = usize::from(k <= d.stage && d.value.is_some());
+            let asked = usize::from(k < d.asked && d.value.is_some());
             let decided = usize::from(k == d.stage && d.person.is_none() && d.unsure.is_none());
             (asked, decided)
         })

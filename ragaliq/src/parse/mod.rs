@@ -57,10 +57,10 @@ use crate::core::Verdict;
 pub(crate) use json::canonical;
 use json::{Found, J};
 use std::fmt;
-pub(crate) use word::cut_in_reasoning;
 pub use word::{
     AnswerAt, AnswerWords, MIN_ANSWER_MASS, WordAnswer, YesNo, answer_word, yes_no, yes_or_no,
 };
+pub(crate) use word::{cut_in_reasoning, tokens_read};
 
 /// A judge reply that could not be read, with the reply itself.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]

@@ -666,6 +666,47 @@ pub fn answer_word(
     })
 }
 
+/// How many of a reply's tokens, from the first, [`answer_word`] reads for
+/// the answer at `at`: through the token that holds the last character of
+/// the word written there (its first character, for no word). All of them
+/// when the tokens do not spell the reply at its answer, or it has no
+/// answer place (nothing is cut where the reading cannot be shown to stay).
+///
+/// A recording keeps the probabilities of these tokens only: the rest of
+/// a reply (a one-word answer's reason, a score's explanation) is never
+/// read from its probabilities, and keeping ten alternatives for each of
+/// its tokens made a criteria exchange hundreds of lines long. Read again
+/// from the tokens kept, [`answer_word`] gives the same answer, to the
+/// last digit (`the_tokens_kept_read_as_all_of_them`).
+pub(crate) fn tokens_read(reply: &str, tokens: &[TokenLogprob], at: &AnswerAt) -> usize {
+    let all = tokens.len();
+    let Some(here) = Place::of(reply, at) else {
+        return all;
+    };
+    let joined: String = tokens.iter().map(|t| t.token.as_str()).collect();
+    let Some(there) = Place::of(&joined, at) else {
+        return all;
+    };
+    if there.word(&joined) != here.word(reply) || there.start >= joined.len() {
+        return all;
+    }
+    // The byte just past the word (past its first character, for none):
+    // the text up to there decides where the word stands and what it is.
+    let first = joined[there.start..]
+        .chars()
+        .next()
+        .map_or(1, char::len_utf8);
+    let end = there.end.max(there.start + first);
+    let mut offset = 0;
+    for (i, t) in tokens.iter().enumerate() {
+        offset += t.token.len();
+        if offset >= end {
+            return i + 1;
+        }
+    }
+    all
+}
+
 /// Reads a yes/no reply whose answer is its first word ([`answer_word`]
 /// over `yes` and `no` at [`AnswerAt::First`]).
 ///
@@ -745,6 +786,80 @@ mod tests {
             &AnswerWords::new(words.iter().copied()),
             &AnswerAt::First,
         )
+    }
+
+    /// A recording keeps only the tokens [`tokens_read`] counts; read
+    /// again from them, every reply reads as it did from all its tokens
+    /// (the same words, probabilities, mass, reason and message), for every
+    /// way of cutting it into tokens and each place an answer is read at.
+    #[test]
+    fn the_tokens_kept_read_as_all_of_them() {
+        let replies = [
+            "no\nThe response does not meet the criteria because it does not cite the policy number.",
+            "Yes",
+            " yes. The passage says so.",
+            "**No** - it contradicts passage 2",
+            "<think>\n\n</think>\n\nYes, it is supported",
+            "Answer: No\nbecause",
+            "The passage says 'yes, full refund', which breaks the rule.\nAnswer: no\n",
+            "contradict, since passage 1 says 14 days",
+            "4.5 out of 5: mostly meets it",
+            "4\nThe response cites the policy.",
+            "The\nyes",
+            "Maybe",
+            "",
+            "é yes",
+            "yes-and-no",
+        ];
+        let places = [AnswerAt::First, AnswerAt::after("Answer:")];
+        let word_sets = [
+            AnswerWords::new(["yes", "no"]),
+            AnswerWords::new(["support", "contradict", "neither"]),
+            AnswerWords::new(["1", "2", "3", "4", "5"]),
+        ];
+        let mut cut_some = 0;
+        for reply in replies {
+            let chars: Vec<char> = reply.chars().collect();
+            for size in 1..=4 {
+                // The reply in tokens of `size` characters, each with the
+                // likeliest alternatives a server lists.
+                let tokens: Vec<TokenLogprob> = chars
+                    .chunks(size)
+                    .map(|c| {
+                        let t: String = c.iter().collect();
+                        token(
+                            &t,
+                            &[(t.as_str(), 0.6), ("No", 0.2), ("yes", 0.1), ("4", 0.05)],
+                        )
+                    })
+                    .collect();
+                for at in &places {
+                    let n = tokens_read(reply, &tokens, at);
+                    assert!(n <= tokens.len());
+                    if n < tokens.len() {
+                        cut_some += 1;
+                    }
+                    for words in &word_sets {
+                        let full = answer_word(reply, Some(&tokens), words, at);
+                        let kept = answer_word(reply, Some(&tokens[..n]), words, at);
+                        assert_eq!(
+                            kept, full,
+                            "{reply:?} in tokens of {size}, {at:?}, kept {n}"
+                        );
+                    }
+                }
+            }
+        }
+        assert!(cut_some > 40, "the reason's tokens are dropped: {cut_some}");
+        // The criteria exchange of the issue: "no", then the reason.
+        let reply = "no\nThe response does not meet the criteria.";
+        let tokens = vec![
+            token("no", &[("no", 0.5), ("No", 0.3), ("yes", 0.1)]),
+            token("\n", &[("\n", 0.9)]),
+            token("The", &[("The", 0.9)]),
+            token(" response", &[(" response", 0.9)]),
+        ];
+        assert_eq!(tokens_read(reply, &tokens, &AnswerAt::First), 1);
     }
 
     #[test]

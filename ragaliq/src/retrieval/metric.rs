@@ -311,13 +311,20 @@ impl RetrievalMetric {
                 }
             }
             Measure::Ndcg => {
-                let (dcg, ideal) = ranking.dcg_pair(self.k, self.gain);
+                let (dcg, ideal, scale) = ranking.dcg_pair(self.k, self.gain);
                 let formula = match self.gain {
                     Gain::Linear => "gain = grade",
                     Gain::Exponential => "gain = 2^grade − 1",
                 };
+                // Huge grades: both figures shown divided by the same
+                // power of two, which is how they were summed.
+                let times = if scale == 0 {
+                    String::new()
+                } else {
+                    format!(" × 2^{scale}")
+                };
                 format!(
-                    "DCG {dcg:.3} of an ideal {ideal:.3} within {scope} ({formula}, over log2(rank + 1))."
+                    "DCG {dcg:.3}{times} of an ideal {ideal:.3}{times} within {scope} ({formula}, over log2(rank + 1))."
                 )
             }
         }

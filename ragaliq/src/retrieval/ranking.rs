@@ -27,11 +27,39 @@ pub enum Gain {
     Exponential,
 }
 
+/// The largest gain, as a power of two, that DCG adds up unscaled: a list
+/// of a million such gains still sums to a finite number.
+const UNSCALED_BELOW: f64 = 960.0;
+
 impl Gain {
-    fn of(self, grade: f64) -> f64 {
+    /// The gain of `grade`, divided by 2^`scale` (exact: a power of two).
+    fn of(self, grade: f64, scale: i32) -> f64 {
         match self {
-            Gain::Linear => grade,
-            Gain::Exponential => grade.exp2() - 1.0,
+            // In two steps: 2^-1024 is no normal number, and powi
+            // forms it as 1 / 2^1024 = 0.
+            Gain::Linear => grade * 2f64.powi(-(scale / 2)) * 2f64.powi(-(scale - scale / 2)),
+            // (2^g − 1) / 2^s, without forming 2^g, which overflows past
+            // g = 1023.
+            Gain::Exponential => (grade - f64::from(scale)).exp2() - (-f64::from(scale)).exp2(),
+        }
+    }
+
+    /// The power of two a list's gains are divided by when its highest
+    /// grade is `top`: 0 for every ordinary grade (the gains as they are),
+    /// else enough to bring the largest gain to at most 1, so that DCG and
+    /// the ideal DCG stay finite and their ratio keeps the ranking (nDCG is
+    /// the same whatever power of two both are divided by).
+    fn scale(self, top: f64) -> i32 {
+        let log2 = match self {
+            Gain::Linear => top.log2(),
+            Gain::Exponential => top,
+        };
+        if log2 < UNSCALED_BELOW {
+            0
+        } else {
+            // At most 1024 (the largest finite grade's log2, or a grade of
+            // 1024 and up with exponential gain, capped).
+            log2.ceil().min(f64::from(i32::MAX / 2)) as i32
         }
     }
 }
@@ -356,39 +384,65 @@ impl<'a> Ranking<'a> {
         sum / self.relevant.len() as f64
     }
 
+    /// The power of two this list's gains are divided by (see
+    /// [`Gain::scale`]): 0 unless a grade is huge.
+    fn scale(&self, gain: Gain) -> i32 {
+        self.ideal.first().map_or(0, |top| gain.scale(*top))
+    }
+
     /// Discounted cumulative gain within the top `k`: each relevant
-    /// label's gain over log2(rank + 1).
-    fn dcg(&self, k: Option<usize>, gain: Gain) -> f64 {
+    /// label's gain over log2(rank + 1), divided by 2^`scale`.
+    fn dcg(&self, k: Option<usize>, gain: Gain, scale: i32) -> f64 {
         self.earned(k)
-            .map(|(rank, grade)| gain.of(grade) / (rank as f64 + 1.0).log2())
+            .map(|(rank, grade)| gain.of(grade, scale) / (rank as f64 + 1.0).log2())
             .fold(0.0, |a, b| a + b)
     }
 
     /// The best DCG within the top `k`: the relevant grades, highest first,
     /// at ranks 1 to min(k, relevant labels); all of them without a cutoff.
-    fn ideal_dcg(&self, k: Option<usize>, gain: Gain) -> f64 {
+    /// Divided by 2^`scale`.
+    fn ideal_dcg(&self, k: Option<usize>, gain: Gain, scale: i32) -> f64 {
         let n = k.map_or(self.ideal.len(), |k| k.min(self.ideal.len()));
         self.ideal[..n]
             .iter()
             .enumerate()
-            .map(|(i, g)| gain.of(*g) / (i as f64 + 2.0).log2())
+            .map(|(i, g)| gain.of(*g, scale) / (i as f64 + 2.0).log2())
             .fold(0.0, |a, b| a + b)
     }
 
-    /// DCG within the top `k` over the ideal DCG within the top `k`.
+    /// DCG within the top `k` over the ideal DCG within the top `k`. Finite
+    /// whatever the grades: both are divided by the same power of two when
+    /// a gain would overflow (a grade past 2^960, or past 960 with
+    /// exponential gain).
+    ///
+    /// ```
+    /// use ragaliq::RagCase;
+    /// use ragaliq::retrieval::{Gain, Ranking};
+    /// let case = RagCase::new("q").retrieved_ids(["b", "a"])
+    ///     .graded_relevance([("a", 2000.0), ("b", 1999.0)]);
+    /// let ndcg = Ranking::of(&case).unwrap().ndcg(None, Gain::Exponential);
+    /// assert!(ndcg.is_finite() && ndcg < 1.0, "the grade 2000 document second");
+    /// ```
     #[must_use]
     pub fn ndcg(&self, k: Option<usize>, gain: Gain) -> f64 {
-        let ideal = self.ideal_dcg(k, gain);
+        let scale = self.scale(gain);
+        let ideal = self.ideal_dcg(k, gain, scale);
         if ideal > 0.0 {
-            (self.dcg(k, gain) / ideal).min(1.0)
+            (self.dcg(k, gain, scale) / ideal).min(1.0)
         } else {
             0.0
         }
     }
 
-    /// (DCG, ideal DCG) within the top `k`, for messages.
-    pub(crate) fn dcg_pair(&self, k: Option<usize>, gain: Gain) -> (f64, f64) {
-        (self.dcg(k, gain), self.ideal_dcg(k, gain))
+    /// (DCG, ideal DCG, the power of two both are divided by) within the
+    /// top `k`, for messages.
+    pub(crate) fn dcg_pair(&self, k: Option<usize>, gain: Gain) -> (f64, f64, i32) {
+        let scale = self.scale(gain);
+        (
+            self.dcg(k, gain, scale),
+            self.ideal_dcg(k, gain, scale),
+            scale,
+        )
     }
 
     /// (rank, precision there) at each relevant label within the top `k`.
@@ -551,6 +605,61 @@ mod tests {
         assert!((r.ndcg(None, Gain::Exponential) - exponential).abs() < 1e-12);
         // Binary measures count every grade above 0 alike.
         assert_eq!(r.recall(Some(1)), 0.5);
+    }
+
+    /// Review finding (issue 49): with exponential gain a grade past 1023
+    /// made 2^grade infinite, and nDCG inf / inf: NaN, read as 1.0 by
+    /// `min`, whatever the order. Huge linear grades overflowed the sums
+    /// alike.
+    #[test]
+    fn huge_grades_stay_finite_and_ranked() {
+        let log3 = 3f64.log2();
+        for (gain, top, next, expected) in [
+            // 2^2000 and 2^1999: the second is worth half the first.
+            (
+                Gain::Exponential,
+                2000.0,
+                1999.0,
+                (0.5 + 1.0 / log3) / (1.0 + 0.5 / log3),
+            ),
+            (
+                Gain::Exponential,
+                1100.0,
+                1099.0,
+                (0.5 + 1.0 / log3) / (1.0 + 0.5 / log3),
+            ),
+            (
+                Gain::Linear,
+                1e308,
+                5e307,
+                (0.5 + 1.0 / log3) / (1.0 + 0.5 / log3),
+            ),
+        ] {
+            let wrong = RagCase::new("q")
+                .retrieved_ids(["b", "a"])
+                .graded_relevance([("a", top), ("b", next)]);
+            let r = Ranking::of(&wrong).unwrap();
+            let ndcg = r.ndcg(None, gain);
+            assert!(ndcg.is_finite() && ndcg < 1.0, "{gain:?} {top}: {ndcg}");
+            assert!((ndcg - expected).abs() < 1e-12, "{gain:?} {top}: {ndcg}");
+            let (dcg, ideal, scale) = r.dcg_pair(None, gain);
+            assert!(dcg.is_finite() && ideal.is_finite() && scale > 0);
+            let right = RagCase::new("q")
+                .retrieved_ids(["a", "b"])
+                .graded_relevance([("a", top), ("b", next)]);
+            assert_eq!(Ranking::of(&right).unwrap().ndcg(None, gain), 1.0);
+        }
+        // Ordinary grades are not scaled: the figures are the reference's.
+        let case = RagCase::new("q")
+            .retrieved_ids(["b", "a"])
+            .graded_relevance([("a", 3.0), ("b", 1.0)]);
+        assert_eq!(
+            Ranking::of(&case)
+                .unwrap()
+                .dcg_pair(None, Gain::Exponential)
+                .2,
+            0
+        );
     }
 
     #[test]

@@ -112,5 +112,11 @@ pub(crate) fn summary(details: &[ClaimVerdict], case: &RagCase) -> Option<String
     if split > 0 {
         out.push_str(&format!("; {split} split below the required agreement"));
     }
+    let unread = why(UnsureWhy::Unreadable);
+    if unread > 0 {
+        out.push_str(&format!(
+            "; {unread} sent to a judge escalated to whose reply could not be read (unsure: awaiting a person)"
+        ));
+    }
     Some(out)
 }
