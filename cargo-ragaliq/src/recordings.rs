@@ -46,6 +46,8 @@ pub fn status(args: StatusArgs) -> Result<bool, String> {
     let mut reviewed: Vec<(PathBuf, usize, usize)> = Vec::new();
     // Items the judge is unsure of with no person's verdict, per recording.
     let mut awaiting: Vec<(PathBuf, usize)> = Vec::new();
+    // Items the found rule decided with no call, with no person's verdict.
+    let mut by_rule: Vec<(PathBuf, usize)> = Vec::new();
     let mut thresholds = BTreeMap::new();
     for path in &found {
         if let Ok(Some(recording)) = Recording::read(path) {
@@ -54,12 +56,17 @@ pub fn status(args: StatusArgs) -> Result<bool, String> {
             if given > 0 {
                 reviewed.push((path.clone(), given, overruling));
             }
-            let unsure = ragaliq::review::items(&recording, &at)
-                .iter()
-                .filter(|i| i.awaits())
-                .count();
+            let items = ragaliq::review::items(&recording, &at);
+            let unsure = items.iter().filter(|i| i.awaits()).count();
             if unsure > 0 {
                 awaiting.push((path.clone(), unsure));
+            }
+            let ruled = items
+                .iter()
+                .filter(|i| i.judge.rule.is_some() && i.person.is_none())
+                .count();
+            if ruled > 0 {
+                by_rule.push((path.clone(), ruled));
             }
         }
         if path.extension().is_some_and(|e| e == "new") {
@@ -97,7 +104,7 @@ pub fn status(args: StatusArgs) -> Result<bool, String> {
                         reasons.insert(format!("template {} → {now}", e.template));
                     }
                 }
-                if &e.model != model {
+                if &e.model != model && !e.is_rule() {
                     reasons.insert(format!("model {} → {model}", e.model));
                 }
             }
@@ -157,6 +164,19 @@ pub fn status(args: StatusArgs) -> Result<bool, String> {
             .collect::<Vec<_>>(),
         if unsure > 0 {
             "cargo ragaliq review (it shows them first)"
+        } else {
+            ""
+        },
+    );
+    let ruled: usize = by_rule.iter().map(|(_, n)| n).sum();
+    section(
+        "decided by the found rule with no call (no judge read them), with no person's verdict",
+        &by_rule
+            .iter()
+            .map(|(p, n)| format!("{}: {n} answer{}", shown(p), if *n == 1 { "" } else { "s" }))
+            .collect::<Vec<_>>(),
+        if ruled > 0 {
+            "cargo ragaliq review (it walks them; a person's \"no\" overrules the rule)"
         } else {
             ""
         },
