@@ -768,6 +768,21 @@ async fn child_found_wrong(judge: Judge) {
     assert_caught!(judge, case, correctness);
 }
 
+/// A wrong answer written to fool the rule (the first): it holds
+/// the reference, asks it back and denies it. The rule leaves it to the
+/// judge, which catches it.
+#[rag_test]
+#[ignore = "run in a child process by the found-rule test"]
+async fn child_found_trap(judge: Judge) {
+    let case = RagCase::new("How long is the refund window?")
+        .id("found_trap")
+        .response("30 days? No: you have 14 days.")
+        .expected_answer("30 days");
+    let eval = assert_caught!(judge, case, correctness);
+    let graded = eval.graded.as_ref().unwrap();
+    assert!(graded.found.is_some() && !graded.by_rule, "{eval}");
+}
+
 fn run_found(child: &str, mode: &str, url: &str, dir: &Path, extra: &[(&str, &str)]) -> Run {
     let mut cmd = Command::new(std::env::current_exe().expect("test binary"));
     cmd.args([child, "--exact", "--ignored", "--test-threads=1"])
@@ -906,6 +921,17 @@ async fn a_found_rule_decision_is_an_item_a_person_overrules() {
     );
     assert_eq!(server.requests(), 0, "the found rule asked the judge");
 
+    // A trap holding the reference: not decided by the rule, asked, and
+    // the judge's no catches it.
+    let run = run_found("child_found_trap", "auto", &url, &dir, &[]);
+    assert!(run.output.contains("stored new snapshot"), "{}", run.output);
+    assert_eq!(server.requests(), 1, "the trap was not asked about");
+    let trap = Recording::read(&dir.join("modes__child_found_trap.snap.new"))
+        .unwrap()
+        .unwrap();
+    let tasks: Vec<&str> = trap.exchanges.iter().map(|e| e.task.as_str()).collect();
+    assert_eq!(tasks, ["answer_correct"]);
+
     // The rule off: the judge is asked (a request reaches it), and in
     // replay the recording lacks that answer.
     let off = [("RAGALIQ_FOUND_RULE", "false")];
@@ -916,6 +942,6 @@ async fn a_found_rule_decision_is_an_item_a_person_overrules() {
         run.output
     );
     let _ = run_found("child_found_right", "auto", &url, &dir, &off);
-    assert!(server.requests() > 0, "the rule off asked nothing");
+    assert_eq!(server.requests(), 2, "the rule off asked nothing");
     let _ = std::fs::remove_dir_all(&dir);
 }

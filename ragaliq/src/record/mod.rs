@@ -1267,4 +1267,57 @@ mod tests {
         let got: Vec<char> = fps(&r).into_iter().map(|(f, _)| f).collect();
         assert_eq!(got, vec!['b', 'c'], "{got:?}");
     }
+
+    #[test]
+    fn a_rules_decision_is_used_where_recorded_added_in_auto_and_only_counted_in_replay() {
+        let dir = std::env::temp_dir().join(format!("ragaliq-rule-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let at = || Location::at(dir.join("t.snap"), "t", "record it");
+        let subject =
+            serde_json::json!({"query": "q", "expected": "30 days", "response": "30 days."});
+        let decision = || {
+            Exchange::by_rule(
+                "answer_found",
+                "found rule",
+                "found_rule@2",
+                &subject,
+                &serde_json::json!({"decided": "correct, with no call"}),
+            )
+        };
+        // The same decision has the same fingerprint, and the direct
+        // question's key.
+        assert_eq!(decision().fingerprint, decision().fingerprint);
+        assert_eq!(decision().fingerprint.len(), 64);
+        assert!(decision().is_rule());
+        assert_eq!(
+            decision().judged()[0].key,
+            crate::core::judged::items("answer_correct", &subject)[0].key
+        );
+        // Replay, no recording: nothing written, counted as unlisted.
+        let replay = Recorder::new(at(), Mode::Replay);
+        replay.rule_decided(decision(), None);
+        assert_eq!((replay.unlisted(), replay.new_exchanges()), (1, 0));
+        assert!(replay.finish(true).is_none(), "replay wrote a recording");
+        // Auto: added, as a new exchange.
+        let auto = Recorder::new(at(), Mode::Auto);
+        auto.rule_decided(decision(), None);
+        assert_eq!((auto.unlisted(), auto.new_exchanges()), (0, 1));
+        let written = auto.finish(true).unwrap();
+        assert_eq!(written.exchanges, vec![decision()]);
+        std::fs::write(
+            dir.join("t.snap"),
+            snapfile::snap_text(&written.to_yaml(), "t.rs", "t", None),
+        )
+        .unwrap();
+        // Recorded: used as it is, in replay and auto alike.
+        for mode in [Mode::Replay, Mode::Auto] {
+            let r = Recorder::new(at(), mode);
+            r.rule_decided(decision(), None);
+            assert_eq!((r.unlisted(), r.new_exchanges()), (0, 0), "{mode:?}");
+            assert!(r.judges_key(&decision().judged()[0].key));
+            assert_eq!(r.finish(true).unwrap(), written, "{mode:?}");
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }
