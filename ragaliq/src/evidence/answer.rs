@@ -365,14 +365,19 @@ fn doubt(query: &[Word], hits: &[Hit], words: &[Word], text: &str) -> Option<Dou
         }
     }
     if yes_no || (name && text.chars().any(char::is_uppercase)) {
-        let rival = outside.iter().map(|&k| &words[k]).find(|w| {
-            w.cap
-                && !w.mark
-                && !is_number(&w.text)
-                && !query_words.contains(stem(&w.text))
-                && !(w.opens && t.has("small", &w.text))
-                && w.text != "i"
-        });
+        // A capitalised word is a name unless it is a number, the
+        // question's, a small word opening a sentence, or `I`.
+        let not_a_name = |w: &&Word| {
+            w.mark
+                || is_number(&w.text)
+                || query_words.contains(stem(&w.text))
+                || (w.opens && t.has("small", &w.text))
+                || w.text == "i"
+        };
+        let rival = outside
+            .iter()
+            .map(|&k| &words[k])
+            .find(|w| w.cap && !not_a_name(w));
         return rival.and_then(|w| says(DoubtKind::AnotherName, raw(w)));
     }
     let beside = outside

@@ -335,7 +335,6 @@ impl JudgeBuilder {
     /// let judge = Judge::builder(Canned).with_found_rule(false).build().unwrap();
     /// assert!(!judge.found_rule());
     /// ```
-    #[must_use]
     pub fn with_found_rule(mut self, on: bool) -> Self {
         self.scoring.found_rule = on;
         self

@@ -573,8 +573,8 @@ impl Recorder {
     }
 
     /// Decisions a rule made with no call in this process that the
-    /// recording does not list (replay only; see
-    /// [`rule_decided`](Self::rule_decided)).
+    /// recording does not list (replay only, which writes nothing: the
+    /// decision stands, and committing says so on stderr).
     #[must_use]
     pub fn unlisted(&self) -> usize {
         self.unlisted.load(Ordering::SeqCst)

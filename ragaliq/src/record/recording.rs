@@ -276,8 +276,8 @@ impl Exchange {
         }
     }
 
-    /// Whether a rule decided this exchange with no call
-    /// ([`by_rule`](Self::by_rule)): no judge was asked.
+    /// Whether a rule decided this exchange with no call (the found rule
+    /// of answer correctness): no judge was asked.
     #[must_use]
     pub fn is_rule(&self) -> bool {
         self.provider == RULE_PROVIDER
