@@ -21,8 +21,9 @@ The rule, in short (bench/bands/README.md, "The found rule", says it whole):
    response's, and where it ends in a number, no currency, percentage,
    temperature, era or magnitude (`million`) follows that number there.
 3. Decided. Found, and nothing casts doubt on it: the question does not
-   hold the answer's words; a yes or no opens the response and its
-   opposite stands nowhere; no `?` and no quotation mark outside it; no
+   hold the answer's words; a yes or no opens the response on its own, its
+   opposite stands nowhere, and what follows it shares a word with the
+   question; no `?` and no quotation mark outside it; no
    word outside it denies, hedges, contrasts, reports, offers options,
    qualifies (a limit the question itself sets excepted) or, for a name,
    relates; no `'s`, no `is the year …` and no unit the question lacks
@@ -467,9 +468,11 @@ def _doubt(query, hits, ws, text):
     texts = [w.text for w in ws]
     words = hits[0][1]
     yes_no = words in (['yes'], ['no'])
-    # 2. A yes or no opens the answer, and its opposite stands nowhere.
+    # 2. A yes or no opens the answer on its own (`No charge` is no
+    # "no"), and its opposite stands nowhere.
     if yes_no:
-        if ws[0].text != words[0]:
+        after = text[ws[0].end:].lstrip()
+        if ws[0].text != words[0] or (after and after[0].isalnum()):
             return ('not_first', words[0])
         other = 'no' if words[0] == 'yes' else 'yes'
         if other in texts:
@@ -547,6 +550,12 @@ def _doubt(query, hits, ws, text):
             if w.cap and not w.mark and not is_number(w.text) and _stem(w.text) not in query_words \
                     and not (w.opens and w.text in SMALL) and w.text != 'i':
                 return ('another_name', w.text)
+        if yes_no:
+            # What follows a yes or no is about the question: one of its
+            # words, where it says anything (`Yes, and pigs fly` is not).
+            said = [ws[k] for k in outside if not ws[k].mark and ws[k].text not in SMALL]
+            if said and not any(_stem(w.text) in query_words for w in said):
+                return ('beside', said[0].text)
         return None
     for k in outside:
         w = ws[k]

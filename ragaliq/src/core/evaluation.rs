@@ -538,7 +538,8 @@ pub struct Doubt {
 pub enum DoubtKind {
     /// The question holds the answer's words: finding them proves nothing.
     Echoes,
-    /// A yes or no answer that does not open the response.
+    /// A yes or no answer that does not open the response on its own
+    /// (`No charge at all.` is no "no").
     NotFirst,
     /// The opposite of a yes or no answer stands in the response.
     Opposes,
@@ -574,7 +575,8 @@ pub enum DoubtKind {
     /// name.
     AnotherName,
     /// A word beside an answer that is neither a number nor a name, that is
-    /// not the question's: it may change the answer.
+    /// not the question's: it may change the answer (after a yes or no:
+    /// what follows shares no word with the question).
     Beside,
 }
 
@@ -584,7 +586,7 @@ impl DoubtKind {
     pub fn describe(self) -> &'static str {
         match self {
             DoubtKind::Echoes => "the question holds it: finding it proves nothing",
-            DoubtKind::NotFirst => "a yes or no that does not open the response",
+            DoubtKind::NotFirst => "a yes or no that does not open the response on its own",
             DoubtKind::Opposes => "the opposite answer stands beside it",
             DoubtKind::Questions => "a question",
             DoubtKind::Quotes => "quotation marks: someone's words, perhaps",

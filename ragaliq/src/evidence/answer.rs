@@ -31,8 +31,9 @@
 //!    `30%` not `30 users`, `-5 °C` not `5 °C`, `15` not `15 million`.
 //! 4. **Doubt.** A found answer is in doubt ([`DoubtKind`]) when the
 //!    question itself holds its words (finding them proves nothing); when
-//!    a yes or no does not open the response, or its opposite stands in
-//!    it; when a `?` or a quotation mark stands outside it; when a word
+//!    a yes or no does not open the response on its own (`No charge` is
+//!    no "no"), or its opposite stands in it, or what follows it shares no
+//!    word with the question; when a `?` or a quotation mark stands outside it; when a word
 //!    outside it denies (`not`, `wrong`), hedges or makes a condition
 //!    (`maybe`, `about`, `if`, `only`), contrasts or tells of a change
 //!    (`but`, `until`, `used to`), reports (`says`), offers options (`or`,
@@ -237,9 +238,16 @@ fn doubt(query: &[Word], hits: &[Hit], words: &[Word], text: &str) -> Option<Dou
     let outside: Vec<usize> = (0..words.len()).filter(|k| !inside.contains(k)).collect();
     let wanted = &hits[0].wanted;
     let yes_no = matches!(wanted.as_slice(), [w] if w == "yes" || w == "no");
-    // 2. A yes or no opens the response, and its opposite stands nowhere.
+    // 2. A yes or no opens the response on its own (`No charge` is no
+    // "no"), and its opposite stands nowhere.
     if yes_no {
-        if words.first().map(|w| w.text.as_str()) != Some(wanted[0].as_str()) {
+        let alone = words.first().is_some_and(|w| {
+            w.text == wanted[0]
+                && !text[w.span.end..]
+                    .trim_start()
+                    .starts_with(char::is_alphanumeric)
+        });
+        if !alone {
             return says(DoubtKind::NotFirst, &hits[0].answer);
         }
         let other = if wanted[0] == "yes" { "no" } else { "yes" };
@@ -374,11 +382,26 @@ fn doubt(query: &[Word], hits: &[Hit], words: &[Word], text: &str) -> Option<Dou
                 || (w.opens && t.has("small", &w.text))
                 || w.text == "i"
         };
-        let rival = outside
+        if let Some(w) = outside
             .iter()
             .map(|&k| &words[k])
-            .find(|w| w.cap && !not_a_name(w));
-        return rival.and_then(|w| says(DoubtKind::AnotherName, raw(w)));
+            .find(|w| w.cap && !not_a_name(w))
+        {
+            return says(DoubtKind::AnotherName, raw(w));
+        }
+        if yes_no {
+            // What follows a yes or no is about the question: one of its
+            // words, where it says anything (`Yes, and pigs fly` is not).
+            let said: Vec<&Word> = outside
+                .iter()
+                .map(|&k| &words[k])
+                .filter(|w| !w.mark && !t.has("small", &w.text))
+                .collect();
+            if !said.is_empty() && !said.iter().any(|w| query_words.contains(stem(&w.text))) {
+                return says(DoubtKind::Beside, raw(said[0]));
+            }
+        }
+        return None;
     }
     let beside = outside
         .iter()
