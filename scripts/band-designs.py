@@ -239,14 +239,16 @@ def p_yes(e):
 
 # ------------------------------------------------------------ the found rule
 #
-# Written out in bench/bands/README.md ("The found rule"); its cases are
-# tests/fixtures/answer_found.json. In short: the response is cut into clauses
-# (at . ! ? ; : , and dashes, except a . , or : between two digits); the
-# response's words are normalised; an accepted answer is *found* where its
-# normalised words stand consecutively among them; an occurrence is *negated*
-# when a clause it touches holds a negation cue anywhere; the answer is
-# decided correct when some occurrence of some accepted answer is found and
-# not negated.
+# The rule ragaliq ships is ported in scripts/found_rule.py (its words in
+# ragaliq/src/evidence/answer/words.txt, its cases in
+# tests/fixtures/answer_found.json, both read by the Rust rule too).
+# `found_rule` below is that rule; `found_rule_v1` the one it replaced
+# (issue 42, until issue 49), kept for the before column of `found`: the
+# response cut into clauses (at . ! ? ; : , and dashes, except a . , or :
+# between two digits), an accepted answer found where its normalised words
+# stand consecutively, an occurrence negated when a clause it touches holds
+# a negation cue, the answer decided when some occurrence is not negated.
+import found_rule as FOUND  # noqa: E402
 
 UNITS = 'zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen'.split()
 TENS = {'twenty': 20, 'thirty': 30, 'forty': 40, 'fifty': 50, 'sixty': 60, 'seventy': 70, 'eighty': 80, 'ninety': 90}
@@ -333,8 +335,8 @@ def negation_in(ws):
 
 
 @functools.lru_cache(maxsize=None)
-def found_rule(reference, response):
-    """(found, negated, what). The response's normalised words in order, each
+def found_rule_v1(reference, response):
+    """The rule before issue 49: (found, negated, what). The response's normalised words in order, each
     with the clause it stands in; an accepted answer is found where its
     normalised words stand there consecutively (a match may run over a clause
     bound, as in "U.S. Army"); an occurrence is negated when a clause it
@@ -364,9 +366,17 @@ def found_rule(reference, response):
     return True, True, f'found «{hits[0][0]}», negated by «{hits[0][2]}» in its clause'
 
 
+def found_rule(query, reference, response):
+    """The shipped rule (scripts/found_rule.py): (found, decided, what)."""
+    r = FOUND.found_rule(query or '', reference, response)
+    what = ('not found' if not r.found else
+            f'found «{r.answer}», decided' if r.decided else f'found «{r.answer}», {r.doubt[0]} «{r.doubt[1]}»')
+    return r.found, r.decided, what
+
+
 def plain_match(reference, response):
-    """The baseline: an accepted answer found as whole words, negated or not."""
-    return found_rule(reference, response)[0]
+    """The baseline: an accepted answer found as whole words, whatever else the response says."""
+    return FOUND.plain_match(reference, response)
 
 
 # ------------------------------------------- answers in committed recordings
@@ -598,8 +608,7 @@ class Cell:
         self.load = [rd[it['id']]['load'] for it in self.items]
         self.origin = [rd[it['id']]['origin'] for it in self.items]
         if kind == 'correctness':
-            fr = [found_rule(it['reference'], it['response']) for it in self.items]
-            self.found = [f and not neg for f, neg, _ in fr]
+            self.found = [found_rule(it.get('query'), it['reference'], it['response'])[1] for it in self.items]
             self.plain = [plain_match(it['reference'], it['response']) for it in self.items]
         else:
             self.found = [False] * len(self.items)
@@ -846,13 +855,13 @@ def median(xs):
     return xs[m] if len(xs) % 2 else (xs[m - 1] + xs[m]) / 2
 
 
-def report():
+def report(kinds=('claims', 'correctness', 'criteria', 'relevance', 'passages')):
     out = []
     w = out.append
     defaults = {m: {} for m in MODELS}
     defaults['default'] = {}
     targets = []
-    for kind in ('claims', 'correctness', 'criteria', 'relevance', 'passages'):
+    for kind in kinds:
         t = THRESHOLD[kind]
         w(f'\n## {kind.capitalize()} (threshold {t:g})\n')
         if len(SETS[kind]) == 1:
@@ -1043,7 +1052,7 @@ def newcomer_readings(name):
         elif task == 'claim_contradicted':
             con[ex['asked']['claim']] = p
         elif task == 'answer_correct':
-            correct = (ex['asked'].get('expected') or '', ex['asked']['response'], p)
+            correct = (ex['asked'].get('query') or '', ex['asked'].get('expected') or '', ex['asked']['response'], p)
     return sup, con, correct
 
 
@@ -1051,9 +1060,8 @@ def newcomer_outcome(name, metric, want, bands):
     """'pass', 'fail' or 'awaiting a person' for one assertion under the bands."""
     sup, con, correct = newcomer_readings(name)
     if metric == 'correctness':
-        ref, resp, p = correct
-        f, neg, _ = found_rule(ref, resp)
-        verdict = True if (f and not neg) else decide(bands['correctness'], p)
+        query, ref, resp, p = correct
+        verdict = True if found_rule(query, ref, resp)[1] else decide(bands['correctness'], p)
         if verdict is None:
             return 'awaiting a person'
         ok = verdict if want == 'pass' else not verdict
@@ -1080,9 +1088,8 @@ def newcomer_table(band_sets):
     for name, right, asserts in NEWCOMER_TESTS:
         sup, con, correct = newcomer_readings(name)
         if correct:
-            ref, resp, p = correct
-            f, neg, what = found_rule(ref, resp)
-            rd = f'reference {what}; P(yes) {p:.3f}'
+            query, ref, resp, p = correct
+            rd = f'reference {found_rule(query, ref, resp)[2]}; P(yes) {p:.3f}'
         else:
             rd = '; '.join(f'«{c[:40]}» P(sup) {p:.3f}' for c, p in sup.items())
         cells_ = []
@@ -1119,31 +1126,76 @@ def cmd_report(args):
 FIXTURE = os.path.join(ROOT, 'tests/fixtures/answer_found.json')
 
 
-def cmd_found(args):
-    """The found rule on its fixture, then on every correctness item."""
+def fixture_check(verbose=False):
+    """The rule on its fixture: (cases that differ from what is pinned,
+    the lines of the summary)."""
     cases = json.load(open(FIXTURE, encoding='utf-8'))
     bad = 0
+    by_set = {}
     for c in cases:
-        f, neg, what = found_rule(c['reference'], c['response'])
-        ok = (f, neg) == (c['found'], c['negated'])
+        r = FOUND.found_rule(c['query'], c['reference'], c['response'])
+        got = (r.found, r.decided, r.doubt[0] if r.doubt else None)
+        ok = got == (c['found'], c['decided'], c['doubt'])
         bad += not ok
-        if args.verbose or not ok:
-            print(f'{"ok  " if ok else "DIFF"} found={f} negated={neg} | {c["reference"]} | {c["response"]} | {what}')
-    print(f'fixture: {len(cases) - bad} of {len(cases)} cases as written')
-    print('\n| source | half | items | found, not negated | of which people said correct | found and negated | not found |')
-    print('| --- | --- | --- | --- | --- | --- | --- |')
-    for s in SETS['correctness']:
+        if verbose or not ok:
+            print(f'{"ok  " if ok else "DIFF"} {got} | {c["reference"]} | {c["response"]} | {c["why"]}')
+        group = 'gold answers people rejected' if c['kind'] == 'gold-rejected' else c['set']
+        row = by_set.setdefault(group, [0, 0, 0, 0])
+        if c['person'] == 'incorrect':
+            row[0] += 1
+            row[1] += r.decided
+        elif c['person'] == 'correct':
+            row[2] += 1
+            row[3] += r.decided
+    lines = ['| cases | wrong answers | wrong decided correct, no call | right answers | right decided, no call |',
+             '| --- | --- | --- | --- | --- |']
+    for group, (w, wd, rt, rd) in by_set.items():
+        lines.append(f'| {group} | {w} | {wd} | {rt} | {rd} |')
+    return bad, len(cases), lines
+
+
+def cmd_found(args):
+    """The rule on its fixture, then on every correctness item: how many
+    answers each rule decides with no call, and how many of those people
+    labelled wrong, before (v1) and now, with plain matching beside."""
+    bad, n, lines = fixture_check(args.verbose)
+    out = []
+    w = out.append
+    w(f'fixture: {n - bad} of {n} cases read as pinned\n')
+    w('\n'.join(lines))
+    w('\n| source | half | items | before: decided, no call | before: of them wrong | now: decided, no call | now: of them wrong | plain matching: acc / kappa (all items) |')
+    w('| --- | --- | --- | --- | --- | --- | --- | --- |')
+    for src in SETS['correctness']:
         for h in ('dev', 'test'):
-            its = [it for it in load('correctness') if it['source'] == s and it['half'] == h]
-            fr = [found_rule(it['reference'], it['response']) for it in its]
-            fnn = [it for it, (f, n, _) in zip(its, fr) if f and not n]
-            print(f'| {s} | {h} | {len(its)} | {len(fnn)} | {sum(it["label"] == "correct" for it in fnn)} | '
-                  f'{sum(f and n for f, n, _ in fr)} | {sum(not f for f, _, _ in fr)} |')
-    print('\nFound, not negated, and labelled not correct by people:')
+            its = [it for it in load('correctness') if it['source'] == src and it['half'] == h]
+            if not its:
+                w(f'| {src} | {h} | 0 (not committed: regenerate it, see its README) | | | | | |')
+                continue
+            wrong = [it['label'] != 'correct' for it in its]
+            old = [f and not neg for f, neg, _ in (found_rule_v1(it['reference'], it['response']) for it in its)]
+            new = [found_rule(it.get('query'), it['reference'], it['response'])[1] for it in its]
+            plain = [plain_match(it['reference'], it['response']) for it in its]
+            pairs = [(not w, p) for w, p in zip(wrong, plain)]
+            acc = sum(a == b for a, b in pairs) / len(pairs)
+            w(f'| {src} | {h} | {len(its)} | {sum(old)} | {sum(o and x for o, x in zip(old, wrong))} | '
+                  f'{sum(new)} | {sum(d and x for d, x in zip(new, wrong))} | {fmt(acc)} / {fmt(kappa(pairs))} |')
+    w('\nDecided now with no call, and labelled not correct by people (dev halves only: the test halves are '
+          'counted above, not read):')
     for it in load('correctness'):
-        f, n, what = found_rule(it['reference'], it['response'])
-        if f and not n and it['label'] != 'correct':
-            print(f'- {it["id"]} ({it["source"]} {it["half"]}, {it["label"]}): {what}')
+        if it['half'] != 'dev':
+            continue
+        f, d, what = found_rule(it.get('query'), it['reference'], it['response'])
+        if d and it['label'] != 'correct':
+            w(f'- {it["id"]} ({it["source"]} {it["half"]}, {it["label"]}): {what}')
+    w('\n# Correctness bands with this rule, leave one source out (as `report`; sources not committed are absent)')
+    text, _ = report(kinds=('correctness',))
+    w(text)
+    text = '\n'.join(out)
+    print(text)
+    if args.write:
+        with open(os.path.join(ROOT, 'bench/bands/found.md'), 'w', encoding='utf-8') as f:
+            f.write('# The found rule: its cases, the public sets before and now, the correctness bands '
+                    '(generated by `scripts/band-designs.py found --write`; do not edit)\n\n' + text + '\n')
     return bad
 
 
@@ -1184,10 +1236,9 @@ def cmd_selftest(args):
                 print(f'selftest: {f}: recorded P(yes) {read}, read here {r}')
     print(f'selftest: {n} recorded readings reproduced')
     # 3. the found rule's fixture
-    cases = json.load(open(FIXTURE, encoding='utf-8'))
-    bad = [c for c in cases if found_rule(c['reference'], c['response'])[:2] != (c['found'], c['negated'])]
-    failures += len(bad)
-    print(f'selftest: found rule agrees with {len(cases) - len(bad)} of {len(cases)} fixture cases')
+    bad, n, _ = fixture_check()
+    failures += bad
+    print(f'selftest: found rule agrees with {n - bad} of {n} fixture cases')
     # 4. kappa
     assert kappa([(True, True), (False, False)]) == 1.0 and kappa([(True, True)]) is None
     assert abs(kappa([(True, True), (True, False), (False, False), (False, True)])) < 1e-12
@@ -1203,8 +1254,9 @@ def main():
     i.add_argument('snapshots', nargs='+')
     r = sub.add_parser('report', help='every table, from the caches (no server)')
     r.add_argument('--write', action='store_true', help='also write bench/bands/tables.md and bench/bands/defaults.json')
-    f = sub.add_parser('found', help='the found rule on its fixture and on the correctness sets')
+    f = sub.add_parser('found', help='the found rule on its fixture and on the correctness sets, before and now')
     f.add_argument('--verbose', action='store_true')
+    f.add_argument('--write', action='store_true', help='also write bench/bands/found.md')
     sub.add_parser('selftest', help='miniyaml against PyYAML, the reader against the recordings, the fixture')
     args = p.parse_args()
     {'import': cmd_import, 'report': cmd_report, 'found': cmd_found, 'selftest': cmd_selftest}[args.cmd](args)

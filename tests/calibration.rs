@@ -442,8 +442,9 @@ async fn the_short_questions_replay_to_the_published_test_figures() {
         // fitted): plain matching's floor is 0.000 on ours and 0.496 on
         // OpenQA (public NQ-open answers people judged). The 0.5B never
         // says yes at 0.5: on OpenQA, what it gets right is what the found
-        // rule decides with no call (the reference standing in the answer,
-        // undenied), plain matching's figure.
+        // rule decides with no call (the reference standing in the answer
+        // with nothing against it), less than plain matching finds since
+        // issue 49's rule asks about more of them.
         (
             "tests/labelled_correctness/test",
             "qwen15",
@@ -473,7 +474,7 @@ async fn the_short_questions_replay_to_the_published_test_figures() {
             "qwen05",
             "qwen05",
             76,
-            0.496,
+            0.439,
             None,
         ),
         // Criteria at the shipped default 0.45 (the judge files without
@@ -594,22 +595,27 @@ async fn the_direct_question_replays_beside_plain_matching() {
         (
             "tests/public_correctness/openqa/dev",
             "qwen15",
-            0.864,
-            0.645,
+            0.755,
+            0.668,
         ),
         (
             "tests/public_correctness/openqa/test",
             "qwen15",
-            0.848,
+            0.802,
             0.496,
         ),
         ("tests/labelled_correctness/dev", "qwen05", 0.429, 0.0),
         ("tests/labelled_correctness/test", "qwen05", 0.47, 0.0),
-        ("tests/public_correctness/openqa/dev", "qwen05", 0.84, 0.645),
+        (
+            "tests/public_correctness/openqa/dev",
+            "qwen05",
+            0.628,
+            0.668,
+        ),
         (
             "tests/public_correctness/openqa/test",
             "qwen05",
-            0.837,
+            0.716,
             0.496,
         ),
     ];
@@ -725,7 +731,7 @@ async fn the_dev_halves_and_the_befores_replay_to_the_published_figures() {
             "qwen15",
             "qwen15",
             84,
-            0.571,
+            0.547,
             None,
         ),
         (
@@ -733,7 +739,7 @@ async fn the_dev_halves_and_the_befores_replay_to_the_published_figures() {
             "qwen05",
             "qwen05",
             84,
-            0.645,
+            0.435,
             None,
         ),
         // The before: claims both ways (now the named option), where

@@ -35,16 +35,19 @@ async fn the_reference_itself_is_correct(judge: Judge) {
     let eval = assert_correct!(judge, refund(REFERENCE));
     let found = eval.graded.as_ref().and_then(|g| g.found.clone());
     assert_eq!(found.map(|f| f.words), Some((1, 16)), "{eval}");
-    // The found rule: the reference stands in the response, not denied, so
-    // the answer is correct with no question asked (the recording is
-    // empty).
+    // The found rule: the reference stands in the response with nothing
+    // against it, so the answer is correct with no question asked; the
+    // recording keeps the decision (no call) for a person to overrule.
     assert_eq!(
         (eval.score, eval.usage.calls, eval.usage.replayed),
         (1.0, 0, 0)
     );
+    assert!(eval.graded.as_ref().is_some_and(|g| g.by_rule), "{eval}");
+    assert!(eval.review_key.is_some(), "{eval}");
     assert!(
-        eval.to_string()
-            .contains("not denied: «Refunds are accepted"),
+        eval.to_string().contains(
+            "with nothing against it: decided correct with no question asked (the found rule)"
+        ),
         "{eval}"
     );
 }
@@ -129,7 +132,7 @@ async fn the_1_5b_decides_neither_window(judge: Judge) {
 /// The negation: the response holds the reference's words and denies
 /// them. Against the newcomer's reference ("30 days from delivery.", not
 /// found word for word) and against a short one ("30 days", found at words
-/// 4–5 and denied by the "not" in its clause): the judge's no decides.
+/// 4–5, and the "not" casts doubt on it): the judge's no decides.
 #[rag_test(config = "tests/judges/qwen15.toml")]
 async fn a_denied_reference_is_caught(judge: Judge) {
     let denied = "It is not 30 days; it is 14.";
@@ -151,13 +154,18 @@ async fn a_denied_reference_is_caught(judge: Judge) {
         Some((4, 5)),
         "{eval}"
     );
-    // Found, and denied in its clause: the judge is asked, and its no
+    // Found, with a denial beside it: the judge is asked, and its no
     // decides.
-    assert_eq!(graded.denied.as_deref(), Some("not"));
+    let doubt = graded.doubt.as_ref().unwrap();
+    assert_eq!(
+        (doubt.kind, doubt.words.as_str()),
+        (ragaliq::DoubtKind::Denies, "not")
+    );
     assert_eq!(eval.usage.replayed, 1, "{eval}");
     assert!(
-        eval.to_string()
-            .contains("found in the response, and denied there: «30 days» (words 4–5), with «not» in its clause"),
+        eval.to_string().contains(
+            "found in the response, «30 days» (words 4–5), but «not»: a denial; the judge decides"
+        ),
         "{eval}"
     );
 }

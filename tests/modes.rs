@@ -739,3 +739,209 @@ async fn a_claims_both_ways_recording_says_why_the_direct_question_is_stale() {
         "{err}"
     );
 }
+
+// ── The found rule's decisions: kept, overruled, replayed ─────────────────
+
+const MOLECH: &str = "What does the name Molech mean?";
+
+/// Right by the found rule: the reference alone in a sentence.
+#[rag_test]
+#[ignore = "run in a child process by the found-rule test"]
+async fn child_found_right(judge: Judge) {
+    let case = RagCase::new("How long is the refund window?")
+        .id("found_right")
+        .response("You have thirty days to return your order.")
+        .expected_answer("30 days");
+    assert_correct!(judge, case);
+}
+
+/// The gold answer itself, which people judged wrong (NQ301, paraphrased:
+/// the question meant something else): the rule decides it correct, and
+/// only a person can say otherwise.
+#[rag_test]
+#[ignore = "run in a child process by the found-rule test"]
+async fn child_found_wrong(judge: Judge) {
+    let case = RagCase::new(MOLECH)
+        .id("found_wrong")
+        .response("A king.")
+        .expected_answer("king");
+    assert_caught!(judge, case, correctness);
+}
+
+/// A wrong answer written to fool the rule (the first): it holds
+/// the reference, asks it back and denies it. The rule leaves it to the
+/// judge, which catches it.
+#[rag_test]
+#[ignore = "run in a child process by the found-rule test"]
+async fn child_found_trap(judge: Judge) {
+    let case = RagCase::new("How long is the refund window?")
+        .id("found_trap")
+        .response("30 days? No: you have 14 days.")
+        .expected_answer("30 days");
+    let eval = assert_caught!(judge, case, correctness);
+    let graded = eval.graded.as_ref().unwrap();
+    assert!(graded.found.is_some() && !graded.by_rule, "{eval}");
+}
+
+fn run_found(child: &str, mode: &str, url: &str, dir: &Path, extra: &[(&str, &str)]) -> Run {
+    let mut cmd = Command::new(std::env::current_exe().expect("test binary"));
+    cmd.args([child, "--exact", "--ignored", "--test-threads=1"])
+        .env_remove("CI")
+        .env_remove("TF_BUILD")
+        .env_remove("RAGALIQ_PROMPTS_DIR")
+        .env_remove("RAGALIQ_FOUND_RULE")
+        .env_remove("INSTA_FORCE_PASS")
+        .env("RAGALIQ_MODE", mode)
+        .env("RAGALIQ_BASE_URL", url)
+        .env("RAGALIQ_SNAPSHOT_DIR", dir)
+        .env("RAGALIQ_MAX_RETRIES", "0")
+        .env("INSTA_UPDATE", "new");
+    for (k, v) in extra {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().expect("run the child test");
+    Run {
+        passed: out.status.success(),
+        output: format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ),
+    }
+}
+
+/// A decision of the found rule is an item of the recording (an
+/// `answer_found` exchange, no call): a recording made before such
+/// decisions were kept still replays (the decision needs no answer) and
+/// says it does not list it; `auto` adds it without a call; a failing
+/// `assert_caught!` prints the command that overrules it; run as printed,
+/// that command keeps a person's "no", and `CI=true` replays it. With
+/// `found_rule = false` the judge is asked instead.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_found_rule_decision_is_an_item_a_person_overrules() {
+    use ragaliq::record::Recording;
+    let server = ScriptedJudge::start().await;
+    let url = server.base_url();
+    let dir = temp_dir("found");
+    let ci = [("CI", "true")];
+
+    // Replay with no recording (as one made before): decided, nothing
+    // written, and said.
+    let run = run_found("child_found_right", "replay", &url, &dir, &ci);
+    assert!(run.passed, "{}", run.output);
+    assert!(
+        run.output
+            .contains("the found rule decided 1 answer with no call that ")
+            && run.output.contains("does not list"),
+        "{}",
+        run.output
+    );
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0, "replay wrote");
+
+    // Auto: the decision is added, with no call, as a pending recording.
+    let run = run_found("child_found_right", "auto", &url, &dir, &[]);
+    assert!(run.output.contains("stored new snapshot"), "{}", run.output);
+    let pending = dir.join("modes__child_found_right.snap.new");
+    let recording = Recording::read(&pending).unwrap().unwrap();
+    assert_eq!(recording.exchanges.len(), 1, "{recording:?}");
+    let entry = &recording.exchanges[0];
+    assert_eq!(
+        (
+            entry.task.as_str(),
+            entry.model.as_str(),
+            entry.tokens.input + entry.tokens.output
+        ),
+        ("answer_found", "found rule", 0)
+    );
+    assert!(entry.is_rule());
+    let yaml = std::fs::read_to_string(&pending).unwrap();
+    assert!(
+        yaml.contains("found: thirty days") && yaml.contains("at: words 3–4"),
+        "{yaml}"
+    );
+    std::fs::rename(&pending, dir.join("modes__child_found_right.snap")).unwrap();
+    let run = run_found("child_found_right", "replay", &url, &dir, &ci);
+    assert!(
+        run.passed && !run.output.contains("does not list"),
+        "{}",
+        run.output
+    );
+
+    // The wrong answer the rule lets through: recorded, and the failing
+    // assertion prints the command that overrules the rule.
+    let run = run_found("child_found_wrong", "auto", &url, &dir, &[]);
+    assert!(!run.passed, "{}", run.output);
+    std::fs::rename(
+        dir.join("modes__child_found_wrong.snap.new"),
+        dir.join("modes__child_found_wrong.snap"),
+    )
+    .unwrap();
+    let run = run_found("child_found_wrong", "replay", &url, &dir, &ci);
+    assert!(!run.passed, "{}", run.output);
+    assert!(
+        run.output.contains("the answer was not caught")
+            && run.output.contains(
+                "the found rule decided it correct with no call (no judge read it); if that is wrong, overrule it"
+            ),
+        "{}",
+        run.output
+    );
+    let printed = run
+        .output
+        .lines()
+        .map(str::trim)
+        .find(|l| l.starts_with("cargo ragaliq review ") && l.contains("--key"))
+        .expect("the command that overrules the rule");
+    assert!(printed.ends_with("--verdict no"), "{printed}");
+    let args: Vec<&str> = printed.split_whitespace().skip(1).collect();
+    let bin = std::env::current_exe()
+        .unwrap()
+        .parent()
+        .and_then(Path::parent)
+        .unwrap()
+        .join("cargo-ragaliq");
+    let given = Command::new(&bin).args(&args).output().unwrap_or_else(|e| {
+        panic!(
+            "{} ({e}): `cargo test --workspace` builds it",
+            bin.display()
+        )
+    });
+    assert!(
+        given.status.success(),
+        "{printed}\n{}{}",
+        String::from_utf8_lossy(&given.stdout),
+        String::from_utf8_lossy(&given.stderr)
+    );
+    let run = run_found("child_found_wrong", "replay", &url, &dir, &ci);
+    assert!(run.passed, "{}", run.output);
+    assert!(
+        run.output.contains("used 1 verdict given by a person"),
+        "{}",
+        run.output
+    );
+    assert_eq!(server.requests(), 0, "the found rule asked the judge");
+
+    // A trap holding the reference: not decided by the rule, asked, and
+    // the judge's no catches it.
+    let run = run_found("child_found_trap", "auto", &url, &dir, &[]);
+    assert!(run.output.contains("stored new snapshot"), "{}", run.output);
+    assert_eq!(server.requests(), 1, "the trap was not asked about");
+    let trap = Recording::read(&dir.join("modes__child_found_trap.snap.new"))
+        .unwrap()
+        .unwrap();
+    let tasks: Vec<&str> = trap.exchanges.iter().map(|e| e.task.as_str()).collect();
+    assert_eq!(tasks, ["answer_correct"]);
+
+    // The rule off: the judge is asked (a request reaches it), and in
+    // replay the recording lacks that answer.
+    let off = [("RAGALIQ_FOUND_RULE", "false")];
+    let run = run_found("child_found_right", "replay", &url, &dir, &off);
+    assert!(
+        !run.passed && run.output.contains("answer_correct"),
+        "{}",
+        run.output
+    );
+    let _ = run_found("child_found_right", "auto", &url, &dir, &off);
+    assert_eq!(server.requests(), 2, "the rule off asked nothing");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -50,6 +50,8 @@ pub fn status(args: StatusArgs) -> Result<bool, String> {
     let mut awaiting: Vec<(PathBuf, usize)> = Vec::new();
     let mut failing_meanwhile = false;
     let mut decided_by_threshold = false;
+    // Items the found rule decided with no call, with no person's verdict.
+    let mut by_rule: Vec<(PathBuf, usize)> = Vec::new();
     let mut thresholds = BTreeMap::new();
     for path in &found {
         if let Ok(Some(recording)) = Recording::read(path) {
@@ -59,13 +61,18 @@ pub fn status(args: StatusArgs) -> Result<bool, String> {
                 reviewed.push((path.clone(), given, overruling));
             }
             decided_by_threshold |= at.uncertain == ragaliq::Uncertain::Decide;
-            let unsure = ragaliq::review::items(&recording, &at)
-                .iter()
-                .filter(|i| i.awaits())
-                .count();
+            let items = ragaliq::review::items(&recording, &at);
+            let unsure = items.iter().filter(|i| i.awaits()).count();
             if unsure > 0 {
                 awaiting.push((path.clone(), unsure));
                 failing_meanwhile |= at.uncertain == ragaliq::Uncertain::Fail;
+            }
+            let ruled = items
+                .iter()
+                .filter(|i| i.judge.rule.is_some() && i.person.is_none())
+                .count();
+            if ruled > 0 {
+                by_rule.push((path.clone(), ruled));
             }
         }
         if path.extension().is_some_and(|e| e == "new") {
@@ -103,7 +110,7 @@ pub fn status(args: StatusArgs) -> Result<bool, String> {
                         reasons.insert(format!("template {} → {now}", e.template));
                     }
                 }
-                if &e.model != model {
+                if &e.model != model && !e.is_rule() {
                     reasons.insert(format!("model {} → {model}", e.model));
                 }
             }
@@ -176,6 +183,19 @@ pub fn status(args: StatusArgs) -> Result<bool, String> {
             "  (none counted where uncertain = \"decide\": there the threshold decides what the judge is unsure of)"
         );
     }
+    let ruled: usize = by_rule.iter().map(|(_, n)| n).sum();
+    section(
+        "decided by the found rule with no call (no judge read them), with no person's verdict",
+        &by_rule
+            .iter()
+            .map(|(p, n)| format!("{}: {n} answer{}", shown(p), if *n == 1 { "" } else { "s" }))
+            .collect::<Vec<_>>(),
+        if ruled > 0 {
+            "cargo ragaliq review (it walks them; a person's \"no\" overrules the rule)"
+        } else {
+            ""
+        },
+    );
     let given: usize = reviewed.iter().map(|(_, n, _)| n).sum();
     let overruling: usize = reviewed.iter().map(|(_, _, n)| n).sum();
     println!(

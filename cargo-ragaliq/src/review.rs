@@ -5,8 +5,9 @@
 //! failing test prints). Otherwise it walks, one item at a time, the
 //! verdict-deciding items of pending recordings (`.snap.new`) and the items
 //! of accepted ones the judge decided against (a claim not supported, a
-//! "no", a score under the threshold: what fails a test), that have no
-//! person's verdict yet (`--all`: every item). Each verdict is one key and
+//! "no", a score under the threshold: what fails a test) or the found rule
+//! decided with no call (no judge read them), that have no person's
+//! verdict yet (`--all`: every item). Each verdict is one key and
 //! Enter, written at once (atomically, under the recording's lock), so
 //! quitting keeps what was given. Line-based on purpose: it needs no
 //! terminal raw mode, so it runs the same over a pipe, in a test, or in
@@ -416,9 +417,12 @@ fn walk(
                 .entry(item.judged.key.clone())
                 .or_default()
                 .push(t.path.clone());
+            // A rule's decision (no judge read it) is walked until a person
+            // has given a verdict on it, as what a judge decided against is.
             let wanted = args.all
                 || item.awaits()
-                || (item.person.is_none() && (pending || item.judged_against()));
+                || (item.person.is_none()
+                    && (pending || item.judged_against() || item.judge.rule.is_some()));
             if wanted {
                 queue.push((t.path.clone(), item));
             }
@@ -435,7 +439,7 @@ fn walk(
     if queue.is_empty() {
         writeln!(
             out,
-            "nothing to review: no pending recording, and no item the judge decided against is without a person's verdict (--all walks every item)"
+            "nothing to review: no pending recording, and no item the judge decided against or the found rule decided is without a person's verdict (--all walks every item)"
         )?;
         return Ok(true);
     }
@@ -701,6 +705,11 @@ fn show(
     }
     if blind {
         writeln!(out, "the judge: (hidden)")?;
+    } else if let Some(found) = &item.judge.rule {
+        writeln!(
+            out,
+            "the found rule (no judge asked): correct, with no call: the expected answer stands in it, {found}, with nothing against it"
+        )?;
     } else {
         writeln!(out, "the judge ({}): {}", item.model, judge_said(item))?;
         for r in &item.judge.read {

@@ -827,3 +827,57 @@ fn one_verdict_given_once_goes_into_every_recording_of_the_same_item() {
         text(&o)
     );
 }
+
+/// A decision of the found rule (the correctness example's `found` answer,
+/// kept as an `answer_found` exchange with no call) is an item of the
+/// recording: `status` counts it, the walk shows it (saying no judge read
+/// it) until a person gives a verdict, and a person's "no" is kept under
+/// the key a verdict on the answer has.
+#[test]
+fn the_found_rules_decision_is_walked_and_counted_until_a_person_gives_a_verdict() {
+    let dir = fixture_of("found-rule", "correctness");
+    let o = run(&dir, &["status"], "");
+    let out = text(&o);
+    assert!(
+        out.contains(
+            "decided by the found rule with no call (no judge read them), with no person's verdict (1):\n  ./tests/snapshots/quickstart.snap: 1 answer\n  → cargo ragaliq review"
+        ),
+        "{out}"
+    );
+    // Not stale-looking for its "model": the rule is no judge.
+    assert!(!out.contains("model found rule"), "{out}");
+    let o = run(&dir, &["review"], &"s\n".repeat(20));
+    let out = text(&o);
+    assert!(o.status.success(), "{out}");
+    let found = out
+        .split("\n── ")
+        .find(|item| item.contains("the found rule (no judge asked)"))
+        .unwrap_or_else(|| panic!("the rule's decision is walked: {out}"));
+    assert!(
+        found.contains("answer: Online orders can be returned within 30 days from delivery.")
+            && found.contains("correct, with no call: the expected answer stands in it, «30 days from delivery» (words 7–10), with nothing against it"),
+        "{found}"
+    );
+    // Skip to it and say no.
+    let at = out
+        .split("\n── ")
+        .skip(1)
+        .position(|item| item.contains("the found rule (no judge asked)"))
+        .unwrap();
+    let o = run(&dir, &["review"], &format!("{}n\nq\n", "s\n".repeat(at)));
+    assert!(o.status.success(), "{}", text(&o));
+    let given = verdicts(&dir);
+    assert_eq!(given.len(), 1, "{given:?}");
+    assert_eq!(given[0].0, "no");
+    let o = run(&dir, &["status"], "");
+    let out = text(&o);
+    assert!(
+        out.contains("with no person's verdict (0)")
+            && out.contains("verdicts given by a person (1"),
+        "{out}"
+    );
+    // Given, it is no longer walked by default.
+    let o = run(&dir, &["review"], &"s\n".repeat(20));
+    let out = text(&o);
+    assert!(!out.contains("the found rule (no judge asked)"), "{out}");
+}

@@ -56,6 +56,7 @@
 //! | `scoring.evidence` | `RAGALIQ_EVIDENCE` | `checked`, `off` | `checked`: a verdict's quote must be in a passage |
 //! | `scoring.samples` | `RAGALIQ_SAMPLES` | 1 to 25, or `"auto"`; above 1 only with `strategy = "word"` or `"json"` | 1 |
 //! | `scoring.agreement` | `RAGALIQ_AGREEMENT` | over 0.5, up to 1 | 0.6 (3 of 5) |
+//! | `scoring.found_rule` | `RAGALIQ_FOUND_RULE` | `true`, `false` | `true`: a response that gives the expected answer with nothing in it that casts doubt on it is decided correct with no call, kept in the recording for a person to overrule; `false` asks the judge about every answer (see [`evidence::answer`](crate::evidence::answer)) |
 //! | `scoring.uncertain` | `RAGALIQ_UNCERTAIN` | `fail`, `pass`, `decide` | `fail`: a test whose judges are unsure awaits a person, and fails meanwhile (see [`Uncertain`]) |
 //! | `bands.<kind>` (`claims`, `answers`, `passages`, `graded`, `judged`, `custom`) | `RAGALIQ_BAND_<KIND>` | `[low, high]` from 0 to 1, `"off"` (every reading decides), `"all"` (none does) | measured for the kit's models, else off: [`Bands::measured`](crate::Bands::measured) |
 //! | `[[escalate]]` | — | a judge's keys (as `[judge]`), with its own `[escalate.bands]` | none: an item the judge is unsure of awaits a person |
@@ -271,6 +272,10 @@ pub struct Config {
     /// What a test does when an item is still uncertain after the last
     /// judge.
     pub uncertain: Uncertain,
+    /// Whether answer correctness decides, with no call, an answer that
+    /// gives the expected answer with nothing against it (the found rule;
+    /// `[scoring] found_rule`, on by default).
+    pub found_rule: bool,
     /// The judges an uncertain item is escalated to, in order (each
     /// `[[escalate]]` table, resolved as a `[judge]` of its own with the
     /// file's other settings; `RAGALIQ_*` variables other than the mode's
@@ -329,6 +334,7 @@ impl std::fmt::Debug for Config {
             .field("gates", &self.gates)
             .field("bands", &self.bands)
             .field("uncertain", &self.uncertain)
+            .field("found_rule", &self.found_rule)
             .field("escalate", &self.escalate)
             .field("api_key", &self.api_key)
             .finish()
@@ -988,6 +994,16 @@ impl Config {
                 "fail, pass or decide",
             )?
             .map_or(Uncertain::default(), |v| v.parse().expect("checked"));
+        let found_rule = r
+            .pick(
+                "RAGALIQ_FOUND_RULE",
+                "scoring.found_rule",
+                scoring.found_rule,
+                boolean,
+                |_| true,
+                "true (a found answer with nothing against it is decided with no call) or false (the judge is asked about every answer)",
+            )?
+            .unwrap_or(true);
         let mut bands = read_bands(&r, raw.bands.as_ref(), &model)?;
         // A band fitted for one model applies to that model only, as a
         // threshold does: another model gets the default band, and the
@@ -1134,6 +1150,7 @@ impl Config {
             gates,
             bands,
             uncertain,
+            found_rule,
             escalate,
             api_key,
         })
@@ -1862,6 +1879,7 @@ struct RawScoring {
     agreement: Option<f64>,
     evidence: Option<String>,
     uncertain: Option<String>,
+    found_rule: Option<bool>,
 }
 
 #[derive(Deserialize)]

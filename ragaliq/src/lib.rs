@@ -195,10 +195,10 @@ mod transport;
 pub use crate::core::judged;
 pub use crate::core::{
     Agreement, AnswerFound, Awaiting, Band, Bands, CaseError, ClaimCounts, ClaimVerdict,
-    ConfigError, Correctness, Criteria, CriteriaForm, Decision, Evaluation, Graded, JudgeShare,
-    Kind, MatchedBy, Metric, PassageVerdict, Place, RagCase, RelevantAt, RelevantIds, Repeat,
-    Retrieved, Samples, Spread, Strategy, Uncertain, Unsure, UnsureWhy, Usage, Verdict,
-    VerdictWeights,
+    ConfigError, Correctness, Criteria, CriteriaForm, Decision, Doubt, DoubtKind, Evaluation,
+    Graded, JudgeShare, Kind, MatchedBy, Metric, PassageVerdict, Place, RagCase, RelevantAt,
+    RelevantIds, Repeat, Retrieved, Samples, Spread, Strategy, Uncertain, Unsure, UnsureWhy, Usage,
+    Verdict, VerdictWeights,
 };
 #[cfg(feature = "calibration")]
 pub use calibrate::calibration;

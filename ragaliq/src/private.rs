@@ -333,6 +333,23 @@ fn overrule_hint(eval: &Evaluation, judge: &Judge, what: &What<'_>, expect: Expe
             file.display()
         )
     };
+    // The found rule decided it with no call: no judge read it, and a
+    // person's "no" is what overrules it.
+    if let (Some(key), None, Some(true)) = (
+        &eval.review_key,
+        &eval.person,
+        eval.graded.as_ref().map(|g| g.by_rule),
+    ) {
+        let listed = if recorder.judges_key(key) {
+            String::new()
+        } else {
+            "\n  (the recording does not list the decision yet: it was recorded before such decisions were kept; run the test once without CI and accept the recording with `cargo insta review` first)".to_owned()
+        };
+        return format!(
+            "\nthe found rule decided it correct with no call (no judge read it); if that is wrong, overrule it (kept in the recording, replayed in CI):\n  {}{listed}",
+            command(key, "no")
+        );
+    }
     if expect == Expect::Caught {
         return format!(
             "\nif the judge was wrong to let it pass, give your own verdict on its claims (kept in the recording, replayed in CI): cargo ragaliq review {} --all",

@@ -136,6 +136,10 @@ pub struct JudgeReading {
     /// unsure, and the item awaits a person (unless a stronger judge of a
     /// cascade decided it).
     pub uncertain: bool,
+    /// A rule decided the item with no call (the found rule of answer
+    /// correctness): what it found, where (`«thirty days» (words 3–4)`).
+    /// No judge read it; `verdict` is the rule's.
+    pub rule: Option<String>,
 }
 
 /// One item a recording's exchanges judged, that a person can give a
@@ -356,6 +360,13 @@ fn reading(family: &str, asked: &[(&Exchange, usize)], t: &Thresholds) -> JudgeR
         out.verdict = Some(if yes { "yes" } else { "no" }.to_owned());
     };
     let wrote = |e: &Exchange| Some(first_line(e.reply_text()));
+    // A rule decided it with no call (no judge was asked): its verdict.
+    if let Some((e, _)) = first_samples.iter().find(|(e, _)| e.is_rule()) {
+        out.verdict = Some("yes".to_owned());
+        out.positive = Some(true);
+        out.rule = Some(rule_said(e));
+        return out;
+    }
     match family {
         "claim" => {
             if let Some((e, _)) = find("claim_supported")
@@ -494,6 +505,23 @@ fn reading(family: &str, asked: &[(&Exchange, usize)], t: &Thresholds) -> JudgeR
         out.uncertain = t.bands.get(kind).decide(p, threshold) == Decision::Uncertain;
     }
     out
+}
+
+/// What a rule's recorded decision says it found, and where: `«thirty
+/// days» (words 3–4)`, or its reply as recorded.
+fn rule_said(e: &Exchange) -> String {
+    let reply: Option<serde_json::Value> = serde_json::from_str(e.reply_text()).ok();
+    let field = |k: &str| {
+        reply
+            .as_ref()
+            .and_then(|r| r.get(k))
+            .and_then(serde_json::Value::as_str)
+            .map(str::to_owned)
+    };
+    match (field("found"), field("at")) {
+        (Some(found), Some(at)) => format!("«{found}» ({at})"),
+        _ => first_line(e.reply_text()),
+    }
 }
 
 /// A reply's first line that holds something, at most 40 characters.

@@ -260,6 +260,26 @@ impl Session {
         Ok((Some(judged.key), person))
     }
 
+    /// Keeps in the recording a decision the rule `rule` (at version
+    /// `version`) made with no call, in place of asking `ask`: an exchange
+    /// of task `task` that asked what `ask` would have, so a person's
+    /// verdict on it has the key of `ask`'s item (see
+    /// [`Recorder::rule_decided`]). Nothing is spent.
+    pub(crate) fn rule_decided<A: Ask>(
+        &self,
+        ask: &A,
+        task: &str,
+        rule: &str,
+        version: &str,
+        reply: &serde_json::Value,
+    ) {
+        if let Some(recorder) = self.recorder.as_deref() {
+            let exchange =
+                crate::record::Exchange::by_rule(task, rule, version, &ask.subject(), reply);
+            recorder.rule_decided(exchange, self.trial.as_deref());
+        }
+    }
+
     /// Answers a question: from the recording when the mode allows and it
     /// holds the answer, else from the process's memo, else live (recording
     /// the answer). A refused response format steps down and asks again.

@@ -1,9 +1,10 @@
 //! Answer correctness asked as one direct question (the default): what is
 //! asked (one call, the template as the measurement rendered it), what
 //! decides (the judge's P(yes) against the threshold, 0.5 by default), and
-//! what found words do (they are shown, never decide: "It is not 30 days;
-//! it is 14." holds "30 days" and fails). Against wiremock on 127.0.0.1,
-//! answering with token probabilities as llama.cpp does.
+//! what found words do (with nothing against them they decide, with no
+//! call; "It is not 30 days; it is 14." holds "30 days" and is asked
+//! about, and fails). Against wiremock on 127.0.0.1, answering with token
+//! probabilities as llama.cpp does.
 
 mod common;
 
@@ -125,13 +126,14 @@ async fn one_question_per_answer_asked_as_the_measurement_asked_it() {
     }
 }
 
-/// The found rule: a response that holds the reference word for word and
-/// denies it in the same clause is asked about, and fails when the judge
-/// says no; one that holds it undenied is correct with no call, whatever
-/// the judge would have said (its server is never asked). The message
-/// shows where the reference was found, and what denied it.
+/// The found rule: a response that holds the reference word for word with
+/// a denial, a hedge or a report beside it is asked about, and fails when
+/// the judge says no; one that holds it with nothing against it is correct
+/// with no call, whatever the judge would have said (its server is never
+/// asked), and `found_rule = false` asks about that one too. The message
+/// shows where the reference was found, and what cast doubt on it.
 #[tokio::test]
-async fn a_found_reference_decides_only_where_it_is_not_denied() {
+async fn a_found_reference_decides_only_where_nothing_casts_doubt_on_it() {
     let (server, seen) = judge_saying(0.262, true).await;
     let eval = within(judge(&server).correctness(&case("30 days", "It is not 30 days; it is 14.")))
         .await
@@ -143,30 +145,56 @@ async fn a_found_reference_decides_only_where_it_is_not_denied() {
         .found
         .clone()
         .expect("the reference is in the response");
+    let doubt = graded.doubt.clone().expect("a denial");
     assert_eq!(
-        (found.text.as_str(), graded.denied.as_deref()),
-        ("30 days", Some("not"))
+        (found.text.as_str(), doubt.kind, doubt.words.as_str()),
+        ("30 days", ragaliq::DoubtKind::Denies, "not")
     );
+    assert!(!graded.by_rule);
     assert!(
         eval.to_string().contains(&format!(
-            "the reference was found in the response, and denied there: {found}, with «not» in its clause; the judge's P(yes) decides"
+            "the reference was found in the response, {found}, but «not»: a denial; the judge decides"
         )),
         "{eval}"
     );
-    // Found and not denied: no call, correct.
+    // Found with a report and a hedge beside it (it was decided correct
+    // before the rule looked outside the answer's clause): asked.
     let (server, seen) = judge_saying(0.4, true).await;
     let eval = within(
         judge(&server).correctness(&case("30 days", "Returns: 30 days, they told me, maybe.")),
     )
     .await
     .unwrap();
+    assert_eq!(seen.lock().unwrap().len(), 1, "the judge was not asked");
+    assert!(!eval.passed && eval.score == 0.4, "{eval}");
+    // Found with nothing against it: no call, correct.
+    let (server, seen) = judge_saying(0.4, true).await;
+    let right = case("30 days", "Returns are accepted within 30 days.");
+    let eval = within(judge(&server).correctness(&right)).await.unwrap();
     assert!(seen.lock().unwrap().is_empty(), "the judge was asked");
     assert!(
         eval.passed && eval.score == 1.0 && eval.usage.calls == 0,
         "{eval}"
     );
+    assert!(eval.graded.as_ref().is_some_and(|g| g.by_rule), "{eval}");
     assert!(
-        eval.to_string().contains("the reference was found in the response, not denied: «30 days» (words 2–3); decided correct with no question asked"),
+        eval.to_string().contains("the reference was found in the response, «30 days» (words 5–6), with nothing against it: decided correct with no question asked (the found rule)"),
+        "{eval}"
+    );
+    // The rule off: the same answer is asked about, and the judge decides.
+    let off = Judge::builder(OpenAiTransport::new(&format!("{}/v1", server.uri())))
+        .with_model("m")
+        .with_retry(fast_retries(0))
+        .with_timeout(Duration::from_secs(5))
+        .with_found_rule(false)
+        .build()
+        .unwrap();
+    let eval = within(off.correctness(&right)).await.unwrap();
+    assert_eq!(seen.lock().unwrap().len(), 1, "the rule off asked nothing");
+    assert!(!eval.passed && eval.score == 0.4, "{eval}");
+    assert!(
+        eval.to_string()
+            .contains("the found rule is off, so the judge decides"),
         "{eval}"
     );
     // The negation test of the issue, at the default, with the

@@ -286,3 +286,30 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+
+    /// The found rule reads any text without panicking: what it found is
+    /// the response's own text at a real span (of its NFC form), and it
+    /// decides only what it found.
+    #[test]
+    fn the_found_rule_never_panics_and_spans_are_real(
+        query in quote_like(),
+        reference in prop_oneof![quote_like(), "[-+$€£]?[0-9]{1,3}( ?(%|°C|km|dollars|days))?"],
+        response in prop_oneof![quote_like(), "([A-Za-z]{1,6} |[-−+$€£]?[0-9]{1,4}[.,%]? |[?\"'’,;:—] ){0,12}"],
+    ) {
+        use ragaliq::evidence::{answer_in, find_answer};
+        let r = answer_in(&query, &reference, &response);
+        prop_assert!(!r.decides_correct() || r.found.is_some());
+        prop_assert!(r.found.is_some() || r.doubt.is_none());
+        if let Some(f) = &r.found {
+            let nfc: String = unicode_normalization::UnicodeNormalization::nfc(response.chars()).collect();
+            prop_assert!(f.span.start <= f.span.end && f.span.end <= nfc.len());
+            prop_assert!(nfc.is_char_boundary(f.span.start) && nfc.is_char_boundary(f.span.end));
+            prop_assert_eq!(&nfc[f.span.clone()], f.text.as_str());
+            prop_assert!(f.words.0 <= f.words.1);
+        }
+        prop_assert_eq!(find_answer(&reference, &response).is_some(), r.found.is_some());
+    }
+}

@@ -535,6 +535,9 @@ enum Outcome {
         evidence: String,
         /// The passage the evidence was found in (1-based).
         evidence_in: Option<usize>,
+        /// Decided by a rule with no call (the found rule): no judge's
+        /// reading, so no probability; a decision all the same.
+        by_rule: bool,
     },
     NotJudged(String),
 }
@@ -580,6 +583,7 @@ async fn judge_group(
                     ungrounded: v.ungrounded,
                     evidence: v.verdict.evidence,
                     evidence_in: v.found.map(|f| f.passage + 1),
+                    by_rule: false,
                 })
                 .collect();
             Ok((outcomes, usage))
@@ -621,9 +625,17 @@ async fn judge_group(
                     }
                 };
                 usage += eval.usage;
+                // The found rule's 1.0 is no reading of the judge's: kept
+                // out of what probabilities say (AUC, fits), counted as
+                // decided.
+                let by_rule = eval.graded.as_ref().is_some_and(|g| g.by_rule);
                 let (positive, probability, evidence) = match eval.passages.first() {
                     Some(p) => (p.relevant, p.probability, p.reason.clone()),
-                    None => (eval.passed, Some(eval.score), eval.reasoning.clone()),
+                    None => (
+                        eval.passed,
+                        (!by_rule).then_some(eval.score),
+                        eval.reasoning.clone(),
+                    ),
                 };
                 let [yes, no] = two_way(item.kind);
                 outcomes.push(Outcome::Judged {
@@ -641,6 +653,7 @@ async fn judge_group(
                     ungrounded: false,
                     evidence,
                     evidence_in: None,
+                    by_rule,
                 });
             }
             Ok((outcomes, usage))
@@ -817,6 +830,8 @@ fn figures(
     // the judge's kappa are read over the same items.
     let mut matched_pairs = Vec::new();
     let mut scored: Vec<(bool, f64)> = Vec::new();
+    // What a rule decided with no call: each label's side and the rule's.
+    let mut ruled: Vec<(bool, bool)> = Vec::new();
     let mut scored_four: Vec<(Verdict, f64, Option<f64>)> = Vec::new();
     let mut not_judged = Vec::new();
     let mut disagreements = Vec::new();
@@ -835,6 +850,7 @@ fn figures(
                 ungrounded,
                 evidence,
                 evidence_in,
+                by_rule,
             }) => {
                 let area = areas
                     .entry(c.area.clone())
@@ -866,6 +882,9 @@ fn figures(
                     area.undecided += 1;
                     undecided_claims.push(row);
                     continue;
+                }
+                if by_rule {
+                    ruled.push((c.label.positive(), positive));
                 }
                 if let Some(p) = probability {
                     scored.push((c.label.positive(), p));
@@ -934,7 +953,7 @@ fn figures(
     };
     let matching =
         (kind == ItemKind::Graded).then(|| crate::stats::agreement(&two, &matched_pairs, 0, 0));
-    let banded = banded(&two, &scored, info.band, current);
+    let banded = banded(&two, &scored, &ruled, info.band, current);
     let band_fit = fit.then(|| fit_band(&scored, current, info.guarantee.0, info.guarantee.1));
     JudgeResult {
         name: info.name.clone(),
@@ -971,29 +990,36 @@ fn figures(
 }
 
 /// The agreement over the items the judge's `band` decides at `threshold`
-/// (of `scored`: each label's side and the judge's probability), and how
-/// many it decides. `None` without probabilities.
+/// (of `scored`: each label's side and the judge's probability) and those
+/// a rule decided with no call (`ruled`: each label's side and the rule's),
+/// and how many are decided. `None` with neither.
 fn banded(
     two: &[&str; 2],
     scored: &[(bool, f64)],
+    ruled: &[(bool, bool)],
     band: crate::core::Band,
     threshold: f64,
 ) -> Option<report::Banded> {
     use crate::core::Decision;
-    if scored.is_empty() {
+    if scored.is_empty() && ruled.is_empty() {
         return None;
     }
-    let pairs: Vec<(usize, usize)> = scored
+    let by_band: Vec<(usize, usize)> = scored
         .iter()
         .filter_map(|&(label, p)| match band.decide(p, threshold) {
             Decision::Uncertain => None,
             d => Some((usize::from(!label), usize::from(d != Decision::Yes))),
         })
         .collect();
+    let by_rule = ruled
+        .iter()
+        .map(|&(label, yes)| (usize::from(!label), usize::from(!yes)));
+    let pairs: Vec<(usize, usize)> = by_band.iter().copied().chain(by_rule).collect();
     Some(report::Banded {
         band: band.at(threshold),
         decided: pairs.len(),
-        of: scored.len(),
+        by_rule: ruled.len(),
+        of: scored.len() + ruled.len(),
         stats: crate::stats::agreement(two, &pairs, 0, 0),
     })
 }
@@ -1136,6 +1162,7 @@ pub fn reviewed(
                         ungrounded: false,
                         evidence: String::new(),
                         evidence_in: None,
+                        by_rule: item.judge.rule.is_some(),
                     }
                 }
             };
@@ -1529,6 +1556,37 @@ fn commit(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn by_the_band_counts_what_the_found_rule_decided() {
+        use crate::core::Band;
+        let two = two_way(ItemKind::Graded);
+        // 38 answers the judge read (its band decides none of them) and 22
+        // the found rule decided with no call, 21 of them right.
+        let scored: Vec<(bool, f64)> = (0..38).map(|i| (i % 2 == 0, 0.6)).collect();
+        let ruled: Vec<(bool, bool)> = (0..22).map(|i| (i != 0, true)).collect();
+        let b = banded(&two, &scored, &ruled, Band::All, 0.5).unwrap();
+        assert_eq!((b.decided, b.by_rule, b.of), (22, 22, 60));
+        assert!((b.stats.accuracy - 21.0 / 22.0).abs() < 1e-9);
+        assert!(
+            b.to_string().starts_with(
+                "decided 22 of 60 (coverage 0.37; 22 by the found rule with no call), band all (nothing decided): accuracy 0.955"
+            ),
+            "{b}"
+        );
+        // A band that decides readings adds them to the rule's.
+        let b = banded(
+            &two,
+            &[(true, 0.9), (false, 0.1)],
+            &ruled[..1],
+            Band::Off,
+            0.5,
+        )
+        .unwrap();
+        assert_eq!((b.decided, b.by_rule, b.of), (3, 1, 3));
+        // Nothing read and nothing ruled: no line.
+        assert!(banded(&two, &[], &[], Band::All, 0.5).is_none());
+    }
 
     #[test]
     fn the_fitted_threshold_separates_what_people_said() {

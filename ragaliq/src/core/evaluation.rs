@@ -450,9 +450,11 @@ pub struct PassageVerdict {
 /// ([`Correctness::Direct`](crate::Correctness::Direct)): what the judge
 /// was shown, and whether the expected answer was found in the response.
 ///
-/// Found and not denied there, the answer is correct with no call (the
-/// found rule, [`evidence::answer`](crate::evidence::answer)); denied ("It
-/// is not 30 days; it is 14.") or not found, the judge's P(yes) decides.
+/// Found with nothing in the response that casts doubt on it, the answer
+/// is correct with no call (the found rule,
+/// [`evidence::answer`](crate::evidence::answer)), kept in the recording
+/// as an item a person can overrule; found with a doubt ("It is not 30
+/// days; it is 14.", "Maybe 30 days."), or not found, the judge decides.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct Graded {
@@ -463,16 +465,19 @@ pub struct Graded {
     /// The response.
     pub response: String,
     /// Where the expected answer (or one of its accepted answers) was
-    /// found in the response, normalised, as whole words
+    /// found in the response, as whole words
     /// ([`evidence::find_answer`](crate::evidence::find_answer)); `None`
     /// when it was not.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub found: Option<AnswerFound>,
-    /// Found, and denied there: the negation in its clause (`not`, `rather
-    /// than`). Found and not denied, the answer is decided correct with no
-    /// call ([`evidence::answer`](crate::evidence::answer)).
+    /// Found, and something in the response casts doubt on it (a denial, a
+    /// hedge, another number, …): the judge decides.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub denied: Option<String>,
+    pub doubt: Option<Doubt>,
+    /// Decided correct by the found rule with no call (found, no doubt,
+    /// the rule on); a person's verdict may still overrule it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub by_rule: bool,
 }
 
 /// Where an expected answer was found in a response.
@@ -504,6 +509,106 @@ impl fmt::Display for AnswerFound {
             (first, last) if first == last => write!(f, "«{}» (word {first})", self.text),
             (first, last) => write!(f, "«{}» (words {first}–{last})", self.text),
         }
+    }
+}
+
+/// What in a response casts doubt on the expected answer found in it, so
+/// that the found rule leaves the answer to the judge: the kind of doubt,
+/// and the response's own words (or mark) that raise it.
+///
+/// ```
+/// let r = ragaliq::evidence::answer_in("How long is the refund window?", "30 days", "Maybe 30 days.");
+/// assert_eq!(r.doubt.unwrap().to_string(), "«Maybe»: a hedge, a guess or a condition");
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct Doubt {
+    /// What kind of doubt.
+    pub kind: DoubtKind,
+    /// The words or mark that raise it, as the response writes them (the
+    /// accepted answer, for [`DoubtKind::Echoes`]).
+    pub words: String,
+}
+
+/// The kinds of [`Doubt`] the found rule knows (bench/bands/README.md,
+/// "The found rule", lists the words of each).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum DoubtKind {
+    /// The question holds the answer's words: finding them proves nothing.
+    Echoes,
+    /// A yes or no answer that does not open the response on its own
+    /// (`No charge at all.` is no "no").
+    NotFirst,
+    /// The opposite of a yes or no answer stands in the response.
+    Opposes,
+    /// A question mark.
+    Questions,
+    /// Quotation marks: the answer may be someone's words.
+    Quotes,
+    /// A denial (`not`, `wrong`, `myth`).
+    Denies,
+    /// A hedge, a guess or a condition (`maybe`, `about`, `if`, `only`).
+    Hedges,
+    /// A contrast, a correction or a change over time (`but`, `until`,
+    /// `used to`).
+    Contrasts,
+    /// Reported speech (`says`, `according to`).
+    Reports,
+    /// Options (`or`, `either`, `between`).
+    Offers,
+    /// A limit, a comparison, a rate or a part (`at least`, `up to`,
+    /// `per`, `twice`), or a unit after a number the question lacks.
+    Qualifies,
+    /// For a name: a relation that makes the answer someone else
+    /// (`student`, `wife`).
+    Relates,
+    /// `'s` after the answer: something of it, not it.
+    Possessive,
+    /// `is the year …` after the answer: it names the value of something
+    /// else.
+    Describes,
+    /// Another number (or month, for a date) than the answer's.
+    AnotherNumber,
+    /// Another name than the answer's, or a word that makes it a longer
+    /// name.
+    AnotherName,
+    /// A word beside an answer that is neither a number nor a name, that is
+    /// not the question's: it may change the answer (after a yes or no:
+    /// what follows shares no word with the question).
+    Beside,
+}
+
+impl DoubtKind {
+    /// What the kind of doubt is, in words.
+    #[must_use]
+    pub fn describe(self) -> &'static str {
+        match self {
+            DoubtKind::Echoes => "the question holds it: finding it proves nothing",
+            DoubtKind::NotFirst => "a yes or no that does not open the response on its own",
+            DoubtKind::Opposes => "the opposite answer stands beside it",
+            DoubtKind::Questions => "a question",
+            DoubtKind::Quotes => "quotation marks: someone's words, perhaps",
+            DoubtKind::Denies => "a denial",
+            DoubtKind::Hedges => "a hedge, a guess or a condition",
+            DoubtKind::Contrasts => "a contrast, a correction or a change over time",
+            DoubtKind::Reports => "reported speech",
+            DoubtKind::Offers => "options",
+            DoubtKind::Qualifies => "a limit, a comparison, a rate or a part",
+            DoubtKind::Relates => "a relation: someone else",
+            DoubtKind::Possessive => "something of the answer, not the answer",
+            DoubtKind::Describes => "the answer named as the value of something else",
+            DoubtKind::AnotherNumber => "another number",
+            DoubtKind::AnotherName => "another name",
+            DoubtKind::Beside => "a word beside it that may change it",
+        }
+    }
+}
+
+impl fmt::Display for Doubt {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "«{}»: {}", self.words, self.kind.describe())
     }
 }
 
@@ -776,14 +881,18 @@ impl fmt::Display for Evaluation {
             writeln!(f, "  question: {:?}", g.query.trim())?;
             writeln!(f, "  reference: {:?}", g.expected.trim())?;
             writeln!(f, "  response: {:?}", g.response.trim())?;
-            match (&g.found, &g.denied) {
-                (Some(found), Some(cue)) => writeln!(
+            match (&g.found, &g.doubt) {
+                (Some(found), Some(doubt)) => writeln!(
                     f,
-                    "  the reference was found in the response, and denied there: {found}, with «{cue}» in its clause; the judge's P(yes) decides"
+                    "  the reference was found in the response, {found}, but {doubt}; the judge decides"
+                )?,
+                (Some(found), None) if g.by_rule => writeln!(
+                    f,
+                    "  the reference was found in the response, {found}, with nothing against it: decided correct with no question asked (the found rule)"
                 )?,
                 (Some(found), None) => writeln!(
                     f,
-                    "  the reference was found in the response, not denied: {found}; decided correct with no question asked"
+                    "  the reference was found in the response, {found}, with nothing against it; the found rule is off, so the judge decides"
                 )?,
                 (None, _) => writeln!(
                     f,

@@ -66,6 +66,10 @@ pub fn family(task: &str) -> &str {
         "claim_supported" | "claim_contradicted" | "verify_claim" | "verify_claims" => "claim",
         "answers_query" | "relevance" => "answer",
         "passage_relevant" | "passage_relevance" => "passage",
+        // The found rule decided the answer with no call in place of the
+        // direct question: a person's verdict on it is a verdict on the
+        // answer, whoever read it first.
+        "answer_found" => "answer_correct",
         other => other,
     }
 }
@@ -292,6 +296,15 @@ mod tests {
     }
 
     #[test]
+    fn a_found_rule_decision_has_the_key_of_the_direct_question() {
+        let asked = json!({"query": "q", "expected": "30 days", "response": "30 days."});
+        assert_eq!(
+            items("answer_found", &asked)[0].key,
+            items("answer_correct", &asked)[0].key
+        );
+    }
+
+    #[test]
     fn passages_of_a_batch_are_keyed_as_if_asked_alone() {
         let one = items(
             "passage_relevant",
@@ -313,6 +326,7 @@ mod tests {
         assert_eq!(verdict_words("custom:tone"), None);
         assert_eq!(verdict_words("extract_claims"), Some(&[][..]));
         assert_eq!(verdict_words("a_new_yes_no_task"), Some(&YES_NO[..]));
+        assert_eq!(verdict_words("answer_found"), Some(&YES_NO[..]));
         // Steps the judge wrote are not what was judged.
         let a = items(
             "criteria_score",

@@ -35,8 +35,8 @@ pub use config_error::ConfigError;
 pub(crate) use criteria::ShownBecause;
 pub use criteria::{Correctness, Criteria, CriteriaForm};
 pub use evaluation::{
-    AnswerFound, Awaiting, ClaimCounts, ClaimVerdict, Evaluation, Graded, JudgeShare, Metric,
-    PassageVerdict, Usage,
+    AnswerFound, Awaiting, ClaimCounts, ClaimVerdict, Doubt, DoubtKind, Evaluation, Graded,
+    JudgeShare, Metric, PassageVerdict, Usage,
 };
 pub use gates::{GateRule, Gates};
 pub use json_mode::JsonMode;

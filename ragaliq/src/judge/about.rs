@@ -109,6 +109,13 @@ impl Judge {
         self.scoring.bands.get(kind)
     }
 
+    /// Whether answer correctness decides a found answer with nothing
+    /// against it with no call (the found rule; `[scoring] found_rule`).
+    #[must_use]
+    pub fn found_rule(&self) -> bool {
+        self.scoring.found_rule
+    }
+
     /// What a test does when an item is still uncertain after the last
     /// judge of the cascade.
     #[must_use]

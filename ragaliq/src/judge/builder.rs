@@ -117,6 +117,7 @@ impl JudgeBuilder {
                 reads_probabilities: false,
                 bands: config.bands,
                 uncertain: config.uncertain,
+                found_rule: config.found_rule,
             },
             // Every answer collect mode gets comes from a batch, which
             // both providers price at half.
@@ -312,6 +313,30 @@ impl JudgeBuilder {
     /// ```
     pub fn with_band(mut self, kind: crate::core::Kind, band: crate::core::Band) -> Self {
         self.scoring.bands.set(kind, band);
+        self
+    }
+
+    /// Whether answer correctness decides, with no call, a response that
+    /// gives the expected answer with nothing in it that casts doubt on it
+    /// (the found rule, on by default; its decisions are kept in the
+    /// recording for a person to overrule). Off, the judge is asked about
+    /// every answer.
+    ///
+    /// ```
+    /// # use ragaliq::judge::{BoxFuture, Judge, JudgeRequest, JudgeResponse, Transport};
+    /// # use ragaliq::TransportError;
+    /// # struct Canned;
+    /// # impl Transport for Canned {
+    /// #     fn provider(&self) -> &str { "canned" }
+    /// #     fn complete<'a>(&'a self, _: &'a JudgeRequest) -> BoxFuture<'a, Result<JudgeResponse, TransportError>> {
+    /// #         Box::pin(async { Ok(JudgeResponse::text("yes")) })
+    /// #     }
+    /// # }
+    /// let judge = Judge::builder(Canned).with_found_rule(false).build().unwrap();
+    /// assert!(!judge.found_rule());
+    /// ```
+    pub fn with_found_rule(mut self, on: bool) -> Self {
+        self.scoring.found_rule = on;
         self
     }
 

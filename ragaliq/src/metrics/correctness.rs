@@ -22,7 +22,9 @@
 use super::claims::{self, Checked, Verification, Voted, details, dropped};
 use super::decide::{self, Threshold, decide_one};
 use super::{Asker, Interval, Plan, Scored, plural};
-use crate::core::{Correctness, Graded, Kind, Metric, RagCase, Verdict, VerdictWeights};
+use crate::core::{
+    AnswerFound, Correctness, Graded, Kind, Metric, RagCase, Verdict, VerdictWeights,
+};
 use crate::error::{Error, Result};
 use crate::evidence;
 use crate::parse::{ParsedVerdict, YesNo};
@@ -172,34 +174,22 @@ async fn direct(
         response,
     };
     let question = &question;
-    let answer_in = evidence::answer_in(reference, response);
+    let answer_in = evidence::answer_in(&case.query, reference, response);
+    let by_rule = ask.scoring().found_rule && answer_in.decides_correct();
     let graded = Graded {
         query: case.query.clone(),
         expected: reference.to_owned(),
         response: response.to_owned(),
         found: answer_in.found.clone(),
-        denied: answer_in.denied.clone(),
+        doubt: answer_in.doubt.clone(),
+        by_rule,
     };
-    // The found rule: the expected answer standing in the response, not
-    // denied there, is correct, with no question asked (chosen on public
-    // sets: no answer it decides was judged wrong by people on the short
-    // references, BENCHMARKS.md). A person cannot overrule it, since no
-    // exchange is recorded for it.
-    if let Some(found) = answer_in
-        .found
-        .as_ref()
-        .filter(|_| answer_in.decides_correct())
-    {
-        return Ok(Scored {
-            score: 1.0,
-            reasoning: format!(
-                "The expected answer stands in the response, not denied there: {found}; decided correct with no question asked (the found rule)."
-            ),
-            sample_scores: vec![1.0],
-            graded: Some(graded),
-            judges: vec![(0, 0); ask.judges()],
-            ..Scored::default()
-        });
+    // The found rule: the expected answer standing in the response with
+    // nothing in it that casts doubt on it is correct, with no question
+    // asked; the decision is kept in the recording as an item a person
+    // can overrule (keyed as the direct question on the same answer).
+    if let Some(found) = answer_in.found.as_ref().filter(|_| by_rule) {
+        return found_rule(ask, question, found, graded, plan);
     }
     let d = decide_one(
         ask,
@@ -266,6 +256,68 @@ async fn direct(
         graded: Some(graded),
         interval: Interval::of(usize::from(awaiting), 0.0, 1.0),
         unsure: d.unsure,
+        judges,
+        ..Scored::default()
+    })
+}
+
+/// The task of a found-rule decision in a recording, the rule's name (kept
+/// as the model) and its version.
+pub(crate) const FOUND_TASK: &str = "answer_found";
+const FOUND_RULE: &str = "found rule";
+const FOUND_VERSION: &str = "found_rule@2";
+
+/// The found rule decided the answer correct: the decision is kept in the
+/// recording (an `answer_found` exchange, no call, keyed as the direct
+/// question on the same answer), then a person's verdict on the answer,
+/// if the recording holds one, decides in its place.
+fn found_rule(
+    ask: &Asker<'_>,
+    question: &AnswerCorrect<'_>,
+    found: &AnswerFound,
+    graded: Graded,
+    plan: &Plan,
+) -> Result<Scored> {
+    let at = match found.words {
+        (a, b) if a == b => format!("word {a}"),
+        (a, b) => format!("words {a}–{b}"),
+    };
+    ask.rule_decided(
+        question,
+        FOUND_TASK,
+        FOUND_RULE,
+        FOUND_VERSION,
+        &serde_json::json!({
+            "decided": "correct, with no call",
+            "found": found.text,
+            "at": at,
+            "accepted_answer": found.answer,
+        }),
+    );
+    let (review_key, person) = ask.review(question, 1, plan.persons)?;
+    let judges = vec![(0, 0); ask.judges()];
+    if let Some(person) = person {
+        let score = super::yes_no(&person)?;
+        return Ok(Scored {
+            review_key,
+            graded: Some(graded),
+            judges,
+            ..Scored::by_person(
+                person,
+                format!("the found rule: correct, {found}"),
+                score,
+                "on whether the response gives the expected answer",
+            )
+        });
+    }
+    Ok(Scored {
+        score: 1.0,
+        reasoning: format!(
+            "The expected answer stands in the response, {found}, with nothing in it that casts doubt on it: decided correct with no question asked (the found rule; a person may overrule it)."
+        ),
+        sample_scores: vec![1.0],
+        graded: Some(graded),
+        review_key,
         judges,
         ..Scored::default()
     })

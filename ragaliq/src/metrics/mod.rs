@@ -161,6 +161,9 @@ pub(crate) struct Scoring {
     pub bands: Bands,
     /// What an item still uncertain after the last judge does to its test.
     pub uncertain: Uncertain,
+    /// Answer correctness decides a found answer with nothing against it
+    /// with no call (the found rule).
+    pub found_rule: bool,
 }
 
 /// Why `samples` above 1 is refused where verdicts are read from token
@@ -192,6 +195,7 @@ impl Default for Scoring {
             reads_probabilities: false,
             bands: Bands::default(),
             uncertain: Uncertain::default(),
+            found_rule: true,
         }
     }
 }
@@ -675,6 +679,19 @@ impl<'a> Asker<'a> {
 
     async fn ask<A: crate::tasks::Ask>(&self, ask: &A, sample: u32) -> Result<A::Answer> {
         self.session.ask(self.tally, ask, sample).await
+    }
+
+    /// Keeps in the recording a decision a rule made with no call in place
+    /// of asking `ask` (see [`Session::rule_decided`]).
+    fn rule_decided<A: crate::tasks::Ask>(
+        &self,
+        ask: &A,
+        task: &str,
+        rule: &str,
+        version: &str,
+        reply: &serde_json::Value,
+    ) {
+        self.session.rule_decided(ask, task, rule, version, reply);
     }
 
     /// The key of what item `item` of `ask` judged, and, when `persons`,

@@ -57,7 +57,7 @@ mod stale;
 pub use assertion::{Site, assert_snapshot, workspace_root};
 pub(crate) use binding::{Binder, bind};
 pub use ordered::Ordered;
-pub use recording::{Exchange, FORMAT, Recording, Settings, Tokens};
+pub use recording::{Exchange, FORMAT, RULE_PROVIDER, Recording, Settings, Tokens};
 pub use reviewed::{
     DroppedReview, dropped_between, mark_blind, remove_verdict, set_verdict, update,
 };
@@ -220,6 +220,9 @@ pub struct Recorder {
     /// (see [`peers`]); `None` in live mode.
     peer: Option<peers::Peer>,
     new: AtomicUsize,
+    /// Decisions a rule made with no call that the recording read does not
+    /// list, in replay (which writes nothing).
+    unlisted: AtomicUsize,
     /// The person's verdicts of the recording read, by key.
     reviewed: HashMap<String, Reviewed>,
     /// Keys two person's verdicts disagree on, with where.
@@ -294,6 +297,7 @@ impl Recorder {
             used: Mutex::new(BTreeMap::new()),
             peer: (mode != Mode::Live).then(|| peers::Peer::join(&location.snapshot, binder)),
             new: AtomicUsize::new(0),
+            unlisted: AtomicUsize::new(0),
             reviewed,
             conflicts,
             reviewed_used: Mutex::new(BTreeSet::new()),
@@ -522,6 +526,69 @@ impl Recorder {
         self.new.fetch_add(1, Ordering::SeqCst);
     }
 
+    /// Keeps a decision a rule made with no call (an exchange made by
+    /// [`Exchange::by_rule`]), so that a person can overrule it: where the
+    /// recording holds it, it is used as recorded; where it does not, it is
+    /// added as a new exchange in `auto` and `record` (a pending recording,
+    /// reviewed as any other). In `replay` a recording without it is read
+    /// as it is, with nothing written: the rule's decision needs no
+    /// recorded answer, and a recording made before rule decisions were
+    /// kept must not fail CI. It is counted ([`unlisted`](Self::unlisted))
+    /// and said when the recording is committed. Nothing in `live`.
+    pub(crate) fn rule_decided(&self, exchange: Exchange, trial: Option<&str>) {
+        let key = exchange.fingerprint.clone();
+        match self.mode {
+            Mode::Live => {}
+            Mode::Replay | Mode::Auto if self.index.contains_key(&key) => {
+                let recorded = &self.recorded[self.index[&key]];
+                let mut used = lock(&self.used);
+                let entry = used.entry(key.clone()).or_insert_with(|| Used {
+                    exchange: recorded.clone(),
+                    trials: BTreeSet::new(),
+                    fresh: false,
+                    rechecked: false,
+                });
+                entry.trials.insert(trial.unwrap_or(WHOLE).to_owned());
+                drop(used);
+                self.note_use(&key, trial);
+            }
+            Mode::Replay => {
+                self.unlisted.fetch_add(1, Ordering::SeqCst);
+            }
+            Mode::Auto | Mode::Record => {
+                self.note_use(&key, trial);
+                let mut used = lock(&self.used);
+                let entry = used.entry(key).or_insert_with(|| Used {
+                    exchange: exchange.clone(),
+                    trials: BTreeSet::new(),
+                    fresh: true,
+                    rechecked: false,
+                });
+                entry.exchange = exchange;
+                entry.fresh = true;
+                entry.trials.insert(trial.unwrap_or(WHOLE).to_owned());
+                self.new.fetch_add(1, Ordering::SeqCst);
+            }
+        }
+    }
+
+    /// Decisions a rule made with no call in this process that the
+    /// recording does not list (replay only, which writes nothing: the
+    /// decision stands, and committing says so on stderr).
+    #[must_use]
+    pub fn unlisted(&self) -> usize {
+        self.unlisted.load(Ordering::SeqCst)
+    }
+
+    /// Whether the recording read, or what this process added to it,
+    /// holds an exchange that judged `key` (where a person's verdict on it
+    /// can be written).
+    #[must_use]
+    pub fn judges_key(&self, key: &str) -> bool {
+        let judges = |e: &Exchange| e.judged().iter().any(|j| j.key == key);
+        self.recorded.iter().any(judges) || lock(&self.used).values().any(|u| judges(&u.exchange))
+    }
+
     /// Notes what was made of an exchange's answer (where its evidence was
     /// found, what was set aside), for the recording. A replayed exchange
     /// whose checks differ from the recorded ones takes the new ones, so
@@ -637,6 +704,7 @@ impl Recorder {
             }
         }
         let (recording, dropped) = self.merge_reviewed(&base, trial, complete, &kept);
+        say_unlisted(&self.location.snapshot, self.unlisted());
         if recording.exchanges.is_empty() && !existed {
             return Ok(None);
         }
@@ -960,6 +1028,33 @@ fn say_dropped(snapshot: &Path, dropped: &[DroppedReview]) {
     let _ = std::io::stderr().write_all(text.as_bytes());
 }
 
+/// Says, once per recording and process, that rules decided answers the
+/// recording (read in replay) does not list, so no person can overrule
+/// them there yet, and what lists them.
+fn say_unlisted(snapshot: &Path, unlisted: usize) {
+    static SAID: std::sync::OnceLock<Mutex<BTreeSet<PathBuf>>> = std::sync::OnceLock::new();
+    if unlisted == 0 || !lock(SAID.get_or_init(Mutex::default)).insert(snapshot.to_path_buf()) {
+        return;
+    }
+    let text = format!(
+        "ragaliq: the found rule decided {} with no call that {} does not list (it was recorded before such decisions were kept); {} as decided, but no person can overrule {} there until it is listed: run the tests once without CI (mode auto) and accept the recording (cargo insta review)\n",
+        if unlisted == 1 {
+            "1 answer".to_owned()
+        } else {
+            format!("{unlisted} answers")
+        },
+        snapshot.display(),
+        if unlisted == 1 {
+            "it counts"
+        } else {
+            "they count"
+        },
+        if unlisted == 1 { "it" } else { "them" },
+    );
+    use std::io::Write as _;
+    let _ = std::io::stderr().write_all(text.as_bytes());
+}
+
 /// The name of a recording's state file in the run's folder: its file name
 /// and a hash of its canonical path (two suites' `x.snap` stay apart).
 fn state_name(snapshot: &Path) -> String {
@@ -1171,5 +1266,58 @@ mod tests {
         );
         let got: Vec<char> = fps(&r).into_iter().map(|(f, _)| f).collect();
         assert_eq!(got, vec!['b', 'c'], "{got:?}");
+    }
+
+    #[test]
+    fn a_rules_decision_is_used_where_recorded_added_in_auto_and_only_counted_in_replay() {
+        let dir = std::env::temp_dir().join(format!("ragaliq-rule-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let at = || Location::at(dir.join("t.snap"), "t", "record it");
+        let subject =
+            serde_json::json!({"query": "q", "expected": "30 days", "response": "30 days."});
+        let decision = || {
+            Exchange::by_rule(
+                "answer_found",
+                "found rule",
+                "found_rule@2",
+                &subject,
+                &serde_json::json!({"decided": "correct, with no call"}),
+            )
+        };
+        // The same decision has the same fingerprint, and the direct
+        // question's key.
+        assert_eq!(decision().fingerprint, decision().fingerprint);
+        assert_eq!(decision().fingerprint.len(), 64);
+        assert!(decision().is_rule());
+        assert_eq!(
+            decision().judged()[0].key,
+            crate::core::judged::items("answer_correct", &subject)[0].key
+        );
+        // Replay, no recording: nothing written, counted as unlisted.
+        let replay = Recorder::new(at(), Mode::Replay);
+        replay.rule_decided(decision(), None);
+        assert_eq!((replay.unlisted(), replay.new_exchanges()), (1, 0));
+        assert!(replay.finish(true).is_none(), "replay wrote a recording");
+        // Auto: added, as a new exchange.
+        let auto = Recorder::new(at(), Mode::Auto);
+        auto.rule_decided(decision(), None);
+        assert_eq!((auto.unlisted(), auto.new_exchanges()), (0, 1));
+        let written = auto.finish(true).unwrap();
+        assert_eq!(written.exchanges, vec![decision()]);
+        std::fs::write(
+            dir.join("t.snap"),
+            snapfile::snap_text(&written.to_yaml(), "t.rs", "t", None),
+        )
+        .unwrap();
+        // Recorded: used as it is, in replay and auto alike.
+        for mode in [Mode::Replay, Mode::Auto] {
+            let r = Recorder::new(at(), mode);
+            r.rule_decided(decision(), None);
+            assert_eq!((r.unlisted(), r.new_exchanges()), (0, 0), "{mode:?}");
+            assert!(r.judges_key(&decision().judged()[0].key));
+            assert_eq!(r.finish(true).unwrap(), written, "{mode:?}");
+        }
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

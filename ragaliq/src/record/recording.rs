@@ -69,6 +69,9 @@ use std::fmt;
 /// The recording format's version; part of every recording.
 pub const FORMAT: u32 = 2;
 
+/// The `provider` of an exchange a rule decided with no call.
+pub const RULE_PROVIDER: &str = "ragaliq";
+
 /// All judge exchanges of one test (or one suite case).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Recording {
@@ -232,6 +235,54 @@ impl Exchange {
         }
     }
 
+    /// A decision a rule made with no call (the found rule of answer
+    /// correctness): an exchange of task `task` that asked `subject` (what
+    /// the question it stands in for would have asked, so it has that
+    /// question's key and a person's verdict on it is the same verdict),
+    /// answered `reply` by the rule `rule` (kept as the model) at version
+    /// `template`, with no tokens. Its fingerprint is SHA-256 over the
+    /// task, the rule's version and `subject`: the same decision has the
+    /// same one in every recording.
+    pub(crate) fn by_rule(
+        task: &str,
+        rule: &str,
+        template: &str,
+        subject: &serde_json::Value,
+        reply: &serde_json::Value,
+    ) -> Exchange {
+        use sha2::{Digest, Sha256};
+        let text = crate::core::canonical_json(
+            &serde_json::json!({"rule": task, "version": template, "asked": subject}),
+        );
+        let fingerprint = Sha256::digest(text.as_bytes())
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        Exchange {
+            task: task.to_owned(),
+            asked: asked_from(subject),
+            reply: reply.to_string(),
+            probabilities: None,
+            provider: RULE_PROVIDER.to_owned(),
+            model: rule.to_owned(),
+            served_by: None,
+            template: template.to_owned(),
+            settings: None,
+            tokens: Tokens::default(),
+            checks: Vec::new(),
+            reviewed: Vec::new(),
+            used_by: BTreeSet::new(),
+            fingerprint,
+        }
+    }
+
+    /// Whether a rule decided this exchange with no call (the found rule
+    /// of answer correctness): no judge was asked.
+    #[must_use]
+    pub fn is_rule(&self) -> bool {
+        self.provider == RULE_PROVIDER
+    }
+
     /// The items this exchange judged that decide a verdict, with their
     /// keys (see [`judged`](crate::judged)); empty for an exchange that
     /// decides none (claims listed, steps written).
@@ -308,6 +359,7 @@ fn task_rank(task: &str) -> usize {
         "claim_contradicted",
         "relevance",
         "answers_query",
+        "answer_found",
         "answer_correct",
         "passage_relevance",
         "passage_relevant",

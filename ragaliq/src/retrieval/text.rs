@@ -1,13 +1,18 @@
 //! Passages without IDs: the one rule that says two passages are the same.
 
+use unicode_normalization::{Recompositions, UnicodeNormalization};
+
 /// `text` as relevant passages are matched: its words (runs of letters and
-/// digits) in lower case, one space apart. Case, punctuation, spacing and
-/// line breaks do not count; every word and its order do.
+/// digits) in lower case, one space apart, in Unicode NFC. Case,
+/// punctuation, spacing, line breaks and how an accented letter is encoded
+/// (one character, or a letter and a combining mark, as PDFs and macOS
+/// often write it) do not count; every word and its order do.
 ///
 /// ```
 /// use ragaliq::retrieval::normalise;
 /// assert_eq!(normalise("  Refunds: within 30 days.\n(Receipts required!)"), "refunds within 30 days receipts required");
 /// assert_ne!(normalise("within 30 days"), normalise("within 14 days"));
+/// assert_eq!(normalise("Cafe\u{301} menu"), normalise("Café menu"));
 /// ```
 #[must_use]
 pub fn normalise(text: &str) -> String {
@@ -28,9 +33,9 @@ pub(crate) fn same(a: &str, b: &str) -> bool {
 /// The characters of [`normalise`]'s result, made as they are read.
 struct Normalised<'a> {
     /// ASCII text, read byte by byte (most passages: no decoding, no
-    /// Unicode tables); else `chars`.
+    /// Unicode tables); else `chars`, composed (NFC).
     ascii: Option<std::slice::Iter<'a, u8>>,
-    chars: std::str::Chars<'a>,
+    chars: Recompositions<std::str::Chars<'a>>,
     /// The rest of a character whose lower case is several.
     lower: Option<std::char::ToLowercase>,
     /// A word's first character, held while the space before it is given.
@@ -44,7 +49,7 @@ impl<'a> Normalised<'a> {
     fn new(text: &'a str) -> Normalised<'a> {
         Normalised {
             ascii: text.is_ascii().then(|| text.as_bytes().iter()),
-            chars: text.chars(),
+            chars: text.nfc(),
             lower: None,
             held: None,
             gap: false,
@@ -123,6 +128,17 @@ mod tests {
         assert_eq!(normalise("Æble-grød, ÉTÉ 2024"), "æble grød été 2024");
         assert_eq!(normalise("—"), "");
         assert_eq!(normalise("İ"), "i̇", "a lower case of two characters");
+    }
+
+    #[test]
+    fn nfd_text_is_the_same_as_its_nfc_form() {
+        // "Müller, Café Zoë" as a PDF or macOS writes it: a letter, then a
+        // combining mark.
+        let nfd = "Mu\u{308}ller, Cafe\u{301} Zoe\u{308}";
+        let nfc = "Müller, Café Zoë";
+        assert_eq!(normalise(nfd), "müller café zoë");
+        assert!(same(nfd, nfc));
+        assert!(is(nfd, &normalise(nfc)) && is(nfc, &normalise(nfd)));
     }
 
     #[test]
