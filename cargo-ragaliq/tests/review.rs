@@ -669,3 +669,55 @@ fn calibrate_says_which_one_verdict_the_labels_give() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `--sample N` walks N items drawn at random among those the judge
+/// decided and no person has given a verdict on, the same ones for the same
+/// seed: verdicts for the band's fit that are not only the failing items.
+#[test]
+fn a_sample_walks_decided_items_drawn_at_random() {
+    // Bands off: the judge decides every item of the quickstart (5).
+    let dir = fixture("sample");
+    let o = run(&dir, &["review", "--sample", "2", "--seed", "7"], "q\n");
+    let out = text(&o);
+    assert!(o.status.success(), "{out}");
+    assert!(
+        out.starts_with("a random sample (seed 7): 2 of the 5 items the judge decided that no person has given a verdict on\n2 items to review"),
+        "{out}"
+    );
+    assert!(!out.contains("AWAITING"), "{out}");
+    let keys = |out: &str| -> Vec<String> {
+        out.lines()
+            .filter_map(|l| l.split(" key ").nth(1))
+            .map(|k| k.split_whitespace().next().unwrap_or("").to_owned())
+            .collect()
+    };
+    let first = keys(&out);
+    let again = text(&run(
+        &dir,
+        &["review", "--sample", "2", "--seed", "7"],
+        "s\nq\n",
+    ));
+    assert_eq!(
+        keys(&again)[..1],
+        first[..1],
+        "the same seed draws the same items: {again}"
+    );
+    // Another seed draws another order of the same five.
+    let other: Vec<String> = (0..6)
+        .map(|seed| {
+            let out = text(&run(
+                &dir,
+                &["review", "--sample", "1", "--seed", &seed.to_string()],
+                "q\n",
+            ));
+            keys(&out).concat()
+        })
+        .collect();
+    assert!(other.iter().any(|k| *k != other[0]), "{other:?}");
+    // With the shipped bands, what awaits a person is not drawn.
+    let dir = fixture_of("sample-awaiting", "quickstart");
+    let out = text(&run(&dir, &["review", "--sample", "9"], "q\n"));
+    assert!(!out.contains("AWAITING"), "{out}");
+    assert!(!out.contains("of the 5 items"), "{out}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
