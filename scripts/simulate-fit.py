@@ -10,15 +10,18 @@ there. Many orders (--orders, 200 by default) per source and size.
 
 The fits compared:
 
-- `shipped`: ragaliq's `calibrate::band_fit` (a port, checked against it
-  by `tests/fixtures/band_fit.json`, which --fixture writes and a unit test
-  of the crate reads): fixed-sequence binomial tests from the extremes
-  inwards, every distinct reading a cut, cuts deciding fewer than 36 items
-  untested, delta / 2 a side; guarantee: decided agreement >= 0.9 on each
-  certified side, both together with probability 0.95. Its coverage is the
-  certified sides'; `+ kept` adds what the starting band (the shipped
-  [0.075, 0.9)) decides on a side with too few verdicts, which no
-  guarantee covers.
+- `before`: the fit before issue 47: fixed-sequence binomial tests from
+  the extremes inwards, every distinct reading a cut, cuts deciding fewer
+  than 36 items untested, delta / 2 a side; guarantee: decided agreement
+  >= 0.9 on each certified side, both together with probability 0.95.
+- `shipped`: ragaliq's `calibrate::fit_band_from` now (a port, checked
+  against it by `tests/fixtures/band_fit.json`, which --fixture writes and
+  a unit test of the crate reads): the same tests and guarantee, each
+  side's sequence starting at the shipped band's cut ([0.075, 0.9)) and
+  going inwards; a side whose starting cut decides fewer than 36 of the
+  verdicts keeps it, not certified. `certified sides` counts what the
+  guarantee covers; `with the kept starting cuts` adds what the kept cuts
+  decide (no guarantee covers it).
 - `spaced`: the same tests on fewer, wider-spaced cuts (each tested cut
   decides at least 1.25 times as many items as the last one tested: chosen
   from the readings alone, so the sequence is fixed before the labels).
@@ -81,22 +84,34 @@ def side(cuts, need, candidates, count, alpha, level, spacing):
     return best
 
 
-def fit(scored, threshold=THRESHOLD, alpha=ALPHA, delta=DELTA, spacing=None):
+def fit(scored, threshold=THRESHOLD, alpha=ALPHA, delta=DELTA, spacing=None, start=None):
     """(no cut, yes cut, too few?) of `scored` [(label, p)]: decide no at
-    p < no cut, yes at p >= yes cut; None: that side decides nothing."""
+    p < no cut, yes at p >= yes cut; None: that side decides nothing.
+    `start` (low, high; either None) is the starting band: each side's
+    sequence starts at its cut, and a side whose starting cut decides too
+    few verdicts keeps it (too few: not certified)."""
     need = fewest(alpha, delta)
     each = delta / 2
+    lo0, hi0 = start if start else (None, None)
+    lo0 = None if lo0 is None else min(lo0, threshold)
+    hi0 = None if hi0 is None else max(hi0, threshold)
+    count_yes = lambda h: (sum(p >= h for _, p in scored), sum(p >= h and not l for l, p in scored))
+    count_no = lambda c: (sum(p < c for _, p in scored), sum(p < c and l for l, p in scored))
     ups = sorted({p for _, p in scored if p >= threshold}, reverse=True)
-    yes = side(ups, need, sum(p >= threshold for _, p in scored),
-               lambda h: (sum(p >= h for _, p in scored), sum(p >= h and not l for l, p in scored)),
-               alpha, each, spacing)
+    if hi0 is not None:
+        ups = [hi0] + [p for p in ups if p < hi0]
+    cand_yes = count_yes(hi0)[0] if hi0 is not None else sum(p >= threshold for _, p in scored)
+    yes = side(ups, need, cand_yes, count_yes, alpha, each, spacing)
     downs = sorted({p for _, p in scored if p < threshold})
     cuts = [(p + downs[i + 1]) / 2 if i + 1 < len(downs) else threshold for i, p in enumerate(downs)]
-    no = side(cuts, need, sum(p < threshold for _, p in scored),
-              lambda c: (sum(p < c for _, p in scored), sum(p < c and l for l, p in scored)),
-              alpha, each, spacing)
-    too_few = max(sum(p >= threshold for _, p in scored), sum(p < threshold for _, p in scored)) < need
-    return no[0], yes[0], too_few
+    if lo0 is not None:
+        cuts = [lo0] + [c for c in cuts if c > lo0]
+    cand_no = count_no(lo0)[0] if lo0 is not None else sum(p < threshold for _, p in scored)
+    no = side(cuts, need, cand_no, count_no, alpha, each, spacing)
+    short_yes, short_no = cand_yes < need, cand_no < need
+    too_few = short_yes and short_no
+    # A short side keeps the starting band's cut (not certified).
+    return (lo0 if short_no else no[0]), (hi0 if short_yes else yes[0]), too_few
 
 
 def short(scored, need_delta=DELTA, threshold=THRESHOLD):
@@ -156,8 +171,9 @@ def read(rest, no, yes):
 
 
 FITS = {
-    'shipped': lambda sc: fit(sc)[:2],
-    'shipped + kept': None,
+    'before (from the extremes)': lambda sc: fit(sc)[:2],
+    'shipped (from the shipped band), certified sides': None,
+    'shipped, with the kept starting cuts': None,
     'spaced': lambda sc: fit(sc, spacing=SPACING)[:2],
     'each side at delta': lambda sc: fit(sc, delta=2 * DELTA)[:2],
     'pooled': pooled,
@@ -165,12 +181,24 @@ FITS = {
 
 
 def shipped_kept(sc):
-    no, yes, _ = fit(sc)
-    short_no, short_yes = short(sc)
-    return (SHIPPED[0] if short_no else no), (SHIPPED[1] if short_yes else yes)
+    return fit(sc, start=SHIPPED)[:2]
 
 
-FITS['shipped + kept'] = shipped_kept
+def shipped_certified(sc):
+    """The shipped fit from the shipped band, its certified sides only."""
+    no, yes, _ = fit(sc, start=SHIPPED)
+    short_no, short_yes = short_of(sc, SHIPPED)
+    return (None if short_no else no), (None if short_yes else yes)
+
+
+def short_of(sc, start, threshold=THRESHOLD):
+    need = fewest(ALPHA, DELTA)
+    lo, hi = min(start[0], threshold), max(start[1], threshold)
+    return sum(p < lo for _, p in sc) < need, sum(p >= hi for _, p in sc) < need
+
+
+FITS['shipped (from the shipped band), certified sides'] = shipped_certified
+FITS['shipped, with the kept starting cuts'] = shipped_kept
 
 
 def simulate(orders):
@@ -211,11 +239,28 @@ def fmt(x, nd=3):
 
 
 def table(rows):
-    out = ['| source (items) | verdicts | fit | coverage of the rest | decided yes: accuracy | decided no: accuracy | orders certifying yes / no | orders with a side under 0.9 on the rest: yes / no |',
+    out = ['| source (items) | verdicts | fit | coverage of the rest | decided yes: accuracy | decided no: accuracy | orders with a cut on yes / no (certified or kept) | orders with a side under 0.9 on the rest: yes / no |',
            '| --- | --- | --- | --- | --- | --- | --- | --- |']
     for r in rows:
         out.append(f'| {r["source"]} ({r["items"]}) | {r["verdicts"]} | {r["fit"]} | {100 * r["coverage"]:.1f}% | {fmt(r["yes_acc"])} | {fmt(r["no_acc"])} | '
                    f'{100 * r["yes_certified"]:.0f}% / {100 * r["no_certified"]:.0f}% | {100 * r["yes_under"]:.1f}% / {100 * r["no_under"]:.1f}% |')
+    return '\n'.join(out)
+
+
+def curves(rows):
+    """Coverage of the rest after 40, 80, 120, 200 verdicts, one row per
+    source and fit: `coverage (yes accuracy / no accuracy)`."""
+    keyed = {(r['source'], r['fit'], r['verdicts']): r for r in rows}
+    out = ['| source | fit | ' + ' | '.join(f'after {n}' for n in SIZES) + ' |',
+           '| --- | --- | ' + ' | '.join('---' for _ in SIZES) + ' |']
+    for s in SOURCES:
+        for name in FITS:
+            cells = []
+            for n in SIZES:
+                r = keyed.get((s, name, n))
+                cells.append('–' if r is None else
+                             f'{100 * r["coverage"]:.1f}% ({fmt(r["yes_acc"], 2)} / {fmt(r["no_acc"], 2)})')
+            out.append(f'| {s} | {name} | ' + ' | '.join(cells) + ' |')
     return '\n'.join(out)
 
 
@@ -229,12 +274,12 @@ def fixture(path):
             random.Random(f'fixture-{s}-{seed}').shuffle(order)
             for n in (40, 120, 200, len(order)):
                 sub = order[:n]
-                no, yes, too_few = fit(sub)
+                start = SHIPPED if seed % 2 else None
                 cases.append({'source': s, 'scored': [[l, round(p, 6)] for l, p in sub], 'threshold': THRESHOLD,
-                              'no': no, 'yes': yes, 'too_few': too_few})
+                              'start': start})
     # Recompute on the rounded readings (what the fixture holds).
     for c in cases:
-        no, yes, too_few = fit([(l, p) for l, p in c['scored']])
+        no, yes, too_few = fit([(l, p) for l, p in c['scored']], start=c['start'])
         c['no'], c['yes'], c['too_few'] = no, yes, too_few
     with open(path, 'w', encoding='utf-8') as f:
         json.dump(cases, f)
@@ -250,7 +295,11 @@ def main():
     if a.fixture:
         fixture(a.fixture)
         return
-    print(table(simulate(a.orders)))
+    rows = simulate(a.orders)
+    print('## The curves: coverage of the rest (decided yes accuracy / decided no accuracy there)\n')
+    print(curves(rows))
+    print('\n## Every figure\n')
+    print(table(rows))
 
 
 if __name__ == '__main__':

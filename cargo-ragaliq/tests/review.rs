@@ -21,10 +21,11 @@ fn fixture(name: &str) -> PathBuf {
 }
 
 /// With no configuration, a recording is read at its own model's measured
-/// bands (`Bands::measured`): the 1.5B's claims band [0.025, 0.925) and
-/// answers band [0.47, 0.525) (widened to the default threshold 0.7) leave
-/// four of the five items awaiting a person, walked first; the off-topic
-/// answer (P(yes) 0.08) is decided, and comes last.
+/// bands (`Bands::measured`): the 1.5B's claims band [0.075, 0.9) and
+/// answers band [0.45, 0.5) (widened to the default threshold 0.7) leave
+/// three of the five items awaiting a person, walked first; the off-topic
+/// answer (P(yes) 0.08) and the invented claim (P(supported) 0.06) are
+/// decided, and come last.
 #[test]
 fn the_walk_shows_what_awaits_a_person_first() {
     let dir = fixture_of("awaiting-first", "quickstart");
@@ -41,10 +42,11 @@ fn the_walk_shows_what_awaits_a_person_first() {
     assert_eq!(
         out.matches("AWAITING A PERSON (the judge is unsure)")
             .count(),
-        4,
+        3,
         "{out}"
     );
-    assert!(out.contains("[5/5] key 4a708b6a80b99040"), "{out}");
+    assert!(out.contains("[4/5] key 4a708b6a80b99040"), "{out}");
+    assert!(out.contains("[5/5] key d1338ff6008a46bf"), "{out}");
     assert!(verdicts(&dir).is_empty());
 }
 

@@ -21,11 +21,17 @@
 //!   reading (1.0 included): the verdicts disagree with the judge there.
 //!   When neither side certifies anything, the judge cannot tell on this
 //!   text, and the band is `all`.
-//! - Too few: with no error at all, a side needs `ln(δ/2) / ln(1 − α)`
-//!   items to certify anything (36 at `α = 0.1`, `δ = 0.05`). A side with
-//!   fewer readings keeps the starting band's cut (the shipped band, or the
-//!   one the judge file sets), said as not certified; the team's first
-//!   verdicts count at once on the side that has enough.
+//! - The sequence starts at the starting band's cut (the shipped band, or
+//!   the one the judge file sets), where it has one: the team's verdicts
+//!   first check the band the judge has, then narrow it inwards. (Where
+//!   the starting band decides nothing on a side, the sequence starts at
+//!   the extreme.) Either way it is fixed by the readings and the starting
+//!   band alone, before any label is read.
+//! - Too few: with no error at all, a cut needs `ln(δ/2) / ln(1 − α)`
+//!   items to be certified (36 at `α = 0.1`, `δ = 0.05`). While the
+//!   starting cut decides fewer of the verdicts than that, the side keeps
+//!   it, said as not certified; the team's first verdicts count at once on
+//!   a side that has enough.
 //!
 //! The guarantee is about items drawn like the ones fitted on (the same
 //! kind of text, the same model); it says nothing of another domain. What
@@ -71,7 +77,9 @@ pub struct BandFit {
 /// One side of a fitted band.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
 pub struct Side {
-    /// Items on this side of the threshold.
+    /// Items the sequence's first cut decides: the starting band's cut,
+    /// or, where it has none on this side, every item on this side of the
+    /// threshold.
     pub candidates: usize,
     /// The certified cut (`None`: none certified).
     pub cut: Option<f64>,
@@ -84,6 +92,9 @@ pub struct Side {
     /// Fewer candidates than a certificate needs: the starting band's cut
     /// is kept (`kept`), not certified.
     pub too_few: bool,
+    /// The starting band's cut on this side, at the threshold (`None`: it
+    /// decides nothing there): the sequence's first cut.
+    pub start: Option<f64>,
     /// The starting band's cut kept on a side with too few verdicts
     /// (`None`: that side of the starting band decides nothing).
     pub kept: Option<f64>,
@@ -151,8 +162,8 @@ impl BandFit {
             && self.no.cut.is_none()
     }
 
-    /// One side in words: "yes from 0.90: 30 decided, 1 against people,
-    /// certified".
+    /// One side in words: "yes from 0.900: 30 decided, 1 of them against
+    /// people, certified".
     fn side_words(&self, name: &str, side: &Side, yes: bool) -> String {
         let need = fewest(self.alpha, self.delta);
         let at = |c: f64| {
@@ -162,18 +173,31 @@ impl BandFit {
                 format!("{name} under {c:.3}")
             }
         };
-        match (side.too_few, side.cut, side.kept) {
+        let region = side.start.map_or_else(
+            || {
+                format!(
+                    "read {} the threshold",
+                    if yes { "at or above" } else { "under" }
+                )
+            },
+            |k| {
+                if yes {
+                    format!("the starting band decided (from {k:.3})")
+                } else {
+                    format!("the starting band decided (under {k:.3})")
+                }
+            },
+        );
+        match (side.too_few, side.cut, side.start) {
             (true, _, Some(k)) => format!(
-                "{}: {} decided by the starting band, NOT certified ({} verdicts read {} the threshold, {need} needed)",
+                "{}: {} decided by the starting band, NOT certified ({} of your verdicts there, {need} needed to check it)",
                 at(k),
                 side.kept_decided,
                 side.candidates,
-                if yes { "at or above" } else { "under" }
             ),
             (true, _, None) => format!(
-                "{name}: never (the starting band decides nothing there; {} verdicts read {} the threshold, {need} needed to certify a cut)",
+                "{name}: never (the starting band decides nothing there; {} verdicts {region}, {need} needed to certify a cut)",
                 side.candidates,
-                if yes { "at or above" } else { "under" }
             ),
             (false, Some(c), _) => format!(
                 "{}: {} decided, {} of them against people, certified",
@@ -182,9 +206,8 @@ impl BandFit {
                 side.errors
             ),
             (false, None, _) => format!(
-                "{name}: never (no cut agrees with the {} verdicts read {} the threshold at >= {:.2}; this side decides nothing)",
+                "{name}: never (the {} verdicts {region} do not agree with the judge at >= {:.2}; this side decides nothing)",
                 side.candidates,
-                if yes { "at or above" } else { "under" },
                 1.0 - self.alpha
             ),
         }
@@ -310,14 +333,23 @@ pub fn fit_band_from(
             .collect();
         (decided.len(), decided.iter().filter(|l| !**l).count())
     };
+    // From the starting cut inwards, where the starting band has one.
+    if let Some(h) = start_high {
+        ups.retain(|p| *p < h);
+        ups.insert(0, h);
+    }
     let mut yes = side(
         &ups,
         need,
-        scored.iter().filter(|(_, p)| *p >= threshold).count(),
+        start_high.map_or_else(
+            || scored.iter().filter(|(_, p)| *p >= threshold).count(),
+            |h| count_yes(h).0,
+        ),
         count_yes,
         alpha,
         each,
     );
+    yes.start = start_high;
     if yes.too_few {
         yes.kept = start_high;
         yes.kept_decided = start_high.map_or(0, |h| count_yes(h).0);
@@ -331,11 +363,15 @@ pub fn fit_band_from(
         .collect();
     downs.sort_by(f64::total_cmp);
     downs.dedup();
-    let cuts: Vec<f64> = downs
+    let mut cuts: Vec<f64> = downs
         .iter()
         .enumerate()
         .map(|(i, p)| downs.get(i + 1).map_or(threshold, |next| (p + next) / 2.0))
         .collect();
+    if let Some(l) = start_low {
+        cuts.retain(|c| *c > l);
+        cuts.insert(0, l);
+    }
     let count_no = |l: f64| {
         let decided: Vec<bool> = scored
             .iter()
@@ -347,20 +383,32 @@ pub fn fit_band_from(
     let mut no = side(
         &cuts,
         need,
-        scored.iter().filter(|(_, p)| *p < threshold).count(),
+        start_low.map_or_else(
+            || scored.iter().filter(|(_, p)| *p < threshold).count(),
+            |l| count_no(l).0,
+        ),
         count_no,
         alpha,
         each,
     );
+    no.start = start_low;
     if no.too_few {
         no.kept = start_low;
         no.kept_decided = start_low.map_or(0, |l| count_no(l).0);
     }
     let too_few = (yes.too_few && no.too_few).then(|| {
         format!(
-            "{} read at or above the threshold {threshold} and {} under it (at least {need} needed on a side): with fewer, even verdicts that all agree cannot show decided agreement >= {:.2} with probability {:.2}; review more, then fit again",
+            "{} {} and {} {} (at least {need} needed on a side): with fewer, even verdicts that all agree cannot show decided agreement >= {:.2} with probability {:.2}; review more, then fit again",
             yes.candidates,
+            start_high.map_or_else(
+                || format!("read at or above the threshold {threshold}"),
+                |h| format!("read where the band decides yes (from {h})")
+            ),
             no.candidates,
+            start_low.map_or_else(
+                || "under it".to_owned(),
+                |l| format!("where it decides no (under {l})")
+            ),
             1.0 - alpha,
             1.0 - delta
         )
@@ -514,11 +562,16 @@ mod tests {
         assert!(!fit.writable());
         assert_eq!(fit.band, start);
         assert!(
-            fit.to_string().starts_with("band: TOO FEW: 10 read at or above the threshold 0.5 and 10 under it (at least 36 needed on a side)"),
+            fit.to_string().starts_with("band: TOO FEW: 2 read where the band decides yes (from 0.9) and 2 where it decides no (under 0.075) (at least 36 needed on a side)"),
             "{fit}"
         );
         assert!(
             fit.to_string().ends_with("the band [0.075, 0.90) stands"),
+            "{fit}"
+        );
+        let fit = fit_band(&scored, 0.5, 0.1, 0.05);
+        assert!(
+            fit.to_string().starts_with("band: TOO FEW: 10 read at or above the threshold 0.5 and 10 under it (at least 36 needed on a side)"),
             "{fit}"
         );
     }
@@ -556,7 +609,7 @@ mod tests {
         assert_eq!(fit.decided(), 100);
         let line = fit.to_string();
         assert!(
-            line.contains("yes: never (no cut agrees with the 100 verdicts"),
+            line.contains("yes: never (the 100 verdicts read at or above the threshold do not agree with the judge at >= 0.90; this side decides nothing)"),
             "{line}"
         );
         // Every low reading agrees: the no side reaches the threshold.
@@ -574,9 +627,12 @@ mod tests {
     /// the other keeps the starting band's cut, said as not certified.
     #[test]
     fn a_side_with_enough_verdicts_is_fitted_while_the_other_keeps_the_start() {
-        let mut scored: Vec<(bool, f64)> = (0..60)
-            .map(|i| (true, 0.5 + f64::from(i) / 200.0))
+        // 40 agreeing verdicts where the starting band decides yes, 20
+        // more under it, 10 low ones.
+        let mut scored: Vec<(bool, f64)> = (0..40)
+            .map(|i| (true, 0.95 + f64::from(i) / 1000.0))
             .collect();
+        scored.extend((0..20).map(|i| (true, 0.5 + f64::from(i) / 50.0)));
         scored.extend((0..10).map(|i| (false, f64::from(i) / 100.0)));
         let start = Band::between(0.075, 0.9).unwrap();
         let fit = fit_band_from(&scored, 0.33, start, 0.1, 0.05);
@@ -588,7 +644,22 @@ mod tests {
         assert_eq!(fit.no.kept_decided, 8);
         assert_eq!(fit.decided(), 68);
         assert_eq!(fit.certified(), 60);
-        assert!(fit.to_string().contains("no under 0.075: 8 decided by the starting band, NOT certified (10 verdicts read under the threshold, 36 needed)"), "{fit}");
+        assert!(
+            fit.to_string()
+                .contains("yes from 0.500: 60 decided, 0 of them against people, certified"),
+            "{fit}"
+        );
+        assert!(fit.to_string().contains("no under 0.075: 8 decided by the starting band, NOT certified (8 of your verdicts there, 36 needed to check it)"), "{fit}");
+        // Verdicts that disagree where the starting band decides: that side
+        // decides nothing, and the line says why.
+        let mut against = scored.clone();
+        for x in against.iter_mut().take(8) {
+            x.0 = false;
+        }
+        let fit = fit_band_from(&against, 0.33, start, 0.1, 0.05);
+        assert_eq!(fit.yes.cut, None, "{fit}");
+        assert_eq!(fit.band, Band::NoOnly { low: 0.075 });
+        assert!(fit.to_string().contains("yes: never (the 40 verdicts the starting band decided (from 0.900) do not agree with the judge at >= 0.90; this side decides nothing)"), "{fit}");
         // Started unmeasured with nothing under the threshold kept: none.
         let fit = fit_band_from(&scored, 0.33, Band::YesOnly { high: 0.95 }, 0.1, 0.05);
         assert_eq!(fit.band, Band::YesOnly { high: 0.5 });
@@ -610,17 +681,17 @@ mod tests {
                 .iter()
                 .map(|x| (x[0].as_bool().unwrap(), x[1].as_f64().unwrap()))
                 .collect();
-            let fit = fit_band(&scored, c["threshold"].as_f64().unwrap(), 0.1, 0.05);
+            let start = match c["start"].as_array() {
+                Some(s) => Band::between(s[0].as_f64().unwrap(), s[1].as_f64().unwrap()).unwrap(),
+                None => Band::All,
+            };
+            let fit = fit_band_from(&scored, c["threshold"].as_f64().unwrap(), start, 0.1, 0.05);
             let close = |a: Option<f64>, b: Option<f64>| match (a, b) {
                 (Some(a), Some(b)) => (a - b).abs() < 1e-9,
                 (None, None) => true,
                 _ => false,
             };
-            let (yes, no) = if fit.writable() {
-                (fit.yes.cut, fit.no.cut)
-            } else {
-                (None, None)
-            };
+            let (yes, no) = (fit.yes.band_cut(), fit.no.band_cut());
             assert!(
                 close(yes, c["yes"].as_f64()) && close(no, c["no"].as_f64()),
                 "{} of {}: {fit} vs {c:?}",

@@ -560,7 +560,7 @@ impl fmt::Display for Unsure {
             ),
             (UnsureWhy::InBand, Some(p), Band::Unmeasured) => write!(
                 f,
-                "{what} {p:.2}, inside the starting band {} of `{}`, a judge nothing was measured for: it decides only where it is itself at least 95% sure until your reviewed verdicts fit its own band (calibrate's --reviewed --fit) or `bands.{}` in ragaliq.toml sets one",
+                "{what} {p:.2}, inside the band {} of `{}` (nothing was measured for this judge: it decides where it is itself 95% sure until calibrate's --reviewed --fit fits its band from your verdicts, or `bands.{}` sets one)",
                 Band::Unmeasured,
                 self.judge,
                 self.kind.name()
@@ -740,7 +740,10 @@ mod tests {
         };
         let text = u.to_string();
         assert!(text.contains("[0.05, 0.95) (unmeasured)"), "{text}");
-        assert!(text.contains("nothing was measured for"), "{text}");
+        assert!(
+            text.contains("nothing was measured for this judge"),
+            "{text}"
+        );
         assert!(text.contains("bands.claims"), "{text}");
     }
 
