@@ -362,6 +362,7 @@ async fn a_recorded_probability_replays_to_the_same_verdict() {
     drop(server);
     let replay = Judge::builder(OpenAiTransport::new("http://127.0.0.1:9/v1"))
         .with_model("m")
+        .with_bands(ragaliq::Bands::OFF)
         .build()
         .unwrap()
         .with_recorder(Arc::new(Recorder::new(
