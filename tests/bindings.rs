@@ -323,6 +323,9 @@ fn a_second_process_of_the_run_binding_from_elsewhere_fails_with_both_named() {
 fn judge(url: &str) -> Judge {
     Judge::builder(ragaliq::judge::OpenAiTransport::new(url))
         .with_model("scripted")
+        // A rule, not a model: read at the thresholds (unmeasured, its
+        // readings from 0.05 to 0.95 would await a person).
+        .with_bands(ragaliq::Bands::OFF)
         .build()
         .unwrap()
 }

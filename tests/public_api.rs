@@ -23,8 +23,10 @@ fn case() -> RagCase {
 #[tokio::test]
 async fn every_metric_from_a_configured_judge() {
     let server = ScriptedJudge::start().await;
+    // Bands off: the scripted judge is a rule nothing was measured for
+    // (unmeasured, it would await a person between 0.05 and 0.95).
     let toml = format!(
-        "[judge]\nprovider = \"openai-compatible\"\nmodel = \"scripted\"\nbase_url = \"{}\"\nconcurrency = 2\n\n[thresholds]\nrelevance = 0.5\n",
+        "[judge]\nprovider = \"openai-compatible\"\nmodel = \"scripted\"\nbase_url = \"{}\"\nconcurrency = 2\n\n[thresholds]\nrelevance = 0.5\n\n[bands]\nclaims = \"off\"\nanswers = \"off\"\npassages = \"off\"\n",
         server.base_url()
     );
     let no_env = |_: &str| None;

@@ -33,19 +33,25 @@ async fn quickstart_replays_offline() {
     };
     let verdict = |id: &str, metric: Metric| eval(id, metric).passed;
     let awaiting = |id: &str, metric: Metric| eval(id, metric).awaiting.is_some();
-    // At the recorded 1.5B's own bands its claims decide nothing here: the
-    // faithful claim (P(supported) 0.77) and the invented one (0.06) both
-    // lie in its claims band [0.025, 0.925), so both answers' faithfulness
-    // and hallucination await a person (README, "Try it"). Relevance
-    // decides: 0.56 and 0.60 at or above the answers band's top 0.525,
-    // the off-topic answer's 0.08 under its bottom.
+    // At the recorded 1.5B's own bands (claims [0.075, 0.9)): the faithful
+    // claim (P(supported) 0.77) lies in the band, so the faithful answer's
+    // faithfulness and hallucination await a person; the invented claim
+    // (0.06) is under the band's bottom, decided contradicted, so the
+    // hallucinating answer fails both however the other claim falls
+    // (README, "Try it"). Relevance decides: 0.56 and 0.60 at or above
+    // the answers band's top (the threshold), the off-topic answer's 0.08
+    // under its bottom.
+    for metric in [Metric::Faithfulness, Metric::Hallucination] {
+        assert!(
+            awaiting("faithful", metric) && !verdict("faithful", metric),
+            "faithful {metric}"
+        );
+        assert!(
+            !awaiting("hallucinating", metric) && !verdict("hallucinating", metric),
+            "hallucinating {metric}: caught"
+        );
+    }
     for id in ["faithful", "hallucinating"] {
-        for metric in [Metric::Faithfulness, Metric::Hallucination] {
-            assert!(
-                awaiting(id, metric) && !verdict(id, metric),
-                "{id} {metric}"
-            );
-        }
         assert!(verdict(id, Metric::Relevance), "{id}");
     }
     assert!(

@@ -9,9 +9,13 @@ use ragaliq_scripted::ScriptedJudge;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+/// The scripted judge read at the thresholds (bands off): what these
+/// tests show is a person's verdict deciding, beside claims the judge
+/// decides (unmeasured, its 0.92 would await a person too).
 fn judge(url: &str, model: &str) -> Judge {
     Judge::builder(ragaliq::judge::OpenAiTransport::new(url))
         .with_model(model)
+        .with_bands(ragaliq::Bands::OFF)
         .build()
         .unwrap()
 }

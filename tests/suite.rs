@@ -35,6 +35,9 @@ fn quiet() -> Arguments {
 fn judge(server: &ScriptedJudge) -> Judge {
     Judge::builder(OpenAiTransport::new(&server.base_url()))
         .with_model("scripted")
+        // A rule, not a model: read at the thresholds (unmeasured, its
+        // readings from 0.05 to 0.95 would await a person).
+        .with_bands(ragaliq::Bands::OFF)
         .build()
         .unwrap()
 }
@@ -414,6 +417,9 @@ async fn the_budget_stops_live_calls() {
     // An absurd price: the first call alone spends the budget.
     let judge = Judge::builder(OpenAiTransport::new(&server.base_url()))
         .with_model("scripted")
+        // A rule, not a model: read at the thresholds (unmeasured, its
+        // readings from 0.05 to 0.95 would await a person).
+        .with_bands(ragaliq::Bands::OFF)
         .with_concurrency(1)
         .with_price(Price {
             input_per_million: 1_000_000.0,
@@ -530,6 +536,9 @@ fn a_missing_recording_is_a_recording_error_not_the_judges() {
     // trial needs a recording, and the judge is never asked.
     let silent = Judge::builder(OpenAiTransport::new("http://127.0.0.1:9/v1"))
         .with_model("scripted")
+        // A rule, not a model: read at the thresholds (unmeasured, its
+        // readings from 0.05 to 0.95 would await a person).
+        .with_bands(ragaliq::Bands::OFF)
         .build()
         .unwrap();
     let outcome = ragaliq::suite(&dir)

@@ -116,13 +116,20 @@ fn write_band(
     let mut doc: toml_edit::DocumentMut = text
         .parse()
         .map_err(|e| format!("{}: not TOML: {e}", path.display()))?;
+    let round = |x: f64| (x * 1000.0).round() / 1000.0;
+    // A side that decides nothing is written "never".
+    let end = |x: Option<f64>| -> toml_edit::Value {
+        x.map_or_else(|| "never".into(), |x| round(x).into())
+    };
     let band: toml_edit::Value = match fit.band {
         ragaliq::Band::Between { low, high } => {
-            let round = |x: f64| (x * 1000.0).round() / 1000.0;
-            let mut a = toml_edit::Array::new();
-            a.push(round(low));
-            a.push(round(high));
-            a.into()
+            toml_edit::Array::from_iter([end(Some(low)), end(Some(high))]).into()
+        }
+        ragaliq::Band::NoOnly { low } => {
+            toml_edit::Array::from_iter([end(Some(low)), end(None)]).into()
+        }
+        ragaliq::Band::YesOnly { high } => {
+            toml_edit::Array::from_iter([end(None), end(Some(high))]).into()
         }
         other => other.to_toml().trim_matches('"').into(),
     };

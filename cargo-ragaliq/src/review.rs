@@ -53,6 +53,35 @@ pub struct Args {
     /// anchored on it (for labels that calibrate the judge).
     #[arg(long)]
     blind: bool,
+    /// Walk N items drawn at random among those the judge decided and no
+    /// person has given a verdict on: verdicts that `calibrate --reviewed
+    /// --fit` can read without the bias of reviewing only what failed
+    /// (with --blind, not anchored on the judge's reading either).
+    #[arg(long, value_name = "N", conflicts_with = "all")]
+    sample: Option<usize>,
+    /// The seed of --sample's draw: the same recordings and seed draw the
+    /// same items.
+    #[arg(long, value_name = "SEED", requires = "sample", default_value_t = 0)]
+    seed: u64,
+}
+
+/// `items` in a random order drawn from `seed` (Fisher–Yates over
+/// splitmix64: no dependency for one shuffle, and the same seed gives the
+/// same order on every platform).
+fn shuffled<T>(mut items: Vec<T>, seed: u64) -> Vec<T> {
+    let mut state = seed;
+    let mut next = move || {
+        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    };
+    for i in (1..items.len()).rev() {
+        let j = (next() % (i as u64 + 1)) as usize;
+        items.swap(i, j);
+    }
+    items
 }
 
 /// One recording to review: the file verdicts go into (the pending one
@@ -419,23 +448,40 @@ fn walk(
                 .push(t.path.clone());
             // A rule's decision (no judge read it) is walked until a person
             // has given a verdict on it, as what a judge decided against is.
-            let wanted = args.all
-                || item.awaits()
-                || (item.person.is_none()
-                    && (pending || item.judged_against() || item.judge.rule.is_some()));
+            let wanted = if args.sample.is_some() {
+                // Decided by the judge, with no person's verdict yet.
+                !item.awaits() && item.person.is_none()
+            } else {
+                args.all
+                    || item.awaits()
+                    || (item.person.is_none()
+                        && (pending || item.judged_against() || item.judge.rule.is_some()))
+            };
             if wanted {
                 queue.push((t.path.clone(), item));
             }
         }
     }
-    // What awaits a person first: those verdicts decide tests that fail
-    // until they are given. The sort is stable, so each group keeps the
-    // files' order.
-    queue.sort_by_key(|(_, item)| !item.awaits());
     // One key, one question: the first place it is asked about stands for
     // every recording that judges it.
     let mut seen = std::collections::BTreeSet::new();
     queue.retain(|(_, item)| seen.insert(item.judged.key.clone()));
+    if let Some(n) = args.sample {
+        let of = queue.len();
+        queue = shuffled(queue, args.seed);
+        queue.truncate(n);
+        writeln!(
+            out,
+            "a random sample (seed {}): {} of the {of} items the judge decided that no person has given a verdict on",
+            args.seed,
+            queue.len()
+        )?;
+    } else {
+        // What awaits a person first: those verdicts decide tests that
+        // fail until they are given. The sort is stable, so each group
+        // keeps the files' order.
+        queue.sort_by_key(|(_, item)| !item.awaits());
+    }
     if queue.is_empty() {
         writeln!(
             out,

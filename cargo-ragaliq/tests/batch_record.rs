@@ -151,6 +151,11 @@ fn start_judge() -> Judge {
     }
 }
 
+/// Bands off for the scripted judge: what these tests score is the batch
+/// round trip, read at the thresholds (`scripted` is a judge nothing was
+/// measured for, whose readings from 0.05 to 0.95 would await a person).
+const BANDS_OFF: &str = "[bands]\nclaims = \"off\"\nanswers = \"off\"\npassages = \"off\"\ngraded = \"off\"\njudged = \"off\"\ncustom = \"off\"\n";
+
 /// A project folder: the cases and a ragaliq.toml for `provider`.
 fn project(name: &str, provider: Provider, base_url: &str) -> PathBuf {
     let root = std::env::temp_dir().join(format!("ragaliq-batch-{name}-{}", std::process::id()));
@@ -167,7 +172,7 @@ fn project(name: &str, provider: Provider, base_url: &str) -> PathBuf {
     std::fs::write(
         root.join("ragaliq.toml"),
         format!(
-            "[judge]\nprovider = \"{provider}\"\nmodel = \"scripted\"\nbase_url = \"{base_url}\"\napi_key_env = \"BATCH_TEST_KEY\"\nstream = false\n"
+            "[judge]\nprovider = \"{provider}\"\nmodel = \"scripted\"\nbase_url = \"{base_url}\"\napi_key_env = \"BATCH_TEST_KEY\"\nstream = false\n\n{BANDS_OFF}"
         ),
     )
     .unwrap();
@@ -475,12 +480,14 @@ fn no_batch_api() -> Result<(), Failed> {
 fn cascade() -> Result<(), Failed> {
     let judge = start_judge();
     let root = project("cascade", Provider::OpenAi, &judge.judge.base_url());
-    let toml = std::fs::read_to_string(root.join("ragaliq.toml")).unwrap();
+    let toml = std::fs::read_to_string(root.join("ragaliq.toml"))
+        .unwrap()
+        .replace("claims = \"off\"", "claims = [0.1, 0.5]");
     let url = judge.judge.base_url();
     std::fs::write(
         root.join("ragaliq.toml"),
         format!(
-            "{toml}\n[bands]\nclaims = [0.1, 0.5]\n\n[[escalate]]\nprovider = \"openai\"\nmodel = \"scripted-sure\"\nbase_url = \"{url}\"\napi_key_env = \"BATCH_TEST_KEY\"\nstream = false\n"
+            "{toml}\n[[escalate]]\nprovider = \"openai\"\nmodel = \"scripted-sure\"\nbase_url = \"{url}\"\napi_key_env = \"BATCH_TEST_KEY\"\nstream = false\n"
         ),
     )
     .unwrap();

@@ -21,10 +21,11 @@ fn fixture(name: &str) -> PathBuf {
 }
 
 /// With no configuration, a recording is read at its own model's measured
-/// bands (`Bands::measured`): the 1.5B's claims band [0.025, 0.925) and
-/// answers band [0.47, 0.525) (widened to the default threshold 0.7) leave
-/// four of the five items awaiting a person, walked first; the off-topic
-/// answer (P(yes) 0.08) is decided, and comes last.
+/// bands (`Bands::measured`): the 1.5B's claims band [0.075, 0.9) and
+/// answers band [0.45, 0.5) (widened to the default threshold 0.7) leave
+/// three of the five items awaiting a person, walked first; the off-topic
+/// answer (P(yes) 0.08) and the invented claim (P(supported) 0.06) are
+/// decided, and come last.
 #[test]
 fn the_walk_shows_what_awaits_a_person_first() {
     let dir = fixture_of("awaiting-first", "quickstart");
@@ -41,10 +42,11 @@ fn the_walk_shows_what_awaits_a_person_first() {
     assert_eq!(
         out.matches("AWAITING A PERSON (the judge is unsure)")
             .count(),
-        4,
+        3,
         "{out}"
     );
-    assert!(out.contains("[5/5] key 4a708b6a80b99040"), "{out}");
+    assert!(out.contains("[4/5] key 4a708b6a80b99040"), "{out}");
+    assert!(out.contains("[5/5] key d1338ff6008a46bf"), "{out}");
     assert!(verdicts(&dir).is_empty());
 }
 
@@ -880,4 +882,56 @@ fn the_found_rules_decision_is_walked_and_counted_until_a_person_gives_a_verdict
     let o = run(&dir, &["review"], &"s\n".repeat(20));
     let out = text(&o);
     assert!(!out.contains("the found rule (no judge asked)"), "{out}");
+}
+
+/// `--sample N` walks N items drawn at random among those the judge
+/// decided and no person has given a verdict on, the same ones for the same
+/// seed: verdicts for the band's fit that are not only the failing items.
+#[test]
+fn a_sample_walks_decided_items_drawn_at_random() {
+    // Bands off: the judge decides every item of the quickstart (5).
+    let dir = fixture("sample");
+    let o = run(&dir, &["review", "--sample", "2", "--seed", "7"], "q\n");
+    let out = text(&o);
+    assert!(o.status.success(), "{out}");
+    assert!(
+        out.starts_with("a random sample (seed 7): 2 of the 5 items the judge decided that no person has given a verdict on\n2 items to review"),
+        "{out}"
+    );
+    assert!(!out.contains("AWAITING"), "{out}");
+    let keys = |out: &str| -> Vec<String> {
+        out.lines()
+            .filter_map(|l| l.split(" key ").nth(1))
+            .map(|k| k.split_whitespace().next().unwrap_or("").to_owned())
+            .collect()
+    };
+    let first = keys(&out);
+    let again = text(&run(
+        &dir,
+        &["review", "--sample", "2", "--seed", "7"],
+        "s\nq\n",
+    ));
+    assert_eq!(
+        keys(&again)[..1],
+        first[..1],
+        "the same seed draws the same items: {again}"
+    );
+    // Another seed draws another order of the same five.
+    let other: Vec<String> = (0..6)
+        .map(|seed| {
+            let out = text(&run(
+                &dir,
+                &["review", "--sample", "1", "--seed", &seed.to_string()],
+                "q\n",
+            ));
+            keys(&out).concat()
+        })
+        .collect();
+    assert!(other.iter().any(|k| *k != other[0]), "{other:?}");
+    // With the shipped bands, what awaits a person is not drawn.
+    let dir = fixture_of("sample-awaiting", "quickstart");
+    let out = text(&run(&dir, &["review", "--sample", "9"], "q\n"));
+    assert!(!out.contains("AWAITING"), "{out}");
+    assert!(!out.contains("of the 5 items"), "{out}");
+    std::fs::remove_dir_all(&dir).unwrap();
 }

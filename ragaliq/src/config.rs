@@ -58,7 +58,7 @@
 //! | `scoring.agreement` | `RAGALIQ_AGREEMENT` | over 0.5, up to 1 | 0.6 (3 of 5) |
 //! | `scoring.found_rule` | `RAGALIQ_FOUND_RULE` | `true`, `false` | `true`: a response that gives the expected answer with nothing in it that casts doubt on it is decided correct with no call, kept in the recording for a person to overrule; `false` asks the judge about every answer (see [`evidence::answer`](crate::evidence::answer)) |
 //! | `scoring.uncertain` | `RAGALIQ_UNCERTAIN` | `fail`, `pass`, `decide` | `fail`: a test whose judges are unsure awaits a person, and fails meanwhile (see [`Uncertain`]) |
-//! | `bands.<kind>` (`claims`, `answers`, `passages`, `graded`, `judged`, `custom`) | `RAGALIQ_BAND_<KIND>` | `[low, high]` from 0 to 1, `"off"` (every reading decides), `"all"` (none does) | measured for the kit's models, else off: [`Bands::measured`](crate::Bands::measured) |
+//! | `bands.<kind>` (`claims`, `answers`, `passages`, `graded`, `judged`, `custom`) | `RAGALIQ_BAND_<KIND>` | `[low, high]` from 0 to 1 (`"never"` for a side that decides nothing: `[0.1, "never"]`), `"off"` (every reading decides), `"all"` (none does), `"unmeasured"` | measured for the kit's models, else unmeasured, [0.05, 0.95): [`Bands::measured`](crate::Bands::measured) |
 //! | `[[escalate]]` | — | a judge's keys (as `[judge]`), with its own `[escalate.bands]` | none: an item the judge is unsure of awaits a person |
 //! | `prompts.dir` | `RAGALIQ_PROMPTS_DIR` | a folder (relative to the package root) | built-in |
 //! | `cost.max_usd` | `RAGALIQ_MAX_COST_USD` | dollars, 0 or more | no budget; one per run (a `cargo nextest run`, the processes sharing `RAGALIQ_RUN_ID`, else each test binary); live calls need the model's price, replay none |
@@ -1647,40 +1647,54 @@ impl RawBands {
     }
 }
 
-const BAND_EXPECTED: &str = "[low, high] with 0 <= low <= high <= 1 (readings from low up to high are uncertain), \"off\" (every reading decides by the threshold) or \"all\" (no reading decides)";
+const BAND_EXPECTED: &str = "[low, high] with 0 <= low <= high <= 1 (readings from low up to high are uncertain; \"never\" for a side that decides nothing: [0.1, \"never\"] decides no under 0.1 and never yes), \"off\" (every reading decides by the threshold), \"all\" (no reading decides) or \"unmeasured\" (the starting band of a judge nothing was measured for, [0.05, 0.95))";
 
-/// A band as a variable writes it: `off`, `all`, `0.1,0.5` or `[0.1, 0.5]`.
+/// A band as a variable writes it: `off`, `all`, `unmeasured`, `0.1,0.5`,
+/// `[0.1, 0.5]` or `0.1,never`.
 fn parse_band(text: &str) -> Option<Band> {
     match text.trim() {
         "off" => return Some(Band::Off),
         "all" => return Some(Band::All),
+        "unmeasured" => return Some(Band::Unmeasured),
         _ => {}
     }
     let inner = text
         .trim()
         .trim_start_matches('[')
         .trim_end_matches([']', ')']);
-    let ends: Vec<f64> = inner
+    let ends: Vec<Option<f64>> = inner
         .split(',')
-        .map(|x| x.trim().parse().ok())
+        .map(|x| match x.trim().trim_matches('"') {
+            "never" => Some(None),
+            x => x.parse().ok().map(Some),
+        })
         .collect::<Option<_>>()?;
     match ends[..] {
-        [low, high] => Band::between(low, high).ok(),
+        [low, high] => Band::sides(low, high).ok(),
         _ => None,
     }
 }
 
-/// A band as `ragaliq.toml` writes it: `[0.1, 0.5]`, `"off"`, `"all"`.
+/// A band as `ragaliq.toml` writes it: `[0.1, 0.5]`, `[0.1, "never"]`,
+/// `"off"`, `"all"`, `"unmeasured"`.
 fn band_value(value: &toml::Value) -> Option<Band> {
     match value {
-        toml::Value::String(s) if s == "off" || s == "all" => parse_band(s),
+        toml::Value::String(s) if ["off", "all", "unmeasured"].contains(&s.as_str()) => {
+            parse_band(s)
+        }
         toml::Value::Array(a) => {
-            let ends: Vec<f64> = a
+            let ends: Vec<Option<f64>> = a
                 .iter()
-                .map(|v| v.as_float().or_else(|| v.as_integer().map(|i| i as f64)))
+                .map(|v| match v {
+                    toml::Value::String(s) if s == "never" => Some(None),
+                    v => v
+                        .as_float()
+                        .or_else(|| v.as_integer().map(|i| i as f64))
+                        .map(Some),
+                })
                 .collect::<Option<_>>()?;
             match ends[..] {
-                [low, high] => Band::between(low, high).ok(),
+                [low, high] => Band::sides(low, high).ok(),
                 _ => None,
             }
         }
@@ -2265,7 +2279,8 @@ mod tests {
         assert_eq!(c.bands.get(Kind::Claims), Band::between(0.1, 0.5).unwrap());
         assert_eq!(c.bands.get(Kind::Judged), Band::All);
         assert_eq!(c.bands.get(Kind::Answers), Band::between(0.3, 0.8).unwrap());
-        assert_eq!(c.bands.get(Kind::Passages), Band::Off);
+        // A model nothing was measured for starts unmeasured.
+        assert_eq!(c.bands.get(Kind::Passages), Band::Unmeasured);
         let next = &c.escalate[0];
         // The escalated judge is its own: its model, server and bands; the
         // file's other settings; no `RAGALIQ_*` variable of the first
@@ -2276,7 +2291,7 @@ mod tests {
             next.bands.get(Kind::Claims),
             Band::between(0.2, 0.4).unwrap()
         );
-        assert_eq!(next.bands.get(Kind::Answers), Band::Off);
+        assert_eq!(next.bands.get(Kind::Answers), Band::Unmeasured);
         assert_eq!(next.claim_threshold, crate::core::DEFAULT_CLAIM_THRESHOLD);
         assert!(next.escalate.is_empty());
         // Errors name the escalated judge.
@@ -2311,6 +2326,46 @@ mod tests {
         );
         let e = err(None, &[("RAGALIQ_UNCERTAIN", "maybe")]);
         assert!(e.contains("fail, pass or decide"), "{e}");
+    }
+
+    #[test]
+    fn a_side_that_decides_nothing_is_spelt_never_in_the_file_and_the_variables() {
+        let file = "[judge]\nmodel = \"qwen2.5-coder:1.5b\"\n\n[bands]\nclaims = [0.075, \"never\"]\nanswers = [\"never\", 0.9]\njudged = \"off\"\n";
+        let c = load(
+            Some(file),
+            &[
+                ("RAGALIQ_BAND_PASSAGES", "never,0.8"),
+                ("RAGALIQ_BAND_CUSTOM", "unmeasured"),
+            ],
+        )
+        .unwrap();
+        assert_eq!(c.bands.get(Kind::Claims), Band::NoOnly { low: 0.075 });
+        assert_eq!(c.bands.get(Kind::Answers), Band::YesOnly { high: 0.9 });
+        assert_eq!(c.bands.get(Kind::Passages), Band::YesOnly { high: 0.8 });
+        assert_eq!(c.bands.get(Kind::Judged), Band::Off);
+        assert_eq!(c.bands.get(Kind::Custom), Band::Unmeasured);
+        // Ollama's name of the kit's 1.5B: its measured band where none is set.
+        assert_eq!(c.bands.get(Kind::Graded), Band::All);
+        // What the file writes reads back the same.
+        for band in [
+            c.bands.get(Kind::Claims),
+            c.bands.get(Kind::Answers),
+            Band::Unmeasured,
+        ] {
+            let text = format!("[bands]\nclaims = {}\n", band.to_toml());
+            assert_eq!(
+                load(Some(&text), &[]).unwrap().bands.get(Kind::Claims),
+                band,
+                "{text}"
+            );
+        }
+        let e = err(Some("[bands]\nclaims = [\"never\", \"sometimes\"]\n"), &[]);
+        assert!(
+            e.contains("bands.claims") && e.contains("\"never\" for a side"),
+            "{e}"
+        );
+        let e = err(None, &[("RAGALIQ_BAND_CLAIMS", "0.1,nope")]);
+        assert!(e.contains("RAGALIQ_BAND_CLAIMS"), "{e}");
     }
 
     #[test]

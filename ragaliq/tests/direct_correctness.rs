@@ -61,9 +61,14 @@ async fn judge_saying(p_yes: f64, probabilities: bool) -> (MockServer, Arc<Mutex
     (server, seen)
 }
 
+/// A judge on `server` whose readings decide by the threshold alone: what
+/// this file tests is how a reading is made, not where a band puts it (a
+/// model named `m` is unmeasured, and would await a person between 0.05
+/// and 0.95; `tests/cascade.rs` and `core/band.rs` test bands).
 fn judge(server: &MockServer) -> Judge {
     Judge::builder(OpenAiTransport::new(&format!("{}/v1", server.uri())))
         .with_model("m")
+        .with_bands(ragaliq::Bands::OFF)
         .with_retry(fast_retries(0))
         .with_timeout(Duration::from_secs(5))
         .build()

@@ -76,9 +76,14 @@ async fn server(
     (server, seen)
 }
 
+/// A judge on `server` whose readings decide by the threshold alone: what
+/// this file tests is how a reading is made, not where a band puts it (a
+/// model named `m` is unmeasured, and would await a person between 0.05
+/// and 0.95; `tests/cascade.rs` and `core/band.rs` test bands).
 fn judge(server: &MockServer) -> Judge {
     Judge::builder(OpenAiTransport::new(&format!("{}/v1", server.uri())))
         .with_model("m")
+        .with_bands(ragaliq::Bands::OFF)
         .with_retry(fast_retries(0))
         .with_timeout(Duration::from_secs(5))
         .build()
@@ -357,6 +362,7 @@ async fn a_recorded_probability_replays_to_the_same_verdict() {
     drop(server);
     let replay = Judge::builder(OpenAiTransport::new("http://127.0.0.1:9/v1"))
         .with_model("m")
+        .with_bands(ragaliq::Bands::OFF)
         .build()
         .unwrap()
         .with_recorder(Arc::new(Recorder::new(

@@ -90,7 +90,7 @@ mod report;
 pub use crate::stats::{
     AgreementStats, DEFAULT_RESAMPLES, LabelStats, agreement, agreement_grouped, auc,
 };
-pub use band_fit::{BandFit, DEFAULT_ALPHA, DEFAULT_DELTA, Side, fewest, fit_band};
+pub use band_fit::{BandFit, DEFAULT_ALPHA, DEFAULT_DELTA, Side, fewest, fit_band, fit_band_from};
 pub use labels::{ItemKind, Label, LabelledClaim, load_dir, load_file};
 pub use report::{
     AreaAgreement, CalibrationReport, ContradictionFit, Disagreement, Fit, Halves, JudgeResult,
@@ -954,7 +954,15 @@ fn figures(
     let matching =
         (kind == ItemKind::Graded).then(|| crate::stats::agreement(&two, &matched_pairs, 0, 0));
     let banded = banded(&two, &scored, &ruled, info.band, current);
-    let band_fit = fit.then(|| fit_band(&scored, current, info.guarantee.0, info.guarantee.1));
+    let band_fit = fit.then(|| {
+        fit_band_from(
+            &scored,
+            current,
+            info.band,
+            info.guarantee.0,
+            info.guarantee.1,
+        )
+    });
     JudgeResult {
         name: info.name.clone(),
         judge: info.judge.clone(),

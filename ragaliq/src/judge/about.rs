@@ -208,10 +208,20 @@ impl Judge {
             .filter(|k| !self.band(*k).is_off())
             .map(|k| format!("{k} {}", self.band(k)))
             .collect();
+        let unmeasured = crate::Kind::ALL
+            .into_iter()
+            .all(|k| self.band(k).is_unmeasured());
         if !banded.is_empty() {
             out.push_str(&format!(
                 "; unsure inside its bands ({}), where {}",
-                banded.join(", "),
+                if unmeasured {
+                    format!(
+                        "every kind {}: nothing was measured for this judge",
+                        crate::Band::Unmeasured
+                    )
+                } else {
+                    banded.join(", ")
+                },
                 match self.uncertain() {
                     crate::Uncertain::Fail => "a test awaits a person and fails meanwhile",
                     crate::Uncertain::Pass => "a test awaits a person and passes meanwhile",

@@ -340,6 +340,32 @@ impl JudgeBuilder {
         self
     }
 
+    /// Every kind's band at once (default
+    /// [`Bands::DEFAULT`](crate::Bands::DEFAULT), unmeasured): with
+    /// [`Bands::OFF`](crate::Bands::OFF), every reading decides by its
+    /// threshold, as before bands.
+    ///
+    /// ```
+    /// # use ragaliq::judge::{BoxFuture, Judge, JudgeRequest, JudgeResponse, Transport};
+    /// # use ragaliq::TransportError;
+    /// # struct Canned;
+    /// # impl Transport for Canned {
+    /// #     fn provider(&self) -> &str { "canned" }
+    /// #     fn complete<'a>(&'a self, _: &'a JudgeRequest) -> BoxFuture<'a, Result<JudgeResponse, TransportError>> {
+    /// #         Box::pin(async { Ok(JudgeResponse::text("yes")) })
+    /// #     }
+    /// # }
+    /// use ragaliq::{Band, Bands, Kind};
+    /// let judge = Judge::builder(Canned).build().unwrap();
+    /// assert_eq!(judge.band(Kind::Claims), Band::Unmeasured);
+    /// let judge = Judge::builder(Canned).with_bands(Bands::OFF).build().unwrap();
+    /// assert_eq!(judge.band(Kind::Claims), Band::Off);
+    /// ```
+    pub fn with_bands(mut self, bands: crate::core::Bands) -> Self {
+        self.scoring.bands = bands;
+        self
+    }
+
     /// What a test does when an item is still uncertain after the last
     /// judge (default [`Uncertain::Fail`](crate::Uncertain::Fail)).
     pub fn with_uncertain(mut self, uncertain: crate::core::Uncertain) -> Self {
