@@ -180,6 +180,7 @@ mod html;
 pub mod judge;
 mod metrics;
 pub mod parse;
+pub mod pipeline;
 pub mod prompts;
 pub mod record;
 mod recorded;
