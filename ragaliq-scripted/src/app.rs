@@ -24,12 +24,17 @@ pub(crate) fn is_app(path: &str, request: &Value) -> bool {
     path.ends_with("/embeddings")
         || path.ends_with("/models")
         || (path.ends_with("/completions") && !path.ends_with("/chat/completions"))
-        || request["model"].as_str().is_some_and(|m| m.starts_with("app"))
+        || request["model"]
+            .as_str()
+            .is_some_and(|m| m.starts_with("app"))
 }
 
 /// The answer to a pipeline's request: its status, content type and body.
 pub(crate) fn answer(path: &str, request: &Value) -> (u16, &'static str, String) {
-    let model = request["model"].as_str().unwrap_or("app-scripted").to_owned();
+    let model = request["model"]
+        .as_str()
+        .unwrap_or("app-scripted")
+        .to_owned();
     let stream = request["stream"] == true;
     if path.ends_with("/models") {
         let body = json!({"object": "list", "data": [
@@ -93,10 +98,7 @@ pub(crate) fn answer(path: &str, request: &Value) -> (u16, &'static str, String)
     };
     let reply = best_sentence(&context, &question);
     let input_tokens = (context.len() + question.len()) / 4;
-    let pieces: Vec<String> = reply
-        .split_inclusive(' ')
-        .map(str::to_owned)
-        .collect();
+    let pieces: Vec<String> = reply.split_inclusive(' ').map(str::to_owned).collect();
     let output_tokens = pieces.len();
     if anthropic {
         if !stream {
@@ -106,25 +108,44 @@ pub(crate) fn answer(path: &str, request: &Value) -> (u16, &'static str, String)
             return (200, "application/json", body.to_string());
         }
         let mut events = vec![
-            event("message_start", &json!({"type": "message_start", "message": {"id": "msg_app",
+            event(
+                "message_start",
+                &json!({"type": "message_start", "message": {"id": "msg_app",
                 "type": "message", "role": "assistant", "model": model, "content": [],
-                "usage": {"input_tokens": input_tokens, "output_tokens": 1}}})),
-            event("content_block_start", &json!({"type": "content_block_start", "index": 0,
-                "content_block": {"type": "text", "text": ""}})),
+                "usage": {"input_tokens": input_tokens, "output_tokens": 1}}}),
+            ),
+            event(
+                "content_block_start",
+                &json!({"type": "content_block_start", "index": 0,
+                "content_block": {"type": "text", "text": ""}}),
+            ),
         ];
         for p in &pieces {
-            events.push(event("content_block_delta", &json!({"type": "content_block_delta",
-                "index": 0, "delta": {"type": "text_delta", "text": p}})));
+            events.push(event(
+                "content_block_delta",
+                &json!({"type": "content_block_delta",
+                "index": 0, "delta": {"type": "text_delta", "text": p}}),
+            ));
         }
-        events.push(event("content_block_stop", &json!({"type": "content_block_stop", "index": 0})));
-        events.push(event("message_delta", &json!({"type": "message_delta",
-            "delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": output_tokens}})));
+        events.push(event(
+            "content_block_stop",
+            &json!({"type": "content_block_stop", "index": 0}),
+        ));
+        events.push(event(
+            "message_delta",
+            &json!({"type": "message_delta",
+            "delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": output_tokens}}),
+        ));
         events.push(event("message_stop", &json!({"type": "message_stop"})));
         return (200, "text/event-stream", events.concat());
     }
     let usage = json!({"prompt_tokens": input_tokens, "completion_tokens": output_tokens,
         "total_tokens": input_tokens + output_tokens});
-    let object = if completion { "text_completion" } else { "chat.completion" };
+    let object = if completion {
+        "text_completion"
+    } else {
+        "chat.completion"
+    };
     if !stream {
         let choice = if completion {
             json!({"index": 0, "text": reply, "finish_reason": "stop"})
@@ -141,17 +162,24 @@ pub(crate) fn answer(path: &str, request: &Value) -> (u16, &'static str, String)
         } else {
             json!({"index": 0, "delta": delta, "finish_reason": finish})
         };
-        data(&json!({"id": "cmpl-app", "object": format!("{object}.chunk"), "created": 1_700_000_000,
-            "model": model, "choices": [choice]}))
+        data(
+            &json!({"id": "cmpl-app", "object": format!("{object}.chunk"), "created": 1_700_000_000,
+            "model": model, "choices": [choice]}),
+        )
     };
-    let mut events = vec![chunk(json!({"role": "assistant", "content": ""}), Value::Null)];
+    let mut events = vec![chunk(
+        json!({"role": "assistant", "content": ""}),
+        Value::Null,
+    )];
     for p in &pieces {
         events.push(chunk(json!({"content": p}), Value::Null));
     }
     events.push(chunk(json!({}), json!("stop")));
     if request["stream_options"]["include_usage"] == true {
-        events.push(data(&json!({"id": "cmpl-app", "object": format!("{object}.chunk"),
-            "created": 1_700_000_000, "model": model, "choices": [], "usage": usage})));
+        events.push(data(
+            &json!({"id": "cmpl-app", "object": format!("{object}.chunk"),
+            "created": 1_700_000_000, "model": model, "choices": [], "usage": usage}),
+        ));
     }
     events.push("data: [DONE]\n\n".to_owned());
     (200, "text/event-stream", events.concat())
@@ -199,21 +227,34 @@ fn best_sentence(context: &str, question: &str) -> String {
             }
         }
     }
-    best.map_or_else(|| "I don't know.".to_owned(), |(_, s)| s)
+    // A passage's `[id]` label is no part of its sentence.
+    best.map_or_else(
+        || "I don't know.".to_owned(),
+        |(_, s)| match s.strip_prefix('[').and_then(|r| r.split_once("] ")) {
+            Some((_, rest)) => rest.to_owned(),
+            None => s,
+        },
+    )
 }
 
 /// A text's content words hashed into 16 dimensions, normalised.
 fn embed(text: &str) -> Vec<f64> {
     let mut v = [0.0f64; 16];
     for w in words(text) {
-        let h = w
-            .bytes()
-            .fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3));
+        let h = w.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+            (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
+        });
         v[(h % 16) as usize] += 1.0;
     }
     let norm = v.iter().map(|x| x * x).sum::<f64>().sqrt();
     v.iter()
-        .map(|x| if norm > 0.0 { (x / norm * 1e6).round() / 1e6 } else { 0.0 })
+        .map(|x| {
+            if norm > 0.0 {
+                (x / norm * 1e6).round() / 1e6
+            } else {
+                0.0
+            }
+        })
         .collect()
 }
 
@@ -245,7 +286,11 @@ mod tests {
             .split("\n\n")
             .filter_map(|e| e.strip_prefix("data: "))
             .filter_map(|d| serde_json::from_str::<Value>(d).ok())
-            .filter_map(|v| v["choices"][0]["delta"]["content"].as_str().map(str::to_owned))
+            .filter_map(|v| {
+                v["choices"][0]["delta"]["content"]
+                    .as_str()
+                    .map(str::to_owned)
+            })
             .collect();
         assert_eq!(text, "Shipping is free.");
         assert!(body.ends_with("data: [DONE]\n\n"));

@@ -1623,19 +1623,26 @@ fn pipeline_settings(
     let mut s = crate::core::pipeline::Settings::default();
     let is_url = |u: &String| u.starts_with("http://") || u.starts_with("https://");
     let url = |variable: &str, key: &str, value: Option<String>| {
-        r.pick(variable, key, value, text, is_url, "an http:// or https:// URL, up to and including /v1")
-            .map_err(|e| match e {
-                ConfigError::Invalid {
-                    origin,
-                    value,
-                    expected,
-                } => ConfigError::Invalid {
-                    origin,
-                    value: redact_url(&value),
-                    expected,
-                },
-                other => other,
-            })
+        r.pick(
+            variable,
+            key,
+            value,
+            text,
+            is_url,
+            "an http:// or https:// URL, up to and including /v1",
+        )
+        .map_err(|e| match e {
+            ConfigError::Invalid {
+                origin,
+                value,
+                expected,
+            } => ConfigError::Invalid {
+                origin,
+                value: redact_url(&value),
+                expected,
+            },
+            other => other,
+        })
     };
     if let Some(u) = url(
         "RAGALIQ_PIPELINE_OPENAI_BASE_URL",

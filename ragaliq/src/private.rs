@@ -224,15 +224,28 @@ fn run_boxed(spec: TestSpec, body: Body) {
     }));
 
     // Stops the endpoint once the recording is written.
-    let notes = app.as_ref().map(crate::pipeline::Pipeline::notes).unwrap_or_default();
+    let notes = app
+        .as_ref()
+        .map(crate::pipeline::Pipeline::notes)
+        .unwrap_or_default();
     drop(app);
     if let Some(text) = app_failed {
         let notes = if notes.is_empty() {
             String::new()
         } else {
-            format!("\n\nbesides, the pipeline's model answered with errors the application was handed:\n  {}", notes.join("\n  "))
+            format!(
+                "\n\nbesides, the pipeline's model answered with errors the application was handed:\n  {}",
+                notes.join("\n  ")
+            )
         };
         let own = match &outcome {
+            // The application was handed the same message as its model's
+            // error, and may have failed on it: said once.
+            Err(payload)
+                if panic_text(payload).contains(&text.chars().take(60).collect::<String>()) =>
+            {
+                "\n\n(the test failed on it too: the application got this message as its model's error)".to_owned()
+            }
             Err(payload) => format!(
                 "\n\nthe test's own failure, which may follow from it:\n{}",
                 panic_text(payload)

@@ -102,8 +102,9 @@ pub fn suite(dir: impl AsRef<Path>) -> Suite {
 type PipelineFn = dyn Fn(
         crate::pipeline::Input,
         crate::pipeline::Pipeline,
-    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = Result<crate::pipeline::Answered, String>>>>
-    + Send
+    ) -> std::pin::Pin<
+        Box<dyn std::future::Future<Output = Result<crate::pipeline::Answered, String>>>,
+    > + Send
     + Sync;
 
 /// A configured suite; [`run`](Suite::run) it from `main`.

@@ -306,7 +306,11 @@ impl Judge {
 
     /// The endpoint [`pipeline`](Self::pipeline) started, if it did.
     pub(crate) fn started_pipeline(&self) -> Option<Pipeline> {
-        self.app.started.get().and_then(|p| p.as_ref().ok()).cloned()
+        self.app
+            .started
+            .get()
+            .and_then(|p| p.as_ref().ok())
+            .cloned()
     }
 
     /// A new endpoint over this judge's recording, its calls kept under

@@ -197,7 +197,13 @@ fn texts<'a>(
 ) -> String {
     body.get("choices")
         .and_then(serde_json::Value::as_array)
-        .map(|choices| choices.iter().filter_map(text).collect::<Vec<_>>().join("\n"))
+        .map(|choices| {
+            choices
+                .iter()
+                .filter_map(text)
+                .collect::<Vec<_>>()
+                .join("\n")
+        })
         .unwrap_or_default()
 }
 
@@ -305,9 +311,15 @@ mod tests {
             r#"{ "messages" : [ {"content":"Hi","role":"user"} ], "model":"m" }"#,
         )
         .unwrap();
-        assert_eq!(fingerprint(Api::Chat, Some(&a)), fingerprint(Api::Chat, Some(&b)));
+        assert_eq!(
+            fingerprint(Api::Chat, Some(&a)),
+            fingerprint(Api::Chat, Some(&b))
+        );
         let c = json!({"model": "m", "messages": [{"role": "user", "content": "Hi!"}]});
-        assert_ne!(fingerprint(Api::Chat, Some(&a)), fingerprint(Api::Chat, Some(&c)));
+        assert_ne!(
+            fingerprint(Api::Chat, Some(&a)),
+            fingerprint(Api::Chat, Some(&c))
+        );
         assert_ne!(
             fingerprint(Api::Chat, Some(&a)),
             fingerprint(Api::Completions, Some(&a))
@@ -343,10 +355,17 @@ mod tests {
         let chat = json!({"choices": [{"message": {"content": "Yes."}}], "usage": {"prompt_tokens": 3, "completion_tokens": 1}});
         assert_eq!(
             said(Api::Chat, &chat),
-            Said { text: "Yes.".into(), input_tokens: 3, output_tokens: 1 }
+            Said {
+                text: "Yes.".into(),
+                input_tokens: 3,
+                output_tokens: 1
+            }
         );
         let emb = json!({"data": [{"embedding": [0.1, 0.2, 0.3]}, {"embedding": [0.0, 0.0, 1.0]}], "usage": {"prompt_tokens": 5}});
-        assert_eq!(said(Api::Embeddings, &emb).text, "2 vectors of 3 dimensions");
+        assert_eq!(
+            said(Api::Embeddings, &emb).text,
+            "2 vectors of 3 dimensions"
+        );
         let msg = json!({"content": [{"type": "text", "text": "Hello"}], "usage": {"input_tokens": 9, "output_tokens": 2}});
         assert_eq!(said(Api::Messages, &msg).output_tokens, 2);
     }

@@ -35,6 +35,15 @@ pub(crate) fn why(
         );
     }
     let body = body.cloned().unwrap_or(Value::Null);
+    // What the call asks now, as the recorded calls are described.
+    let now = {
+        let ordered = crate::record::Ordered::from_value(&body);
+        let model = body
+            .get("model")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        Some(crate::record::describe_call(api, model, Some(&ordered)))
+    };
     let closest = recorded
         .iter()
         .filter(|c| c.api == api)
@@ -52,8 +61,12 @@ pub(crate) fn why(
             c.describe()
         ),
         Some((d, c)) => format!(
-            "changed since it was recorded, against the closest recorded call ({}):\n    {}",
-            c.describe(),
+            "changed since it was recorded, against the closest recorded call{}:\n    {}",
+            if Some(c.describe()) == now {
+                String::new()
+            } else {
+                format!(" ({})", c.describe())
+            },
             d.join("\n    ")
         ),
     }
@@ -244,8 +257,14 @@ mod tests {
         let fp = super::super::api::fingerprint(super::super::api::Api::Chat, Some(&new));
         let why = why("chat/completions", &fp, 1, Some(&new), &[call(old)]);
         assert!(why.contains("messages[0] (system) changed:"), "{why}");
-        assert!(why.contains("- Be brief.") && why.contains("+ Be very brief."), "{why}");
-        assert!(!why.contains("Answer from the passages"), "unchanged lines are not shown: {why}");
+        assert!(
+            why.contains("- Be brief.") && why.contains("+ Be very brief."),
+            "{why}"
+        );
+        assert!(
+            !why.contains("Answer from the passages"),
+            "unchanged lines are not shown: {why}"
+        );
         assert!(why.contains("temperature 0 → 0.2"), "{why}");
     }
 
@@ -257,14 +276,23 @@ mod tests {
         let fp = super::super::api::fingerprint(super::super::api::Api::Chat, Some(&new));
         let why = why("chat/completions", &fp, 1, Some(&new), &[call(old)]);
         assert!(why.contains("model `small` → `large`"), "{why}");
-        assert!(why.contains("messages[1] (user) added:\n      + And more?"), "{why}");
+        assert!(
+            why.contains("messages[1] (user) added:\n      + And more?"),
+            "{why}"
+        );
     }
 
     #[test]
     fn asking_once_more_is_said_as_such() {
         let body = json!({"model": "m", "messages": []});
         let c = call(body.clone());
-        let why = why("chat/completions", &c.fingerprint, 2, Some(&body), &[c.clone()]);
+        let why = why(
+            "chat/completions",
+            &c.fingerprint,
+            2,
+            Some(&body),
+            &[c.clone()],
+        );
         assert!(why.contains("2 times"), "{why}");
     }
 }

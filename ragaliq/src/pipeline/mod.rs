@@ -55,7 +55,9 @@ mod api;
 mod changed;
 mod server;
 
-pub use crate::core::pipeline::{ANTHROPIC_UPSTREAM, Answered, Input, OPENAI_UPSTREAM, Settings, Turn};
+pub use crate::core::pipeline::{
+    ANTHROPIC_UPSTREAM, Answered, Input, OPENAI_UPSTREAM, Settings, Turn,
+};
 
 use crate::client::Client;
 use crate::core::sync::lock;
@@ -176,6 +178,11 @@ impl Pipeline {
         prices: BTreeMap<String, Price>,
         shared: Option<Arc<Client>>,
     ) -> Result<Pipeline, StartError> {
+        // The pipeline's own client is usually built right after this: in
+        // a build whose reqwest has no TLS provider of its own (ragaliq's
+        // `rustls-no-provider`, unified into it), building it would panic
+        // without one.
+        crate::transport::install_provider();
         let state = Arc::new(State {
             recorder,
             trial,

@@ -116,7 +116,10 @@ async fn handle(req: Request<Incoming>, state: Arc<State>) -> Response<Body> {
         .filter(|(name, _)| FORWARDED.contains(&name.as_str()))
         .map(|(n, v)| (n.clone(), v.clone()))
         .collect();
-    let bytes = match Limited::new(req.into_body(), MAX_REQUEST_BYTES).collect().await {
+    let bytes = match Limited::new(req.into_body(), MAX_REQUEST_BYTES)
+        .collect()
+        .await
+    {
         Ok(b) => b.to_bytes(),
         Err(e) => {
             let message = format!(
@@ -156,10 +159,13 @@ async fn handle(req: Request<Incoming>, state: Arc<State>) -> Response<Body> {
     let why = |recorded: &[Call]| {
         super::changed::why(api.path(), &fingerprint, asking, json.as_ref(), recorded)
     };
-    match state
-        .recorder
-        .lookup_call(&fingerprint, asking, state.trial.as_deref(), &describe, &why)
-    {
+    match state.recorder.lookup_call(
+        &fingerprint,
+        asking,
+        state.trial.as_deref(),
+        &describe,
+        &why,
+    ) {
         Ok(Some(call)) => {
             state.replayed(call.tokens.input, call.tokens.output);
             replay(&call)
@@ -260,7 +266,10 @@ enum Head {
         body: Bytes,
     },
     /// Streamed: the events follow on the channel.
-    Stream { status: StatusCode, content_type: String },
+    Stream {
+        status: StatusCode,
+        content_type: String,
+    },
     /// No usable answer: what the application gets, and why.
     Failed { status: StatusCode, message: String },
 }
@@ -368,7 +377,10 @@ async fn upstream(
     };
     let shared = state.shared.clone();
     let _place = match &shared {
-        Some(client) => match client.admit_pipeline(asked.estimated + asked.bytes.len() as u64 / 4).await {
+        Some(client) => match client
+            .admit_pipeline(asked.estimated + asked.bytes.len() as u64 / 4)
+            .await
+        {
             Ok(place) => Some(place),
             Err(e) => {
                 let _ = head.send(failed(
@@ -381,9 +393,15 @@ async fn upstream(
         None => None,
     };
     let (base, setting) = if asked.api.anthropic() {
-        (&settings.anthropic_base_url, "[pipeline] anthropic_base_url (RAGALIQ_PIPELINE_ANTHROPIC_BASE_URL)")
+        (
+            &settings.anthropic_base_url,
+            "[pipeline] anthropic_base_url (RAGALIQ_PIPELINE_ANTHROPIC_BASE_URL)",
+        )
     } else {
-        (&settings.openai_base_url, "[pipeline] openai_base_url (RAGALIQ_PIPELINE_OPENAI_BASE_URL)")
+        (
+            &settings.openai_base_url,
+            "[pipeline] openai_base_url (RAGALIQ_PIPELINE_OPENAI_BASE_URL)",
+        )
     };
     let url = crate::transport::join_path(base, asked.api.path());
     let shown = crate::transport::endpoint_label(&url)
@@ -410,7 +428,9 @@ async fn upstream(
         Err(_) => {
             let _ = head.send(failed(
                 StatusCode::GATEWAY_TIMEOUT,
-                format!("{shown} gave no answer within {timeout_secs:.0} s ([pipeline] timeout_secs)"),
+                format!(
+                    "{shown} gave no answer within {timeout_secs:.0} s ([pipeline] timeout_secs)"
+                ),
             ));
             return;
         }
@@ -426,7 +446,8 @@ async fn upstream(
         }
         Ok(Ok(r)) => r,
     };
-    let status = StatusCode::from_u16(response.status().as_u16()).unwrap_or(StatusCode::BAD_GATEWAY);
+    let status =
+        StatusCode::from_u16(response.status().as_u16()).unwrap_or(StatusCode::BAD_GATEWAY);
     let content_type = response
         .headers()
         .get(reqwest::header::CONTENT_TYPE)
@@ -543,26 +564,22 @@ async fn upstream(
                 }
             }
             Ok(Ok(None)) => break,
-            Ok(Err(e)) => format!(
-                "broke off ({})",
-                crate::transport::error_chain(&e)
-            ),
-            Err(_) if left <= settings.idle_timeout => format!(
-                "was still streaming after {timeout_secs:.0} s ([pipeline] timeout_secs)"
-            ),
+            Ok(Err(e)) => format!("broke off ({})", crate::transport::error_chain(&e)),
+            Err(_) if left <= settings.idle_timeout => {
+                format!("was still streaming after {timeout_secs:.0} s ([pipeline] timeout_secs)")
+            }
             Err(_) => format!(
                 "stopped for {:.0} s mid-stream ([pipeline] idle_timeout_secs)",
                 settings.idle_timeout.as_secs_f64()
             ),
         };
-        let message = format!("the pipeline's call {what} failed: {shown}'s streamed answer {problem}");
+        let message =
+            format!("the pipeline's call {what} failed: {shown}'s streamed answer {problem}");
         state.fail(message.clone());
         if let Some(previous) = held.take() {
             let _ = chunks.send(Ok(previous)).await;
         }
-        let _ = chunks
-            .send(Err(std::io::Error::other(message)))
-            .await;
+        let _ = chunks.send(Err(std::io::Error::other(message))).await;
         return;
     }
     let events = events.finish();

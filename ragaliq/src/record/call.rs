@@ -153,10 +153,16 @@ impl Call {
     /// The rank of its API in reading order: what a pipeline asks first
     /// (embeddings, to retrieve) before what it asks last (the answer).
     fn rank(&self) -> usize {
-        ["models", "embeddings", "completions", "chat/completions", "messages"]
-            .iter()
-            .position(|a| *a == self.api)
-            .unwrap_or(usize::MAX)
+        [
+            "models",
+            "embeddings",
+            "completions",
+            "chat/completions",
+            "messages",
+        ]
+        .iter()
+        .position(|a| *a == self.api)
+        .unwrap_or(usize::MAX)
     }
 }
 
@@ -184,7 +190,16 @@ pub(crate) fn describe(api: &str, model: &str, asked: Option<&Ordered>) -> Strin
     } else {
         format!(" of `{model}`")
     };
-    let last_text = asked.and_then(last_text).map(|t| format!(" ({})", quote(&t, 60)));
+    // The last line a body ends on: a prompt's question usually.
+    let last_text = asked
+        .and_then(last_text)
+        .and_then(|t| {
+            t.lines()
+                .rev()
+                .find(|l| !l.trim().is_empty())
+                .map(str::to_owned)
+        })
+        .map(|t| format!(" ({})", quote(&t, 60)));
     format!("{name}{model}{}", last_text.unwrap_or_default())
 }
 
@@ -206,7 +221,10 @@ fn last_text(asked: &Ordered) -> Option<String> {
         }
     };
     if let Some(messages) = asked.get("messages").and_then(Ordered::as_array) {
-        return messages.last().and_then(|m| m.get("content")).and_then(text_of);
+        return messages
+            .last()
+            .and_then(|m| m.get("content"))
+            .and_then(text_of);
     }
     for key in ["prompt", "input"] {
         match asked.get(key) {
@@ -225,7 +243,10 @@ pub(crate) fn sort(calls: &mut [Call]) {
         (
             c.rank(),
             c.model.clone(),
-            c.asked.as_ref().map(Ordered::to_compact).unwrap_or_default(),
+            c.asked
+                .as_ref()
+                .map(Ordered::to_compact)
+                .unwrap_or_default(),
             c.occurrence,
             c.fingerprint.clone(),
         )
@@ -352,9 +373,8 @@ mod tests {
 
     #[test]
     fn the_model_is_kept_apart_and_the_body_comes_back_whole() {
-        let b = body(
-            r#"{"model":"m","messages":[{"role":"user","content":"Hi?"}],"temperature":0}"#,
-        );
+        let b =
+            body(r#"{"model":"m","messages":[{"role":"user","content":"Hi?"}],"temperature":0}"#);
         let call = Call::new(
             "chat/completions",
             Some(&b),
@@ -369,10 +389,7 @@ mod tests {
         assert_eq!(call.asked.as_ref().unwrap().get("model"), None);
         assert_eq!(call.body(), b.to_value());
         assert_eq!(call.response.as_deref(), Some(r#"{"id":"x"}"#));
-        assert_eq!(
-            call.describe(),
-            "chat completion of `m` (\"Hi?\")"
-        );
+        assert_eq!(call.describe(), "chat completion of `m` (\"Hi?\")");
     }
 
     #[test]

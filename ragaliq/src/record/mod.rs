@@ -56,9 +56,9 @@ mod snapfile;
 mod stale;
 
 pub use assertion::{Site, assert_snapshot, workspace_root};
+pub(crate) use binding::{Binder, bind};
 pub use call::Call;
 pub(crate) use call::describe as describe_call;
-pub(crate) use binding::{Binder, bind};
 pub use ordered::Ordered;
 pub use recording::{Exchange, FORMAT, Recording, Settings, Tokens};
 pub use reviewed::{
@@ -692,7 +692,8 @@ impl Recorder {
                 .filter(|u| u.trials.contains(&t))
                 .cloned()
                 .collect();
-            recording.pipeline = merge_items(&recording.pipeline, &mine, &t, complete, kept, &known);
+            recording.pipeline =
+                merge_items(&recording.pipeline, &mine, &t, complete, kept, &known);
         }
         call::sort(&mut recording.pipeline);
     }
@@ -736,7 +737,7 @@ impl Recorder {
         };
         let recording = self.merge_onto(&base, trial, complete, &BTreeMap::new());
         let exists = self.source.is_some() || self.location.snapshot.exists();
-        (exists || !recording.exchanges.is_empty()).then_some(recording)
+        (exists || !recording.is_empty()).then_some(recording)
     }
 
     /// [`finish_trial`](Self::finish_trial) for a test that is its own only trial.
@@ -814,7 +815,7 @@ impl Recorder {
             }
         }
         let (recording, dropped) = self.merge_reviewed(&base, trial, complete, &kept);
-        if recording.exchanges.is_empty() && !existed {
+        if recording.is_empty() && !existed {
             return Ok(None);
         }
         say_dropped(&self.location.snapshot, &dropped);

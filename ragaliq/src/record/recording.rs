@@ -323,6 +323,12 @@ fn task_rank(task: &str) -> usize {
 }
 
 impl Recording {
+    /// Whether it holds nothing: no judge exchange and no pipeline call.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.exchanges.is_empty() && self.pipeline.is_empty()
+    }
+
     /// Sorts the exchanges in reading order: grouped by case, each group's
     /// extraction, verification, re-asks and relevance in turn.
     pub(crate) fn sort(&mut self) {

@@ -435,7 +435,10 @@ mod tests {
         reviewed(&mut e, "supported");
         e.reviewed[0].by = Some("ana".into());
         e.reviewed[0].note = Some("a full refund is all of it".into());
-        let r = Recording { exchanges: vec![e], pipeline: Vec::new() };
+        let r = Recording {
+            exchanges: vec![e],
+            pipeline: Vec::new(),
+        };
         let yaml = r.to_yaml();
         assert!(
             yaml.contains("reviewed:\n  - item: 1\n    verdict: supported\n    by: ana"),

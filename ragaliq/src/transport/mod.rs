@@ -30,6 +30,7 @@ pub(crate) use http::{
 pub use openai::OpenAiTransport;
 pub use refusal::refuses_response_format;
 pub use retry::RetryPolicy;
+pub(crate) use tls::install_provider;
 
 use crate::core::{JudgeRequest, JudgeResponse};
 use std::future::Future;
