@@ -530,11 +530,16 @@ impl Suite {
             provider: judge.provider().to_owned(),
             model: judge.model().to_owned(),
         };
+        let app = *crate::core::sync::lock(&app_spent);
         let spending = Spending {
             usage: judge.usage(),
             cost_usd: judge.cost(),
             budget_usd: judge.budget(),
             skipped_calls: judge.skipped_calls(),
+            pipeline: app.ran.then_some(report::PipelineSpending {
+                usage: app.usage,
+                cost_usd: (!app.unpriced).then_some(app.cost_usd),
+            }),
         };
         let mut report = Report::new(
             &suite_name,
