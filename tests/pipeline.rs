@@ -604,6 +604,82 @@ async fn a_stream_that_stalls_is_cut_by_the_idle_timeout() {
     );
 }
 
+/// With `[pipeline] shared_limits = true` the judge's run-wide concurrency
+/// limit and cost budget hold the pipeline's live calls too; without it the
+/// pipeline has its own limit and no budget.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn shared_limits_hold_the_pipeline_to_the_judges_concurrency_and_budget() {
+    let upstream = ScriptedJudge::start().await;
+    upstream.set_latency(Duration::from_millis(300));
+    let url = upstream.base_url();
+    let config = |shared: bool, budget: &str| {
+        let toml = format!(
+            "[judge]\nprovider = \"openai-compatible\"\nmodel = \"scripted\"\nbase_url = \"{url}\"\nconcurrency = 1\n\n[pipeline]\nopenai_base_url = \"{url}\"\nshared_limits = {shared}\n\n{budget}"
+        );
+        let file = std::env::temp_dir().join("ragaliq-pipeline-limits.toml");
+        ragaliq::Config::from_sources(Some((&toml, &file)), Path::new("."), &|_| None).unwrap()
+    };
+    let asked_at_once = |judge: ragaliq::Judge, dir: PathBuf| async move {
+        let judge = judge.with_recorder(recorder(&dir, Mode::Record));
+        let app = judge.pipeline();
+        let url = format!("{}/chat/completions", app.openai_base_url());
+        let questions = [
+            "What is the refund window?",
+            "Is shipping free?",
+            "Refund?",
+            "Shipping?",
+        ];
+        let calls = questions.map(|q| {
+            let url = url.clone();
+            tokio::spawn(async move { call(&url, Some(&chat(q, false))).await.0 })
+        });
+        let mut statuses = Vec::new();
+        for c in calls {
+            statuses.push(c.await.unwrap());
+        }
+        (statuses, app.failures())
+    };
+
+    // The judge's limit of 1 in flight: one pipeline call at a time.
+    let shared = ragaliq::Judge::from_config(&config(true, "")).unwrap();
+    let (statuses, failures) = asked_at_once(shared, temp_dir("limits-shared")).await;
+    assert_eq!(statuses, [200; 4], "{failures:?}");
+    assert_eq!(upstream.max_in_flight(), 1);
+
+    // Its own limit (8): all four at once.
+    let own = ragaliq::Judge::from_config(&config(false, "")).unwrap();
+    let (statuses, _) = asked_at_once(own, temp_dir("limits-own")).await;
+    assert_eq!(statuses, [200; 4]);
+    assert!(upstream.max_in_flight() > 1, "{}", upstream.max_in_flight());
+
+    // The judge's budget: spent by the first call (about 45 tokens at
+    // $1,000 a million is $0.045), the next is refused, saying why.
+    upstream.set_latency(Duration::ZERO);
+    let budget = "[cost]\nmax_usd = 0.01\n\n[cost.prices.\"app-scripted\"]\ninput_per_million = 1000.0\noutput_per_million = 1000.0\n\n[cost.prices.\"scripted\"]\ninput_per_million = 0.0\noutput_per_million = 0.0\n";
+    let judge = ragaliq::Judge::from_config(&config(true, budget))
+        .unwrap()
+        .with_recorder(recorder(&temp_dir("limits-budget"), Mode::Record));
+    let app = judge.pipeline();
+    let url = format!("{}/chat/completions", app.openai_base_url());
+    let before = upstream.requests();
+    assert_eq!(
+        call(&url, Some(&chat("What is the refund window?", false)))
+            .await
+            .0,
+        200
+    );
+    let (status, text) = call(&url, Some(&chat("Is shipping free?", false))).await;
+    assert_eq!(status, 429, "{text}");
+    assert!(text.contains("cost budget reached"), "{text}");
+    assert_eq!(
+        upstream.requests(),
+        before + 1,
+        "the refused call was not made"
+    );
+    let cost = app.cost().expect("the app model has a price");
+    assert!(cost > 0.01 && cost < 0.1, "{cost}");
+}
+
 // ---------------------------------------------------------------------
 // Through #[rag_test], as a team's test runs, in child processes.
 // ---------------------------------------------------------------------
