@@ -29,6 +29,25 @@ pub(crate) fn is_app(path: &str, request: &Value) -> bool {
             .is_some_and(|m| m.starts_with("app"))
 }
 
+/// Whether `request` is a chat request none of the judge's rules knows
+/// (`knows` reads its user text) and that asks for no JSON and no token
+/// probabilities, as ragaliq's questions always do: a pipeline's own
+/// question to its model, whatever the model's name.
+pub(crate) fn is_unknown_chat(request: &Value, knows: impl Fn(&str) -> bool) -> bool {
+    let Some(messages) = request["messages"].as_array() else {
+        return false;
+    };
+    if !request["response_format"].is_null() || request["logprobs"] == true || !request["tools"].is_null() {
+        return false;
+    }
+    let user: String = messages
+        .iter()
+        .filter(|m| m["role"] == "user")
+        .filter_map(|m| m["content"].as_str())
+        .collect();
+    !knows(&user)
+}
+
 /// The answer to a pipeline's request: its status, content type and body.
 pub(crate) fn answer(path: &str, request: &Value) -> (u16, &'static str, String) {
     let model = request["model"]

@@ -33,7 +33,8 @@
 //!   P 0.99 (or 0.01): the stronger judge of a cascade.
 //!
 //! It also stands in for a pipeline's own model (see `app.rs`): a model
-//! named `app…` answers chat completions and Anthropic messages with the
+//! named `app…`, and any chat request that is none of ragaliq's questions
+//! and asks for no JSON and no token probabilities, is answered with the
 //! sentence of the prompt closest to the question, streamed when asked;
 //! `/v1/embeddings`, `/v1/completions` and `/v1/models` are answered too.
 //!
@@ -249,7 +250,9 @@ async fn handle(
     // A pipeline's own model (answers, embeddings, the model list), not
     // the judge: answered by `app`'s rules.
     let asked = serde_json::from_slice::<Value>(&body).unwrap_or(Value::Null);
-    if app::is_app(&path, &asked) {
+    if app::is_app(&path, &asked) || app::is_unknown_chat(&asked, |user| {
+        word_rule(user).is_some() || rule(user).is_some()
+    }) {
         let latency = stats.latency_ms.load(Ordering::SeqCst);
         if latency > 0 {
             tokio::time::sleep(Duration::from_millis(latency)).await;
