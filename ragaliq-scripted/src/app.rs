@@ -37,7 +37,10 @@ pub(crate) fn is_unknown_chat(request: &Value, knows: impl Fn(&str) -> bool) -> 
     let Some(messages) = request["messages"].as_array() else {
         return false;
     };
-    if !request["response_format"].is_null() || request["logprobs"] == true || !request["tools"].is_null() {
+    if !request["response_format"].is_null()
+        || request["logprobs"] == true
+        || !request["tools"].is_null()
+    {
         return false;
     }
     let user: String = messages

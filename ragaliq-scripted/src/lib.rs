@@ -250,9 +250,11 @@ async fn handle(
     // A pipeline's own model (answers, embeddings, the model list), not
     // the judge: answered by `app`'s rules.
     let asked = serde_json::from_slice::<Value>(&body).unwrap_or(Value::Null);
-    if app::is_app(&path, &asked) || app::is_unknown_chat(&asked, |user| {
-        word_rule(user).is_some() || rule(user).is_some()
-    }) {
+    if app::is_app(&path, &asked)
+        || app::is_unknown_chat(&asked, |user| {
+            word_rule(user).is_some() || rule(user).is_some()
+        })
+    {
         let latency = stats.latency_ms.load(Ordering::SeqCst);
         if latency > 0 {
             tokio::time::sleep(Duration::from_millis(latency)).await;

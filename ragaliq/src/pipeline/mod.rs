@@ -79,7 +79,7 @@ use tokio::sync::Semaphore;
 #[derive(Clone)]
 pub struct Pipeline {
     state: Arc<State>,
-    _server: Arc<Server>,
+    server: Arc<Server>,
 }
 
 impl std::fmt::Debug for Pipeline {
@@ -199,14 +199,14 @@ impl Pipeline {
         let (addr, task) = server::start(state.clone()).map_err(StartError)?;
         Ok(Pipeline {
             state,
-            _server: Arc::new(Server { addr, task }),
+            server: Arc::new(Server { addr, task }),
         })
     }
 
     /// The endpoint's root, `http://127.0.0.1:PORT`.
     #[must_use]
     pub fn url(&self) -> String {
-        format!("http://{}", self._server.addr)
+        format!("http://{}", self.server.addr)
     }
 
     /// The base URL an OpenAI client takes, `http://127.0.0.1:PORT/v1`

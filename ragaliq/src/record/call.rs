@@ -272,8 +272,9 @@ pub(crate) struct FileCall {
     /// exactly when structured.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     response_text: Option<String>,
+    /// Each event a block of its own: its JSON read as it came, no escapes.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    chunks: Vec<String>,
+    chunks: Vec<super::recording::ReplyText>,
     tokens: Tokens,
     #[serde(default = "first", skip_serializing_if = "is_first")]
     occurrence: u32,
@@ -312,7 +313,14 @@ impl FileCall {
             }),
             response,
             response_text,
-            chunks: call.chunks.clone(),
+            chunks: call
+                .chunks
+                .iter()
+                .map(|c| super::recording::ReplyText {
+                    text: c.clone(),
+                    block: !verbatim,
+                })
+                .collect(),
             tokens: call.tokens,
             occurrence: call.occurrence,
             used_by: call.used_by.clone(),
@@ -354,7 +362,7 @@ impl FileCall {
             asked: self.asked,
             answer: self.answer.map(|a| a.text).unwrap_or_default(),
             response,
-            chunks: self.chunks,
+            chunks: self.chunks.into_iter().map(|c| c.text).collect(),
             tokens: self.tokens,
             occurrence: self.occurrence.max(1),
             used_by: self.used_by,
@@ -390,6 +398,60 @@ mod tests {
         assert_eq!(call.body(), b.to_value());
         assert_eq!(call.response.as_deref(), Some(r#"{"id":"x"}"#));
         assert_eq!(call.describe(), "chat completion of `m` (\"Hi?\")");
+    }
+
+    #[test]
+    fn calls_come_back_whole_from_the_file_and_streams_read_as_blocks() {
+        use super::super::recording::{Recording, parse_yaml};
+        let b = body(r#"{"model":"m","stream":true,"messages":[{"role":"user","content":"Q?"}]}"#);
+        let streamed = Call::new(
+            "chat/completions",
+            Some(&b),
+            "Yes.".into(),
+            None,
+            vec![
+                r#"data: {"choices":[{"delta":{"content":"Yes."}}]}"#.into(),
+                "event: message_stop\ndata: {\"type\":\"message_stop\"}".into(),
+                "data:  two spaces, a tab\there, and a trailing space ".into(),
+                "data: [DONE]".into(),
+            ],
+            Tokens {
+                input: 3,
+                output: 1,
+            },
+            2,
+            "b".repeat(64),
+        );
+        let e = body(r#"{"model":"e","input":["a","b"]}"#);
+        let embeddings = Call::new(
+            "embeddings",
+            Some(&e),
+            "2 vectors of 3 dimensions".into(),
+            Some(r#"{"data":[{"embedding":[0.1,-2.5e-7,3.0]},{"embedding":[1,2,3]}]}"#.into()),
+            Vec::new(),
+            Tokens::default(),
+            1,
+            "c".repeat(64),
+        );
+        let r = Recording {
+            exchanges: Vec::new(),
+            pipeline: vec![streamed, embeddings],
+        };
+        let yaml = r.to_yaml();
+        assert!(
+            yaml.starts_with("ragaliq_recording: 2\npipeline:"),
+            "{yaml}"
+        );
+        assert!(
+            yaml.contains("- |-\n    data: {\"choices\""),
+            "a block, no escapes:\n{yaml}"
+        );
+        assert!(yaml.contains("occurrence: 2"), "{yaml}");
+        assert!(
+            yaml.contains("response_text: "),
+            "embeddings as one line:\n{yaml}"
+        );
+        assert_eq!(parse_yaml(&yaml).unwrap(), r);
     }
 
     #[test]
