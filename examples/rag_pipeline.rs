@@ -47,7 +47,7 @@ pub const PASSAGES: [(&str, &str); 6] = [
 ];
 
 /// What the model is told before the passages and the question.
-pub const PROMPT: &str = "You answer customers' questions for an online shop.\nAnswer in one sentence, using only the passages you are given.\nIf the passages do not say, answer: I don't know.";
+pub const PROMPT: &str = "You answer customers' questions for an online shop.\nAnswer in one sentence, using only the passages you are given.";
 
 /// The help desk: where its model is, and how it asks it.
 pub struct HelpDesk {

@@ -872,3 +872,57 @@ async fn two_processes_recording_one_file_keep_both_pipelines_calls() {
 // The example: examples/rag_pipeline.rs, answered by the kit's
 // Qwen2.5-Coder-0.5B and judged by its 1.5B, recorded once.
 // ---------------------------------------------------------------------
+
+/// The help desk, its model's client pointed at this test's endpoint: the
+/// only change a team makes to test its pipeline.
+fn help_desk(judge: &Judge) -> rag_pipeline::HelpDesk {
+    rag_pipeline::HelpDesk::new(judge.pipeline().openai_base_url(), "qwen2.5-coder-0.5b")
+}
+
+#[rag_test(config = "examples/rag_pipeline.toml")]
+async fn help_desk_return_window(judge: Judge) {
+    let question = "How long do I have to return an item?";
+    let answer = help_desk(&judge).answer(question).await.expect("the help desk answers");
+    let case = RagCase::new(question)
+        .context(answer.passages)
+        .retrieved_ids(answer.ids)
+        .relevant_ids(["returns-1"])
+        .expected_answer("Within 30 days of delivery.")
+        .response(answer.text);
+    assert_retrieved!(case, hit_rate_at(1) >= 1.0);
+    assert_faithful!(judge, case);
+    assert_relevant!(judge, case);
+    assert_correct!(judge, case);
+}
+
+#[rag_test(config = "examples/rag_pipeline.toml")]
+async fn help_desk_free_shipping(judge: Judge) {
+    let question = "Is shipping free?";
+    let answer = help_desk(&judge).answer(question).await.expect("the help desk answers");
+    let case = RagCase::new(question)
+        .context(answer.passages)
+        .retrieved_ids(answer.ids)
+        .relevant_ids(["shipping-2"])
+        .expected_answer("Only on orders over 50 euros.")
+        .response(answer.text);
+    assert_retrieved!(case, hit_rate_at(1) >= 1.0);
+    assert_faithful!(judge, case);
+    assert_relevant!(judge, case);
+    assert_correct!(judge, case);
+}
+
+#[rag_test(config = "examples/rag_pipeline.toml")]
+async fn help_desk_store_hours(judge: Judge) {
+    let question = "When do your stores open?";
+    let answer = help_desk(&judge).answer(question).await.expect("the help desk answers");
+    let case = RagCase::new(question)
+        .context(answer.passages)
+        .retrieved_ids(answer.ids)
+        .relevant_ids(["stores-1"])
+        .expected_answer("At nine in the morning, Monday to Saturday.")
+        .response(answer.text);
+    assert_retrieved!(case, hit_rate_at(1) >= 1.0);
+    assert_faithful!(judge, case);
+    assert_relevant!(judge, case);
+    assert_correct!(judge, case);
+}
