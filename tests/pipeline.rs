@@ -882,7 +882,10 @@ fn help_desk(judge: &Judge) -> rag_pipeline::HelpDesk {
 #[rag_test(config = "examples/rag_pipeline.toml")]
 async fn help_desk_return_window(judge: Judge) {
     let question = "How long do I have to return an item?";
-    let answer = help_desk(&judge).answer(question).await.expect("the help desk answers");
+    let answer = help_desk(&judge)
+        .answer(question)
+        .await
+        .expect("the help desk answers");
     let case = RagCase::new(question)
         .context(answer.passages)
         .retrieved_ids(answer.ids)
@@ -898,7 +901,10 @@ async fn help_desk_return_window(judge: Judge) {
 #[rag_test(config = "examples/rag_pipeline.toml")]
 async fn help_desk_free_shipping(judge: Judge) {
     let question = "Is shipping free?";
-    let answer = help_desk(&judge).answer(question).await.expect("the help desk answers");
+    let answer = help_desk(&judge)
+        .answer(question)
+        .await
+        .expect("the help desk answers");
     let case = RagCase::new(question)
         .context(answer.passages)
         .retrieved_ids(answer.ids)
@@ -914,7 +920,10 @@ async fn help_desk_free_shipping(judge: Judge) {
 #[rag_test(config = "examples/rag_pipeline.toml")]
 async fn help_desk_store_hours(judge: Judge) {
     let question = "When do your stores open?";
-    let answer = help_desk(&judge).answer(question).await.expect("the help desk answers");
+    let answer = help_desk(&judge)
+        .answer(question)
+        .await
+        .expect("the help desk answers");
     let case = RagCase::new(question)
         .context(answer.passages)
         .retrieved_ids(answer.ids)

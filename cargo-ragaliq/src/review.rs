@@ -606,14 +606,17 @@ fn show_pipeline(out: &mut impl Write, path: &Path, calls: &[record::Call]) -> s
             }
         )?;
         let indented = |label: &str, text: &str| -> String {
-            let pad = " ".repeat(label.chars().count() + 3);
+            // Under the text: past "  ", the label and ": ".
+            let pad = " ".repeat(label.chars().count() + 4);
             let mut lines = text.lines();
             let first = lines.next().unwrap_or_default();
             let mut s = format!("  {label}: {first}");
             for l in lines {
                 s.push('\n');
-                s.push_str(&pad);
-                s.push_str(l);
+                if !l.is_empty() {
+                    s.push_str(&pad);
+                    s.push_str(l);
+                }
             }
             s
         };

@@ -52,7 +52,10 @@ fn recorder(dir: &Path, r: usize, mode: Mode) -> Arc<Recorder> {
 async fn timed(client: &reqwest::Client, url: &str, body: &serde_json::Value) -> (Duration, usize) {
     let started = Instant::now();
     let response = client.post(url).json(body).send().await.expect("answered");
-    assert!(response.status().is_success(), "{}", response.status());
+    let status = response.status();
+    if !status.is_success() {
+        panic!("{status}: {}", response.text().await.unwrap_or_default());
+    }
     let bytes = response.bytes().await.expect("read").len();
     (started.elapsed(), bytes)
 }
@@ -126,7 +129,11 @@ pub async fn run(n: usize, dir: &Path) {
         drop(app);
         let snap = rec.location().snapshot.clone();
         rec.commit(None, true, |recording: &Recording| {
-            std::fs::write(&snap, recording.to_yaml()).unwrap();
+            let text = format!(
+                "---\nsource: examples/bench.rs\n---\n{}",
+                recording.to_yaml()
+            );
+            std::fs::write(&snap, text).unwrap();
         })
         .unwrap();
     }

@@ -198,7 +198,17 @@ fn text(v: &Value) -> String {
 /// The changed lines of `old` → `new`, each on a line of its own (`-` the
 /// recorded, `+` now), at most [`MAX_LINES`].
 fn diff(old: &str, new: &str) -> String {
-    let diff = similar::TextDiff::from_lines(old, new);
+    // Each text ends its last line, so a line added after it is the one
+    // line said, not the last line too.
+    let ended = |t: &str| {
+        if t.is_empty() || t.ends_with('\n') {
+            t.to_owned()
+        } else {
+            format!("{t}\n")
+        }
+    };
+    let (old, new) = (ended(old), ended(new));
+    let diff = similar::TextDiff::from_lines(&old, &new);
     let mut lines: Vec<String> = Vec::new();
     for change in diff.iter_all_changes() {
         let sign = match change.tag() {
@@ -280,6 +290,15 @@ mod tests {
             why.contains("messages[1] (user) added:\n      + And more?"),
             "{why}"
         );
+    }
+
+    #[test]
+    fn a_line_added_at_the_end_is_the_one_line_said() {
+        let d = diff(
+            "Answer briefly.\nUse the passages.",
+            "Answer briefly.\nUse the passages.\nElse say so.",
+        );
+        assert_eq!(d, "\n      + Else say so.");
     }
 
     #[test]
