@@ -11,6 +11,7 @@
 //! cargo run --release --example bench -- auto   100 0.2             # samples "auto" vs always 5, 20% flips
 //! cargo run --example bench -- prompts 100                        # prompt characters per case, per way of asking
 //! cargo run --release --example bench -- retrieval 100000 target/bench # retrieval against labels, as a ratio to reading the case file
+//! cargo run --release --example bench -- pipeline 10000 target/bench-pipeline # the pipeline's endpoint replaying N calls, against a bare server
 //! cargo run --example bench -- smoke                               # small N, every mode (CI)
 //! ```
 //!
@@ -19,6 +20,8 @@
 //! judge is the scripted judge on 127.0.0.1 (ragaliq-scripted), which also
 //! counts requests, prompt characters and the most requests in flight.
 
+#[path = "bench/pipeline.rs"]
+mod pipeline;
 #[path = "bench/retrieval.rs"]
 mod retrieval;
 
@@ -596,6 +599,7 @@ async fn main() {
         }
         Some("prompts") => prompts(arg(&args, 1, 100)).await,
         Some("retrieval") => retrieval::run(arg(&args, 1, 100_000), &dir()),
+        Some("pipeline") => pipeline::run(arg(&args, 1, 10_000), &dir()).await,
         Some("live") => live(arg(&args, 1, 100), arg(&args, 2, 0), arg(&args, 3, 16)).await,
         Some("rate-limited") => {
             rate_limited(
@@ -620,11 +624,12 @@ async fn main() {
             live(20, 20, 4).await;
             prompts(10).await;
             retrieval::run(1000, &d);
+            pipeline::run(20, &d.join("pipeline")).await;
             let _ = std::fs::remove_dir_all(&d);
         }
         _ => {
             eprintln!(
-                "usage: bench record|replay N [DIR [SAMPLES]] | bound|suite|retrieval N [DIR] | live N LATENCY_MS CONCURRENCY | rate-limited N CONCURRENCY RPM TPM | auto N | prompts N | smoke"
+                "usage: bench record|replay N [DIR [SAMPLES]] | bound|suite|retrieval|pipeline N [DIR] | live N LATENCY_MS CONCURRENCY | rate-limited N CONCURRENCY RPM TPM | auto N | prompts N | smoke"
             );
             std::process::exit(2);
         }

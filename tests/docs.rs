@@ -770,14 +770,20 @@ fn the_recording_recipes_run_as_printed_in_a_fresh_workspace() {
         "../ragaliq/ragaliq",
         &root().join("ragaliq").display().to_string(),
     );
+    // The shop's own dependencies for its pipeline (the README's lib
+    // block): reqwest with the features the workspace builds it with, so
+    // its build serves.
     std::fs::write(
         shop.join("Cargo.toml"),
-        format!("[package]\nname = \"shop\"\nversion = \"0.1.0\"\nedition = \"2024\"\npublish = false\n\n[dev-dependencies]\n{dependency}\n"),
+        format!("[package]\nname = \"shop\"\nversion = \"0.1.0\"\nedition = \"2024\"\npublish = false\n\n[dependencies]\nreqwest = {{ version = \"0.13\", default-features = false, features = [\"json\"] }}\nserde_json = \"1\"\n\n[dev-dependencies]\n{dependency}\n"),
     )
     .unwrap();
-    std::fs::write(shop.join("src/lib.rs"), "//! The shop.\n").unwrap();
-    // The README's first test, as it stands, and a second test file.
-    let first = block_after("README.md", "## The first test", "rust,ignore");
+    // The README's pipeline (the shop's `src/lib.rs`), its first test, as
+    // they stand, and a second test file.
+    let lib = block_after("README.md", "## The first test", "rust,ignore");
+    assert!(lib.contains("pub struct HelpDesk"), "{lib}");
+    std::fs::write(shop.join("src/lib.rs"), lib).unwrap();
+    let first = block_after("README.md", "Its test calls it as it is", "rust,ignore");
     std::fs::write(shop.join("tests/first.rs"), first).unwrap();
     // The second file's answer is right in other words, which the scripted
     // judge (word overlap) does not see: its test prints the command that
@@ -793,7 +799,9 @@ fn the_recording_recipes_run_as_printed_in_a_fresh_workspace() {
         "## A first recording without a paid key",
         "toml",
     )
-    .replace("http://127.0.0.1:8080/v1", &judge.base_url());
+    .replace("http://127.0.0.1:8080/v1", &judge.base_url())
+    // The pipeline's model, played by the scripted server too.
+    .replace("http://127.0.0.1:8081/v1", &judge.base_url());
     assert!(config.contains(&judge.base_url()), "{config}");
     std::fs::write(shop.join("ragaliq.toml"), config).unwrap();
 

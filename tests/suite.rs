@@ -630,3 +630,188 @@ async fn ci_ignores_the_mode_a_suites_code_asks_for() {
         "nothing recorded"
     );
 }
+
+/// The pipeline a suite is given: it retrieves two passages and has the
+/// scripted `app` model answer from them, with a plain reqwest call.
+async fn help_desk(
+    input: ragaliq::pipeline::Input,
+    app: ragaliq::pipeline::Pipeline,
+) -> Result<ragaliq::pipeline::Answered, String> {
+    let passages = [
+        "Refunds are accepted within 30 days of delivery.",
+        "Shipping is free on orders over 50 euros.",
+    ];
+    let body = serde_json::json!({
+        "model": "app-scripted",
+        "messages": [
+            {"role": "system", "content": "Answer from the passages only."},
+            {"role": "user", "content": format!("Passages:\n{}\nQuestion: {}", passages.join("\n"), input.query)},
+        ],
+        "temperature": 0,
+    });
+    let reply: serde_json::Value = reqwest::Client::new()
+        .post(format!("{}/chat/completions", app.openai_base_url()))
+        .json(&body)
+        .send()
+        .await
+        .map_err(|e| e.to_string())?
+        .error_for_status()
+        .map_err(|e| e.to_string())?
+        .json()
+        .await
+        .map_err(|e| e.to_string())?;
+    let text = reply["choices"][0]["message"]["content"]
+        .as_str()
+        .ok_or("no answer")?;
+    Ok(ragaliq::pipeline::Answered::new(text).context(passages))
+}
+
+/// A suite with a pipeline, run by the parent test below in a child
+/// process whose environment (mode, CI, insta) it controls.
+#[test]
+#[ignore = "run in a child process by a_suite_runs_the_pipeline_recorded_then_replayed"]
+fn child_suite_with_a_pipeline() {
+    let dir = std::env::var("RAGALIQ_CHILD_SUITE_DIR").expect("set by the parent test");
+    let url = std::env::var("RAGALIQ_CHILD_URL").expect("set by the parent test");
+    let mode = std::env::var("RAGALIQ_CHILD_MODE").expect("set by the parent test");
+    let judge = Judge::builder(OpenAiTransport::new(&url))
+        .with_model("scripted")
+        .build()
+        .unwrap()
+        .with_pipeline_settings(ragaliq::pipeline::Settings::default().openai(&url));
+    let outcome = ragaliq::suite(Path::new(&dir).join("cases"))
+        .metrics([Metric::Faithfulness, Metric::Relevance])
+        // The scripted judge's P(yes) for relevance is the share of the
+        // question's words in the answer: half, for the refund window.
+        .threshold(Metric::Relevance, 0.4)
+        .judge(judge)
+        .pipeline(help_desk)
+        .mode(Mode::from_name(&mode).unwrap())
+        .report_dir(Path::new(&dir).join("report"))
+        .with_args(quiet())
+        .run_for_outcome()
+        .unwrap();
+    println!(
+        "outcome: {} passed, {} failed",
+        outcome.conclusion.num_passed, outcome.conclusion.num_failed
+    );
+}
+
+fn run_child_suite(dir: &Path, url: &str, mode: &str, ci: bool) -> String {
+    let mut cmd = std::process::Command::new(std::env::current_exe().unwrap());
+    cmd.args([
+        "child_suite_with_a_pipeline",
+        "--exact",
+        "--ignored",
+        "--nocapture",
+        "--test-threads=1",
+    ])
+    .env_remove("CI")
+    .env_remove("TF_BUILD")
+    .env_remove("RAGALIQ_MODE")
+    .env_remove("NEXTEST_RUN_ID")
+    .env_remove("RAGALIQ_RUN_ID")
+    .env_remove("RAGALIQ_SNAPSHOT_DIR")
+    .env("INSTA_UPDATE", "new")
+    .env("RAGALIQ_CHILD_SUITE_DIR", dir)
+    .env("RAGALIQ_CHILD_URL", url)
+    .env("RAGALIQ_CHILD_MODE", mode);
+    if ci {
+        cmd.env("CI", "true");
+    }
+    let out = cmd.output().unwrap();
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+/// Case files that hold questions and labels, not answers: the suite's
+/// pipeline answers them, its calls are recorded with the judge's in each
+/// case's recording, and the recording replays under CI with no request.
+/// A case with a frozen response is graded as it is.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_suite_runs_the_pipeline_recorded_then_replayed() {
+    let server = ScriptedJudge::start().await;
+    let url = server.base_url();
+    let dir = temp_dir("pipeline");
+    std::fs::create_dir_all(dir.join("cases")).unwrap();
+    write(
+        &dir.join("cases"),
+        "cases.yaml",
+        "- id: refund\n  query: What is the refund window?\n- id: shipping\n  query: Is shipping free?\n- id: frozen\n  query: What is the refund window?\n  context: [Refunds are accepted within 30 days of delivery.]\n  response: Refunds are accepted within 30 days of delivery.\n",
+    );
+    let text = run_child_suite(&dir, &url, "record", false);
+    assert!(
+        text.contains("outcome: 0 passed, 6 failed"),
+        "new recordings await review:\n{text}"
+    );
+    let recorded = server.requests();
+    // The pipeline once per case it answered (2), whatever the metrics.
+    let snapshots = dir.join("cases/snapshots");
+    for id in ["refund", "shipping", "frozen"] {
+        std::fs::rename(
+            snapshots.join(format!("{id}.snap.new")),
+            snapshots.join(format!("{id}.snap")),
+        )
+        .unwrap();
+    }
+    let refund = std::fs::read_to_string(snapshots.join("refund.snap")).unwrap();
+    assert!(
+        refund.contains("pipeline:") && refund.contains("used_by:\n  - pipeline"),
+        "{refund}"
+    );
+    assert!(
+        refund.contains("answer: Refunds are accepted within 30 days of delivery."),
+        "{refund}"
+    );
+    let frozen = std::fs::read_to_string(snapshots.join("frozen.snap")).unwrap();
+    assert!(
+        !frozen.contains("pipeline:"),
+        "a frozen response runs no pipeline:\n{frozen}"
+    );
+    let report = Report::read(&dir.join("report/report.json")).unwrap();
+    let app = report
+        .summary
+        .pipeline
+        .expect("the pipeline's calls are counted");
+    assert_eq!((app.calls, app.replayed), (2, 0));
+    assert!(app.total_tokens() > 0);
+    assert_eq!(
+        report.summary.pipeline_cost_usd, None,
+        "the scripted model has no price"
+    );
+    assert!(
+        report
+            .totals_line()
+            .contains("pipeline under test: 2 calls"),
+        "{}",
+        report.totals_line()
+    );
+    assert_eq!(
+        recorded - app.calls,
+        report.summary.usage.calls,
+        "the judge's calls apart"
+    );
+
+    let text = run_child_suite(&dir, &url, "replay", true);
+    assert!(
+        text.contains("outcome: 6 passed, 0 failed"),
+        "replayed under CI:\n{text}"
+    );
+    assert_eq!(server.requests(), recorded, "CI asked nothing");
+    let report = Report::read(&dir.join("report/report.json")).unwrap();
+    let app = report.summary.pipeline.unwrap();
+    assert_eq!((app.calls, app.replayed), (0, 2));
+    let summary = std::fs::read_to_string(dir.join("report/summary.md")).unwrap();
+    assert!(
+        summary.contains("pipeline under test: 0 calls"),
+        "{summary}"
+    );
+    let html = std::fs::read_to_string(dir.join("report/report.html")).unwrap();
+    assert!(
+        html.contains("pipeline calls replayed"),
+        "the page counts them too"
+    );
+}

@@ -419,6 +419,10 @@ fn walk(
     // judges each key (asked about or not).
     let mut queue: Vec<(PathBuf, Item)> = Vec::new();
     let mut holders: BTreeMap<String, Vec<PathBuf>> = BTreeMap::new();
+    // Each recording's pipeline calls: what the application under test
+    // asked its own model and was answered, shown above the judge's first
+    // verdict on that recording's answers.
+    let mut calls: BTreeMap<PathBuf, Vec<record::Call>> = BTreeMap::new();
     for t in found {
         let recording = match Recording::read(&t.path) {
             Ok(Some(r)) => r,
@@ -438,6 +442,9 @@ fn walk(
                     shown(&t.path)
                 )?;
             }
+        }
+        if !recording.pipeline.is_empty() {
+            calls.insert(t.path.clone(), recording.pipeline.clone());
         }
         let pending = is_pending(&t.path);
         let thresholds = thresholds(&t.path, &mut cache).map_err(std::io::Error::other)?;
@@ -510,6 +517,9 @@ fn walk(
     let mut given = 0usize;
     while at < queue.len() {
         let (path, item) = &queue[at];
+        if let Some(app) = calls.remove(path) {
+            show_pipeline(out, path, &app)?;
+        }
         let into: Vec<PathBuf> = holders
             .get(&item.judged.key)
             .cloned()
@@ -668,6 +678,122 @@ fn judge_said(item: &Item) -> String {
 }
 
 /// One item, as a reviewer reads it.
+/// What the pipeline under test asked its own model and was answered, as
+/// the recording keeps it: each call's API, model and parameters, its
+/// messages (or prompt, or input) by role, and the answer.
+fn show_pipeline(out: &mut impl Write, path: &Path, calls: &[record::Call]) -> std::io::Result<()> {
+    writeln!(out)?;
+    writeln!(
+        out,
+        "── {}: what the pipeline under test asked its model, and was answered ({} call{}; the judge's verdicts on its answer follow)",
+        shown(path),
+        calls.len(),
+        if calls.len() == 1 { "" } else { "s" }
+    )?;
+    for call in calls {
+        let body = call.body();
+        let params: Vec<String> = body
+            .as_object()
+            .map(|m| {
+                m.iter()
+                    .filter(|(k, _)| {
+                        !matches!(
+                            k.as_str(),
+                            "model" | "messages" | "system" | "prompt" | "input"
+                        )
+                    })
+                    .map(|(k, v)| format!("{k} {v}"))
+                    .collect()
+            })
+            .unwrap_or_default();
+        writeln!(
+            out,
+            "{} · model {}{}{}",
+            call.api,
+            if call.model.is_empty() {
+                "(none)"
+            } else {
+                &call.model
+            },
+            if params.is_empty() {
+                String::new()
+            } else {
+                format!(" · {}", params.join(", "))
+            },
+            if call.occurrence > 1 {
+                format!(" · asked for the {} time", ordinal(call.occurrence))
+            } else {
+                String::new()
+            }
+        )?;
+        let indented = |label: &str, text: &str| -> String {
+            // Under the text: past "  ", the label and ": ".
+            let pad = " ".repeat(label.chars().count() + 4);
+            let mut lines = text.lines();
+            let first = lines.next().unwrap_or_default();
+            let mut s = format!("  {label}: {first}");
+            for l in lines {
+                s.push('\n');
+                if !l.is_empty() {
+                    s.push_str(&pad);
+                    s.push_str(l);
+                }
+            }
+            s
+        };
+        let text = |v: &serde_json::Value| -> String {
+            match v {
+                serde_json::Value::String(s) => s.clone(),
+                serde_json::Value::Array(parts) => parts
+                    .iter()
+                    .map(|p| {
+                        p.get("text")
+                            .and_then(serde_json::Value::as_str)
+                            .map_or_else(|| p.to_string(), str::to_owned)
+                    })
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+                other => other.to_string(),
+            }
+        };
+        if let Some(system) = body.get("system") {
+            writeln!(out, "{}", indented("system", &text(system)))?;
+        }
+        for m in body
+            .get("messages")
+            .and_then(serde_json::Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let role = m
+                .get("role")
+                .and_then(serde_json::Value::as_str)
+                .unwrap_or("?");
+            let content = m.get("content").map(text).unwrap_or_default();
+            writeln!(out, "{}", indented(role, &content))?;
+        }
+        for key in ["prompt", "input"] {
+            if let Some(v) = body.get(key) {
+                writeln!(out, "{}", indented(key, &text(v)))?;
+            }
+        }
+        writeln!(out, "{}", indented("answered", &call.answer))?;
+    }
+    Ok(())
+}
+
+/// `2nd`, `3rd`, `4th`, … .
+fn ordinal(n: u32) -> String {
+    let suffix = match (n % 10, n % 100) {
+        (1, 11) | (2, 12) | (3, 13) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
+    };
+    format!("{n}{suffix}")
+}
+
 fn show(
     out: &mut impl Write,
     path: &Path,

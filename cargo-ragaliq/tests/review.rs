@@ -935,3 +935,36 @@ fn a_sample_walks_decided_items_drawn_at_random() {
     assert!(!out.contains("of the 5 items"), "{out}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A recording with the pipeline's own call (the example help desk's, the
+/// kit's 0.5B answering): the walk shows what the pipeline was asked and
+/// answered before the judge's first verdict on it.
+#[test]
+fn the_walk_shows_the_pipelines_call_above_the_judges_verdicts() {
+    let dir = std::env::temp_dir().join(format!("ragaliq-review-pipeline-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let snapshots = dir.join("tests/snapshots");
+    std::fs::create_dir_all(&snapshots).unwrap();
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../tests/snapshots/pipeline__help_desk_free_shipping.snap"),
+        snapshots.join("pipeline__help_desk_free_shipping.snap"),
+    )
+    .unwrap();
+    let o = run(&dir, &["review", "--all"], "q\n");
+    let out = text(&o);
+    assert!(o.status.success(), "{out}");
+    let call = out
+        .find("what the pipeline under test asked its model, and was answered (1 call")
+        .unwrap_or_else(|| panic!("{out}"));
+    let first_item = out.find("[1/").unwrap_or_else(|| panic!("{out}"));
+    assert!(call < first_item, "the call comes first:\n{out}");
+    for expected in [
+        "chat/completions · model qwen2.5-coder-0.5b · max_tokens 80, temperature 0",
+        "  system: You answer customers' questions for an online shop.\n          Answer in one sentence, using only the passages you are given.",
+        "        [shipping-1] Standard shipping takes 3 to 5 business days within the country.\n\n        Question: Is shipping free?",
+        "  answered: Shipping is free on orders over 50 euros.",
+    ] {
+        assert!(out.contains(expected), "{expected:?} not in\n{out}");
+    }
+}

@@ -32,6 +32,12 @@
 //!   0.05. A model whose name ends in `-sure` answers the same word with
 //!   P 0.99 (or 0.01): the stronger judge of a cascade.
 //!
+//! It also stands in for a pipeline's own model (see `app.rs`): a model
+//! named `app…`, and any chat request that is none of ragaliq's questions
+//! and asks for no JSON and no token probabilities, is answered with the
+//! sentence of the prompt closest to the question, streamed when asked;
+//! `/v1/embeddings`, `/v1/completions` and `/v1/models` are answered too.
+//!
 //! It also serves the providers' batch APIs (OpenAI's `POST /v1/files` +
 //! `/v1/batches`, Anthropic's `/v1/messages/batches`), answering each line
 //! by the same rule, with faults a batch client must survive
@@ -56,6 +62,7 @@
 
 #![forbid(unsafe_code)]
 
+mod app;
 mod batches;
 mod limits;
 
@@ -240,6 +247,26 @@ async fn handle(
     let now = stats.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
     stats.max_in_flight.fetch_max(now, Ordering::SeqCst);
     let body = req.into_body().collect().await?.to_bytes();
+    // A pipeline's own model (answers, embeddings, the model list), not
+    // the judge: answered by `app`'s rules.
+    let asked = serde_json::from_slice::<Value>(&body).unwrap_or(Value::Null);
+    if app::is_app(&path, &asked)
+        || app::is_unknown_chat(&asked, |user| {
+            word_rule(user).is_some() || rule(user).is_some()
+        })
+    {
+        let latency = stats.latency_ms.load(Ordering::SeqCst);
+        if latency > 0 {
+            tokio::time::sleep(Duration::from_millis(latency)).await;
+        }
+        let (status, kind, reply) = app::answer(&path, &asked);
+        stats.in_flight.fetch_sub(1, Ordering::SeqCst);
+        return Ok(Response::builder()
+            .status(status)
+            .header("content-type", kind)
+            .body(Full::new(Bytes::from(reply)))
+            .expect("a valid response"));
+    }
     // Counted on arrival, as a provider counts; a refusal comes at once.
     let parsed = serde_json::from_slice::<Value>(&body);
     let decision = match (&parsed, lock(&stats.limits).as_mut()) {

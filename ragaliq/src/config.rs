@@ -69,6 +69,12 @@
 //! | `gates.baseline` | — | a previous run's `report.json` or its folder (relative to this file) | none; a suite's `.baseline(…)`, `RAGALIQ_BASELINE` and `cargo ragaliq report --baseline` win |
 //! | — | `RAGALIQ_REPORT_DIR` | a folder for suite reports | none; a suite's `.report_dir(…)` wins |
 //! | — | `RAGALIQ_COLLECT` | a batch folder (set by `cargo ragaliq record --batch`) | none: unrecorded questions are asked |
+//! | `pipeline.openai_base_url` | `RAGALIQ_PIPELINE_OPENAI_BASE_URL` | `http://…` or `https://…`, up to and including `/v1` | `https://api.openai.com/v1`: where the pipeline's OpenAI-compatible calls go when recorded (see [`pipeline`](crate::pipeline)) |
+//! | `pipeline.anthropic_base_url` | `RAGALIQ_PIPELINE_ANTHROPIC_BASE_URL` | `http://…` or `https://…`, up to and including `/v1` | `https://api.anthropic.com/v1`: where the pipeline's `/v1/messages` calls go when recorded |
+//! | `pipeline.timeout_secs` | `RAGALIQ_PIPELINE_TIMEOUT_SECS` | over 0, up to 3600 | 120: the longest one forwarded call may take, to its last byte |
+//! | `pipeline.idle_timeout_secs` | `RAGALIQ_PIPELINE_IDLE_TIMEOUT_SECS` | over 0, up to 3600 | 30: the longest a streamed answer may go without a byte |
+//! | `pipeline.concurrency` | `RAGALIQ_PIPELINE_CONCURRENCY` | 1 to 1024 | 8: forwarded calls in flight at once, per process |
+//! | `pipeline.shared_limits` | `RAGALIQ_PIPELINE_SHARED_LIMITS` | `true`, `false` | `false`: with `true`, the judge's run-wide concurrency limit, pace (`judge.rpm`, `judge.tpm`) and `cost.max_usd` count the pipeline's live calls too |
 //!
 //! A `[fitted]` table (per kind fitted: the model, the set, the date, the
 //! kappa) says where the thresholds in the file were fitted; `cargo ragaliq
@@ -281,6 +287,9 @@ pub struct Config {
     /// file's other settings; `RAGALIQ_*` variables other than the mode's
     /// set the first judge only).
     pub escalate: Vec<Config>,
+    /// Where the pipeline under test's own model calls go when they are
+    /// recorded, and their limits (`[pipeline]`).
+    pub pipeline: crate::core::pipeline::Settings,
     api_key: Option<ApiKey>,
     /// `CI` is set (as insta detects it): a mode code sets may then only be
     /// replay ([`set_mode`](Self::set_mode)).
@@ -336,6 +345,7 @@ impl std::fmt::Debug for Config {
             .field("uncertain", &self.uncertain)
             .field("found_rule", &self.found_rule)
             .field("escalate", &self.escalate)
+            .field("pipeline", &self.pipeline)
             .field("api_key", &self.api_key)
             .finish()
     }
@@ -1104,6 +1114,7 @@ impl Config {
             .and_then(env)
             .filter(|k| !k.trim().is_empty())
             .map(|k| ApiKey::new(k.trim()));
+        let pipeline = pipeline_settings(&r, raw.pipeline)?;
         Ok(Config {
             ci: Mode::default_for(env) == Mode::Replay,
             mode,
@@ -1152,6 +1163,7 @@ impl Config {
             uncertain,
             found_rule,
             escalate,
+            pipeline,
             api_key,
         })
     }
@@ -1603,6 +1615,111 @@ struct RawFile {
     bands: Option<RawBands>,
     /// Each a judge of its own, read by [`escalation`].
     escalate: Option<Vec<toml::Table>>,
+    pipeline: Option<RawPipeline>,
+}
+
+/// `[pipeline]`: where the pipeline under test's calls go when recorded.
+#[derive(Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawPipeline {
+    openai_base_url: Option<String>,
+    anthropic_base_url: Option<String>,
+    timeout_secs: Option<f64>,
+    idle_timeout_secs: Option<f64>,
+    concurrency: Option<i64>,
+    shared_limits: Option<bool>,
+}
+
+/// The pipeline's settings from `[pipeline]` and `RAGALIQ_PIPELINE_*`,
+/// each variable over its key.
+fn pipeline_settings(
+    r: &Resolver<'_>,
+    raw: Option<RawPipeline>,
+) -> Result<crate::core::pipeline::Settings, ConfigError> {
+    let raw = raw.unwrap_or_default();
+    let mut s = crate::core::pipeline::Settings::default();
+    let is_url = |u: &String| u.starts_with("http://") || u.starts_with("https://");
+    let url = |variable: &str, key: &str, value: Option<String>| {
+        r.pick(
+            variable,
+            key,
+            value,
+            text,
+            is_url,
+            "an http:// or https:// URL, up to and including /v1",
+        )
+        .map_err(|e| match e {
+            ConfigError::Invalid {
+                origin,
+                value,
+                expected,
+            } => ConfigError::Invalid {
+                origin,
+                value: redact_url(&value),
+                expected,
+            },
+            other => other,
+        })
+    };
+    if let Some(u) = url(
+        "RAGALIQ_PIPELINE_OPENAI_BASE_URL",
+        "pipeline.openai_base_url",
+        raw.openai_base_url,
+    )? {
+        s.openai_base_url = u;
+    }
+    if let Some(u) = url(
+        "RAGALIQ_PIPELINE_ANTHROPIC_BASE_URL",
+        "pipeline.anthropic_base_url",
+        raw.anthropic_base_url,
+    )? {
+        s.anthropic_base_url = u;
+    }
+    let seconds = |variable: &str, key: &str, value: Option<f64>| {
+        r.pick(
+            variable,
+            key,
+            value,
+            float,
+            |t| *t > 0.0 && *t <= 3600.0,
+            "a number of seconds over 0, up to 3600",
+        )
+    };
+    if let Some(t) = seconds(
+        "RAGALIQ_PIPELINE_TIMEOUT_SECS",
+        "pipeline.timeout_secs",
+        raw.timeout_secs,
+    )? {
+        s.timeout = Duration::from_secs_f64(t);
+    }
+    if let Some(t) = seconds(
+        "RAGALIQ_PIPELINE_IDLE_TIMEOUT_SECS",
+        "pipeline.idle_timeout_secs",
+        raw.idle_timeout_secs,
+    )? {
+        s.idle_timeout = Duration::from_secs_f64(t);
+    }
+    if let Some(n) = r.pick(
+        "RAGALIQ_PIPELINE_CONCURRENCY",
+        "pipeline.concurrency",
+        raw.concurrency,
+        int,
+        |n| (1..=1024).contains(n),
+        "a whole number from 1 to 1024",
+    )? {
+        s.concurrency = n as usize;
+    }
+    if let Some(b) = r.pick(
+        "RAGALIQ_PIPELINE_SHARED_LIMITS",
+        "pipeline.shared_limits",
+        raw.shared_limits,
+        boolean,
+        |_| true,
+        "true or false",
+    )? {
+        s.shared_limits = b;
+    }
+    Ok(s)
 }
 
 #[derive(Default, Deserialize)]

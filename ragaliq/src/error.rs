@@ -99,6 +99,19 @@ pub enum Error {
         /// The batch folder.
         folder: std::path::PathBuf,
     },
+    /// The pipeline under test could not answer the case: its function
+    /// returned an error, or one of its model calls failed at the loopback
+    /// endpoint (a call its recording does not hold, in replay; an
+    /// upstream that failed, answered garbage or hung). The judge was not
+    /// asked.
+    #[error("{message}")]
+    Pipeline {
+        /// What failed, and what to do.
+        message: String,
+        /// A call its recording does not hold (replay mode): a setup
+        /// problem, counted with the recording errors.
+        not_recorded: bool,
+    },
     /// The cost budget is spent: this live call was not made.
     #[error(
         "cost budget reached: ${spent:.4} of ${budget:.2} spent on {calls} live calls in this run; this call was skipped (raise RAGALIQ_MAX_COST_USD or cost.max_usd to spend more)"
@@ -172,7 +185,23 @@ impl Error {
     /// of the test's setup, reported apart from the judge's failures.
     #[must_use]
     pub fn is_recording(&self) -> bool {
-        matches!(self, Error::Recording(_) | Error::Reviewed { .. })
+        matches!(
+            self,
+            Error::Recording(_)
+                | Error::Reviewed { .. }
+                | Error::Pipeline {
+                    not_recorded: true,
+                    ..
+                }
+        )
+    }
+
+    /// Whether the pipeline under test could not answer the case (its
+    /// function failed, or one of its model calls did): the judge was not
+    /// asked, and the answer was not graded.
+    #[must_use]
+    pub fn is_pipeline(&self) -> bool {
+        matches!(self, Error::Pipeline { .. })
     }
 
     /// Whether the question was queued for a batch (collect mode) instead

@@ -70,6 +70,15 @@
 //! several samples (*undecided*) and a configuration error each fail with
 //! their own message, never as a low score.
 //!
+//! # The pipeline under test, recorded too
+//!
+//! A test can call the pipeline it ships: [`Judge::pipeline`] is a loopback
+//! endpoint speaking the OpenAI-compatible and Anthropic APIs, whose URL
+//! the pipeline's own client is given. Its model calls are recorded in the
+//! test's recording beside the judge's verdicts, and replayed in CI; a
+//! changed prompt, model or parameter fails with what changed (see
+//! [`pipeline`]).
+//!
 //! # More than one test
 //!
 //! - [`suite()`]: a folder of case files (YAML, JSON, JSONL, CSV) becomes
@@ -180,6 +189,7 @@ mod html;
 pub mod judge;
 mod metrics;
 pub mod parse;
+pub mod pipeline;
 pub mod prompts;
 pub mod record;
 mod recorded;

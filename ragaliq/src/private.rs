@@ -170,6 +170,9 @@ fn run_boxed(spec: TestSpec, body: Body) {
     }
     let recorder = Arc::new(Recorder::bound(location, config.mode, &binder));
     let judge = judge.with_recorder(recorder.clone());
+    // Shares the pipeline's endpoint with the body's judge, if the body
+    // starts one: what it served is read after the body.
+    let kept = judge.clone();
 
     let runtime = if spec.multi_thread {
         tokio::runtime::Builder::new_multi_thread()
@@ -194,6 +197,14 @@ fn run_boxed(spec: TestSpec, body: Body) {
     let failure = *crate::core::sync::lock(&noted);
     let awaiting = std::mem::take(&mut *crate::core::sync::lock(&awaiting));
     let awaiting = (!awaiting.is_empty()).then(|| awaiting.join("\n\n"));
+    // What the pipeline's endpoint could not serve fails the test, whatever
+    // the application made of the error it was handed.
+    let app = kept.started_pipeline();
+    drop(kept);
+    let app_failed = app.as_ref().and_then(|p| p.check().err());
+    if app.is_some() {
+        recorder.calls_finished(None, app_failed.is_none());
+    }
 
     // The recording is asserted whether or not the body passed, so insta
     // sees it in use (`--unreferenced`) and keeps what was paid for.
@@ -212,6 +223,49 @@ fn run_boxed(spec: TestSpec, body: Body) {
         })
     }));
 
+    // Stops the endpoint once the recording is written.
+    let notes = app
+        .as_ref()
+        .map(crate::pipeline::Pipeline::notes)
+        .unwrap_or_default();
+    drop(app);
+    if let Some(text) = app_failed {
+        let notes = if notes.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "\n\nbesides, the pipeline's model answered with errors the application was handed:\n  {}",
+                notes.join("\n  ")
+            )
+        };
+        let own = match &outcome {
+            // The application was handed the same message as its model's
+            // error, and may have failed on it: said once.
+            Err(payload)
+                if panic_text(payload).contains(&text.chars().take(60).collect::<String>()) =>
+            {
+                "\n\n(the test failed on it too: the application got this message as its model's error)".to_owned()
+            }
+            Err(payload) => format!(
+                "\n\nthe test's own failure, which may follow from it:\n{}",
+                panic_text(payload)
+            ),
+            Ok(()) => String::new(),
+        };
+        if spec.should_panic {
+            eprintln!(
+                "{text}{notes}{own}\nragaliq: the pipeline's calls failed, which says nothing about the answer; this #[should_panic] test is failed instead of passing on it"
+            );
+            return;
+        }
+        panic!("{text}{notes}{own}");
+    }
+    if outcome.is_err() && !notes.is_empty() {
+        eprintln!(
+            "ragaliq: the pipeline's model answered with errors the application was handed:\n  {}",
+            notes.join("\n  ")
+        );
+    }
     if spec.should_panic {
         // Under `#[should_panic]` any panic passes the test. Only a score
         // may: a judge failure, an item awaiting a person or a recording

@@ -187,10 +187,25 @@ impl Drop for RecordedJudge {
             line: self.here.line,
             manifest_dir: self.here.manifest_dir,
         };
+        // What the pipeline's endpoint could not serve fails the test, as
+        // under `#[rag_test]`, whatever the application made of it.
+        let app = self.judge.started_pipeline();
+        let app_failed = app.as_ref().and_then(|p| p.check().err());
+        if app.is_some() {
+            self.recorder.calls_finished(None, app_failed.is_none());
+        }
+        if let Some(text) = app_failed {
+            // What was paid for waits as a pending snapshot, as when the
+            // test panics.
+            let _ = self.recorder.save_pending_after(false, self.here.file);
+            drop(app);
+            panic!("{text}");
+        }
         let description = self.recorder.description();
         let committed = self.recorder.commit(None, true, |recording| {
             crate::record::assert_snapshot(&snapshot, &recording.to_yaml(), &description, site);
         });
+        drop(app);
         if let Err(e) = committed {
             panic!("{e}");
         }

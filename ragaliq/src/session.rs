@@ -176,6 +176,26 @@ impl Session {
         self.recorder.as_deref()
     }
 
+    /// The recorder, shared (the pipeline's endpoint records through it).
+    pub(crate) fn shared_recorder(&self) -> Option<&Arc<Recorder>> {
+        self.recorder.as_ref()
+    }
+
+    /// The client, shared (the pipeline's endpoint may keep its limits).
+    pub(crate) fn shared_client(&self) -> &Arc<Client> {
+        &self.client
+    }
+
+    /// The trial the session's exchanges are marked with.
+    pub(crate) fn trial(&self) -> Option<&str> {
+        self.trial.as_deref()
+    }
+
+    /// The configured mode, for a session with no recorder.
+    pub(crate) fn configured_mode(&self) -> Option<crate::core::Mode> {
+        self.mode.as_ref().map(|(m, _)| *m)
+    }
+
     /// Calls and tokens of this session and the sessions derived from it.
     pub(crate) fn usage(&self) -> Usage {
         *lock(&self.usage.usage)

@@ -45,6 +45,13 @@ const LAYERS: &[(&str, &str, &[&str])] = &[
         ],
     ),
     ("config", "config", &["core", "transport"]),
+    // The pipeline's loopback endpoint: serves through a recorder, forwards
+    // with the transport's HTTP client, under a judge client's limits.
+    (
+        "pipeline",
+        "pipeline",
+        &["core", "transport", "client", "record"],
+    ),
     (
         "judge",
         "judge",
@@ -59,6 +66,7 @@ const LAYERS: &[(&str, &str, &[&str])] = &[
             "prompts",
             "record",
             "error",
+            "pipeline",
         ],
     ),
     ("data_files", "top", &[]),
@@ -76,6 +84,7 @@ const LAYERS: &[(&str, &str, &[&str])] = &[
             "recorded",
             "error",
             "retrieval",
+            "pipeline",
         ],
     ),
     (
@@ -93,6 +102,7 @@ const LAYERS: &[(&str, &str, &[&str])] = &[
             "evidence",
             "html",
             "retrieval",
+            "pipeline",
         ],
     ),
     (

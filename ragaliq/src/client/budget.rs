@@ -148,9 +148,20 @@ impl Budget {
     pub(crate) fn charge(&self, usage: &Usage) {
         // An unpriced budget never lets a call through to be charged.
         let usd = self.price.as_ref().map_or(0.0, |p| p.cost(usage));
+        self.book(usd, usage.calls);
+    }
+
+    /// Adds a live call of the pipeline under test to the run's ledger, at
+    /// its own model's price (`usd`), when the judge's budget covers the
+    /// pipeline too.
+    pub(crate) fn charge_usd(&self, usd: f64, calls: u64) {
+        self.book(usd, calls);
+    }
+
+    fn book(&self, usd: f64, calls: u64) {
         let add = |spent: &mut Spent| {
             spent.usd += usd;
-            spent.calls = spent.calls.saturating_add(usage.calls);
+            spent.calls = spent.calls.saturating_add(calls);
         };
         match &self.shared {
             Some(path) => {

@@ -314,6 +314,43 @@ impl Client {
     }
 }
 
+/// A place for one live call of the pipeline under test under a judge's
+/// run-wide limit and pace (the team's one limit for both); given back
+/// when dropped.
+pub(crate) struct PipelinePlace<'a> {
+    _permit: pacing::Permit<'a>,
+}
+
+impl Client {
+    /// Waits for a place under this judge's run-wide limit and pace for a
+    /// live call of the pipeline under test of about `tokens` tokens, once
+    /// the run's budget allows another call.
+    pub(crate) async fn admit_pipeline(&self, tokens: u64) -> Result<PipelinePlace<'_>, Error> {
+        if let Some(budget) = &self.budget {
+            let budget = budget.clone();
+            off_runtime(move || budget.check()).await?;
+        }
+        match self.pacer.enter_tokens(tokens as f64).await {
+            Ok(permit) => Ok(PipelinePlace { _permit: permit }),
+            Err(pacing::Refused::Paused(e)) => Err(Error::Transport(e)),
+            Err(pacing::Refused::Slots(e)) => Err(Error::RunState {
+                problem: format!(
+                    "the run's concurrency limit cannot be kept: its slot files cannot be locked ({e})"
+                ),
+            }),
+        }
+    }
+
+    /// Books a live call of the pipeline under test, at its own model's
+    /// price, against this judge's budget.
+    pub(crate) async fn charge_pipeline(&self, usd: f64) {
+        if let Some(budget) = &self.budget {
+            let budget = budget.clone();
+            off_runtime(move || budget.charge_usd(usd, 1)).await;
+        }
+    }
+}
+
 /// The slowest rate a judge may write its reply at before an attempt is
 /// given up: 2 tokens a second.
 pub(crate) const FLOOR_TOKENS_PER_SEC: f64 = 2.0;
@@ -344,7 +381,7 @@ async fn off_runtime<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'stati
 
 /// The process's runtime for live calls, built on the first one; `None`
 /// when it cannot start (calls then run on the caller's runtime).
-fn background() -> Option<&'static tokio::runtime::Runtime> {
+pub(crate) fn background() -> Option<&'static tokio::runtime::Runtime> {
     static RUNTIME: OnceLock<Option<tokio::runtime::Runtime>> = OnceLock::new();
     RUNTIME
         .get_or_init(|| {

@@ -409,6 +409,16 @@ impl Pacer {
     /// budget (a `Retry-After` of a day, a window that refills at a
     /// trickle) is not waited out: the call fails at once, naming it.
     pub(crate) async fn enter(&self, request: &JudgeRequest) -> Result<Permit<'_>, Refused> {
+        // Counted against a tokens-per-minute limit as the provider would
+        // at most: the prompt and the whole reply limit.
+        let (input, output) = request.estimated_tokens();
+        self.enter_tokens((input + output) as f64).await
+    }
+
+    /// [`enter`](Self::enter) for a request of `tokens` (estimated) that
+    /// is no judge request: a call of the pipeline under test, when the
+    /// judge's limits cover it too.
+    pub(crate) async fn enter_tokens(&self, tokens: f64) -> Result<Permit<'_>, Refused> {
         // In this process: under the current limit.
         loop {
             let limit = self.limit();
@@ -433,10 +443,6 @@ impl Pacer {
         if let Some(slots) = &self.slots {
             permit._slot = Some(slots.take(|| self.limit()).await.map_err(Refused::Slots)?);
         }
-        // Counted against a tokens-per-minute limit as the provider would
-        // at most: the prompt and the whole reply limit.
-        let (input, output) = request.estimated_tokens();
-        let tokens = (input + output) as f64;
         let rates = self.rates;
         loop {
             let now = now_ms();

@@ -19,6 +19,7 @@ mod key;
 mod labels;
 mod logprobs;
 mod mode;
+pub mod pipeline;
 mod price;
 mod rate;
 mod request;

@@ -188,6 +188,23 @@ fn summary(body: &mut String, r: &Report) {
             "verdicts from a person (per trial)",
         );
     }
+    if let Some(app) = &s.pipeline {
+        card(body, "", app.calls.to_string(), "pipeline calls");
+        card(body, "", app.total_tokens().to_string(), "pipeline tokens");
+        card(
+            body,
+            "",
+            app.replayed.to_string(),
+            "pipeline calls replayed",
+        );
+        card(
+            body,
+            "",
+            s.pipeline_cost_usd
+                .map_or_else(|| "unknown".to_owned(), |c| format!("${c:.4}")),
+            "pipeline's estimated cost",
+        );
+    }
     card(
         body,
         "",

@@ -94,8 +94,18 @@ pub fn suite(dir: impl AsRef<Path>) -> Suite {
         gates: None,
         args: None,
         mode: None,
+        pipeline: None,
     }
 }
+
+/// The pipeline under test, as a suite keeps it.
+type PipelineFn = dyn Fn(
+        crate::pipeline::Input,
+        crate::pipeline::Pipeline,
+    ) -> std::pin::Pin<
+        Box<dyn std::future::Future<Output = Result<crate::pipeline::Answered, String>>>,
+    > + Send
+    + Sync;
 
 /// A configured suite; [`run`](Suite::run) it from `main`.
 #[must_use = "a suite does nothing until `run` is called"]
@@ -113,6 +123,7 @@ pub struct Suite {
     gates: Option<Gates>,
     args: Option<Arguments>,
     mode: Option<Mode>,
+    pipeline: Option<Arc<PipelineFn>>,
 }
 
 /// Why a suite could not start.
@@ -295,6 +306,43 @@ impl Suite {
         self
     }
 
+    /// The pipeline under test: for each case whose file gives no
+    /// `response`, `pipeline` is called with the case's query (and the
+    /// conversation before it, where there is one) and the case's loopback
+    /// endpoint, and what it retrieved and answered is graded. Its model
+    /// calls through the endpoint are recorded in the case's recording with
+    /// the judge's exchanges (kept under the trial `pipeline`), replayed in
+    /// CI, and counted apart from the judge's in the reports. It runs once
+    /// per case and process, whatever the number of metrics. A case file's
+    /// frozen `response` is graded as it is, without the pipeline; the
+    /// passages the pipeline returns replace the file's `context` (and its
+    /// IDs the file's `retrieved_ids`) when it returns any.
+    ///
+    /// ```no_run
+    /// use ragaliq::pipeline::Answered;
+    /// # async fn my_answer(_: &str, _: &str) -> Result<(Vec<String>, String), std::io::Error> { unimplemented!() }
+    /// fn main() -> std::process::ExitCode {
+    ///     ragaliq::suite("tests/rag_cases")
+    ///         .pipeline(|input, app| async move {
+    ///             let (passages, answer) = my_answer(&app.openai_base_url(), &input.query).await?;
+    ///             Ok::<_, std::io::Error>(Answered::new(answer).context(passages))
+    ///         })
+    ///         .run()
+    /// }
+    /// ```
+    pub fn pipeline<F, Fut, E>(mut self, pipeline: F) -> Self
+    where
+        F: Fn(crate::pipeline::Input, crate::pipeline::Pipeline) -> Fut + Send + Sync + 'static,
+        Fut: std::future::Future<Output = Result<crate::pipeline::Answered, E>> + 'static,
+        E: std::fmt::Display + 'static,
+    {
+        self.pipeline = Some(Arc::new(move |input, app| {
+            let answered = pipeline(input, app);
+            Box::pin(async move { answered.await.map_err(|e| e.to_string()) })
+        }));
+        self
+    }
+
     /// Command-line arguments to use instead of the process's.
     pub fn with_args(mut self, args: Arguments) -> Self {
         self.args = Some(args);
@@ -407,6 +455,8 @@ impl Suite {
             .filter(|d| !d.is_empty())
             .map_or_else(|| dir.join("snapshots"), |d| root.join(d));
         let results: Arc<Mutex<Vec<TrialResult>>> = Arc::default();
+        // What the pipeline under test spent, over every case.
+        let app_spent: Arc<Mutex<AppSpent>> = Arc::default();
         let mut trials = Vec::new();
         // Each case's texts, for the report's page.
         let texts: BTreeMap<String, CaseText> = cases
@@ -424,6 +474,9 @@ impl Suite {
             let state = Arc::new(CaseState {
                 judge: judge.with_recorder(recorder.clone()),
                 recorder,
+                pipeline: self.pipeline.clone(),
+                answered: std::sync::OnceLock::new(),
+                app_spent: app_spent.clone(),
                 source_file: package_in_workspace
                     .join(&loaded.file)
                     .display()
@@ -477,11 +530,16 @@ impl Suite {
             provider: judge.provider().to_owned(),
             model: judge.model().to_owned(),
         };
+        let app = *crate::core::sync::lock(&app_spent);
         let spending = Spending {
             usage: judge.usage(),
             cost_usd: judge.cost(),
             budget_usd: judge.budget(),
             skipped_calls: judge.skipped_calls(),
+            pipeline: app.ran.then_some(report::PipelineSpending {
+                usage: app.usage,
+                cost_usd: (!app.unpriced).then_some(app.cost_usd),
+            }),
         };
         let mut report = Report::new(
             &suite_name,
@@ -648,10 +706,26 @@ impl TrialOf {
     }
 }
 
+/// What the pipeline under test spent over a suite's cases.
+#[derive(Clone, Copy, Debug, Default)]
+struct AppSpent {
+    usage: crate::core::Usage,
+    cost_usd: f64,
+    /// Live calls to a model with no known price.
+    unpriced: bool,
+    /// Whether any case ran the pipeline.
+    ran: bool,
+}
+
 struct CaseState {
     loaded: LoadedCase,
     judge: Judge,
     recorder: Arc<Recorder>,
+    /// The pipeline under test, when the suite has one.
+    pipeline: Option<Arc<PipelineFn>>,
+    /// The case as the pipeline answered it, once per process.
+    answered: std::sync::OnceLock<Result<crate::core::RagCase, (String, bool)>>,
+    app_spent: Arc<Mutex<AppSpent>>,
     /// The run's gates: a pass-rate gate allows its metric's low scores.
     gates: Arc<Gates>,
     /// The case file, relative to the workspace (insta's `source:`).
@@ -684,14 +758,20 @@ impl CaseState {
         }
         let label = subject.label();
         let judge = self.judge.for_trial(label.clone());
-        let case = &self.loaded.case;
-        let outcome = handle.block_on(async {
-            match subject {
-                TrialOf::Metric(m) => judge.evaluate_with(*m, case, &options).await,
-                TrialOf::Criteria(c) => judge.criteria_with(case, c, &options).await,
-                TrialOf::Retrieval(_) => unreachable!("measured without a judge, above"),
-            }
-        });
+        let answered = self.answered(handle);
+        let outcome = match answered {
+            Ok(case) => handle.block_on(async {
+                match subject {
+                    TrialOf::Metric(m) => judge.evaluate_with(*m, case, &options).await,
+                    TrialOf::Criteria(c) => judge.criteria_with(case, c, &options).await,
+                    TrialOf::Retrieval(_) => unreachable!("measured without a judge, above"),
+                }
+            }),
+            Err((message, not_recorded)) => Err(Error::Pipeline {
+                message: message.clone(),
+                not_recorded: *not_recorded,
+            }),
+        };
         // A trial the judge could not finish keeps its earlier exchanges.
         let complete = match &outcome {
             Ok(_) => true,
@@ -721,6 +801,74 @@ impl CaseState {
             )),
         };
         self.conclude(subject, outcome, threshold, review, results)
+    }
+
+    /// The case to grade: as its file gives it, or, for a case with no
+    /// `response` in a suite with a pipeline, as the pipeline answered it
+    /// (run once per process, its calls recorded under the trial
+    /// `pipeline`); or what failed, and whether it was the recording.
+    fn answered(
+        &self,
+        handle: &tokio::runtime::Handle,
+    ) -> &Result<crate::core::RagCase, (String, bool)> {
+        self.answered.get_or_init(|| {
+            let case = self.loaded.case.clone();
+            let Some(pipeline) = self.pipeline.as_ref().filter(|_| case.response.is_none()) else {
+                return Ok(case);
+            };
+            let app = self
+                .judge
+                .start_pipeline(Some(PIPELINE_TRIAL.to_owned()))
+                .map_err(|e| (e.to_string(), false))?;
+            let input = crate::pipeline::Input::new(case.query.clone());
+            let result = handle.block_on(pipeline(input, app.clone()));
+            let failed = app.check().err();
+            self.recorder
+                .calls_finished(Some(PIPELINE_TRIAL), result.is_ok() && failed.is_none());
+            {
+                let mut spent = crate::core::sync::lock(&self.app_spent);
+                spent.ran = true;
+                spent.usage += app.usage();
+                match app.cost() {
+                    Some(usd) => spent.cost_usd += usd,
+                    None => spent.unpriced = true,
+                }
+            }
+            let notes = app.notes();
+            let unrecorded = app.unrecorded();
+            drop(app);
+            let notes = if notes.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    "\nbesides, the pipeline's model answered with errors the application was handed:\n  {}",
+                    notes.join("\n  ")
+                )
+            };
+            // What the endpoint could not serve comes first: the
+            // application's own error may only follow from it.
+            if let Some(text) = failed {
+                let own = match &result {
+                    Err(e) => format!("\nthe pipeline's own error, which may follow from it: {e}"),
+                    Ok(_) => String::new(),
+                };
+                return Err((format!("{text}{own}{notes}"), unrecorded));
+            }
+            let answered = result.map_err(|e| {
+                (
+                    format!("the pipeline under test failed on the case's query: {e}{notes}"),
+                    false,
+                )
+            })?;
+            let mut case = case.response(answered.response);
+            if !answered.context.is_empty() {
+                case.context = answered.context;
+            }
+            if answered.retrieved_ids.is_some() {
+                case.retrieved_ids = answered.retrieved_ids;
+            }
+            Ok(case)
+        })
     }
 
     fn conclude(
@@ -793,6 +941,10 @@ impl CaseState {
                     "configuration error (the case cannot be scored this way; this is not a low score)"
                 } else if error.is_budget() {
                     "not evaluated: the cost budget is spent"
+                } else if error.is_pipeline() && error.is_recording() {
+                    "the pipeline's recording could not serve its call (a setup problem: this is not a low score, and the judge was not asked)"
+                } else if error.is_pipeline() {
+                    "the pipeline under test could not answer (this is not a low score, and the judge was not asked)"
                 } else if error.is_recording() {
                     crate::error::NOT_RECORDED
                 } else if error.is_queued() {
@@ -833,6 +985,9 @@ impl CaseState {
         }
     }
 }
+
+/// The trial a suite's pipeline calls are kept under in a case's recording.
+const PIPELINE_TRIAL: &str = "pipeline";
 
 /// The test binary's name, without cargo's hash suffix.
 fn binary_name() -> String {

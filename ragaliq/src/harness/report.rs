@@ -445,6 +445,15 @@ pub struct Summary {
     /// Test processes whose results this report combines.
     #[serde(default = "one")]
     pub processes: usize,
+    /// The pipeline under test's own model calls (a suite given a
+    /// pipeline): live calls, replayed ones and their tokens, counted
+    /// apart from the judge's `usage`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pipeline: Option<Usage>,
+    /// Estimated dollars the pipeline's live calls cost, when every model
+    /// it called has a price.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pipeline_cost_usd: Option<f64>,
 }
 
 fn one() -> usize {
@@ -512,6 +521,18 @@ pub struct Spending {
     pub budget_usd: Option<f64>,
     /// Live calls the budget stopped.
     pub skipped_calls: u64,
+    /// The pipeline under test's own calls, when the suite has a pipeline.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pipeline: Option<PipelineSpending>,
+}
+
+/// What the pipeline under test's own model calls spent in a process.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct PipelineSpending {
+    /// Live calls, replayed calls, tokens.
+    pub usage: Usage,
+    /// Estimated dollars of the live calls, when every model's price is known.
+    pub cost_usd: Option<f64>,
 }
 
 fn round4(x: f64) -> f64 {
@@ -565,6 +586,12 @@ impl Report {
             usage += s.usage;
         }
         let costs: Vec<f64> = spending.iter().filter_map(|s| s.cost_usd).collect();
+        let apps: Vec<PipelineSpending> = spending.iter().filter_map(|s| s.pipeline).collect();
+        let mut app_usage = Usage::default();
+        for a in &apps {
+            app_usage += a.usage;
+        }
+        let app_costs: Vec<f64> = apps.iter().filter_map(|a| a.cost_usd).collect();
         let summary = Summary {
             trials: results.len(),
             passed,
@@ -602,6 +629,9 @@ impl Report {
             budget_usd: spending.iter().find_map(|s| s.budget_usd),
             skipped_calls: spending.iter().map(|s| s.skipped_calls).sum(),
             processes: spending.len().max(1),
+            pipeline: (!apps.is_empty()).then_some(app_usage),
+            pipeline_cost_usd: (!apps.is_empty() && app_costs.len() == apps.len())
+                .then(|| app_costs.iter().sum()),
         };
         Report {
             ragaliq_report: FORMAT,
@@ -715,7 +745,7 @@ impl Report {
         } else {
             String::new()
         };
-        format!(
+        let mut line = format!(
             "{}: {}; judge: {}, {} tokens, {} replayed{persons}; estimated cost: {}",
             plural(s.trials, "trial", "trials"),
             parts.join(", "),
@@ -726,7 +756,21 @@ impl Report {
                 || "unknown (no price for the model)".to_owned(),
                 |c| format!("${c:.4}")
             )
-        )
+        );
+        if let Some(app) = &s.pipeline {
+            let _ = write!(
+                line,
+                "; pipeline under test: {}, {} tokens, {} replayed, estimated cost: {}",
+                plural(app.calls as usize, "call", "calls"),
+                app.total_tokens(),
+                plural(app.replayed as usize, "call", "calls"),
+                s.pipeline_cost_usd.map_or_else(
+                    || "unknown (no price for its model)".to_owned(),
+                    |c| format!("${c:.4}")
+                )
+            );
+        }
+        line
     }
 
     /// The case × metric table printed after the trials.
@@ -1109,6 +1153,10 @@ impl Report {
                 cost_usd: s.estimated_cost_usd,
                 budget_usd: s.budget_usd,
                 skipped_calls: s.skipped_calls,
+                pipeline: s.pipeline.map(|usage| PipelineSpending {
+                    usage,
+                    cost_usd: s.pipeline_cost_usd,
+                }),
             });
         }
         let mut report = Report::new(

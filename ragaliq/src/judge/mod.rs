@@ -28,6 +28,7 @@ use crate::config::Config;
 use crate::core::ConfigError;
 use crate::error::Result;
 use crate::metrics::{Judges, Scoring, Stage};
+use crate::pipeline::{Pipeline, StartError};
 use crate::record::Recorder;
 use crate::session::Session;
 use std::fmt;
@@ -48,6 +49,35 @@ pub struct Judge {
     /// The judges an uncertain item is escalated to, in order
     /// (`[[escalate]]`), each over this judge's recording and trial.
     escalate: Arc<[Stage]>,
+    /// The pipeline's endpoint for this judge's recording, started on
+    /// first use ([`Judge::pipeline`]).
+    app: Arc<AppSlot>,
+}
+
+/// Where the pipeline's calls go, and its endpoint once started.
+struct AppSlot {
+    settings: crate::pipeline::Settings,
+    prices: std::collections::BTreeMap<String, crate::core::Price>,
+    started: std::sync::OnceLock<Result<Pipeline, StartError>>,
+}
+
+impl AppSlot {
+    fn new(
+        settings: crate::pipeline::Settings,
+        prices: std::collections::BTreeMap<String, crate::core::Price>,
+    ) -> Arc<AppSlot> {
+        Arc::new(AppSlot {
+            settings,
+            prices,
+            started: std::sync::OnceLock::new(),
+        })
+    }
+
+    /// The same settings, no endpoint started: for a judge over another
+    /// recording or trial.
+    fn fresh(&self) -> Arc<AppSlot> {
+        AppSlot::new(self.settings.clone(), self.prices.clone())
+    }
 }
 
 impl fmt::Debug for Judge {
@@ -97,6 +127,7 @@ impl Judge {
         let why = config.mode_reason();
         let session = Session::new(client, Arc::new(asking)).with_mode(config.mode, why);
         let mut judge = Judge::over(session, scoring);
+        judge.app = AppSlot::new(config.pipeline.clone(), config.prices.clone());
         for next in &config.escalate {
             judge = judge.escalating_to(&Judge::from_config(next)?);
         }
@@ -149,6 +180,7 @@ impl Judge {
                 session: s.session.clone(),
                 scoring: s.scoring.clone(),
                 escalate: Arc::new([]),
+                app: self.app.fresh(),
             })
             .collect()
     }
@@ -174,6 +206,7 @@ impl Judge {
             session,
             scoring: Arc::new(scoring),
             escalate: Arc::new([]),
+            app: AppSlot::new(crate::pipeline::Settings::default(), Default::default()),
         }
     }
 
@@ -216,6 +249,111 @@ impl Judge {
             session,
             scoring: self.scoring.clone(),
             escalate,
+            app: self.app.fresh(),
+        }
+    }
+
+    /// The loopback endpoint for the pipeline under test, bound to this
+    /// judge's recording (started on the first call; clones of the judge
+    /// share it). Hand its URL to the pipeline's own client
+    /// ([`openai_base_url`](Pipeline::openai_base_url),
+    /// [`anthropic_base_url`](Pipeline::anthropic_base_url)) and the
+    /// pipeline's model calls are recorded in the test's recording beside
+    /// the judge's exchanges, and replayed in CI (see
+    /// [`pipeline`](crate::pipeline)). Where its calls go when recording
+    /// is `[pipeline]` in `ragaliq.toml`; a judge built in code forwards
+    /// to OpenAI's and Anthropic's APIs, or where
+    /// [`with_pipeline_settings`](Self::with_pipeline_settings) says.
+    ///
+    /// ```
+    /// use ragaliq::judge::{BoxFuture, Judge, JudgeRequest, JudgeResponse, Transport};
+    /// # struct Canned;
+    /// # impl Transport for Canned {
+    /// #     fn provider(&self) -> &str { "canned" }
+    /// #     fn complete<'a>(&'a self, _: &'a JudgeRequest) -> BoxFuture<'a, Result<JudgeResponse, ragaliq::TransportError>> {
+    /// #         Box::pin(async { Ok(JudgeResponse::text("yes")) })
+    /// #     }
+    /// # }
+    /// let judge = Judge::builder(Canned).build().unwrap();
+    /// let app = judge.pipeline();
+    /// assert!(app.openai_base_url().starts_with("http://127.0.0.1:"));
+    /// assert_eq!(judge.pipeline().url(), app.url(), "started once");
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// When no loopback port can be bound ([`try_pipeline`](Self::try_pipeline)
+    /// returns that as an error).
+    #[must_use]
+    pub fn pipeline(&self) -> Pipeline {
+        match self.try_pipeline() {
+            Ok(p) => p,
+            Err(e) => panic!("{e}"),
+        }
+    }
+
+    /// [`pipeline`](Self::pipeline), with a failure to start as an error.
+    ///
+    /// # Errors
+    ///
+    /// No loopback port can be bound, or no runtime started for the server.
+    pub fn try_pipeline(&self) -> Result<Pipeline, StartError> {
+        self.app
+            .started
+            .get_or_init(|| self.start_pipeline(self.session.trial().map(str::to_owned)))
+            .clone()
+    }
+
+    /// The endpoint [`pipeline`](Self::pipeline) started, if it did.
+    pub(crate) fn started_pipeline(&self) -> Option<Pipeline> {
+        self.app
+            .started
+            .get()
+            .and_then(|p| p.as_ref().ok())
+            .cloned()
+    }
+
+    /// A new endpoint over this judge's recording, its calls kept under
+    /// `trial` (a suite's case keeps them under `pipeline`).
+    pub(crate) fn start_pipeline(&self, trial: Option<String>) -> Result<Pipeline, StartError> {
+        let recorder = match self.session.shared_recorder() {
+            Some(r) => r.clone(),
+            // No recording: forward everything and keep nothing, unless
+            // the configured mode is replay, where every call is refused
+            // as the judge's questions are.
+            None => {
+                let mode = match self.session.configured_mode() {
+                    Some(crate::core::Mode::Replay) => crate::core::Mode::Replay,
+                    _ => crate::core::Mode::Live,
+                };
+                Arc::new(Recorder::new(
+                    crate::record::Location::at(
+                        "(no recording)",
+                        "a judge without a recording",
+                        "use #[rag_test] or recorded_judge!(), then RAGALIQ_MODE=record cargo test --no-fail-fast",
+                    ),
+                    mode,
+                ))
+            }
+        };
+        Pipeline::starting(
+            recorder,
+            trial,
+            self.app.settings.clone(),
+            self.app.prices.clone(),
+            Some(self.session.shared_client().clone()),
+        )
+    }
+
+    /// This judge, its pipeline's calls forwarded as `settings` say when
+    /// they are recorded (for a judge built in code; a configured one
+    /// reads `[pipeline]`). The endpoint is started anew on the next
+    /// [`pipeline`](Self::pipeline).
+    #[must_use]
+    pub fn with_pipeline_settings(&self, settings: crate::pipeline::Settings) -> Judge {
+        Judge {
+            app: AppSlot::new(settings, self.app.prices.clone()),
+            ..self.clone()
         }
     }
 }

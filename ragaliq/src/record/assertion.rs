@@ -144,40 +144,53 @@ fn normalize(text: &str) -> String {
     text.trim_end().replace("\r\n", "\n")
 }
 
-/// "new recording: 3 exchanges", or which exchanges were added, dropped or
-/// answered anew, by task.
+/// "new recording: 3 exchanges", or which exchanges (and pipeline calls)
+/// were added, dropped or answered anew, by task.
 fn what_changed(accepted: Option<&str>, contents: &str) -> String {
     let read = |text: &str| recording::parse_yaml(text).ok();
     let Some(new) = read(contents) else {
         return "the new recording is not a ragaliq recording of format 2".to_owned();
     };
+    /// Each item: its key, its task (a pipeline call's API), and itself,
+    /// to tell a changed answer.
+    fn items(r: &recording::Recording) -> Vec<(String, String, String)> {
+        r.pipeline
+            .iter()
+            .map(|c| (c.key(), format!("pipeline {}", c.api), format!("{c:?}")))
+            .chain(
+                r.exchanges
+                    .iter()
+                    .map(|e| (e.fingerprint.clone(), e.task.clone(), format!("{e:?}"))),
+            )
+            .collect()
+    }
+    let now = items(&new);
     let Some(old) = accepted.and_then(read) else {
         return format!(
             "new recording: {}",
-            count(new.exchanges.iter().map(|e| e.task.as_str()))
+            count(now.iter().map(|(_, task, _)| task.as_str()))
         );
     };
-    let key = |e: &recording::Exchange| e.fingerprint.clone();
-    let old_keys: BTreeSet<String> = old.exchanges.iter().map(key).collect();
-    let new_keys: BTreeSet<String> = new.exchanges.iter().map(key).collect();
-    let added = new
-        .exchanges
+    let was = items(&old);
+    let old_keys: BTreeSet<&str> = was.iter().map(|(k, _, _)| k.as_str()).collect();
+    let new_keys: BTreeSet<&str> = now.iter().map(|(k, _, _)| k.as_str()).collect();
+    let added = now
         .iter()
-        .filter(|e| !old_keys.contains(&e.fingerprint));
-    let dropped = old
-        .exchanges
+        .filter(|(k, _, _)| !old_keys.contains(k.as_str()));
+    let dropped = was
         .iter()
-        .filter(|e| !new_keys.contains(&e.fingerprint));
-    let answered = new.exchanges.iter().filter(|e| {
-        old.exchanges
-            .iter()
-            .any(|o| o.fingerprint == e.fingerprint && o != *e)
-    });
+        .filter(|(k, _, _)| !new_keys.contains(k.as_str()));
+    let answered = now
+        .iter()
+        .filter(|(k, _, e)| was.iter().any(|(ok, _, o)| ok == k && o != e));
     let mut parts = Vec::new();
     for (what, tasks) in [
-        ("asked anew", count(added.map(|e| e.task.as_str()))),
-        ("no longer asked", count(dropped.map(|e| e.task.as_str()))),
-        ("changed", count(answered.map(|e| e.task.as_str()))),
+        ("asked anew", count(added.map(|(_, t, _)| t.as_str()))),
+        (
+            "no longer asked",
+            count(dropped.map(|(_, t, _)| t.as_str())),
+        ),
+        ("changed", count(answered.map(|(_, t, _)| t.as_str()))),
     ] {
         if !tasks.is_empty() {
             parts.push(format!("{what}: {tasks}"));

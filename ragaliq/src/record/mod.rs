@@ -45,6 +45,7 @@
 
 mod assertion;
 mod binding;
+mod call;
 mod insta_settings;
 mod ordered;
 mod peers;
@@ -56,6 +57,8 @@ mod stale;
 
 pub use assertion::{Site, assert_snapshot, workspace_root};
 pub(crate) use binding::{Binder, bind};
+pub use call::Call;
+pub(crate) use call::describe as describe_call;
 pub use ordered::Ordered;
 pub use recording::{Exchange, FORMAT, RULE_PROVIDER, Recording, Settings, Tokens};
 pub use reviewed::{
@@ -158,6 +161,27 @@ pub enum RecordingError {
         /// `CI is set`, `RAGALIQ_MODE`, `ragaliq.toml's mode`, …
         why: String,
     },
+    /// Replay mode, and the pipeline under test asked its model something
+    /// its recording does not hold: its prompt, model, parameters or
+    /// retrieved passages changed (or it asked more often), or the test
+    /// has no recording yet. The judge's exchanges on the pipeline's old
+    /// answer are stale too; one recording run records both.
+    #[error(
+        "the pipeline under test asked its model something {recording} does not hold (mode replay): {call}\n  {why}\n  the judge's exchanges on the pipeline's old answer are stale too; record both again with: {command}\n  then review it with: cargo insta review",
+        recording = match .path { Some(p) => format!("the recording of test `{}` ({})", .test, p.display()), None => format!("test `{}` (it has no recording yet)", .test) }
+    )]
+    PipelineChanged {
+        /// The test.
+        test: String,
+        /// The call asked for, readably.
+        call: String,
+        /// What changed against the closest recorded call.
+        why: String,
+        /// The recording read, if there is one.
+        path: Option<PathBuf>,
+        /// The command that records the test afresh.
+        command: String,
+    },
     /// A recording file that cannot be read or parsed. It is never
     /// overwritten in replay mode.
     #[error("recording {path} is unreadable: {problem}", path = .path.display())]
@@ -231,12 +255,21 @@ pub struct Recorder {
     reviewed_used: Mutex<BTreeSet<String>>,
     /// The person's verdicts the last write dropped.
     dropped: Mutex<Vec<DroppedReview>>,
+    /// The pipeline's calls of the recording read, and their index by key.
+    calls: Vec<Call>,
+    call_index: HashMap<String, usize>,
+    /// The pipeline's calls this process used, by key.
+    calls_used: Mutex<BTreeMap<String, Used<Call>>>,
+    /// Whether the pipeline ran to its end, by the trial its calls are
+    /// kept under (see [`calls_finished`](Self::calls_finished)).
+    calls_done: Mutex<BTreeMap<String, bool>>,
 }
 
-/// An exchange this process used, and the trials that used it.
+/// An exchange (or a pipeline call) this process used, and the trials
+/// that used it.
 #[derive(Clone)]
-struct Used {
-    exchange: Exchange,
+struct Used<T = Exchange> {
+    exchange: T,
     trials: BTreeSet<String>,
     /// Answered live now: its answer replaces a recorded one.
     fresh: bool,
@@ -272,16 +305,25 @@ impl Recorder {
     }
 
     fn made(location: Location, mode: Mode, binder: Option<String>) -> Recorder {
-        let (source, recorded, load_error) = match mode {
-            Mode::Live => (None, Vec::new(), None),
+        let (source, recording, load_error) = match mode {
+            Mode::Live => (None, Recording::default(), None),
             // Every writer renames a whole file into place, so a read
             // needs no lock: it sees one version or the next.
             _ => match read_base(&location.snapshot, mode, false) {
-                Ok(Some((path, recording))) => (Some(path), recording.exchanges, None),
-                Ok(None) => (None, Vec::new(), None),
-                Err(e) => (None, Vec::new(), Some(e)),
+                Ok(Some((path, recording))) => (Some(path), recording, None),
+                Ok(None) => (None, Recording::default(), None),
+                Err(e) => (None, Recording::default(), Some(e)),
             },
         };
+        let Recording {
+            exchanges: recorded,
+            pipeline: calls,
+        } = recording;
+        let call_index = calls
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (c.key(), i))
+            .collect();
         let index = recorded
             .iter()
             .enumerate()
@@ -302,6 +344,10 @@ impl Recorder {
             conflicts,
             reviewed_used: Mutex::new(BTreeSet::new()),
             dropped: Mutex::new(Vec::new()),
+            calls,
+            call_index,
+            calls_used: Mutex::new(BTreeMap::new()),
+            calls_done: Mutex::new(BTreeMap::new()),
             location,
         }
     }
@@ -589,6 +635,136 @@ impl Recorder {
         self.recorded.iter().any(judges) || lock(&self.used).values().any(|u| judges(&u.exchange))
     }
 
+    /// The recorded answer to the `occurrence`-th asking of the pipeline's
+    /// call `fingerprint` in this test, `Ok(None)` when its model should be
+    /// asked (and the answer kept with [`store_call`](Self::store_call)), or
+    /// why it must not be: in replay, what changed against the closest
+    /// recorded call. `describe` says what the call asks, readably, and
+    /// `why` what changed against a recorded call (both only for a miss in
+    /// replay).
+    pub(crate) fn lookup_call(
+        &self,
+        fingerprint: &str,
+        occurrence: u32,
+        trial: Option<&str>,
+        describe: &dyn Fn() -> String,
+        why: &dyn Fn(&[Call]) -> String,
+    ) -> Result<Option<Call>, RecordingError> {
+        if self.mode == Mode::Live {
+            return Ok(None);
+        }
+        if let Some(e) = &self.load_error {
+            return Err(e.clone());
+        }
+        if self.mode == Mode::Record {
+            return Ok(None);
+        }
+        let key = call::key(fingerprint, occurrence);
+        if let Some(&i) = self.call_index.get(&key) {
+            let recorded = &self.calls[i];
+            let trial = trial.unwrap_or(WHOLE);
+            lock(&self.calls_used)
+                .entry(key.clone())
+                .or_insert_with(|| Used {
+                    exchange: recorded.clone(),
+                    trials: BTreeSet::new(),
+                    fresh: false,
+                    rechecked: false,
+                })
+                .trials
+                .insert(trial.to_owned());
+            if let Some(peer) = &self.peer {
+                peer.note(trial, &key);
+            }
+            return Ok(Some(recorded.clone()));
+        }
+        if self.mode == Mode::Auto {
+            return Ok(None);
+        }
+        Err(RecordingError::PipelineChanged {
+            test: self.location.test.clone(),
+            call: describe(),
+            why: why(&self.calls),
+            path: self.source.clone(),
+            command: self.location.record_command.clone(),
+        })
+    }
+
+    /// Keeps a call the pipeline's model answered live, for the recording
+    /// (not in live mode).
+    pub(crate) fn store_call(&self, call: Call, trial: Option<&str>) {
+        if self.mode == Mode::Live {
+            return;
+        }
+        let key = call.key();
+        let trial = trial.unwrap_or(WHOLE);
+        if let Some(peer) = &self.peer {
+            peer.note(trial, &key);
+        }
+        let mut used = lock(&self.calls_used);
+        let entry = used.entry(key).or_insert_with(|| Used {
+            exchange: call.clone(),
+            trials: BTreeSet::new(),
+            fresh: true,
+            rechecked: false,
+        });
+        entry.exchange = call;
+        entry.fresh = true;
+        entry.trials.insert(trial.to_owned());
+        self.new.fetch_add(1, Ordering::SeqCst);
+    }
+
+    /// Says whether the pipeline whose calls are kept under `trial` ran to
+    /// its end (`complete`): a write then drops the calls it read at its
+    /// start and no longer asked, as a trial's own exchanges are. Without
+    /// it, a write only adds calls, unless it is `trial`'s own write.
+    pub fn calls_finished(&self, trial: Option<&str>, complete: bool) {
+        lock(&self.calls_done).insert(trial.unwrap_or(WHOLE).to_owned(), complete);
+    }
+
+    /// The pipeline calls of the recording read at the start.
+    #[must_use]
+    pub fn recorded_calls(&self) -> &[Call] {
+        &self.calls
+    }
+
+    /// Merges the pipeline calls this process used into `recording`, for
+    /// each trial they were kept under: `trial`'s own complete as the
+    /// write says, another's as [`calls_finished`](Self::calls_finished)
+    /// said (else only adding).
+    fn merge_calls(
+        &self,
+        recording: &mut Recording,
+        trial: &str,
+        complete: bool,
+        kept: &BTreeMap<String, BTreeSet<String>>,
+    ) {
+        let used: Vec<Used<Call>> = lock(&self.calls_used).values().cloned().collect();
+        let done = lock(&self.calls_done).clone();
+        let mut trials: BTreeSet<String> =
+            used.iter().flat_map(|u| u.trials.iter().cloned()).collect();
+        trials.extend(done.keys().cloned());
+        if trials.is_empty() {
+            trials.insert(trial.to_owned());
+        }
+        let known = |key: &str| self.call_index.contains_key(key);
+        for t in trials {
+            let complete = if t == trial {
+                done.get(&t).copied().unwrap_or(complete) && complete
+            } else {
+                done.get(&t).copied().unwrap_or(false)
+            };
+            let mine: Vec<Used<Call>> = used
+                .iter()
+                .filter(|u| u.trials.contains(&t))
+                .cloned()
+                .collect();
+            recording.pipeline =
+                merge_items(&recording.pipeline, &mine, &t, complete, kept, &known);
+        }
+        call::sort(&mut recording.pipeline);
+    }
+
     /// Notes what was made of an exchange's answer (where its evidence was
     /// found, what was set aside), for the recording. A replayed exchange
     /// whose checks differ from the recorded ones takes the new ones, so
@@ -624,10 +800,11 @@ impl Recorder {
         }
         let base = Recording {
             exchanges: self.recorded.clone(),
+            pipeline: self.calls.clone(),
         };
         let recording = self.merge_onto(&base, trial, complete, &BTreeMap::new());
         let exists = self.source.is_some() || self.location.snapshot.exists();
-        (exists || !recording.exchanges.is_empty()).then_some(recording)
+        (exists || !recording.is_empty()).then_some(recording)
     }
 
     /// [`finish_trial`](Self::finish_trial) for a test that is its own only trial.
@@ -664,6 +841,7 @@ impl Recorder {
             .collect();
         let known = |fingerprint: &str| self.index.contains_key(fingerprint);
         let mut recording = merge(base, &used, trial, complete, kept_by_run, &known);
+        self.merge_calls(&mut recording, trial, complete, kept_by_run);
         let dropped = reviewed::carry_over(base, &mut recording);
         (recording, dropped)
     }
@@ -705,7 +883,7 @@ impl Recorder {
         }
         let (recording, dropped) = self.merge_reviewed(&base, trial, complete, &kept);
         say_unlisted(&self.location.snapshot, self.unlisted());
-        if recording.exchanges.is_empty() && !existed {
+        if recording.is_empty() && !existed {
             return Ok(None);
         }
         say_dropped(&self.location.snapshot, &dropped);
@@ -737,8 +915,16 @@ impl Recorder {
             .filter(|(_, u)| u.trials.contains(trial))
             .map(|(k, _)| k.clone())
             .collect();
+        // The pipeline's calls, under the trials they were kept under.
+        let calls: Vec<(String, String)> = lock(&self.calls_used)
+            .iter()
+            .flat_map(|(k, u)| u.trials.iter().map(move |t| (t.clone(), k.clone())))
+            .collect();
         run::state::update(&path, |state: &mut BTreeMap<String, BTreeSet<String>>| {
             state.entry(trial.to_owned()).or_default().extend(mine);
+            for (t, key) in calls {
+                state.entry(t).or_default().insert(key);
+            }
             state.clone()
         })
         .map_err(|e| unusable(e.to_string()))
@@ -1084,26 +1270,83 @@ fn merge(
     kept: &BTreeMap<String, BTreeSet<String>>,
     known: &dyn Fn(&str) -> bool,
 ) -> Recording {
+    let mut recording = Recording {
+        exchanges: merge_items(&base.exchanges, used, trial, complete, kept, known),
+        pipeline: base.pipeline.clone(),
+    };
+    recording.sort();
+    recording
+}
+
+/// What [`merge`] needs of an exchange or a pipeline call: its key, and
+/// the trials that use it.
+trait Item: Clone {
+    fn key(&self) -> String;
+    fn used_by_mut(&mut self) -> &mut BTreeSet<String>;
+    fn used_by(&self) -> &BTreeSet<String>;
+    /// A replayed item whose answer was read differently: takes the new
+    /// reading from `now`.
+    fn recheck(&mut self, _now: &Self) {}
+}
+
+impl Item for Exchange {
+    fn key(&self) -> String {
+        self.fingerprint.clone()
+    }
+    fn used_by_mut(&mut self) -> &mut BTreeSet<String> {
+        &mut self.used_by
+    }
+    fn used_by(&self) -> &BTreeSet<String> {
+        &self.used_by
+    }
+    fn recheck(&mut self, now: &Self) {
+        self.checks = now.checks.clone();
+    }
+}
+
+impl Item for Call {
+    fn key(&self) -> String {
+        Call::key(self)
+    }
+    fn used_by_mut(&mut self) -> &mut BTreeSet<String> {
+        &mut self.used_by
+    }
+    fn used_by(&self) -> &BTreeSet<String> {
+        &self.used_by
+    }
+}
+
+/// `base` with `trial`'s items replaced by `used` (complete) or joined by
+/// them (not), by the rule [`merge`] describes.
+fn merge_items<T: Item>(
+    base: &[T],
+    used: &[Used<T>],
+    trial: &str,
+    complete: bool,
+    kept: &BTreeMap<String, BTreeSet<String>>,
+    known: &dyn Fn(&str) -> bool,
+) -> Vec<T> {
     let kept = kept.get(trial);
-    let tags = |e: &Exchange| -> BTreeSet<String> {
-        if e.used_by.is_empty() {
+    let tags = |e: &T| -> BTreeSet<String> {
+        if e.used_by().is_empty() {
             BTreeSet::from([WHOLE.to_owned()])
         } else {
-            e.used_by.clone()
+            e.used_by().clone()
         }
     };
-    let mut out: BTreeMap<String, (Exchange, BTreeSet<String>)> = BTreeMap::new();
-    for e in &base.exchanges {
+    let mut out: BTreeMap<String, (T, BTreeSet<String>)> = BTreeMap::new();
+    for e in base {
+        let key = e.key();
         let mut t = tags(e);
-        if complete && known(&e.fingerprint) && !kept.is_some_and(|k| k.contains(&e.fingerprint)) {
+        if complete && known(&key) && !kept.is_some_and(|k| k.contains(&key)) {
             t.remove(trial);
         }
         if !t.is_empty() {
-            out.insert(e.fingerprint.clone(), (e.clone(), t));
+            out.insert(key, (e.clone(), t));
         }
     }
     for u in used {
-        let key = u.exchange.fingerprint.clone();
+        let key = u.exchange.key();
         let entry = out
             .entry(key)
             .or_insert_with(|| (u.exchange.clone(), BTreeSet::new()));
@@ -1111,21 +1354,16 @@ fn merge(
             // Asked afresh (record mode, or new): the new answer wins.
             entry.0 = u.exchange.clone();
         } else if u.rechecked {
-            entry.0.checks = u.exchange.checks.clone();
+            entry.0.recheck(&u.exchange);
         }
         entry.1.insert(trial.to_owned());
     }
-    let mut recording = Recording {
-        exchanges: out
-            .into_values()
-            .map(|(mut e, t)| {
-                e.used_by = t.into_iter().filter(|t| t != WHOLE).collect();
-                e
-            })
-            .collect(),
-    };
-    recording.sort();
-    recording
+    out.into_values()
+        .map(|(mut e, t)| {
+            *e.used_by_mut() = t.into_iter().filter(|t| t != WHOLE).collect();
+            e
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -1176,6 +1414,7 @@ mod tests {
                 exchange('b', &["relevance"]),
                 exchange('c', &["faithfulness"]),
             ],
+            pipeline: Vec::new(),
         };
         // faithfulness now asks a and d (c is obsolete).
         let r = merge(
@@ -1203,6 +1442,7 @@ mod tests {
     fn an_incomplete_trial_only_adds() {
         let base = Recording {
             exchanges: vec![exchange('c', &[])],
+            pipeline: Vec::new(),
         };
         let r = merge(
             &base,
@@ -1232,6 +1472,7 @@ mod tests {
     fn exchanges_another_process_of_the_run_used_stay() {
         let base = Recording {
             exchanges: vec![exchange('a', &[]), exchange('b', &[])],
+            pipeline: Vec::new(),
         };
         let kept = BTreeMap::from([(WHOLE.to_owned(), BTreeSet::from(["a".repeat(64)]))]);
         let r = merge(
@@ -1254,6 +1495,7 @@ mod tests {
         // (its own, no longer asked) and keeps `b` (not its to drop).
         let base = Recording {
             exchanges: vec![exchange('a', &[]), exchange('b', &[])],
+            pipeline: Vec::new(),
         };
         let read_at_start = "a".repeat(64);
         let r = merge(

@@ -54,6 +54,7 @@
 //! items, keyed by what was judged and never part of the fingerprint (see
 //! [`Reviewed`] and `cargo ragaliq review`).
 
+use super::call::{Call, FileCall};
 use super::ordered::Ordered;
 use super::reviewed_entry::{FileReviewed, Reviewed, read_reviewed};
 use crate::core::{
@@ -72,11 +73,15 @@ pub const FORMAT: u32 = 2;
 /// The `provider` of an exchange a rule decided with no call.
 pub const RULE_PROVIDER: &str = "ragaliq";
 
-/// All judge exchanges of one test (or one suite case).
+/// All judge exchanges of one test (or one suite case), and the calls the
+/// pipeline under test made to its own model (see [`Call`]).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Recording {
     /// The exchanges, in reading order.
     pub exchanges: Vec<Exchange>,
+    /// The pipeline's own model calls, in reading order (shown above the
+    /// judge's exchanges on their answers).
+    pub pipeline: Vec<Call>,
 }
 
 /// One question to the judge and its answer.
@@ -370,9 +375,16 @@ fn task_rank(task: &str) -> usize {
 }
 
 impl Recording {
+    /// Whether it holds nothing: no judge exchange and no pipeline call.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.exchanges.is_empty() && self.pipeline.is_empty()
+    }
+
     /// Sorts the exchanges in reading order: grouped by case, each group's
     /// extraction, verification, re-asks and relevance in turn.
     pub(crate) fn sort(&mut self) {
+        super::call::sort(&mut self.pipeline);
         // A verification belongs to the case whose extraction produced its
         // claims: the `claims` list of the extraction's JSON answer (the
         // recording reads its own answers' layout; it never parses a reply
@@ -430,8 +442,9 @@ impl Recording {
         // check repeats.
         let mut verbatim: BTreeSet<usize> = BTreeSet::new();
         let mut quoted: BTreeSet<usize> = BTreeSet::new();
+        let mut calls_verbatim: BTreeSet<usize> = BTreeSet::new();
         loop {
-            let file = FileForm::from_recording(self, &verbatim, &quoted);
+            let file = FileForm::from_recording(self, &verbatim, &quoted, &calls_verbatim);
             let text = serialize_yaml(&file);
             // Check the round trip; any answer that does not come back
             // exactly is written verbatim instead, and the check repeats.
@@ -450,6 +463,22 @@ impl Recording {
             let mut changed = false;
             for i in mismatched {
                 changed |= verbatim.insert(i) || quoted.insert(i);
+            }
+            // A pipeline call whose structured response does not read back
+            // exactly is written as text.
+            let calls_mismatched: Vec<usize> = match &back {
+                Some(back) if back.pipeline.len() == self.pipeline.len() => self
+                    .pipeline
+                    .iter()
+                    .zip(&back.pipeline)
+                    .enumerate()
+                    .filter(|(_, (a, b))| a != b)
+                    .map(|(i, _)| i)
+                    .collect(),
+                _ => (0..self.pipeline.len()).collect(),
+            };
+            for i in calls_mismatched {
+                changed |= calls_verbatim.insert(i);
             }
             if !changed {
                 return text;
@@ -513,6 +542,7 @@ pub(crate) fn parse_v1(text: &str) -> Result<Recording, String> {
     }
     let v1: V1 = serde_json::from_str(text).map_err(|e| e.to_string())?;
     Ok(Recording {
+        pipeline: Vec::new(),
         exchanges: v1
             .exchanges
             .into_iter()
@@ -564,6 +594,10 @@ fn is_compact(l: &Layout) -> bool {
 #[serde(deny_unknown_fields)]
 struct FileForm {
     ragaliq_recording: u32,
+    /// The pipeline's own calls, first: what the application was asked
+    /// and answered, above the judge's verdicts on it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pipeline: Vec<FileCall>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     passages: Vec<Passage>,
     #[serde(default)]
@@ -757,9 +791,9 @@ impl<'de> Deserialize<'de> for TopMap {
 /// block (`|`), readable as the judge wrote it, unless only a quoted
 /// string reads back exactly.
 #[derive(Clone, Debug, PartialEq)]
-struct ReplyText {
-    text: String,
-    block: bool,
+pub(super) struct ReplyText {
+    pub(super) text: String,
+    pub(super) block: bool,
 }
 
 impl Serialize for ReplyText {
@@ -847,6 +881,7 @@ impl FileForm {
         recording: &Recording,
         verbatim: &BTreeSet<usize>,
         quoted: &BTreeSet<usize>,
+        calls_verbatim: &BTreeSet<usize>,
     ) -> FileForm {
         let mut passages: Vec<Passage> = Vec::new();
         let mut exchanges = Vec::new();
@@ -921,6 +956,12 @@ impl FileForm {
         }
         FileForm {
             ragaliq_recording: FORMAT,
+            pipeline: recording
+                .pipeline
+                .iter()
+                .enumerate()
+                .map(|(i, c)| FileCall::write(c, calls_verbatim.contains(&i)))
+                .collect(),
             passages,
             exchanges,
         }
@@ -996,7 +1037,16 @@ impl FileForm {
                 fingerprint: e.fingerprint,
             });
         }
-        Ok(Recording { exchanges })
+        let pipeline = self
+            .pipeline
+            .into_iter()
+            .enumerate()
+            .map(|(n, c)| c.read(n + 1))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Recording {
+            exchanges,
+            pipeline,
+        })
     }
 }
 
@@ -1084,6 +1134,7 @@ mod tests {
         ] {
             let r = Recording {
                 exchanges: vec![exchange(reply, json!({"query": "How long?"}))],
+                pipeline: Vec::new(),
             };
             let back = round_trip(&r);
             assert_eq!(back.exchanges[0].reply, reply, "{reply:?}\n{}", r.to_yaml());
@@ -1104,6 +1155,7 @@ mod tests {
                     json!({"claim": "A.", "passages": p}),
                 ),
             ],
+            pipeline: Vec::new(),
         };
         let yaml = r.to_yaml();
         assert_eq!(
@@ -1129,6 +1181,7 @@ mod tests {
                 r#"{"verdicts":[{"claim":1,"verdict":"supported","evidence":"within 30 days","confidence":0.9}]}"#,
                 json!({"claims": ["A."]}),
             )],
+            pipeline: Vec::new(),
         };
         let yaml = r.to_yaml();
         assert!(yaml.contains("verdict: supported"), "{yaml}");
@@ -1141,6 +1194,7 @@ mod tests {
         let response = "First line of a long answer.\nSecond line, which goes on for quite a while so that it is long.";
         let r = Recording {
             exchanges: vec![exchange("{}", json!({"query": "q", "response": response}))],
+            pipeline: Vec::new(),
         };
         let yaml = r.to_yaml();
         assert!(yaml.contains("response: |"), "{yaml}");

@@ -356,11 +356,13 @@ mod tests {
         reviewed(&mut old, "supported");
         let base = Recording {
             exchanges: vec![old.clone()],
+            pipeline: Vec::new(),
         };
         // Re-recorded with another model: another fingerprint, same claim
         // and passages.
         let mut merged = Recording {
             exchanges: vec![claim('b', "All your money back.", &POLICY, "large")],
+            pipeline: Vec::new(),
         };
         assert!(carry_over(&base, &mut merged).is_empty());
         assert_eq!(merged.exchanges[0].reviewed, old.reviewed);
@@ -374,6 +376,7 @@ mod tests {
                 &["A full refund within 30 days.", "Free shipping."],
                 "small",
             )],
+            pipeline: Vec::new(),
         };
         let dropped = carry_over(&base, &mut merged);
         assert!(merged.exchanges[0].reviewed.is_empty());
@@ -389,6 +392,7 @@ mod tests {
         // The claim changed.
         let mut merged = Recording {
             exchanges: vec![claim('d', "Most of your money back.", &POLICY, "small")],
+            pipeline: Vec::new(),
         };
         let dropped = carry_over(&base, &mut merged);
         assert_eq!(
@@ -409,6 +413,7 @@ mod tests {
         );
         let base = Recording {
             exchanges: vec![old.clone(), contradicted.clone()],
+            pipeline: Vec::new(),
         };
         let mut merged = base.clone();
         assert!(carry_over(&base, &mut merged).is_empty());
@@ -417,6 +422,7 @@ mod tests {
         // the first exchange that judges its key.
         let mut merged = Recording {
             exchanges: vec![claim('a', "X.", &POLICY, "m"), contradicted],
+            pipeline: Vec::new(),
         };
         carry_over(&base, &mut merged);
         assert_eq!(merged.exchanges[0].reviewed, old.reviewed);
@@ -429,7 +435,10 @@ mod tests {
         reviewed(&mut e, "supported");
         e.reviewed[0].by = Some("ana".into());
         e.reviewed[0].note = Some("a full refund is all of it".into());
-        let r = Recording { exchanges: vec![e] };
+        let r = Recording {
+            exchanges: vec![e],
+            pipeline: Vec::new(),
+        };
         let yaml = r.to_yaml();
         assert!(
             yaml.contains("reviewed:\n  - item: 1\n    verdict: supported\n    by: ana"),
@@ -465,6 +474,7 @@ mod tests {
         let path = dir.join("t__crlf.snap");
         let r = Recording {
             exchanges: vec![claim('a', "X.", &POLICY, "m")],
+            pipeline: Vec::new(),
         };
         let lf = snapfile::snap_text(&r.to_yaml(), "tests/t.rs", "a recording", None);
         std::fs::write(&path, lf.replace('\n', "\r\n")).unwrap();
@@ -515,6 +525,7 @@ mod tests {
                     "m",
                 ),
             ],
+            pipeline: Vec::new(),
         };
         let key = r.exchanges[0].judged()[0].key.clone();
         assert_eq!(set_verdict(&mut r, &key, "Supported", None, None), Ok(None));

@@ -24,10 +24,13 @@ pub use batch::{
 };
 pub use error::{TransportError, TransportErrorKind};
 pub use http::endpoint_label;
-pub(crate) use http::{is_loopback as is_local, redact_url};
+pub(crate) use http::{
+    client as http_client, error_chain, is_loopback as is_local, join_path, redact_url,
+};
 pub use openai::OpenAiTransport;
 pub use refusal::refuses_response_format;
 pub use retry::RetryPolicy;
+pub(crate) use tls::install_provider;
 
 use crate::core::{JudgeRequest, JudgeResponse};
 use std::future::Future;
