@@ -31,6 +31,17 @@
 //!   lacks makes it `contradicted`), 0.3 `partially_supported`, else
 //!   0.05. A model whose name ends in `-sure` answers the same word with
 //!   P 0.99 (or 0.01): the stronger judge of a cascade.
+//! - a conversation's follow-up (a question after a `<conversation>`
+//!   block): the question's content words are its own and those of the
+//!   user's last message in the block; the document contains the answer
+//!   with P(yes) 0.9 when one passage shares one of them, else 0.1; a response says it cannot answer with P(yes) 0.9 when it says
+//!   "don't know", "cannot answer", "no information", "does not say" or
+//!   the like, else 0.05; a response contradicts the assistant (or the
+//!   user) with P(yes) 0.9 when one of its sentences shares half its
+//!   content words or more with an earlier sentence of the assistant's
+//!   (the user's) and changes a number or a negation, else 0.1; a response
+//!   asks the user again with P(yes) 0.9 when one of its questions shares
+//!   half its content words or more with an earlier message of the user's.
 //!
 //! It also serves the providers' batch APIs (OpenAI's `POST /v1/files` +
 //! `/v1/batches`, Anthropic's `/v1/messages/batches`), answering each line
@@ -521,7 +532,7 @@ pub fn word_rule(user: &str) -> Option<f64> {
         });
     }
     if question.contains("Does the response answer the question") {
-        let q = words(&section(user, "question")?);
+        let q = asked(user)?;
         let r = words(&section(user, "response")?);
         let share = if q.is_empty() {
             0.0
@@ -543,14 +554,132 @@ pub fn word_rule(user: &str) -> Option<f64> {
         });
     }
     if question.contains("helps answer the question") {
-        let q = words(&section(user, "question")?);
+        let q = asked(user)?;
         let relevant = passages().iter().any(|p| !q.is_disjoint(&words(p)));
         return Some(if relevant { 0.9 } else { 0.1 });
+    }
+    if question.contains("Does the document contain the answer to the question") {
+        let q = asked(user)?;
+        let answers = passages().iter().any(|p| !q.is_disjoint(&words(p)));
+        return Some(if answers { 0.9 } else { 0.1 });
+    }
+    if question.contains("say that it cannot answer the question") {
+        let response = section(user, "response")?.to_lowercase();
+        let declines = DECLINES.iter().any(|d| response.contains(d));
+        return Some(if declines { 0.9 } else { 0.05 });
+    }
+    if question.contains("contradict something the assistant said earlier") {
+        let response = section(user, "response")?;
+        let earlier = said(user, "Assistant: ");
+        return Some(if conflicts(&response, &earlier) {
+            0.9
+        } else {
+            0.1
+        });
+    }
+    if question.contains("ask the user again for something they already said") {
+        let response = section(user, "response")?;
+        let earlier = said(user, "User: ");
+        let asks_again = sentences_all(&response).iter().any(|s| {
+            s.ends_with('?') && {
+                let w = words(s);
+                earlier.iter().any(|e| {
+                    let shared = w.intersection(&words(e)).count();
+                    !w.is_empty() && shared * 2 >= w.len()
+                })
+            }
+        });
+        return Some(if asks_again || conflicts(&response, &earlier) {
+            0.9
+        } else {
+            0.1
+        });
     }
     None
 }
 
+/// What a response says when it declines to answer (lower-cased).
+const DECLINES: [&str; 9] = [
+    "don't know",
+    "do not know",
+    "cannot answer",
+    "can't answer",
+    "not able to",
+    "unable to",
+    "no information",
+    "does not say",
+    "doesn't say",
+];
+
+/// The content words of the question, and, for a follow-up asked with the
+/// conversation before it, of the user's last message there: the question
+/// as the conversation means it.
+fn asked(user: &str) -> Option<HashSet<String>> {
+    let mut q = words(&section(user, "question")?);
+    if let Some(last) = said(user, "User: ").last() {
+        q.extend(words(last));
+    }
+    Some(q)
+}
+
+/// The lines of a `<conversation>` block that start with `who`, without it.
+fn said(user: &str, who: &str) -> Vec<String> {
+    section(user, "conversation")
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| l.strip_prefix(who))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Whether a sentence of `response` says what a sentence of `earlier`
+/// says (half its content words or more) with another number, or with a
+/// negation the other lacks.
+fn conflicts(response: &str, earlier: &[String]) -> bool {
+    let numbers = |s: &str| -> HashSet<String> {
+        s.split(|c: char| !c.is_ascii_digit())
+            .filter(|n| !n.is_empty())
+            .map(str::to_owned)
+            .collect()
+    };
+    let negated = |s: &str| {
+        s.to_lowercase()
+            .split(|ch: char| !ch.is_alphanumeric())
+            .any(|w| w == "not" || w == "never" || w == "no")
+    };
+    sentences_all(response).iter().any(|r| {
+        let w = words(r);
+        earlier.iter().flat_map(|e| sentences_all(e)).any(|e| {
+            let shared = w.intersection(&words(&e)).count();
+            let alike = !w.is_empty() && shared * 2 >= w.len();
+            let (a, b) = (numbers(r), numbers(&e));
+            alike && ((!a.is_empty() && !b.is_empty() && a != b) || negated(r) != negated(&e))
+        })
+    })
+}
+
+/// Every sentence of `text`, questions included.
+fn sentences_all(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut current = String::new();
+    for ch in text.chars() {
+        current.push(ch);
+        if matches!(ch, '.' | '!' | '?') {
+            let s = current.trim();
+            if !s.is_empty() {
+                out.push(s.to_owned());
+            }
+            current.clear();
+        }
+    }
+    if !current.trim().is_empty() {
+        out.push(current.trim().to_owned());
+    }
+    out
+}
+
 /// The passages of a `<document>`: one per line, `[n] ` numbered when
+
 /// there are several.
 fn document_passages(document: &str) -> Vec<String> {
     document

@@ -40,7 +40,7 @@
 //! | `retry.initial_backoff_ms` | — | 0 to 600,000 | 500 |
 //! | `retry.max_backoff_ms` | — | 0 to 600,000 | 20,000 |
 //! | `retry.budget_secs` | `RAGALIQ_RETRY_BUDGET_SECS` | 0 to 86,400 | 120 |
-//! | `thresholds.<metric>` | `RAGALIQ_THRESHOLD_<METRIC>` | 0 to 1 | faithfulness, relevance, context precision and recall 0.7; hallucination 0.8; correctness 0.5; criteria 0.45; retrieval 0 (a suite's retrieval metrics that name no threshold of their own are measured, and fail no case) |
+//! | `thresholds.<metric>` | `RAGALIQ_THRESHOLD_<METRIC>` | 0 to 1 | faithfulness, relevance, context precision and recall 0.7; hallucination 0.8; correctness 0.5; criteria 0.45; retrieval 0 (a suite's retrieval metrics that name no threshold of their own are measured, and fail no case); abstention, consistency, retention 0.5 |
 //! | `scoring.weights` | `RAGALIQ_WEIGHTS` | `ratio`, `weighted`, `strict`, or four numbers | `ratio` |
 //! | `judge.strategy` | `RAGALIQ_STRATEGY` | `probability`, `word`, `json` | `probability`: short yes/no questions read from token probabilities (see [`Strategy`]) |
 //! | `judge.claim_threshold` | `RAGALIQ_CLAIM_THRESHOLD` | 0 to 1 | 0.33: P(supported) at or above which a claim is supported (`cargo ragaliq calibrate --fit` fits it) |
@@ -1816,6 +1816,9 @@ struct RawThresholds {
     criteria: Option<f64>,
     custom: Option<f64>,
     retrieval: Option<f64>,
+    abstention: Option<f64>,
+    consistency: Option<f64>,
+    retention: Option<f64>,
 }
 
 impl RawThresholds {
@@ -1830,6 +1833,9 @@ impl RawThresholds {
             Metric::Criteria => self.criteria,
             Metric::Custom => self.custom,
             Metric::Retrieval => self.retrieval,
+            Metric::Abstention => self.abstention,
+            Metric::Consistency => self.consistency,
+            Metric::Retention => self.retention,
         }
     }
 }

@@ -194,11 +194,15 @@ mod transport;
 
 pub use crate::core::judged;
 pub use crate::core::{
-    Agreement, AnswerFound, Awaiting, Band, Bands, CaseError, ClaimCounts, ClaimVerdict,
-    ConfigError, Correctness, Criteria, CriteriaForm, Decision, Evaluation, Graded, JudgeShare,
-    Kind, MatchedBy, Metric, PassageVerdict, Place, RagCase, RelevantAt, RelevantIds, Repeat,
-    Retrieved, Samples, Spread, Strategy, Uncertain, Unsure, UnsureWhy, Usage, Verdict,
+    Agreement, AnswerFound, Answerable, Awaiting, Band, Bands, CaseError, ClaimCounts,
+    ClaimVerdict, ConfigError, Correctness, Criteria, CriteriaForm, Decision, Evaluation, Graded,
+    JudgeShare, Kind, MatchedBy, Metric, PassageVerdict, Place, RagCase, RelevantAt, RelevantIds,
+    Repeat, Retrieved, Samples, Spread, Strategy, Uncertain, Unsure, UnsureWhy, Usage, Verdict,
     VerdictWeights,
+};
+pub use crate::core::{
+    Conversation, Gradable, Grounding, HISTORY_CHARS, HISTORY_TURNS, Said, Shown, Turn, TurnOf,
+    Window,
 };
 #[cfg(feature = "calibration")]
 pub use calibrate::calibration;
@@ -218,10 +222,11 @@ pub use transport::{TransportError, TransportErrorKind};
 /// The names a test file needs: `use ragaliq::prelude::*;`.
 pub mod prelude {
     pub use crate::{
-        Correctness, Criteria, CustomAnswer, CustomMetric, CustomScore, EvalOptions, Evaluation,
-        Judge, Metric, RagCase, Samples, Verdict, VerdictWeights, assert_caught,
-        assert_context_precision, assert_context_recall, assert_correct, assert_faithful,
-        assert_judged, assert_metric, assert_no_hallucination, assert_relevant, assert_retrieved,
-        rag_test, recorded_judge,
+        Conversation, Correctness, Criteria, CustomAnswer, CustomMetric, CustomScore, EvalOptions,
+        Evaluation, Judge, Metric, RagCase, Samples, Turn, Verdict, VerdictWeights,
+        assert_abstains, assert_caught, assert_consistent, assert_context_precision,
+        assert_context_recall, assert_correct, assert_faithful, assert_judged, assert_metric,
+        assert_no_hallucination, assert_relevant, assert_remembers, assert_retrieved, rag_test,
+        recorded_judge,
     };
 }

@@ -170,6 +170,7 @@ async fn direct(
         query: &case.query,
         expected: reference,
         response,
+        history: ask.history(),
     };
     let question = &question;
     let answer_in = evidence::answer_in(reference, response);

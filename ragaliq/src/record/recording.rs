@@ -269,9 +269,20 @@ fn requested_label(requested: JsonMode, sent: &ResponseFormat) -> String {
     requested.format("task", &schema).label().to_owned()
 }
 
-/// The keys of `asked`, in reading order.
-const ASKED_ORDER: [&str; 8] = [
-    "query", "response", "expected", "document", "count", "passages", "claims", "claim",
+/// The keys of `asked`, in reading order: a conversation's turn first
+/// (which one, and the earlier turns the judge was shown).
+const ASKED_ORDER: [&str; 11] = [
+    "conversation",
+    "turn",
+    "history",
+    "query",
+    "response",
+    "expected",
+    "document",
+    "count",
+    "passages",
+    "claims",
+    "claim",
 ];
 
 /// `subject` as a readable `asked`: known keys first, in reading order.
@@ -311,6 +322,10 @@ fn task_rank(task: &str) -> usize {
         "answer_correct",
         "passage_relevance",
         "passage_relevant",
+        "passages_answer",
+        "declines_to_answer",
+        "contradicts_earlier",
+        "ignores_user",
     ]
     .iter()
     .position(|t| *t == task)
@@ -414,10 +429,21 @@ fn case_key(e: &Exchange) -> (String, String) {
             .unwrap_or_default()
             .to_owned()
     };
-    match e.task.as_str() {
+    let (query, response) = match e.task.as_str() {
         "generate_cases" => (text("document"), String::new()),
-        "passage_relevance" | "passage_relevant" => (text("query"), "~".to_owned()),
+        "passage_relevance" | "passage_relevant" | "passages_answer" => {
+            (text("query"), "~".to_owned())
+        }
         _ => (text("query"), text("response")),
+    };
+    // A conversation's turn: grouped by conversation, then turn in order
+    // (an exchange of a single case has neither, and sorts as it did).
+    match e.asked.get("turn").and_then(Ordered::as_u64) {
+        Some(turn) => (
+            format!("{}\u{1}{turn:06}\u{1}{query}", text("conversation")),
+            response,
+        ),
+        None => (query, response),
     }
 }
 
