@@ -1006,6 +1006,61 @@ mod tests {
         assert_eq!(ask(reference, "Our stores open at nine."), Some(0.05));
     }
 
+    /// The conversation questions: a follow-up's words borrow the user's
+    /// last message; a changed number contradicts; a question the user
+    /// answered before is asked again.
+    #[test]
+    fn conversation_rules() {
+        let block = "<conversation>\nUser: My order number is 4417. Can I return a jacket?\nAssistant: Yes, jackets can be returned within 30 days.\n</conversation>\n\n";
+        let ask = |body: &str, question: &str| {
+            word_rule(&format!("{block}{body}\n\n{question}")).unwrap()
+        };
+        let passages = "<document>\nJackets can be returned within 30 days.\n</document>\n\n<question>And how long?</question>";
+        assert_eq!(
+            ask(
+                passages,
+                "Does the document contain the answer to the question? Answer \"yes\" or \"no\"."
+            ),
+            0.9
+        );
+        let off = "<document>\nShipping takes five days.\n</document>\n\n<question>And how long?</question>";
+        assert_eq!(
+            ask(
+                off,
+                "Does the document contain the answer to the question? Answer \"yes\" or \"no\"."
+            ),
+            0.1
+        );
+        let said = |response: &str, question: &str| {
+            ask(
+                &format!("<question>And how long?</question>\n\n<response>{response}</response>"),
+                question,
+            )
+        };
+        let contradicts = "Does the response contradict something the assistant said earlier in the conversation? Answer \"yes\" or \"no\".";
+        assert_eq!(
+            said("Jackets can be returned within 90 days.", contradicts),
+            0.9
+        );
+        assert_eq!(
+            said("Jackets can be returned within 30 days.", contradicts),
+            0.1
+        );
+        assert_eq!(said("Jackets can not be returned.", contradicts), 0.9);
+        let ignores = "Does the response ask the user again for something they already said, or contradict what the user said earlier in the conversation? Answer \"yes\" or \"no\".";
+        assert_eq!(said("What is your order number?", ignores), 0.9);
+        assert_eq!(
+            said("Order 4417 can be returned within 30 days.", ignores),
+            0.1
+        );
+        let declines = "Does the response say that it cannot answer the question, instead of giving an answer? Answer \"yes\" or \"no\".";
+        assert_eq!(
+            said("I don't know: the policy does not say.", declines),
+            0.9
+        );
+        assert_eq!(said("Within 90 days.", declines), 0.05);
+    }
+
     #[test]
     fn rules() {
         let verify_prompt = "<context>\n<passage n=\"1\">Refunds are accepted within 30 days of delivery.</passage>\n</context>\n<claims>\n<claim n=\"1\">Refunds are accepted within 30 days.</claim>\n<claim n=\"2\">Shipping is always free worldwide.</claim>\n<claim n=\"3\">Refunds are not accepted within 30 days.</claim>\n</claims>";

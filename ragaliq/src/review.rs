@@ -153,6 +153,11 @@ pub struct Item {
     pub judge: JudgeReading,
     /// The person's verdict, when one was given.
     pub person: Option<Reviewed>,
+    /// For a turn of a conversation: the conversation's id, when it has
+    /// one, as the exchange that judges the item says.
+    pub conversation: Option<String>,
+    /// For a turn of a conversation: its number (1 for the first).
+    pub turn: Option<u64>,
 }
 
 impl Item {
@@ -173,6 +178,30 @@ impl Item {
                 .to_owned(),
             _ => String::new(),
         }
+    }
+
+    /// For a follow-up: the earlier turns the judge was shown, oldest
+    /// first, each the user's message and the assistant's answer (part of
+    /// what was judged, and of its key).
+    #[must_use]
+    pub fn history(&self) -> Vec<(String, String)> {
+        let text = |v: &serde_json::Value, k: &str| {
+            v.get(k)
+                .and_then(serde_json::Value::as_str)
+                .unwrap_or_default()
+                .to_owned()
+        };
+        self.judged
+            .what
+            .get("history")
+            .and_then(serde_json::Value::as_array)
+            .map(|turns| {
+                turns
+                    .iter()
+                    .map(|t| (text(t, "user"), text(t, "assistant")))
+                    .collect()
+            })
+            .unwrap_or_default()
     }
 
     /// A text field of what was judged (`query`, `expected`, `criteria`).
@@ -293,6 +322,12 @@ pub fn items(recording: &Recording, thresholds: &Thresholds) -> Vec<Item> {
                 },
             };
             Some(Item {
+                conversation: e
+                    .asked
+                    .get("conversation")
+                    .and_then(|c| c.as_str())
+                    .map(str::to_owned),
+                turn: e.asked.get("turn").and_then(|t| t.as_u64()),
                 task: e.task.clone(),
                 exchange: first,
                 model: e.model.clone(),

@@ -277,8 +277,7 @@ async fn consistency_and_retention_name_the_turn_and_quote_what_conflicts() {
     let reasoning = &eval.turns[2].reasoning;
     assert!(
         reasoning.contains("contradicts what the assistant said earlier")
-            && reasoning.contains("The answer: \"International returns are free and jackets can be returned within 90 days of delivery.\"")
-            && reasoning.contains("Closest earlier sentence (found by ragaliq): turn 1, the assistant: \"Yes, jackets can be returned within 30 days of delivery.\""),
+            && reasoning.contains("The answer: \"International returns are free and jackets can be returned within 90 days of delivery.\"; the closest earlier sentence (found by ragaliq), the assistant's in turn 1: \"Yes, jackets can be returned within 30 days of delivery.\""),
         "{reasoning}"
     );
     let asked: Vec<String> = s.requests().iter().map(|r| r.task.clone()).collect();
@@ -301,7 +300,7 @@ async fn consistency_and_retention_name_the_turn_and_quote_what_conflicts() {
     assert!(
         eval.turns[1]
             .reasoning
-            .contains("turn 1, the user: \"My order number is 4417.\""),
+            .contains("the user's in turn 1: \"My order number is 4417.\""),
         "{}",
         eval.turns[1].reasoning
     );

@@ -856,6 +856,72 @@ mod tests {
     }
 
     #[test]
+    fn conversations_are_checked_where_they_are_written() {
+        let both = write(
+            "both.yaml",
+            "- id: c\n  query: Q?\n  turns:\n  - query: Q1?\n",
+        );
+        let e = load_file(&both).unwrap_err().to_string();
+        assert!(e.contains("has both `query` and `turns`"), "{e}");
+        let neither = write("neither.yaml", "- id: c\n  response: R.\n");
+        let e = load_file(&neither).unwrap_err().to_string();
+        assert!(e.contains("missing field `query`"), "{e}");
+        let misplaced = write(
+            "misplaced.yaml",
+            "- id: c\n  response: R.\n  turns:\n  - query: Q1?\n",
+        );
+        let e = load_file(&misplaced).unwrap_err().to_string();
+        assert!(
+            e.contains("`response` belongs to a turn, not to the conversation"),
+            "{e}"
+        );
+        let unanswered = write(
+            "unanswered.yaml",
+            "- id: c\n  turns:\n  - query: Q1?\n  - query: Q2?\n    response: R2.\n",
+        );
+        let e = load_file(&unanswered).unwrap_err();
+        assert_eq!(e.line, Some(1));
+        assert!(
+            e.message
+                .contains("turn 1 has no answer: turn 2 is read with it"),
+            "{e}"
+        );
+        let twice = write(
+            "twice.csv",
+            "conversation,turn,query,response\nc,1,Q1?,R1.\nc,1,Q1 again?,R.\n",
+        );
+        let e = load_file(&twice).unwrap_err();
+        assert!(e.message.contains("turn 1 is given twice"), "{e}");
+        let gap = write(
+            "gap.csv",
+            "conversation,turn,query,response\nc,1,Q1?,R1.\nc,3,Q3?,R3.\n",
+        );
+        let e = load_file(&gap).unwrap_err();
+        assert_eq!(e.line, Some(3));
+        assert!(e.message.contains("turn 3 follows a missing turn"), "{e}");
+        let tags_late = write(
+            "late.csv",
+            "conversation,turn,query,response,tags\nc,1,Q1?,R1.,\nc,2,Q2?,R2.,a\n",
+        );
+        let e = load_file(&tags_late).unwrap_err();
+        assert!(e.message.contains("give it on the row of turn 1"), "{e}");
+        let mixed = write(
+            "mixed.csv",
+            "id,conversation,turn,query,response,answerable\nsolo,,,Q?,R.,\n,c,1,Q1?,R1.,\n,c,2,Q2?,I don't know.,false\n",
+        );
+        let cases = load_file(&mixed).unwrap();
+        assert_eq!(cases.len(), 2);
+        assert!(cases[0].conversation.is_none());
+        let c = cases[1].conversation.as_ref().unwrap();
+        assert_eq!(c.turns[1].answerable, Some(false));
+        assert_eq!(
+            cases[1].case.query, "Q2?",
+            "the last turn, read with the first"
+        );
+        assert_eq!(cases[1].case.history.len(), 1);
+    }
+
+    #[test]
     fn csv_lists_both_ways() {
         let path = write(
             "ok.csv",

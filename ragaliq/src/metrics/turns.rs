@@ -145,13 +145,13 @@ fn scored(
             check.wrong
         )
     };
-    let mut reasoning = format!("{said} ({}). The answer: {response:?}.", read.read);
+    let mut reasoning = format!("{said} ({}). The answer: {response:?}", read.read);
     if let Some((turn, sentence)) = closest {
         reasoning.push_str(&format!(
-            " Closest earlier sentence (found by ragaliq): turn {turn}, {}: {sentence:?}.",
+            "; the closest earlier sentence (found by ragaliq), {} in turn {turn}: {sentence:?}",
             match check.side {
-                Side::Assistant => "the assistant",
-                Side::User => "the user",
+                Side::Assistant => "the assistant's",
+                Side::User => "the user's",
             }
         ));
     }
