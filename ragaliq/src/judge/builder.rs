@@ -117,7 +117,7 @@ impl JudgeBuilder {
                 reads_probabilities: false,
                 bands: config.bands,
                 uncertain: config.uncertain,
-                window: crate::core::Window::DEFAULT,
+                window: config.history,
             },
             // Every answer collect mode gets comes from a batch, which
             // both providers price at half.

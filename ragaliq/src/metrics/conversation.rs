@@ -11,8 +11,8 @@ use futures_util::future::BoxFuture;
 /// `subject` on `assessed` (a case, a conversation, or one turn of it),
 /// asked through the judges, with `options` over their defaults. A
 /// conversation's turns are asked at once (each turn's questions depend on
-/// its history as given, not on another turn's verdicts); an error in a
-/// turn names it.
+/// its history as given, not on another turn's verdicts); the first turn
+/// that could not be evaluated is the error, naming it.
 ///
 /// Boxed here, as are [`verify_claim`](super::verify_claim) and
 /// [`extract_claims`](super::extract_claims): the future is made into a
@@ -34,11 +34,16 @@ pub(crate) fn evaluate<'a>(
             }
             Assessed::Conversation(conversation) => {
                 conversation.validate()?;
-                let turns = futures_util::future::try_join_all(
+                // Every turn runs to its end (in collect mode each queues
+                // its questions in the same round), then the first turn
+                // that could not be evaluated is the error.
+                let turns = futures_util::future::join_all(
                     (1..=conversation.turns.len())
                         .map(|n| turn(judges, subject, conversation, n, options)),
                 )
-                .await?;
+                .await
+                .into_iter()
+                .collect::<Result<Vec<_>>>()?;
                 Ok(Evaluation::of_turns(turns))
             }
         }

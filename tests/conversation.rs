@@ -1,9 +1,18 @@
 //! Conversations (issue 48): a turn read with what came before it, the
 //! first turn asked exactly as a single case, the window of earlier turns
 //! a judge is shown, the checks only a conversation has, and errors and
-//! failures that name the turn. The judge here answers by the scripted
-//! judge's rules (`ragaliq_scripted::rule`, `word_rule`) in one word,
-//! and keeps every request it was sent.
+//! failures that name the turn. Most tests ask a judge that answers by the
+//! scripted judge's rules (`ragaliq_scripted::rule`, `word_rule`) in one
+//! word and keeps every request it was sent; the `#[rag_test]`s at the end
+//! grade the example's three-turn conversation (`examples/conversation.rs`)
+//! as the kit's Qwen2.5-Coder-1.5B did (`tests/judges/qwen15.toml`), from
+//! recordings in `tests/snapshots/conversation__*.snap` that replay offline.
+//! Re-record those with the kit's server on port 8767:
+//!
+//! ```sh
+//! RAGALIQ_MODE=record cargo test --test conversation -- --no-fail-fast
+//! cargo insta review
+//! ```
 
 use ragaliq::judge::{BoxFuture, Judge, JudgeRequest, JudgeResponse, Transport};
 use ragaliq::{
@@ -411,9 +420,11 @@ async fn grounding_lets_an_answer_rest_on_earlier_passages_and_the_users_words()
 }
 
 #[test]
-fn a_conversation_reads_from_yaml_and_json_as_it_is_built_in_code() {
-    let yaml = "id: jacket-return\nturns:\n- query: Can I return a jacket?\n  context: [Jackets can be returned within 30 days of delivery.]\n  response: Yes.\n- query: And how long?\n  answerable: false\n  response: I don't know.\ngrounding: {earlier_passages: true}\n";
-    let from_yaml: Conversation = serde_saphyr::from_str(yaml).unwrap();
+fn a_conversation_reads_from_json_as_it_is_built_in_code() {
+    let json = r#"{"id": "jacket-return", "turns": [
+        {"query": "Can I return a jacket?", "context": ["Jackets can be returned within 30 days of delivery."], "response": "Yes."},
+        {"query": "And how long?", "answerable": false, "response": "I don't know."}],
+        "grounding": {"earlier_passages": true}}"#;
     let built = Conversation::new([
         Turn::new("Can I return a jacket?")
             .context(["Jackets can be returned within 30 days of delivery."])
@@ -424,7 +435,54 @@ fn a_conversation_reads_from_yaml_and_json_as_it_is_built_in_code() {
     ])
     .id("jacket-return")
     .grounding(Grounding::EARLIER_PASSAGES);
-    assert_eq!(from_yaml, built);
-    let json = serde_json::to_string(&built).unwrap();
-    assert_eq!(serde_json::from_str::<Conversation>(&json).unwrap(), built);
+    assert_eq!(serde_json::from_str::<Conversation>(json).unwrap(), built);
+    let written = serde_json::to_string(&built).unwrap();
+    assert_eq!(
+        serde_json::from_str::<Conversation>(&written).unwrap(),
+        built
+    );
+    let e = serde_json::from_str::<Conversation>(r#"{"turns": [{"query": "q", "answer": "a"}]}"#)
+        .unwrap_err();
+    assert!(e.to_string().contains("unknown field `answer`"), "{e}");
+}
+
+// The example's conversation, as the kit's 1.5B judges it.
+
+#[path = "../examples/conversations/jacket.rs"]
+mod jacket;
+
+use ragaliq::prelude::{
+    assert_abstains, assert_caught, assert_consistent, assert_faithful, assert_relevant,
+    assert_remembers, rag_test,
+};
+
+/// Turn 2, "And how long do I have?", read with turn 1: it answers the
+/// question the conversation asks, from its passage.
+#[rag_test(config = "tests/judges/qwen15.toml")]
+async fn a_right_follow_up_is_relevant_and_faithful(judge: Judge) {
+    let conversation = jacket::jacket();
+    assert_relevant!(judge, conversation.turn(2));
+    assert_faithful!(judge, conversation.turn(2));
+}
+
+/// Turn 3 gives 14 days from the order where turns 1 and 2 said 30 days
+/// from delivery; turn 2 contradicts nothing.
+#[rag_test(config = "tests/judges/qwen15.toml")]
+async fn an_answer_that_contradicts_an_earlier_one_is_caught(judge: Judge) {
+    let conversation = jacket::jacket();
+    assert_consistent!(judge, conversation.turn(2));
+    assert_caught!(judge, conversation.turn(3), consistency);
+}
+
+/// Turn 3's passages say nothing of shipping from Canada; the answer
+/// invents a price instead of saying so. Turns 1 and 2 are answered from
+/// their passages, and nobody is asked again what they said.
+#[rag_test(config = "tests/judges/qwen15.toml")]
+async fn an_unanswerable_turn_answered_by_invention_is_caught(judge: Judge) {
+    let conversation = jacket::jacket();
+    assert_abstains!(judge, conversation.turn(1));
+    assert_abstains!(judge, conversation.turn(2));
+    assert_caught!(judge, conversation.turn(3), abstention);
+    assert_caught!(judge, conversation.turn(3), faithfulness);
+    assert_remembers!(judge, conversation);
 }
