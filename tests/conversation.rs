@@ -486,3 +486,90 @@ async fn an_unanswerable_turn_answered_by_invention_is_caught(judge: Judge) {
     assert_caught!(judge, conversation.turn(3), faithfulness);
     assert_remembers!(judge, conversation);
 }
+
+/// A suite of conversations (`tests/conversation_cases/`: YAML turns and
+/// CSV rows), replayed from recordings made against the scripted judge:
+/// one trial per conversation and metric, each turn's result in the
+/// report, the page beside it (`target/ragaliq/conversations/report.html`,
+/// what `scripts/screenshots.sh` shows).
+#[test]
+fn a_suite_of_conversations_replays_turn_by_turn() {
+    use ragaliq::harness::report::Outcome;
+    let outcome = ragaliq::suite("tests/conversation_cases")
+        .metrics([
+            Metric::Faithfulness,
+            Metric::Relevance,
+            Metric::Consistency,
+            Metric::Abstention,
+            Metric::Retention,
+        ])
+        .report_dir("target/ragaliq/conversations")
+        .with_args(libtest_mimic::Arguments {
+            quiet: true,
+            test_threads: Some(2),
+            ..libtest_mimic::Arguments::default()
+        })
+        .run_for_outcome()
+        .unwrap();
+    let report = &outcome.report;
+    assert_eq!(report.results.len(), 15, "3 conversations x 5 metrics");
+    assert_eq!(report.summary.usage.calls, 0, "replayed");
+    let outcome_of = |case: &str, metric: Metric| {
+        let r = report
+            .results
+            .iter()
+            .find(|r| r.case == case && r.metric == metric)
+            .unwrap();
+        (
+            r.outcome,
+            r.turns.iter().map(|t| t.outcome).collect::<Vec<_>>(),
+        )
+    };
+    use Outcome::{Failed as F, Passed as P};
+    // The scripted judge reads by shared words, not as a person does:
+    // these are its readings, recorded, and the test checks that each
+    // turn's comes through to the report, not that the rules are wise.
+    // The invented answer to turn 3 is caught (no passage shares a word
+    // with "Canada"), and so is a question the user answered before.
+    assert_eq!(
+        outcome_of("jacket-return", Metric::Abstention),
+        (F, vec![P, P, F])
+    );
+    assert_eq!(
+        outcome_of("order-status", Metric::Retention),
+        (F, vec![P, F])
+    );
+    // Where a person would grade otherwise: turn 3's "14 days from the
+    // order date" contradicts "30 days from delivery", but its sentence
+    // shares too few words with the earlier ones for the rule; and
+    // "returned" in turn 1's question is not the passage's "return".
+    assert_eq!(
+        outcome_of("jacket-return", Metric::Consistency),
+        (P, vec![P, P, P])
+    );
+    assert_eq!(
+        outcome_of("refund-card", Metric::Abstention),
+        (F, vec![F, P, P])
+    );
+    // A turn labelled unanswerable, answered by saying so: passes.
+    let refund = report
+        .results
+        .iter()
+        .find(|r| r.case == "refund-card" && r.metric == Metric::Abstention)
+        .unwrap();
+    assert!(
+        refund.turns[2].reasoning.starts_with(
+            "The turn is labelled unanswerable, so the answer must say it cannot answer"
+        ),
+        "{}",
+        refund.turns[2].reasoning
+    );
+    assert!(
+        refund.turns[2]
+            .history
+            .as_ref()
+            .is_some_and(|h| h.said.len() == 2)
+    );
+    let page = std::fs::read_to_string("target/ragaliq/conversations/report.html").unwrap();
+    assert!(page.contains("<b>Conversation</b>"));
+}

@@ -27,7 +27,11 @@ async fn conversation(judge: Judge, conversation: Conversation) {
     assert_abstains!(judge, conversation, threshold = 0.6, uncertain = "pass");
     assert_consistent!(judge, conversation.turn(2), samples = 1);
     assert_remembers!(judge, &conversation, agreement = 0.8);
-    assert_faithful!(judge, conversation.turn(1), weights = VerdictWeights::STRICT);
+    assert_faithful!(
+        judge,
+        conversation.turn(1),
+        weights = VerdictWeights::STRICT
+    );
     assert_relevant!(judge, conversation);
     assert_caught!(judge, conversation.turn(3), consistency, threshold = 0.7);
     assert_caught!(judge, conversation, abstention);

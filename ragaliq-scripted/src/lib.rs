@@ -679,7 +679,6 @@ fn sentences_all(text: &str) -> Vec<String> {
 }
 
 /// The passages of a `<document>`: one per line, `[n] ` numbered when
-
 /// there are several.
 fn document_passages(document: &str) -> Vec<String> {
     document

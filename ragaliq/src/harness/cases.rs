@@ -296,6 +296,10 @@ pub fn load_file(file: &Path) -> Result<Vec<LoadedCase>, LoadError> {
         .collect()
 }
 
+/// A conversation's rows in a CSV file: its id, its place among the
+/// file's cases, and each row's turn, line and record.
+type ConversationRows = (String, usize, Vec<(usize, usize, Record)>);
+
 fn csv_records(text: &str) -> Located<Vec<(Record, usize)>> {
     let mut reader = csv::ReaderBuilder::new()
         .trim(csv::Trim::All)
@@ -337,7 +341,9 @@ fn csv_records(text: &str) -> Located<Vec<(Record, usize)>> {
     }
     let conversations = headers.iter().any(|h| h == "conversation");
     for required in ["id", "query"] {
-        if !headers.iter().any(|h| h == required) && !(required == "id" && conversations) {
+        // A conversation's rows are named by their `conversation` cell.
+        let named = required == "id" && conversations;
+        if !(named || headers.iter().any(|h| h == required)) {
             return Err((Some(1), None, format!("missing column `{required}`")));
         }
     }
@@ -350,8 +356,9 @@ fn csv_records(text: &str) -> Located<Vec<(Record, usize)>> {
     }
     // A single case's record, or a conversation's place (filled below).
     let mut out: Vec<Option<(Record, usize)>> = Vec::new();
-    // A conversation's turns, by its id, in the order first met.
-    let mut turns: Vec<(String, usize, Vec<(usize, usize, Record)>)> = Vec::new();
+    // A conversation's turns, by its id, in the order first met: its id,
+    // its place in `out`, and each row's turn, line and record.
+    let mut turns: Vec<ConversationRows> = Vec::new();
     for row in reader.records() {
         let row = row.map_err(|e| {
             let line = e.position().map(|p| p.line() as usize);

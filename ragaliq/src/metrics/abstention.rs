@@ -35,9 +35,7 @@ pub(super) async fn abstention(ask: &Asker<'_>, case: &RagCase, plan: &Plan) -> 
     }
     // Whether the passages answer it: the label, nothing retrieved (no
     // call), or the judge.
-    let first = if case.answerable == Some(false) {
-        None
-    } else if passages.is_empty() {
+    let first = if case.answerable == Some(false) || passages.is_empty() {
         None
     } else {
         let question = PassagesAnswer {
