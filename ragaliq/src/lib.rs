@@ -10,6 +10,12 @@
 //! | [relevance](Judge::relevance) | how well the response answers the query | 1 |
 //! | [context precision](Judge::context_precision) | are the relevant passages ranked first? | 1 per passage |
 //! | [context recall](Judge::context_recall) | does the context hold the expected facts? | as faithfulness, per expected fact |
+//! | [abstention](Judge::abstention) | a turn its passages cannot answer is answered by saying so | 2 per turn (1 where the turn is labelled) |
+//! | [consistency](Judge::consistency) | no answer contradicts an earlier answer of the conversation | 1 per follow-up turn |
+//! | [retention](Judge::retention) | what the user said is not asked again or contradicted | 1 per follow-up turn |
+//!
+//! Every metric takes a single case, a [`Conversation`] (each turn read
+//! with the turns before it) or one turn of it ([`Conversation::turn`]).
 //!
 //! Each question is a short yes/no question whose verdict is read from the
 //! judge's token probabilities where its API returns them (see
