@@ -419,6 +419,47 @@ async fn grounding_lets_an_answer_rest_on_earlier_passages_and_the_users_words()
     assert!(judge.faithfulness(&said.turn(2)).await.unwrap().passed);
 }
 
+/// A judge that lists a claim copied from an earlier answer, as the kit's
+/// 1.5B did: it is dropped, not graded as this answer's; a claim resolved
+/// from what the user said before is kept.
+#[tokio::test]
+async fn a_claim_copied_from_an_earlier_answer_is_not_the_answers() {
+    struct Copying;
+    impl Transport for Copying {
+        fn provider(&self) -> &str {
+            "copying"
+        }
+        fn complete<'a>(
+            &'a self,
+            request: &'a JudgeRequest,
+        ) -> BoxFuture<'a, Result<JudgeResponse, TransportError>> {
+            let reply = if request.task == "extract_claims" {
+                r#"{"claims": ["You can return the jacket up to 30 days from delivery.", "Returns need the order number and the receipt."]}"#
+            } else {
+                "Yes"
+            };
+            Box::pin(async move { Ok(JudgeResponse::text(reply)) })
+        }
+    }
+    let conversation = Conversation::new([
+        Turn::new("Can I return a jacket?")
+            .context([POLICY])
+            .response("Yes. Returns need the order number and the receipt."),
+        Turn::new("How long do I have?")
+            .context([POLICY])
+            .response("30 days from delivery."),
+    ]);
+    let judge = Judge::builder(Copying).build().unwrap();
+    let eval = judge.faithfulness(&conversation.turn(2)).await.unwrap();
+    let claims: Vec<&str> = eval.claims.iter().map(|c| c.claim.as_str()).collect();
+    assert_eq!(
+        claims,
+        ["You can return the jacket up to 30 days from delivery."],
+        "{eval}"
+    );
+    assert_eq!(eval.counts.unwrap().dropped, 1, "{eval}");
+}
+
 #[test]
 fn a_conversation_reads_from_json_as_it_is_built_in_code() {
     let json = r#"{"id": "jacket-return", "turns": [
@@ -457,7 +498,11 @@ use ragaliq::prelude::{
 };
 
 /// Turn 2, "And how long do I have?", read with turn 1: it answers the
-/// question the conversation asks, from its passage.
+/// question the conversation asks, from its passage. The 1.5B read it
+/// relevant (P(yes) 0.87 with turn 1 shown; 0.55 asked alone, in the
+/// example), and its one claim supported at P 0.65, inside its claims band
+/// [0.025, 0.925): a person gave the verdict (supported) in review, kept
+/// in the recording.
 #[rag_test(config = "tests/judges/qwen15.toml")]
 async fn a_right_follow_up_is_relevant_and_faithful(judge: Judge) {
     let conversation = jacket::jacket();
@@ -466,7 +511,10 @@ async fn a_right_follow_up_is_relevant_and_faithful(judge: Judge) {
 }
 
 /// Turn 3 gives 14 days from the order where turns 1 and 2 said 30 days
-/// from delivery; turn 2 contradicts nothing.
+/// from delivery; turn 2 contradicts nothing. The 1.5B missed the
+/// contradiction (P(yes) 0.36, so consistency 0.64 passed: "the answer was
+/// not caught"); a person's verdict (yes, it contradicts) decides it, kept
+/// in the recording.
 #[rag_test(config = "tests/judges/qwen15.toml")]
 async fn an_answer_that_contradicts_an_earlier_one_is_caught(judge: Judge) {
     let conversation = jacket::jacket();
@@ -476,7 +524,11 @@ async fn an_answer_that_contradicts_an_earlier_one_is_caught(judge: Judge) {
 
 /// Turn 3's passages say nothing of shipping from Canada; the answer
 /// invents a price instead of saying so. Turns 1 and 2 are answered from
-/// their passages, and nobody is asked again what they said.
+/// their passages, and nobody is asked again what they said. The 1.5B
+/// caught the invention (P(yes) 0.34 that the passages answer it, 0.31
+/// that the answer says it cannot); its two claims read no evidence at
+/// P 0.06 and 0.18, inside its claims band, and a person gave the
+/// verdicts (no evidence; contradicted: the passage says 30 days).
 #[rag_test(config = "tests/judges/qwen15.toml")]
 async fn an_unanswerable_turn_answered_by_invention_is_caught(judge: Judge) {
     let conversation = jacket::jacket();

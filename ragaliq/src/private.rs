@@ -336,6 +336,24 @@ fn overrule_hint(eval: &Evaluation, judge: &Judge, what: &What<'_>, expect: Expe
         )
     };
     if expect == Expect::Caught {
+        // An answer decided by one yes/no answer: the command that says the
+        // judge was wrong, per turn that passed.
+        let lines: Vec<String> = graded_parts(eval, |t| t.passed)
+            .into_iter()
+            .filter(|(_, e)| e.person.is_none() && e.claims.is_empty())
+            .filter_map(|(turn, e)| {
+                let word = failing_word(what)?;
+                e.review_key
+                    .as_ref()
+                    .map(|key| format!("{}{turn}", command(key, word)))
+            })
+            .collect();
+        if !lines.is_empty() {
+            return format!(
+                "\nif the judge was wrong to let it pass, give your own verdict (kept in the recording, replayed in CI):\n  {}",
+                lines.join("\n  ")
+            );
+        }
         return format!(
             "\nif the judge was wrong to let it pass, give your own verdict on its claims (kept in the recording, replayed in CI): cargo ragaliq review {} --all",
             file.display()
@@ -391,6 +409,17 @@ fn passing_word<'a>(what: &What<'_>) -> &'a str {
         What::Criteria(c) if c.form() == crate::CriteriaForm::YesNo => "yes",
         What::Criteria(_) => "<1 to 5>",
         What::Custom(_) => "<its answer word>",
+    }
+}
+
+/// The word a person gives to say an answer decided by one yes/no
+/// answer should have failed: `no`, or `yes` for the conversation checks
+/// whose question asks what goes wrong; `None` where no one word says it.
+fn failing_word<'a>(what: &What<'_>) -> Option<&'a str> {
+    match passing_word(what) {
+        "yes" => Some("no"),
+        "no" => Some("yes"),
+        _ => None,
     }
 }
 

@@ -41,6 +41,14 @@ pub struct Thresholds {
     pub criteria: f64,
     /// P(yes) to the direct correctness question an answer passes at.
     pub correctness: f64,
+    /// The conversation checks' thresholds: abstention's (on P(yes) that
+    /// the answer says it cannot answer), and consistency's and
+    /// retention's (on 1 − P(yes) that the answer goes wrong).
+    pub abstention: f64,
+    /// See [`abstention`](Self::abstention).
+    pub consistency: f64,
+    /// See [`abstention`](Self::abstention).
+    pub retention: f64,
     /// The judge's uncertainty bands: a reading inside its kind's band
     /// awaits a person ([`JudgeReading::uncertain`]).
     pub bands: Bands,
@@ -63,6 +71,9 @@ impl Default for Thresholds {
             relevance: Metric::Relevance.default_threshold(),
             criteria: Metric::Criteria.default_threshold(),
             correctness: Metric::Correctness.default_threshold(),
+            abstention: Metric::Abstention.default_threshold(),
+            consistency: Metric::Consistency.default_threshold(),
+            retention: Metric::Retention.default_threshold(),
             bands: Bands::DEFAULT,
             escalate: Vec::new(),
             model: None,
@@ -94,6 +105,9 @@ impl Thresholds {
             relevance: judge.default_threshold(Metric::Relevance),
             criteria: judge.default_threshold(Metric::Criteria),
             correctness: judge.default_threshold(Metric::Correctness),
+            abstention: judge.default_threshold(Metric::Abstention),
+            consistency: judge.default_threshold(Metric::Consistency),
+            retention: judge.default_threshold(Metric::Retention),
             bands: bands_of(judge),
             model: Some(judge.model().to_owned()),
         }
@@ -499,9 +513,16 @@ fn reading(family: &str, asked: &[(&Exchange, usize)], t: &Thresholds) -> JudgeR
                     &parse::AnswerWords::new(judged::YES_NO),
                     &parse::AnswerAt::First,
                 ) {
+                    // As the metric decides it: the conversation checks
+                    // share the answers band, and consistency and
+                    // retention's P(yes) is what goes wrong.
                     let (kind, threshold) = match other {
                         "criteria_met" => (Kind::Judged, t.criteria),
                         "answer_correct" => (Kind::Graded, t.correctness),
+                        "passages_answer" => (Kind::Answers, 0.5),
+                        "declines_to_answer" => (Kind::Answers, t.abstention),
+                        "contradicts_earlier" => (Kind::Answers, 1.0 - t.consistency),
+                        "ignores_user" => (Kind::Answers, 1.0 - t.retention),
                         _ => (Kind::Custom, 0.5),
                     };
                     if w.from_probabilities {

@@ -550,11 +550,15 @@ impl Ask for ExtractClaims<'_> {
     /// The claims that come from the response (or the query its pronouns
     /// refer to), each once; see [`evidence::claim_in_text`].
     fn read(&self, reply: &str) -> Result<Extracted, ParseError> {
-        // The claims may resolve a pronoun from the query, or from the
-        // conversation the judge was shown before it.
+        // The claims may resolve a pronoun from the query, or from what
+        // the user said in the turns shown before it; never from an
+        // earlier answer: a claim copied from one is not this answer's
+        // (the kit's 1.5B listed one so, recorded in
+        // examples/recordings/conversation.snap).
         let mut source = format!("{}\n{}", self.text, self.query);
         for said in self.history.iter().flat_map(|h| &h.shown.said) {
-            source.push_str(&format!("\n{}\n{}", said.user, said.assistant));
+            source.push('\n');
+            source.push_str(&said.user);
         }
         let mut out = Extracted {
             claims: Vec::new(),

@@ -209,7 +209,7 @@ fn combine(
             ),
         }
     };
-    let quoted = format!(" The answer: {:?}.", response.trim());
+    let quoted = format!(" The answer: {:?}", response.trim());
     let first_open = answerable.unsure.is_some() && answerable.person.is_none();
     let second_open = second.unsure.is_some() && second.person.is_none();
     let (score, reasoning) = if answerable.answerable && !first_open {

@@ -293,7 +293,11 @@ fn asked_from(subject: &serde_json::Value) -> Ordered {
     let mut entries: Vec<(String, Ordered)> = Vec::new();
     for key in ASKED_ORDER {
         if let Some(v) = map.get(key).filter(|v| !v.is_null()) {
-            entries.push((key.to_owned(), Ordered::from_value(v)));
+            let mut value = Ordered::from_value(v);
+            if key == "history" {
+                user_first(&mut value);
+            }
+            entries.push((key.to_owned(), value));
         }
     }
     let mut rest: Vec<_> = map
@@ -306,6 +310,19 @@ fn asked_from(subject: &serde_json::Value) -> Ordered {
             .map(|(k, v)| (k.clone(), Ordered::from_value(v))),
     );
     Ordered::Object(entries)
+}
+
+/// Each earlier turn of a `history` as it was said: the user's message,
+/// then the assistant's answer (display only: what is judged, and its key,
+/// does not depend on the order).
+fn user_first(history: &mut Ordered) {
+    if let Ordered::Array(turns) = history {
+        for turn in turns {
+            if let Ordered::Object(entries) = turn {
+                entries.sort_by_key(|(k, _)| k != "user");
+            }
+        }
+    }
 }
 
 /// The rank of a task in reading order.
