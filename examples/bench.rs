@@ -10,6 +10,8 @@
 //! cargo run --release --example bench -- replay 1000 target/bench5 5
 //! cargo run --release --example bench -- auto   100 0.2             # samples "auto" vs always 5, 20% flips
 //! cargo run --example bench -- prompts 100                        # prompt characters per case, per way of asking
+//! cargo run --example bench -- conversations-cost 100             # a 10-turn conversation's calls and characters vs 10 cases
+//! cargo run --release --example bench -- conversations-replay 1000 target/bench-conv # 1,000 conversations of 5 turns vs 5,000 cases
 //! cargo run --release --example bench -- retrieval 100000 target/bench # retrieval against labels, as a ratio to reading the case file
 //! cargo run --release --example bench -- pipeline 10000 target/bench-pipeline # the pipeline's endpoint replaying N calls, against a bare server
 //! cargo run --example bench -- smoke                               # small N, every mode (CI)
@@ -20,6 +22,8 @@
 //! judge is the scripted judge on 127.0.0.1 (ragaliq-scripted), which also
 //! counts requests, prompt characters and the most requests in flight.
 
+#[path = "bench/conversations.rs"]
+mod conversations;
 #[path = "bench/pipeline.rs"]
 mod pipeline;
 #[path = "bench/retrieval.rs"]
@@ -598,6 +602,8 @@ async fn main() {
                 .unwrap();
         }
         Some("prompts") => prompts(arg(&args, 1, 100)).await,
+        Some("conversations-cost") => conversations::cost(arg(&args, 1, 100)).await,
+        Some("conversations-replay") => conversations::replay(arg(&args, 1, 1000), &dir()).await,
         Some("retrieval") => retrieval::run(arg(&args, 1, 100_000), &dir()),
         Some("pipeline") => pipeline::run(arg(&args, 1, 10_000), &dir()).await,
         Some("live") => live(arg(&args, 1, 100), arg(&args, 2, 0), arg(&args, 3, 16)).await,
@@ -623,13 +629,15 @@ async fn main() {
             live(20, 0, 4).await;
             live(20, 20, 4).await;
             prompts(10).await;
+            conversations::cost(2).await;
+            conversations::replay(4, &d.join("conversations")).await;
             retrieval::run(1000, &d);
             pipeline::run(20, &d.join("pipeline")).await;
             let _ = std::fs::remove_dir_all(&d);
         }
         _ => {
             eprintln!(
-                "usage: bench record|replay N [DIR [SAMPLES]] | bound|suite|retrieval|pipeline N [DIR] | live N LATENCY_MS CONCURRENCY | rate-limited N CONCURRENCY RPM TPM | auto N | prompts N | smoke"
+                "usage: bench record|replay N [DIR [SAMPLES]] | bound|suite|retrieval|pipeline N [DIR] | live N LATENCY_MS CONCURRENCY | rate-limited N CONCURRENCY RPM TPM | auto N | prompts N | conversations-cost N | conversations-replay N [DIR] | smoke"
             );
             std::process::exit(2);
         }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Renders this repository's pages as a person sees them: the suite's
-# report.html (tests/rag_cases, replayed) and the calibration page of the
+# report.html (tests/rag_cases, replayed), a suite of conversations'
+# (tests/conversation_cases, replayed) and the calibration page of the
 # labelled claims (replayed), screenshotted by headless Chromium into
 # docs/screenshots/. Checks each page rendered something (not a blank
 # image). Skips, successfully, when Chromium is not installed (CI machines
@@ -30,6 +31,10 @@ export CARGO_TERM_COLOR=never
 unset RAGALIQ_MODE
 # The suite, replayed: report.html beside report.json.
 CI=true RAGALIQ_REPORT_DIR="$out/suite" cargo test -q -p ragaliq-tests --test rag_suite >/dev/null
+# A suite of conversations, replayed (its test writes target/ragaliq/conversations/).
+CI=true cargo test -q -p ragaliq-tests --test conversation -- a_suite_of_conversations >/dev/null
+mkdir -p "$out/conversations"
+cp target/ragaliq/conversations/report.html "$out/conversations/report.html"
 # The calibration page of the scripted judges, replayed.
 CI=true cargo run -q -p cargo-ragaliq -- ragaliq calibrate tests/labelled_claims \
   --judge scripted=tests/labelled_claims/judges/scripted.toml \
@@ -43,6 +48,7 @@ shot() { # page, png, height
 }
 shot "$out/suite/report.html" "$out/report.png" 5200
 shot "$out/calibration.html" "$out/calibration.png" 5200
+shot "$out/conversations/report.html" "$out/conversations.png" 5200
 
 python=$(command -v python3 || true)
 if [[ -n "$python" ]] && "$python" -c 'import PIL' 2>/dev/null; then
@@ -50,7 +56,7 @@ if [[ -n "$python" ]] && "$python" -c 'import PIL' 2>/dev/null; then
 import sys
 from PIL import Image, ImageChops
 out, update = sys.argv[1], sys.argv[2] == "true"
-for name, keep in (("report", 2600), ("calibration", 2600)):
+for name, keep in (("report", 2600), ("calibration", 2600), ("conversations", 2600)):
     img = Image.open(f"{out}/{name}.png").convert("RGB")
     # The page's own extent: crop the white below and to the right of it.
     box = ImageChops.difference(img, Image.new("RGB", img.size, "white")).getbbox()
@@ -66,9 +72,9 @@ for name, keep in (("report", 2600), ("calibration", 2600)):
         small.quantize(colors=256, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE).save(f"docs/screenshots/{name}.png", optimize=True)
 EOF
 else
-  for f in report calibration; do
+  for f in report calibration conversations; do
     [[ $(stat -c %s "$out/$f.png") -gt 20000 ]] || { echo "screenshots: $f.png looks blank"; exit 1; }
   done
   echo "screenshots: rendered (install Pillow to check and crop them)"
 fi
-echo "screenshots: pages in $out/ (report: suite/report.html, calibration.html)"
+echo "screenshots: pages in $out/ (report: suite/report.html, conversations/report.html, calibration.html)"

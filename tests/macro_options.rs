@@ -21,6 +21,23 @@ async fn check(judge: Judge, case: RagCase) {
     assert_caught!(judge, case, hallucination, confidence_floor = 0.95);
 }
 
+/// The conversation checks, and every macro on a conversation or one turn.
+#[allow(dead_code)]
+async fn conversation(judge: Judge, conversation: Conversation) {
+    assert_abstains!(judge, conversation, threshold = 0.6, uncertain = "pass");
+    assert_consistent!(judge, conversation.turn(2), samples = 1);
+    assert_remembers!(judge, &conversation, agreement = 0.8);
+    assert_faithful!(
+        judge,
+        conversation.turn(1),
+        weights = VerdictWeights::STRICT
+    );
+    assert_relevant!(judge, conversation);
+    assert_caught!(judge, conversation.turn(3), consistency, threshold = 0.7);
+    assert_caught!(judge, conversation, abstention);
+    assert_caught!(judge, conversation, retention);
+}
+
 /// Every form `assert_retrieved!` takes: bare metrics, chained gain, a
 /// variable, an integer threshold, one case or a set; in a plain function.
 #[allow(dead_code)]

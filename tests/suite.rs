@@ -815,3 +815,106 @@ async fn a_suite_runs_the_pipeline_recorded_then_replayed() {
         "the page counts them too"
     );
 }
+
+/// Issue 48: a conversation in a case file (`turns:` in YAML, rows with
+/// `conversation` and `turn` in CSV) is one trial per metric, graded turn
+/// by turn; the report carries each turn's result and the page each turn.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn conversations_are_one_trial_per_metric_with_per_turn_results() {
+    let server = ScriptedJudge::start().await;
+    let judge = judge(&server);
+    let dir = temp_dir("conversations");
+    write(
+        &dir,
+        "jackets.yaml",
+        "- id: jacket-return\n  tags: [returns]\n  turns:\n  - query: Can I return a jacket?\n    context: [Jackets can be returned within 30 days of delivery.]\n    response: Yes, jackets can be returned within 30 days of delivery.\n  - query: And how long do I have?\n    context: [Jackets can be returned within 30 days of delivery.]\n    response: You have 30 days from delivery to return the jacket.\n  - query: What about international returns?\n    context: [Standard shipping takes five business days.]\n    response: International returns are free and jackets can be returned within 90 days of delivery.\n",
+    );
+    write(
+        &dir,
+        "orders.csv",
+        "conversation,turn,query,context,response,tags\norder-status,2,When will it arrive?,Standard shipping takes five business days.,What is your order number?,\norder-status,1,My order number is 4417. Where is my jacket?,Order 4417 shipped on Monday.,Order 4417 shipped on Monday.,orders\n",
+    );
+    let loaded = load_dir(&dir).unwrap();
+    assert_eq!(loaded.len(), 2);
+    let orders = loaded.iter().find(|c| c.id() == "order-status").unwrap();
+    let conversation = orders.conversation.as_ref().unwrap();
+    assert_eq!(
+        conversation.turns[0].query, "My order number is 4417. Where is my jacket?",
+        "rows in any order, by turn"
+    );
+    assert_eq!(conversation.tags, ["orders"]);
+    assert_eq!(orders.line, 2);
+    let reports = dir.join("reports");
+    let page_path = reports.join("report.html");
+    let outcome = tokio::task::spawn_blocking(move || {
+        ragaliq::suite(&dir)
+            .metrics([Metric::Faithfulness, Metric::Consistency, Metric::Retention])
+            .judge(judge)
+            .mode(Mode::Live)
+            .report_dir(&reports)
+            .with_args(quiet())
+            .run_for_outcome()
+            .unwrap()
+    })
+    .await
+    .unwrap();
+    let result = |case: &str, metric: Metric| {
+        outcome
+            .report
+            .results
+            .iter()
+            .find(|r| r.case == case && r.metric == metric)
+            .unwrap_or_else(|| panic!("{case}::{metric}"))
+    };
+    assert_eq!(
+        outcome.report.results.len(),
+        6,
+        "one trial per conversation and metric"
+    );
+    let faithful = result("jacket-return", Metric::Faithfulness);
+    assert_eq!(faithful.outcome, Outcome::Failed);
+    assert_eq!(
+        faithful
+            .turns
+            .iter()
+            .map(|t| (t.turn, t.outcome))
+            .collect::<Vec<_>>(),
+        [
+            (1, Outcome::Passed),
+            (2, Outcome::Passed),
+            (3, Outcome::Failed)
+        ]
+    );
+    assert_eq!(faithful.score, Some(faithful.turns[2].score));
+    let shown = faithful.turns[2].history.as_ref().unwrap();
+    assert_eq!(shown.said.len(), 2);
+    assert_eq!(
+        result("jacket-return", Metric::Consistency).outcome,
+        Outcome::Failed
+    );
+    assert_eq!(
+        result("order-status", Metric::Retention).outcome,
+        Outcome::Failed
+    );
+    assert_eq!(
+        result("order-status", Metric::Consistency).outcome,
+        Outcome::Passed
+    );
+    let text = &outcome.report.cases["jacket-return"];
+    assert_eq!(text.turns.len(), 3);
+    assert_eq!(text.turns[1].query, "And how long do I have?");
+    // The page: the conversation's turns, and each trial turn by turn.
+    let page = std::fs::read_to_string(page_path).unwrap();
+    assert!(page.contains("<b>Conversation</b>"), "{page}");
+    assert!(
+        page.contains(
+            "<li id=\"jacket-.return--t3\"><p><b>User</b> What about international returns?</p>"
+        ),
+        "{page}"
+    );
+    assert!(
+        page.contains("<td class=\"o-failed\">✗ failed</td>")
+            && page.contains("the judge was shown before it:"),
+        "{page}"
+    );
+}

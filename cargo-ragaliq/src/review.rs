@@ -817,6 +817,23 @@ fn show(
         item.judged.key
     )?;
     let family = item.judged.family.as_str();
+    if let Some(turn) = item.turn {
+        match &item.conversation {
+            Some(c) => writeln!(out, "conversation `{c}`, turn {turn}")?,
+            None => writeln!(out, "turn {turn}")?,
+        }
+    }
+    let history = item.history();
+    if !history.is_empty() {
+        writeln!(
+            out,
+            "the conversation before it, as the judge was shown it:"
+        )?;
+        for (user, assistant) in &history {
+            writeln!(out, "  User: {user}")?;
+            writeln!(out, "  Assistant: {assistant}")?;
+        }
+    }
     if let Some(query) = item.field("query") {
         writeln!(out, "question: {query}")?;
     }
@@ -862,7 +879,10 @@ fn show(
             if let Some(e) = item.field("expected") {
                 writeln!(out, "expected answer: {e}")?;
             }
-            writeln!(out, "answer: {}", item.subject())?;
+            let answer = item.subject();
+            if !answer.is_empty() {
+                writeln!(out, "answer: {answer}")?;
+            }
             match family {
                 "answer" => writeln!(out, "does it answer the question?")?,
                 "criteria_met" => writeln!(out, "does it meet the criteria?")?,
@@ -871,6 +891,21 @@ fn show(
                     "does it give the expected answer, without contradicting it?"
                 )?,
                 "criteria_score" => writeln!(out, "how well does it meet the criteria, 1 to 5?")?,
+                "passages_answer" => {
+                    writeln!(out, "do the passages contain the answer to the question?")?
+                }
+                "declines_to_answer" => writeln!(
+                    out,
+                    "does it say it cannot answer the question, instead of answering?"
+                )?,
+                "contradicts_earlier" => writeln!(
+                    out,
+                    "does it contradict what the assistant said earlier? (yes is the failure)"
+                )?,
+                "ignores_user" => writeln!(
+                    out,
+                    "does it ask again for, or contradict, what the user said earlier? (yes is the failure)"
+                )?,
                 other => writeln!(out, "({other})")?,
             }
         }

@@ -31,6 +31,17 @@
 //!   lacks makes it `contradicted`), 0.3 `partially_supported`, else
 //!   0.05. A model whose name ends in `-sure` answers the same word with
 //!   P 0.99 (or 0.01): the stronger judge of a cascade.
+//! - a conversation's follow-up (a question after a `<conversation>`
+//!   block): the question's content words are its own and those of the
+//!   user's last message in the block; the document contains the answer
+//!   with P(yes) 0.9 when one passage shares one of them, else 0.1; a response says it cannot answer with P(yes) 0.9 when it says
+//!   "don't know", "cannot answer", "no information", "does not say" or
+//!   the like, else 0.05; a response contradicts the assistant (or the
+//!   user) with P(yes) 0.9 when one of its sentences shares half its
+//!   content words or more with an earlier sentence of the assistant's
+//!   (the user's) and changes a number or a negation, else 0.1; a response
+//!   asks the user again with P(yes) 0.9 when one of its questions shares
+//!   half its content words or more with an earlier message of the user's.
 //!
 //! It also stands in for a pipeline's own model (see `app.rs`): a model
 //! named `app…`, and any chat request that is none of ragaliq's questions
@@ -548,7 +559,7 @@ pub fn word_rule(user: &str) -> Option<f64> {
         });
     }
     if question.contains("Does the response answer the question") {
-        let q = words(&section(user, "question")?);
+        let q = asked(user)?;
         let r = words(&section(user, "response")?);
         let share = if q.is_empty() {
             0.0
@@ -570,11 +581,128 @@ pub fn word_rule(user: &str) -> Option<f64> {
         });
     }
     if question.contains("helps answer the question") {
-        let q = words(&section(user, "question")?);
+        let q = asked(user)?;
         let relevant = passages().iter().any(|p| !q.is_disjoint(&words(p)));
         return Some(if relevant { 0.9 } else { 0.1 });
     }
+    if question.contains("Does the document contain the answer to the question") {
+        let q = asked(user)?;
+        let answers = passages().iter().any(|p| !q.is_disjoint(&words(p)));
+        return Some(if answers { 0.9 } else { 0.1 });
+    }
+    if question.contains("say that it cannot answer the question") {
+        let response = section(user, "response")?.to_lowercase();
+        let declines = DECLINES.iter().any(|d| response.contains(d));
+        return Some(if declines { 0.9 } else { 0.05 });
+    }
+    if question.contains("contradict something the assistant said earlier") {
+        let response = section(user, "response")?;
+        let earlier = said(user, "Assistant: ");
+        return Some(if conflicts(&response, &earlier) {
+            0.9
+        } else {
+            0.1
+        });
+    }
+    if question.contains("ask the user again for something they already said") {
+        let response = section(user, "response")?;
+        let earlier = said(user, "User: ");
+        let asks_again = sentences_all(&response).iter().any(|s| {
+            s.ends_with('?') && {
+                let w = words(s);
+                earlier.iter().any(|e| {
+                    let shared = w.intersection(&words(e)).count();
+                    !w.is_empty() && shared * 2 >= w.len()
+                })
+            }
+        });
+        return Some(if asks_again || conflicts(&response, &earlier) {
+            0.9
+        } else {
+            0.1
+        });
+    }
     None
+}
+
+/// What a response says when it declines to answer (lower-cased).
+const DECLINES: [&str; 9] = [
+    "don't know",
+    "do not know",
+    "cannot answer",
+    "can't answer",
+    "not able to",
+    "unable to",
+    "no information",
+    "does not say",
+    "doesn't say",
+];
+
+/// The content words of the question, and, for a follow-up asked with the
+/// conversation before it, of the user's last message there: the question
+/// as the conversation means it.
+fn asked(user: &str) -> Option<HashSet<String>> {
+    let mut q = words(&section(user, "question")?);
+    if let Some(last) = said(user, "User: ").last() {
+        q.extend(words(last));
+    }
+    Some(q)
+}
+
+/// The lines of a `<conversation>` block that start with `who`, without it.
+fn said(user: &str, who: &str) -> Vec<String> {
+    section(user, "conversation")
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| l.strip_prefix(who))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Whether a sentence of `response` says what a sentence of `earlier`
+/// says (half its content words or more) with another number, or with a
+/// negation the other lacks.
+fn conflicts(response: &str, earlier: &[String]) -> bool {
+    let numbers = |s: &str| -> HashSet<String> {
+        s.split(|c: char| !c.is_ascii_digit())
+            .filter(|n| !n.is_empty())
+            .map(str::to_owned)
+            .collect()
+    };
+    let negated = |s: &str| {
+        s.to_lowercase()
+            .split(|ch: char| !ch.is_alphanumeric())
+            .any(|w| w == "not" || w == "never" || w == "no")
+    };
+    sentences_all(response).iter().any(|r| {
+        let w = words(r);
+        earlier.iter().flat_map(|e| sentences_all(e)).any(|e| {
+            let shared = w.intersection(&words(&e)).count();
+            let alike = !w.is_empty() && shared * 2 >= w.len();
+            let (a, b) = (numbers(r), numbers(&e));
+            alike && ((!a.is_empty() && !b.is_empty() && a != b) || negated(r) != negated(&e))
+        })
+    })
+}
+
+/// Every sentence of `text`, questions included.
+fn sentences_all(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut current = String::new();
+    for ch in text.chars() {
+        current.push(ch);
+        if matches!(ch, '.' | '!' | '?') {
+            let s = current.trim();
+            if !s.is_empty() {
+                out.push(s.to_owned());
+            }
+            current.clear();
+        }
+    }
+    if !current.trim().is_empty() {
+        out.push(current.trim().to_owned());
+    }
+    out
 }
 
 /// The passages of a `<document>`: one per line, `[n] ` numbered when
@@ -902,6 +1030,61 @@ mod tests {
             Some(0.05)
         );
         assert_eq!(ask(reference, "Our stores open at nine."), Some(0.05));
+    }
+
+    /// The conversation questions: a follow-up's words borrow the user's
+    /// last message; a changed number contradicts; a question the user
+    /// answered before is asked again.
+    #[test]
+    fn conversation_rules() {
+        let block = "<conversation>\nUser: My order number is 4417. Can I return a jacket?\nAssistant: Yes, jackets can be returned within 30 days.\n</conversation>\n\n";
+        let ask = |body: &str, question: &str| {
+            word_rule(&format!("{block}{body}\n\n{question}")).unwrap()
+        };
+        let passages = "<document>\nJackets can be returned within 30 days.\n</document>\n\n<question>And how long?</question>";
+        assert_eq!(
+            ask(
+                passages,
+                "Does the document contain the answer to the question? Answer \"yes\" or \"no\"."
+            ),
+            0.9
+        );
+        let off = "<document>\nShipping takes five days.\n</document>\n\n<question>And how long?</question>";
+        assert_eq!(
+            ask(
+                off,
+                "Does the document contain the answer to the question? Answer \"yes\" or \"no\"."
+            ),
+            0.1
+        );
+        let said = |response: &str, question: &str| {
+            ask(
+                &format!("<question>And how long?</question>\n\n<response>{response}</response>"),
+                question,
+            )
+        };
+        let contradicts = "Does the response contradict something the assistant said earlier in the conversation? Answer \"yes\" or \"no\".";
+        assert_eq!(
+            said("Jackets can be returned within 90 days.", contradicts),
+            0.9
+        );
+        assert_eq!(
+            said("Jackets can be returned within 30 days.", contradicts),
+            0.1
+        );
+        assert_eq!(said("Jackets can not be returned.", contradicts), 0.9);
+        let ignores = "Does the response ask the user again for something they already said, or contradict what the user said earlier in the conversation? Answer \"yes\" or \"no\".";
+        assert_eq!(said("What is your order number?", ignores), 0.9);
+        assert_eq!(
+            said("Order 4417 can be returned within 30 days.", ignores),
+            0.1
+        );
+        let declines = "Does the response say that it cannot answer the question, instead of giving an answer? Answer \"yes\" or \"no\".";
+        assert_eq!(
+            said("I don't know: the policy does not say.", declines),
+            0.9
+        );
+        assert_eq!(said("Within 90 days.", declines), 0.05);
     }
 
     #[test]

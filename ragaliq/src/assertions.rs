@@ -1,7 +1,9 @@
 //! The assertion macros: `assert_faithful!`, `assert_no_hallucination!`,
 //! `assert_relevant!`, `assert_context_precision!`, `assert_context_recall!`,
 //! `assert_correct!`, `assert_judged!` (criteria), `assert_metric!` (a
-//! metric of one's own), and `assert_caught!` for answers that must fail;
+//! metric of one's own), the conversation checks `assert_abstains!`,
+//! `assert_consistent!` and `assert_remembers!`, and `assert_caught!` for
+//! answers that must fail;
 //! and `assert_retrieved!`, which asks no judge (retrieval against labels).
 //!
 //! Each takes `(judge, case)` and options written `name = value`, must be
@@ -243,6 +245,124 @@ macro_rules! assert_correct {
     };
 }
 
+/// Asserts a turn whose passages cannot answer it is answered by saying
+/// so, not by inventing (default threshold 0.5). On a
+/// [`Conversation`](crate::Conversation), every turn; on
+/// `conversation.turn(n)`, that turn. Per turn: whether the passages
+/// answer the question (the turn's `answerable` label, or one question),
+/// and P(yes) that the response says it cannot answer; a turn whose
+/// passages answer it passes. A failure names the turn, quotes its answer
+/// and says what the judge read of each question.
+///
+/// Options: `threshold = f64`, `samples`, `agreement`, `uncertain`.
+///
+/// ```
+/// # use ragaliq::judge::{BoxFuture, Judge, JudgeRequest, JudgeResponse, Transport};
+/// # use ragaliq::{Conversation, TransportError, Turn, assert_abstains};
+/// # struct Canned;
+/// # impl Transport for Canned {
+/// #     fn provider(&self) -> &str { "canned" }
+/// #     fn complete<'a>(&'a self, _: &'a JudgeRequest) -> BoxFuture<'a, Result<JudgeResponse, TransportError>> {
+/// #         Box::pin(async { Ok(JudgeResponse::text("yes")) })
+/// #     }
+/// # }
+/// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+/// # let judge = Judge::builder(Canned).build().unwrap();
+/// let conversation = Conversation::new([
+///     Turn::new("Can I return a jacket?")
+///         .context(["Jackets can be returned within 30 days."])
+///         .response("Yes, within 30 days."),
+///     Turn::new("How much is shipping to Canada?")
+///         .context(["Jackets can be returned within 30 days."])
+///         .answerable(false)
+///         .response("I don't know: the policy does not say."),
+/// ]);
+/// let eval = assert_abstains!(judge, conversation.turn(2));
+/// assert_eq!(eval.score, 1.0);
+/// # });
+/// ```
+#[macro_export]
+macro_rules! assert_abstains {
+    ($judge:expr, $case:expr $(, $key:ident = $value:expr)* $(,)?) => {
+        $crate::__assert_metric!(assert_abstains, $crate::Metric::Abstention, Pass, $judge, $case,
+            $crate::__private::__assertion_options!(assert_abstains, $crate::__private::AbstentionOptions, [threshold, samples, agreement, uncertain] $(, $key = $value)*))
+    };
+}
+
+/// Asserts no answer of a conversation contradicts an earlier answer
+/// (default threshold 0.5): per follow-up turn, 1 − P(yes) that the
+/// response contradicts what the assistant said earlier, asked with the
+/// earlier turns the judge is shown ([`Window`](crate::Window)); a first
+/// turn passes with no call. A failure names the turn, quotes its answer
+/// and the closest earlier sentence, and shows the history the judge was
+/// given.
+///
+/// Options: `threshold = f64`, `samples`, `agreement`, `uncertain`.
+///
+/// ```
+/// # use ragaliq::judge::{BoxFuture, Judge, JudgeRequest, JudgeResponse, Transport};
+/// # use ragaliq::{Conversation, TransportError, Turn, assert_consistent};
+/// # struct Canned;
+/// # impl Transport for Canned {
+/// #     fn provider(&self) -> &str { "canned" }
+/// #     fn complete<'a>(&'a self, _: &'a JudgeRequest) -> BoxFuture<'a, Result<JudgeResponse, TransportError>> {
+/// #         Box::pin(async { Ok(JudgeResponse::text("no")) })
+/// #     }
+/// # }
+/// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+/// # let judge = Judge::builder(Canned).build().unwrap();
+/// let conversation = Conversation::new([
+///     Turn::new("Can I return a jacket?").response("Yes, within 30 days."),
+///     Turn::new("And a coat?").response("Coats too, within 30 days."),
+/// ]);
+/// let eval = assert_consistent!(judge, conversation);
+/// assert_eq!(eval.turns.len(), 2);
+/// # });
+/// ```
+#[macro_export]
+macro_rules! assert_consistent {
+    ($judge:expr, $case:expr $(, $key:ident = $value:expr)* $(,)?) => {
+        $crate::__assert_metric!(assert_consistent, $crate::Metric::Consistency, Pass, $judge, $case,
+            $crate::__private::__assertion_options!(assert_consistent, $crate::__private::ConsistencyOptions, [threshold, samples, agreement, uncertain] $(, $key = $value)*))
+    };
+}
+
+/// Asserts what the user said earlier in a conversation is neither asked
+/// again nor contradicted (default threshold 0.5): per follow-up turn,
+/// 1 − P(yes) that the response does either, asked with the earlier turns
+/// the judge is shown; a first turn passes with no call. A failure names
+/// the turn, quotes its answer and the closest earlier thing the user
+/// said.
+///
+/// Options: `threshold = f64`, `samples`, `agreement`, `uncertain`.
+///
+/// ```
+/// # use ragaliq::judge::{BoxFuture, Judge, JudgeRequest, JudgeResponse, Transport};
+/// # use ragaliq::{Conversation, TransportError, Turn, assert_remembers};
+/// # struct Canned;
+/// # impl Transport for Canned {
+/// #     fn provider(&self) -> &str { "canned" }
+/// #     fn complete<'a>(&'a self, _: &'a JudgeRequest) -> BoxFuture<'a, Result<JudgeResponse, TransportError>> {
+/// #         Box::pin(async { Ok(JudgeResponse::text("no")) })
+/// #     }
+/// # }
+/// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+/// # let judge = Judge::builder(Canned).build().unwrap();
+/// let conversation = Conversation::new([
+///     Turn::new("My order number is 4417. Where is it?").response("Order 4417 ships today."),
+///     Turn::new("When will it arrive?").response("Order 4417 arrives on Friday."),
+/// ]);
+/// assert_remembers!(judge, conversation);
+/// # });
+/// ```
+#[macro_export]
+macro_rules! assert_remembers {
+    ($judge:expr, $case:expr $(, $key:ident = $value:expr)* $(,)?) => {
+        $crate::__assert_metric!(assert_remembers, $crate::Metric::Retention, Pass, $judge, $case,
+            $crate::__private::__assertion_options!(assert_remembers, $crate::__private::RetentionOptions, [threshold, samples, agreement, uncertain] $(, $key = $value)*))
+    };
+}
+
 /// Asserts the response meets criteria in plain words (default threshold
 /// 0.45): a `&str` is judged yes or no (P(yes) from the answer word); a
 /// [`Criteria::scored`](crate::Criteria::scored) is scored 1 to 5 after
@@ -382,6 +502,18 @@ macro_rules! assert_caught {
     ($judge:expr, $case:expr, context_recall $(, $key:ident = $value:expr)* $(,)?) => {
         $crate::__assert_metric!(assert_caught, $crate::Metric::ContextRecall, Caught, $judge, $case,
             $crate::__private::__assertion_options!(assert_caught, $crate::__private::ContextRecallOptions, [threshold, samples, agreement, uncertain] $(, $key = $value)*))
+    };
+    ($judge:expr, $case:expr, abstention $(, $key:ident = $value:expr)* $(,)?) => {
+        $crate::__assert_metric!(assert_caught, $crate::Metric::Abstention, Caught, $judge, $case,
+            $crate::__private::__assertion_options!(assert_caught, $crate::__private::AbstentionOptions, [threshold, samples, agreement, uncertain] $(, $key = $value)*))
+    };
+    ($judge:expr, $case:expr, consistency $(, $key:ident = $value:expr)* $(,)?) => {
+        $crate::__assert_metric!(assert_caught, $crate::Metric::Consistency, Caught, $judge, $case,
+            $crate::__private::__assertion_options!(assert_caught, $crate::__private::ConsistencyOptions, [threshold, samples, agreement, uncertain] $(, $key = $value)*))
+    };
+    ($judge:expr, $case:expr, retention $(, $key:ident = $value:expr)* $(,)?) => {
+        $crate::__assert_metric!(assert_caught, $crate::Metric::Retention, Caught, $judge, $case,
+            $crate::__private::__assertion_options!(assert_caught, $crate::__private::RetentionOptions, [threshold, samples, agreement, uncertain] $(, $key = $value)*))
     };
     ($judge:expr, $case:expr, $metric:ident $($rest:tt)*) => {{
         // An unknown metric: the compiler names it and lists the known ones.

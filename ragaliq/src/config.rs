@@ -40,7 +40,7 @@
 //! | `retry.initial_backoff_ms` | — | 0 to 600,000 | 500 |
 //! | `retry.max_backoff_ms` | — | 0 to 600,000 | 20,000 |
 //! | `retry.budget_secs` | `RAGALIQ_RETRY_BUDGET_SECS` | 0 to 86,400 | 120 |
-//! | `thresholds.<metric>` | `RAGALIQ_THRESHOLD_<METRIC>` | 0 to 1 | faithfulness, relevance, context precision and recall 0.7; hallucination 0.8; correctness 0.5; criteria 0.45; retrieval 0 (a suite's retrieval metrics that name no threshold of their own are measured, and fail no case) |
+//! | `thresholds.<metric>` | `RAGALIQ_THRESHOLD_<METRIC>` | 0 to 1 | faithfulness, relevance, context precision and recall 0.7; hallucination 0.8; correctness 0.5; criteria 0.45; retrieval 0 (a suite's retrieval metrics that name no threshold of their own are measured, and fail no case); abstention, consistency, retention 0.5 |
 //! | `scoring.weights` | `RAGALIQ_WEIGHTS` | `ratio`, `weighted`, `strict`, or four numbers | `ratio` |
 //! | `judge.strategy` | `RAGALIQ_STRATEGY` | `probability`, `word`, `json` | `probability`: short yes/no questions read from token probabilities (see [`Strategy`]) |
 //! | `judge.claim_threshold` | `RAGALIQ_CLAIM_THRESHOLD` | 0 to 1 | 0.33: P(supported) at or above which a claim is supported (`cargo ragaliq calibrate --fit` fits it) |
@@ -49,6 +49,8 @@
 //! | `judge.contradiction_ratio` | `RAGALIQ_CONTRADICTION_RATIO` | 1 to 100 | 3: an unsupported claim is contradicted when P(contradicted) is more than this many times P(supported) (`--fit` fits it) |
 //! | `judge.claims` | `RAGALIQ_CLAIMS` | `extract`, `sentences` | `extract`: the judge lists the response's atomic claims; `sentences` takes its sentences, with no call |
 //! | `judge.chunk_chars` | `RAGALIQ_CHUNK_CHARS` | 0 to 1,000,000 | 0 (never): passages longer than this are asked about in chunks, and the best chunk counts |
+//! | `judge.history_turns` | `RAGALIQ_HISTORY_TURNS` | 1 to 100 | 3: the most earlier turns of a conversation a follow-up's questions show |
+//! | `judge.history_chars` | `RAGALIQ_HISTORY_CHARS` | 100 to 1,000,000 | 2000: the most characters of earlier turns they show (older turns dropped first) |
 //! | `judge.verify_batch` | `RAGALIQ_VERIFY_BATCH` | 1 to 64 | 4 (claims per verification call with `strategy = "json"`; 1 asks each claim alone) |
 //! | `scoring.confidence_floor` | `RAGALIQ_CONFIDENCE_FLOOR` | 0 to 1 | none: hallucination counts the claims that are not supported; when set, a supported claim whose P(supported) (or stated confidence) is under it counts too |
 //! | `scoring.correctness` | `RAGALIQ_CORRECTNESS` | `direct`; claims both ways: `f1` (or `claims`), `precision`, `recall` | `direct`: one question per answer, P(yes) against `thresholds.correctness` |
@@ -228,6 +230,8 @@ pub struct Config {
     /// Passages longer than this (characters) are asked about in chunks; 0
     /// never chunks.
     pub chunk_chars: usize,
+    /// The earlier turns of a conversation a follow-up's questions show.
+    pub history: crate::core::Window,
     /// Claims are the response's sentences (no judge call) instead of the
     /// atomic claims the judge extracts.
     pub sentences: bool,
@@ -326,6 +330,7 @@ impl std::fmt::Debug for Config {
             .field("contradiction", &self.contradiction)
             .field("contradiction_ratio", &self.contradiction_ratio)
             .field("chunk_chars", &self.chunk_chars)
+            .field("history", &self.history)
             .field("sentences", &self.sentences)
             .field("evidence_checked", &self.evidence_checked)
             .field("samples", &self.samples)
@@ -823,6 +828,28 @@ impl Config {
                 "a whole number of characters from 0 (never) to 1000000",
             )?
             .map_or(0, |n| n as usize);
+        let history = crate::core::Window {
+            turns: r
+                .pick(
+                    "RAGALIQ_HISTORY_TURNS",
+                    "judge.history_turns",
+                    judge.history_turns,
+                    int,
+                    |n| (1..=100).contains(n),
+                    "a whole number of turns from 1 to 100",
+                )?
+                .map_or(crate::core::HISTORY_TURNS, |n| n as usize),
+            chars: r
+                .pick(
+                    "RAGALIQ_HISTORY_CHARS",
+                    "judge.history_chars",
+                    judge.history_chars,
+                    int,
+                    |n| (100..=1_000_000).contains(n),
+                    "a whole number of characters from 100 to 1000000",
+                )?
+                .map_or(crate::core::HISTORY_CHARS, |n| n as usize),
+        };
         let sentences = r
             .pick(
                 "RAGALIQ_CLAIMS",
@@ -1141,6 +1168,7 @@ impl Config {
             contradiction,
             contradiction_ratio,
             chunk_chars,
+            history,
             sentences,
             evidence_checked,
             samples,
@@ -1957,6 +1985,8 @@ struct RawJudge {
     contradiction_threshold: Option<f64>,
     contradiction_ratio: Option<f64>,
     chunk_chars: Option<i64>,
+    history_turns: Option<i64>,
+    history_chars: Option<i64>,
     claims: Option<String>,
     criteria_form: Option<String>,
 }
@@ -1982,6 +2012,9 @@ struct RawThresholds {
     criteria: Option<f64>,
     custom: Option<f64>,
     retrieval: Option<f64>,
+    abstention: Option<f64>,
+    consistency: Option<f64>,
+    retention: Option<f64>,
 }
 
 impl RawThresholds {
@@ -1996,6 +2029,9 @@ impl RawThresholds {
             Metric::Criteria => self.criteria,
             Metric::Custom => self.custom,
             Metric::Retrieval => self.retrieval,
+            Metric::Abstention => self.abstention,
+            Metric::Consistency => self.consistency,
+            Metric::Retention => self.retention,
         }
     }
 }

@@ -112,6 +112,16 @@ pub enum Error {
         /// problem, counted with the recording errors.
         not_recorded: bool,
     },
+    /// A turn of a conversation could not be evaluated: the turn, and why.
+    /// Asked of its family (configuration, judge, recording, budget), it
+    /// answers as the error inside does.
+    #[error("turn {turn}: {source}")]
+    InTurn {
+        /// The turn (1 for the first).
+        turn: usize,
+        /// Why it could not be evaluated.
+        source: Box<Error>,
+    },
     /// The cost budget is spent: this live call was not made.
     #[error(
         "cost budget reached: ${spent:.4} of ${budget:.2} spent on {calls} live calls in this run; this call was skipped (raise RAGALIQ_MAX_COST_USD or cost.max_usd to spend more)"
@@ -164,6 +174,14 @@ fn truncated_message(task: &str, limit: u32, ceiling: u32, items: &str, raw: &st
 }
 
 impl Error {
+    /// The error itself, inside the turn it happened in, if any.
+    fn inner(&self) -> &Error {
+        match self {
+            Error::InTurn { source, .. } => source.inner(),
+            other => other,
+        }
+    }
+
     /// Whether this is a configuration error: the case, an option or a
     /// setting is wrong, and no judge could have scored it as asked.
     ///
@@ -175,7 +193,7 @@ impl Error {
     #[must_use]
     pub fn is_configuration(&self) -> bool {
         matches!(
-            self,
+            self.inner(),
             Error::Case(_) | Error::Config(_) | Error::MissingInput { .. }
         )
     }
@@ -186,7 +204,7 @@ impl Error {
     #[must_use]
     pub fn is_recording(&self) -> bool {
         matches!(
-            self,
+            self.inner(),
             Error::Recording(_)
                 | Error::Reviewed { .. }
                 | Error::Pipeline {
@@ -201,27 +219,27 @@ impl Error {
     /// asked, and the answer was not graded.
     #[must_use]
     pub fn is_pipeline(&self) -> bool {
-        matches!(self, Error::Pipeline { .. })
+        matches!(self.inner(), Error::Pipeline { .. })
     }
 
     /// Whether the question was queued for a batch (collect mode) instead
     /// of being asked: no score yet, and nothing wrong.
     #[must_use]
     pub fn is_queued(&self) -> bool {
-        matches!(self, Error::Queued { .. })
+        matches!(self.inner(), Error::Queued { .. })
     }
 
     /// Whether the judge's reply could not be read (a `JudgeResponse`
     /// error, carrying the raw reply).
     #[must_use]
     pub(crate) fn is_judge_reply(&self) -> bool {
-        matches!(self, Error::JudgeResponse { .. })
+        matches!(self.inner(), Error::JudgeResponse { .. })
     }
 
     /// Whether the run's cost budget stopped this evaluation.
     #[must_use]
     pub fn is_budget(&self) -> bool {
-        matches!(self, Error::BudgetExhausted { .. })
+        matches!(self.inner(), Error::BudgetExhausted { .. })
     }
 }
 

@@ -10,6 +10,12 @@
 //! | [relevance](Judge::relevance) | how well the response answers the query | 1 |
 //! | [context precision](Judge::context_precision) | are the relevant passages ranked first? | 1 per passage |
 //! | [context recall](Judge::context_recall) | does the context hold the expected facts? | as faithfulness, per expected fact |
+//! | [abstention](Judge::abstention) | a turn its passages cannot answer is answered by saying so | 2 per turn (1 where the turn is labelled) |
+//! | [consistency](Judge::consistency) | no answer contradicts an earlier answer of the conversation | 1 per follow-up turn |
+//! | [retention](Judge::retention) | what the user said is not asked again or contradicted | 1 per follow-up turn |
+//!
+//! Every metric takes a single case, a [`Conversation`] (each turn read
+//! with the turns before it) or one turn of it ([`Conversation::turn`]).
 //!
 //! Each question is a short yes/no question whose verdict is read from the
 //! judge's token probabilities where its API returns them (see
@@ -204,11 +210,15 @@ mod transport;
 
 pub use crate::core::judged;
 pub use crate::core::{
-    Agreement, AnswerFound, Awaiting, Band, Bands, CaseError, ClaimCounts, ClaimVerdict,
-    ConfigError, Correctness, Criteria, CriteriaForm, Decision, Doubt, DoubtKind, Evaluation,
-    Graded, JudgeShare, Kind, MatchedBy, Metric, PassageVerdict, Place, RagCase, RelevantAt,
-    RelevantIds, Repeat, Retrieved, Samples, Spread, Strategy, Uncertain, Unsure, UnsureWhy, Usage,
-    Verdict, VerdictWeights,
+    Agreement, AnswerFound, Answerable, Awaiting, Band, Bands, CaseError, ClaimCounts,
+    ClaimVerdict, ConfigError, Correctness, Criteria, CriteriaForm, Decision, Doubt, DoubtKind,
+    Evaluation, Graded, JudgeShare, Kind, MatchedBy, Metric, PassageVerdict, Place, RagCase,
+    RelevantAt, RelevantIds, Repeat, Retrieved, Samples, Spread, Strategy, Uncertain, Unsure,
+    UnsureWhy, Usage, Verdict, VerdictWeights,
+};
+pub use crate::core::{
+    Conversation, Gradable, Grounding, HISTORY_CHARS, HISTORY_TURNS, Said, Shown, Turn, TurnOf,
+    Window,
 };
 #[cfg(feature = "calibration")]
 pub use calibrate::calibration;
@@ -228,10 +238,11 @@ pub use transport::{TransportError, TransportErrorKind};
 /// The names a test file needs: `use ragaliq::prelude::*;`.
 pub mod prelude {
     pub use crate::{
-        Correctness, Criteria, CustomAnswer, CustomMetric, CustomScore, EvalOptions, Evaluation,
-        Judge, Metric, RagCase, Samples, Verdict, VerdictWeights, assert_caught,
-        assert_context_precision, assert_context_recall, assert_correct, assert_faithful,
-        assert_judged, assert_metric, assert_no_hallucination, assert_relevant, assert_retrieved,
-        rag_test, recorded_judge,
+        Conversation, Correctness, Criteria, CustomAnswer, CustomMetric, CustomScore, EvalOptions,
+        Evaluation, Judge, Metric, RagCase, Samples, Turn, Verdict, VerdictWeights,
+        assert_abstains, assert_caught, assert_consistent, assert_context_precision,
+        assert_context_recall, assert_correct, assert_faithful, assert_judged, assert_metric,
+        assert_no_hallucination, assert_relevant, assert_remembers, assert_retrieved, rag_test,
+        recorded_judge,
     };
 }

@@ -6,8 +6,9 @@ use crate::core::Mode;
 use crate::core::RagCase;
 use crate::core::Samples;
 use crate::core::VerdictWeights;
+use crate::core::{Assessed, Gradable};
 use crate::core::{Evaluation, Metric};
-use crate::error::{Error, NOT_RECORDED};
+use crate::error::NOT_RECORDED;
 use crate::judge::Judge;
 use crate::metrics::EvalOptions;
 use crate::record::{Binder, Location, Recorder, Site};
@@ -372,7 +373,8 @@ fn relative_to(path: &Path, pwd: Option<&Path>) -> PathBuf {
 
 /// The commands that overrule what failed an evaluation, each on one item
 /// (a claim, a passage, the answer), for a failure message: empty when
-/// there is no recording to keep a person's verdict in.
+/// there is no recording to keep a person's verdict in. For a
+/// conversation, the items of every turn that failed, each named.
 fn overrule_hint(eval: &Evaluation, judge: &Judge, what: &What<'_>, expect: Expect) -> String {
     let Some(recorder) = judge.recorder() else {
         return String::new();
@@ -405,11 +407,98 @@ fn overrule_hint(eval: &Evaluation, judge: &Judge, what: &What<'_>, expect: Expe
         );
     }
     if expect == Expect::Caught {
+        // An answer decided by one yes/no answer: the command that says the
+        // judge was wrong, per turn that passed.
+        let lines: Vec<String> = graded_parts(eval, |t| t.passed)
+            .into_iter()
+            .filter(|(_, e)| e.person.is_none() && e.claims.is_empty())
+            .filter_map(|(turn, e)| {
+                let word = failing_word(what)?;
+                e.review_key
+                    .as_ref()
+                    .map(|key| format!("{}{turn}", command(key, word)))
+            })
+            .collect();
+        if !lines.is_empty() {
+            return format!(
+                "\nif the judge was wrong to let it pass, give your own verdict (kept in the recording, replayed in CI):\n  {}",
+                lines.join("\n  ")
+            );
+        }
         return format!(
             "\nif the judge was wrong to let it pass, give your own verdict on its claims (kept in the recording, replayed in CI): cargo ragaliq review {} --all",
             file.display()
         );
     }
+    let mut lines: Vec<String> = Vec::new();
+    for (turn, eval) in graded_parts(eval, |t| !t.passed && t.awaiting.is_none()) {
+        for line in overrule_lines(eval, what, &command) {
+            lines.push(format!("{line}{turn}"));
+        }
+    }
+    if lines.is_empty() {
+        return String::new();
+    }
+    let shown = lines.len().min(5);
+    let mut out = format!(
+        "\nif the judge is wrong, overrule it with your own verdict (kept in the recording, replayed in CI; `cargo ragaliq review` walks them all):\n  {}",
+        lines[..shown].join("\n  ")
+    );
+    if lines.len() > shown {
+        out.push_str(&format!("\n  … and {} more", lines.len() - shown));
+    }
+    out
+}
+
+/// The evaluations whose items a hint lists, each with what names its
+/// turn: the evaluation itself, or a conversation's turns that `pick`
+/// chooses.
+fn graded_parts(
+    eval: &Evaluation,
+    pick: impl Fn(&Evaluation) -> bool,
+) -> Vec<(String, &Evaluation)> {
+    if eval.turns.is_empty() {
+        return vec![(String::new(), eval)];
+    }
+    eval.turns
+        .iter()
+        .filter(|t| pick(t))
+        .map(|t| {
+            let turn = t.turn.map(|n| format!(" (turn {n})")).unwrap_or_default();
+            (turn, t)
+        })
+        .collect()
+}
+
+/// The word a person gives to say the judge was wrong to fail an answer
+/// decided by one yes/no answer: `yes`, or `no` for the conversation
+/// checks whose question asks what goes wrong.
+fn passing_word<'a>(what: &What<'_>) -> &'a str {
+    match what {
+        What::Metric(Metric::Consistency | Metric::Retention) => "no",
+        What::Metric(_) => "yes",
+        What::Criteria(c) if c.form() == crate::CriteriaForm::YesNo => "yes",
+        What::Criteria(_) => "<1 to 5>",
+        What::Custom(_) => "<its answer word>",
+    }
+}
+
+/// The word a person gives to say an answer decided by one yes/no
+/// answer should have failed: `no`, or `yes` for the conversation checks
+/// whose question asks what goes wrong; `None` where no one word says it.
+fn failing_word<'a>(what: &What<'_>) -> Option<&'a str> {
+    match passing_word(what) {
+        "yes" => Some("no"),
+        "no" => Some("yes"),
+        _ => None,
+    }
+}
+
+fn overrule_lines(
+    eval: &Evaluation,
+    what: &What<'_>,
+    command: &dyn Fn(&str, &str) -> String,
+) -> Vec<String> {
     let mut lines: Vec<String> = Vec::new();
     for (i, c) in eval.failed_claims() {
         if c.person.is_some() {
@@ -432,34 +521,28 @@ fn overrule_hint(eval: &Evaluation, judge: &Judge, what: &What<'_>, expect: Expe
             lines.push(format!("{}   # passage {}", command(key, "yes"), p.rank));
         }
     }
+    if let Some(a) = &eval.answerable
+        && !a.answerable
+        && a.person.is_none()
+        && let Some(key) = &a.review_key
+    {
+        lines.push(format!(
+            "{}   # the passages answer the question",
+            command(key, "yes")
+        ));
+    }
     if eval.person.is_none()
         && let Some(key) = &eval.review_key
     {
-        let verdict = match what {
-            What::Metric(_) => "yes",
-            What::Criteria(c) if c.form() == crate::CriteriaForm::YesNo => "yes",
-            What::Criteria(_) => "<1 to 5>",
-            What::Custom(_) => "<its answer word>",
-        };
-        lines.push(command(key, verdict));
+        lines.push(command(key, passing_word(what)));
     }
-    if lines.is_empty() {
-        return String::new();
-    }
-    let shown = lines.len().min(5);
-    let mut out = format!(
-        "\nif the judge is wrong, overrule it with your own verdict (kept in the recording, replayed in CI; `cargo ragaliq review` walks them all):\n  {}",
-        lines[..shown].join("\n  ")
-    );
-    if lines.len() > shown {
-        out.push_str(&format!("\n  … and {} more", lines.len() - shown));
-    }
-    out
+    lines
 }
 
 /// The commands that give a person's verdict on what an evaluation awaits:
 /// the review walk (which shows the items awaiting a person first), then
-/// one `--key` command per uncertain item.
+/// one `--key` command per uncertain item (of every turn awaiting, for a
+/// conversation).
 fn awaiting_hint(eval: &Evaluation, judge: &Judge, what: &What<'_>) -> String {
     let Some(recorder) = judge.recorder() else {
         return String::new();
@@ -474,6 +557,34 @@ fn awaiting_hint(eval: &Evaluation, judge: &Judge, what: &What<'_>) -> String {
             file.display()
         )
     };
+    let mut lines: Vec<String> = Vec::new();
+    for (turn, eval) in graded_parts(eval, |t| t.awaiting.is_some()) {
+        for line in awaiting_lines(eval, what, &command) {
+            lines.push(format!("{line}{turn}"));
+        }
+    }
+    let mut out = format!(
+        "\ngive the verdict (kept in the recording, replayed in CI): cargo ragaliq review {}",
+        file.display()
+    );
+    if !lines.is_empty() {
+        let shown = lines.len().min(5);
+        out.push_str(&format!(
+            "\n  or item by item:\n  {}",
+            lines[..shown].join("\n  ")
+        ));
+        if lines.len() > shown {
+            out.push_str(&format!("\n  … and {} more", lines.len() - shown));
+        }
+    }
+    out
+}
+
+fn awaiting_lines(
+    eval: &Evaluation,
+    what: &What<'_>,
+    command: &dyn Fn(&str, &str) -> String,
+) -> Vec<String> {
     let mut lines: Vec<String> = Vec::new();
     for (i, c) in eval.claims.iter().enumerate() {
         if c.unsure.is_none() || c.person.is_some() {
@@ -497,32 +608,27 @@ fn awaiting_hint(eval: &Evaluation, judge: &Judge, what: &What<'_>) -> String {
             ));
         }
     }
+    if let Some(a) = &eval.answerable
+        && a.unsure.is_some()
+        && a.person.is_none()
+        && let Some(key) = &a.review_key
+    {
+        lines.push(format!(
+            "{}   # the passages answer the question; or no",
+            command(key, "yes")
+        ));
+    }
     if eval.unsure.is_some()
         && let Some(key) = &eval.review_key
     {
-        let verdict = match what {
-            What::Metric(_) => "yes   # or no",
-            What::Criteria(c) if c.form() == crate::CriteriaForm::YesNo => "yes   # or no",
-            What::Criteria(_) => "<1 to 5>",
-            What::Custom(_) => "<its answer word>",
+        let verdict = match passing_word(what) {
+            "yes" => "yes   # or no",
+            "no" => "no   # or yes",
+            other => other,
         };
         lines.push(command(key, verdict));
     }
-    let mut out = format!(
-        "\ngive the verdict (kept in the recording, replayed in CI): cargo ragaliq review {}",
-        file.display()
-    );
-    if !lines.is_empty() {
-        let shown = lines.len().min(5);
-        out.push_str(&format!(
-            "\n  or item by item:\n  {}",
-            lines[..shown].join("\n  ")
-        ));
-        if lines.len() > shown {
-            out.push_str(&format!("\n  … and {} more", lines.len() - shown));
-        }
-    }
-    out
+    lines
 }
 
 /// A line on the process's standard error, outside the test harness's
@@ -642,12 +748,19 @@ pub fn custom(m: &crate::CustomMetric) -> What<'_> {
 pub fn assert_metric<'a>(
     macro_name: &'a str,
     judge: &'a Judge,
-    case: &'a RagCase,
+    case: &'a (impl Gradable + ?Sized),
     what: impl Into<What<'a>>,
     options: Result<EvalOptions, String>,
     expect: Expect,
 ) -> BoxFuture<'a, Result<Evaluation, String>> {
-    assert_boxed(macro_name, judge, case, what.into(), options, expect)
+    assert_boxed(
+        macro_name,
+        judge,
+        case.assessed(),
+        what.into(),
+        options,
+        expect,
+    )
 }
 
 /// Boxed in a function that is not generic, so that its state machine,
@@ -656,7 +769,7 @@ pub fn assert_metric<'a>(
 fn assert_boxed<'a>(
     macro_name: &'a str,
     judge: &'a Judge,
-    case: &'a RagCase,
+    case: Assessed<'a>,
     what: What<'a>,
     options: Result<EvalOptions, String>,
     expect: Expect,
@@ -664,10 +777,33 @@ fn assert_boxed<'a>(
     Box::pin(assert_here(macro_name, judge, case, what, options, expect))
 }
 
+/// How a message names what an assertion graded: `case `refund-window``,
+/// `conversation `jacket-return``, `turn 3 of conversation `jacket-return``
+/// (a case or conversation without an id, by its first question).
+fn subject_of(case: Assessed<'_>) -> String {
+    let named = |id: &Option<String>, query: &str| match id {
+        Some(id) => format!("`{id}`"),
+        None => format!("{:?}", query.trim()),
+    };
+    let first = |c: &crate::core::Conversation| {
+        c.turns.first().map(|t| t.query.clone()).unwrap_or_default()
+    };
+    match case {
+        Assessed::Case(c) if c.history.is_empty() => format!("case {}", named(&c.id, &c.query)),
+        Assessed::Case(c) => format!(
+            "turn {} of case {}",
+            c.turn_number(),
+            named(&c.id, &c.query)
+        ),
+        Assessed::Conversation(c) => format!("conversation {}", named(&c.id, &first(c))),
+        Assessed::Turn(c, n) => format!("turn {n} of conversation {}", named(&c.id, &first(c))),
+    }
+}
+
 async fn assert_here(
     macro_name: &str,
     judge: &Judge,
-    case: &RagCase,
+    case: Assessed<'_>,
     what: What<'_>,
     options: Result<EvalOptions, String>,
     expect: Expect,
@@ -677,10 +813,7 @@ async fn assert_here(
         What::Criteria(c) => format!("criteria {:?}", c.name()),
         What::Custom(m) => m.name().to_owned(),
     };
-    let subject = match &case.id {
-        Some(id) => format!("case `{id}`"),
-        None => format!("case {:?}", case.query.trim()),
-    };
+    let subject = subject_of(case);
     let recording = judge
         .recorder()
         .map(|r| format!("\n{}", r.where_line()))
@@ -703,9 +836,9 @@ async fn assert_here(
         );
     }
     let result = match &what {
-        What::Metric(m) => judge.evaluate_with(*m, case, &options).await,
-        What::Criteria(c) => judge.criteria_with(case, c.clone(), &options).await,
-        What::Custom(m) => judge.custom_with(m, case, &options).await,
+        What::Metric(m) => judge.evaluate_with(*m, &case, &options).await,
+        What::Criteria(c) => judge.criteria_with(&case, c.clone(), &options).await,
+        What::Custom(m) => judge.custom_with(m, &case, &options).await,
     };
     let judge_line = format!("\njudge: {}", judge.describe());
     match (result, expect) {
@@ -760,7 +893,7 @@ async fn assert_here(
                 "{macro_name}! configuration error for {subject}: {error} (this is not a low score: the case or the options cannot be scored this way)"
             ))
         }
-        (Err(error @ Error::BudgetExhausted { .. }), _) => {
+        (Err(error), _) if error.is_budget() => {
             note_failure(Failure::Judge);
             Err(format!(
                 "{macro_name}! not evaluated for {subject}: {error}{recording}"
@@ -1037,6 +1170,12 @@ options! {
     ContextPrecisionOptions {}
     /// `assert_context_recall!`'s options.
     ContextRecallOptions {}
+    /// `assert_abstains!`'s options.
+    AbstentionOptions {}
+    /// `assert_consistent!`'s options.
+    ConsistencyOptions {}
+    /// `assert_remembers!`'s options.
+    RetentionOptions {}
 }
 
 fn resolve_samples(arg: Option<SamplesArg>) -> Result<Option<Samples>, String> {
@@ -1064,6 +1203,9 @@ pub enum MetricName {
     context_precision,
     context_recall,
     correctness,
+    abstention,
+    consistency,
+    retention,
 }
 
 #[cfg(test)]

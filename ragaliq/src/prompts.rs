@@ -53,11 +53,24 @@ pub enum Task {
     /// expected answer, without contradicting it? One word: yes or no
     /// (answer correctness).
     AnswerCorrect,
+    /// Does the document contain the answer to the question? One word:
+    /// yes or no (abstention: can the turn's passages answer it?).
+    PassagesAnswer,
+    /// Does the response say that it cannot answer the question, instead
+    /// of giving an answer? One word: yes or no (abstention).
+    DeclinesToAnswer,
+    /// Does the response contradict something the assistant said earlier
+    /// in the conversation? One word: yes or no (consistency).
+    ContradictsEarlier,
+    /// Does the response ask the user again for something they already
+    /// said, or contradict what the user said earlier? One word: yes or no
+    /// (retention).
+    IgnoresUser,
 }
 
 impl Task {
     /// Every task.
-    pub const ALL: [Task; 14] = [
+    pub const ALL: [Task; 18] = [
         Task::ExtractClaims,
         Task::VerifyClaims,
         Task::VerifyClaim,
@@ -72,7 +85,37 @@ impl Task {
         Task::CriteriaSteps,
         Task::CriteriaScore,
         Task::AnswerCorrect,
+        Task::PassagesAnswer,
+        Task::DeclinesToAnswer,
+        Task::ContradictsEarlier,
+        Task::IgnoresUser,
     ];
+
+    /// Whether the task reads the user's question, and so, for a
+    /// follow-up turn of a conversation, is asked with what the judge is
+    /// shown of the conversation before it (a `conversation.txt` block
+    /// before the question; none for a first turn, which is asked exactly
+    /// as a single question is). Questions about one claim against
+    /// passages, about criteria alone, or about a document do not.
+    ///
+    /// ```
+    /// use ragaliq::prompts::Task;
+    /// assert!(Task::AnswersQuery.reads_history());
+    /// assert!(Task::ExtractClaims.reads_history());
+    /// assert!(!Task::ClaimSupported.reads_history(), "a claim stands alone");
+    /// ```
+    #[must_use]
+    pub fn reads_history(self) -> bool {
+        !matches!(
+            self,
+            Task::VerifyClaims
+                | Task::VerifyClaim
+                | Task::ClaimSupported
+                | Task::ClaimContradicted
+                | Task::GenerateCases
+                | Task::CriteriaSteps
+        )
+    }
 
     /// Whether the task is a yes/no question answered in one word, read
     /// from the judge's token probabilities where the server returns them
@@ -92,6 +135,10 @@ impl Task {
                 | Task::AnswersQuery
                 | Task::PassageRelevant
                 | Task::AnswerCorrect
+                | Task::PassagesAnswer
+                | Task::DeclinesToAnswer
+                | Task::ContradictsEarlier
+                | Task::IgnoresUser
         )
     }
 
@@ -129,6 +176,10 @@ impl Task {
             Task::CriteriaSteps => "criteria_steps",
             Task::CriteriaScore => "criteria_score",
             Task::AnswerCorrect => "answer_correct",
+            Task::PassagesAnswer => "passages_answer",
+            Task::DeclinesToAnswer => "declines_to_answer",
+            Task::ContradictsEarlier => "contradicts_earlier",
+            Task::IgnoresUser => "ignores_user",
         }
     }
 
@@ -175,7 +226,11 @@ impl Task {
             | Task::CriteriaMet
             | Task::CriteriaSteps
             | Task::CriteriaScore
-            | Task::AnswerCorrect => &[],
+            | Task::AnswerCorrect
+            | Task::PassagesAnswer
+            | Task::DeclinesToAnswer
+            | Task::ContradictsEarlier
+            | Task::IgnoresUser => &[],
         }
     }
 
@@ -268,7 +323,11 @@ impl Task {
             | Task::ClaimContradicted
             | Task::AnswersQuery
             | Task::PassageRelevant
-            | Task::AnswerCorrect => json!({"type": "string", "enum": ["yes", "no"]}),
+            | Task::AnswerCorrect
+            | Task::PassagesAnswer
+            | Task::DeclinesToAnswer
+            | Task::ContradictsEarlier
+            | Task::IgnoresUser => json!({"type": "string", "enum": ["yes", "no"]}),
             // Asked as plain text; the schema says what the reply starts with.
             Task::CriteriaMet => json!({"type": "string", "pattern": "^(yes|no)"}),
             Task::CriteriaScore => json!({"type": "string", "pattern": "^[1-5]"}),
@@ -310,6 +369,10 @@ impl Task {
             | Task::AnswersQuery
             | Task::PassageRelevant
             | Task::AnswerCorrect
+            | Task::PassagesAnswer
+            | Task::DeclinesToAnswer
+            | Task::ContradictsEarlier
+            | Task::IgnoresUser
             | Task::CriteriaMet
             | Task::CriteriaScore => 0,
         };
@@ -332,6 +395,10 @@ impl Task {
             Task::CriteriaSteps => include_str!("../prompts/criteria_steps.txt"),
             Task::CriteriaScore => include_str!("../prompts/criteria_score.txt"),
             Task::AnswerCorrect => include_str!("../prompts/answer_correct.txt"),
+            Task::PassagesAnswer => include_str!("../prompts/passages_answer.txt"),
+            Task::DeclinesToAnswer => include_str!("../prompts/declines_to_answer.txt"),
+            Task::ContradictsEarlier => include_str!("../prompts/contradicts_earlier.txt"),
+            Task::IgnoresUser => include_str!("../prompts/ignores_user.txt"),
         }
     }
 }
@@ -340,6 +407,7 @@ const SYSTEM: &str = include_str!("../prompts/system.txt");
 const SYSTEM_WORD: &str = include_str!("../prompts/system_word.txt");
 const SYSTEM_REASON: &str = include_str!("../prompts/system_reason.txt");
 const SYSTEM_REASON_LAST: &str = include_str!("../prompts/system_reason_last.txt");
+const CONVERSATION: &str = include_str!("../prompts/conversation.txt");
 
 /// The reply limit of a one-word answer.
 pub const WORD_TOKENS: u32 = 3;
@@ -424,7 +492,11 @@ impl Shape {
             | Task::ClaimContradicted
             | Task::AnswersQuery
             | Task::PassageRelevant
-            | Task::AnswerCorrect => "one word".into(),
+            | Task::AnswerCorrect
+            | Task::PassagesAnswer
+            | Task::DeclinesToAnswer
+            | Task::ContradictsEarlier
+            | Task::IgnoresUser => "one word".into(),
             Task::CriteriaMet | Task::CriteriaScore => "an answer and a reason".into(),
         }
     }
@@ -503,6 +575,7 @@ pub struct Templates {
     system_word: Arc<Template>,
     system_reason: Arc<Template>,
     system_reason_last: Arc<Template>,
+    conversation: Arc<Template>,
     tasks: Arc<[Template; Task::ALL.len()]>,
 }
 
@@ -518,6 +591,7 @@ impl Templates {
             system_word: Arc::new(parse(SYSTEM_WORD, "system_word.txt")),
             system_reason: Arc::new(parse(SYSTEM_REASON, "system_reason.txt")),
             system_reason_last: Arc::new(parse(SYSTEM_REASON_LAST, "system_reason_last.txt")),
+            conversation: Arc::new(parse(CONVERSATION, "conversation.txt")),
             tasks: Arc::new(Task::ALL.map(|t| parse(t.builtin(), t.name()))),
         }
     }
@@ -554,6 +628,7 @@ impl Templates {
         let system_word = load("system_word", &builtin.system_word)?;
         let system_reason = load("system_reason", &builtin.system_reason)?;
         let system_reason_last = load("system_reason_last", &builtin.system_reason_last)?;
+        let conversation = load("conversation", &builtin.conversation)?;
         let mut tasks = (*builtin.tasks).clone();
         for (task, slot) in Task::ALL.iter().zip(tasks.iter_mut()) {
             *slot = load(task.name(), slot)?;
@@ -563,6 +638,7 @@ impl Templates {
             system_word: Arc::new(system_word),
             system_reason: Arc::new(system_reason),
             system_reason_last: Arc::new(system_reason_last),
+            conversation: Arc::new(conversation),
             tasks: Arc::new(tasks),
         })
     }
@@ -597,6 +673,42 @@ impl Templates {
         } else {
             ("system", &self.system)
         }
+    }
+
+    /// The template of the conversation block a follow-up's questions
+    /// start with (`conversation.txt`, its `{{turns}}` the lines
+    /// [`conversation_lines`] writes).
+    #[must_use]
+    pub fn conversation(&self) -> &Template {
+        &self.conversation
+    }
+
+    /// The block a question about a follow-up turn starts with: the
+    /// earlier turns the judge is shown, in the `conversation.txt`
+    /// template; `None` when nothing is shown (a first turn, which is asked
+    /// exactly as a single question). This is the one place the history is
+    /// rendered.
+    ///
+    /// ```
+    /// use ragaliq::prompts::Templates;
+    /// use ragaliq::{Turn, Window};
+    /// let history = [Turn::new("Can I return a <b>jacket</b>?").response("Yes, within 30 days.")];
+    /// let shown = Window::DEFAULT.shown(&history);
+    /// assert_eq!(
+    ///     Templates::builtin().history_block(&shown).unwrap(),
+    ///     "<conversation>\nUser: Can I return a &lt;b&gt;jacket&lt;/b&gt;?\nAssistant: Yes, within 30 days.\n</conversation>"
+    /// );
+    /// assert!(Templates::builtin().history_block(&Window::DEFAULT.shown(&[])).is_none());
+    /// ```
+    #[must_use]
+    pub fn history_block(&self, shown: &crate::core::Shown) -> Option<String> {
+        if shown.is_empty() {
+            return None;
+        }
+        Some(render(
+            &self.conversation.body,
+            &[("turns", &conversation_lines(shown))],
+        ))
     }
 
     /// The template for `task`.
@@ -690,6 +802,24 @@ fn render(template: &str, vars: &[(&str, &str)]) -> String {
         rest = &rest[open + close + 2..];
     }
     out.push_str(rest);
+    out
+}
+
+/// The earlier turns a judge is shown, one `User: …` and one
+/// `Assistant: …` line each, oldest first, escaped ([`escape`]): what
+/// `{{turns}}` holds in `conversation.txt`.
+#[must_use]
+pub fn conversation_lines(shown: &crate::core::Shown) -> String {
+    let mut out = String::new();
+    for (i, said) in shown.said.iter().enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        out.push_str("User: ");
+        out.push_str(&escape(&said.user));
+        out.push_str("\nAssistant: ");
+        out.push_str(&escape(&said.assistant));
+    }
     out
 }
 

@@ -41,6 +41,14 @@ pub struct Thresholds {
     pub criteria: f64,
     /// P(yes) to the direct correctness question an answer passes at.
     pub correctness: f64,
+    /// The conversation checks' thresholds: abstention's (on P(yes) that
+    /// the answer says it cannot answer), and consistency's and
+    /// retention's (on 1 − P(yes) that the answer goes wrong).
+    pub abstention: f64,
+    /// See [`abstention`](Self::abstention).
+    pub consistency: f64,
+    /// See [`abstention`](Self::abstention).
+    pub retention: f64,
     /// The judge's uncertainty bands: a reading inside its kind's band
     /// awaits a person ([`JudgeReading::uncertain`]).
     pub bands: Bands,
@@ -67,6 +75,9 @@ impl Default for Thresholds {
             relevance: Metric::Relevance.default_threshold(),
             criteria: Metric::Criteria.default_threshold(),
             correctness: Metric::Correctness.default_threshold(),
+            abstention: Metric::Abstention.default_threshold(),
+            consistency: Metric::Consistency.default_threshold(),
+            retention: Metric::Retention.default_threshold(),
             bands: Bands::DEFAULT,
             escalate: Vec::new(),
             model: None,
@@ -99,6 +110,9 @@ impl Thresholds {
             relevance: judge.default_threshold(Metric::Relevance),
             criteria: judge.default_threshold(Metric::Criteria),
             correctness: judge.default_threshold(Metric::Correctness),
+            abstention: judge.default_threshold(Metric::Abstention),
+            consistency: judge.default_threshold(Metric::Consistency),
+            retention: judge.default_threshold(Metric::Retention),
             bands: bands_of(judge),
             model: Some(judge.model().to_owned()),
             uncertain: judge.uncertain(),
@@ -166,6 +180,11 @@ pub struct Item {
     /// What a test does while the judge is unsure of the item and no
     /// person has decided ([`Thresholds::uncertain`]).
     pub meanwhile: Uncertain,
+    /// For a turn of a conversation: the conversation's id, when it has
+    /// one, as the exchange that judges the item says.
+    pub conversation: Option<String>,
+    /// For a turn of a conversation: its number (1 for the first).
+    pub turn: Option<u64>,
 }
 
 impl Item {
@@ -186,6 +205,30 @@ impl Item {
                 .to_owned(),
             _ => String::new(),
         }
+    }
+
+    /// For a follow-up: the earlier turns the judge was shown, oldest
+    /// first, each the user's message and the assistant's answer (part of
+    /// what was judged, and of its key).
+    #[must_use]
+    pub fn history(&self) -> Vec<(String, String)> {
+        let text = |v: &serde_json::Value, k: &str| {
+            v.get(k)
+                .and_then(serde_json::Value::as_str)
+                .unwrap_or_default()
+                .to_owned()
+        };
+        self.judged
+            .what
+            .get("history")
+            .and_then(serde_json::Value::as_array)
+            .map(|turns| {
+                turns
+                    .iter()
+                    .map(|t| (text(t, "user"), text(t, "assistant")))
+                    .collect()
+            })
+            .unwrap_or_default()
     }
 
     /// A text field of what was judged (`query`, `expected`, `criteria`).
@@ -308,6 +351,12 @@ pub fn items(recording: &Recording, thresholds: &Thresholds) -> Vec<Item> {
                 },
             };
             Some(Item {
+                conversation: e
+                    .asked
+                    .get("conversation")
+                    .and_then(|c| c.as_str())
+                    .map(str::to_owned),
+                turn: e.asked.get("turn").and_then(|t| t.as_u64()),
                 task: e.task.clone(),
                 exchange: first,
                 model: e.model.clone(),
@@ -487,9 +536,16 @@ fn reading(family: &str, asked: &[(&Exchange, usize)], t: &Thresholds) -> JudgeR
                     &parse::AnswerWords::new(judged::YES_NO),
                     &parse::AnswerAt::First,
                 ) {
+                    // As the metric decides it: the conversation checks
+                    // share the answers band, and consistency and
+                    // retention's P(yes) is what goes wrong.
                     let (kind, threshold) = match other {
                         "criteria_met" => (Kind::Judged, t.criteria),
                         "answer_correct" => (Kind::Graded, t.correctness),
+                        "passages_answer" => (Kind::Answers, 0.5),
+                        "declines_to_answer" => (Kind::Answers, t.abstention),
+                        "contradicts_earlier" => (Kind::Answers, 1.0 - t.consistency),
+                        "ignores_user" => (Kind::Answers, 1.0 - t.retention),
                         _ => (Kind::Custom, 0.5),
                     };
                     if w.from_probabilities {

@@ -8,7 +8,9 @@
 //! back, never reply text. Nothing here knows a metric, a recording or a
 //! client.
 
-use crate::core::{Check, CheckOutcome, JsonMode, JudgeRequest, JudgeResponse, Message, Verdict};
+use crate::core::{
+    Check, CheckOutcome, JsonMode, JudgeRequest, JudgeResponse, Message, Shown, Verdict,
+};
 use crate::evidence::{self, Found, Grounding};
 #[cfg(feature = "generate")]
 use crate::parse::GeneratedCase;
@@ -69,13 +71,31 @@ impl Asking {
         } else {
             (self.max_tokens, String::new())
         };
+        let body = self.templates.render(task, &vars);
+        let mut template_version = self.templates.version_label(task);
+        // A follow-up's question starts with the conversation before it;
+        // a first turn's is a single question's, word for word.
+        let content = match ask
+            .history()
+            .filter(|_| task.reads_history())
+            .and_then(|h| self.templates.history_block(&h.shown))
+        {
+            Some(block) => {
+                template_version.push_str(&format!(
+                    "+conversation@{}",
+                    self.templates.conversation().version
+                ));
+                format!("{block}\n\n{body}")
+            }
+            None => body,
+        };
         Question {
             request: JudgeRequest {
                 task: task.name().to_owned(),
-                template_version: self.templates.version_label(task),
+                template_version,
                 model: self.model.clone(),
                 system: self.templates.system_for(task).body.clone(),
-                messages: vec![Message::user(self.templates.render(task, &vars))],
+                messages: vec![Message::user(content)],
                 temperature: self.temperature,
                 max_tokens,
                 // Plain text: under a JSON grammar the word's probability
@@ -144,19 +164,31 @@ impl Asking {
         } else {
             OWN_JSON_TOKENS.min(self.max_tokens)
         };
+        let mut template_version = format!(
+            "{}@{}+{system_name}@{}",
+            own.name, own.template.version, system.version
+        );
+        let body = crate::prompts::render_text(&own.template.body, &vars);
+        let content = match ask
+            .history()
+            .and_then(|h| self.templates.history_block(&h.shown))
+        {
+            Some(block) => {
+                template_version.push_str(&format!(
+                    "+conversation@{}",
+                    self.templates.conversation().version
+                ));
+                format!("{block}\n\n{body}")
+            }
+            None => body,
+        };
         Question {
             request: JudgeRequest {
                 task: format!("custom:{}", own.name),
-                template_version: format!(
-                    "{}@{}+{system_name}@{}",
-                    own.name, own.template.version, system.version
-                ),
+                template_version,
                 model: self.model.clone(),
                 system: system.body.clone(),
-                messages: vec![Message::user(crate::prompts::render_text(
-                    &own.template.body,
-                    &vars,
-                ))],
+                messages: vec![Message::user(content)],
                 temperature: self.temperature,
                 max_tokens,
                 response_format: if word {
@@ -310,6 +342,12 @@ pub(crate) trait Ask: Sync {
     fn checks(&self, _answer: &Self::Answer) -> Vec<Check> {
         Vec::new()
     }
+    /// For a turn of a conversation: which turn, and what the judge is
+    /// shown of the conversation before it (none by default; only tasks
+    /// that [read the question](Task::reads_history) are asked with it).
+    fn history(&self) -> Option<&History> {
+        None
+    }
     /// A task of one's own, asked in place of [`Ask::TASK`] (none by
     /// default).
     fn own(&self) -> Option<OwnTask<'_>> {
@@ -352,6 +390,46 @@ pub(crate) trait Ask: Sync {
 /// spacing or fences the judge used), else the reply as it came.
 pub(crate) fn recorded_reply(reply: &str) -> String {
     parse::canonical(reply).unwrap_or_else(|| reply.to_owned())
+}
+
+/// A turn of a conversation, as its questions carry it: which
+/// conversation and turn (for the recording's reader, and never part of
+/// what a person's verdict is keyed by), and what the judge is shown of
+/// the conversation before it (part of the question, and of the key).
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct History {
+    /// The conversation's id, when it has one.
+    pub conversation: Option<String>,
+    /// The turn's number (1 for the first).
+    pub turn: usize,
+    /// The earlier turns the judge is shown (none for a first turn).
+    pub shown: Shown,
+}
+
+/// `subject` with the turn it is about: its conversation and number, and
+/// the earlier turns the judge was shown (`history`: each turn's `user`
+/// and `assistant`, as shown).
+pub(crate) fn with_history(
+    mut subject: serde_json::Value,
+    history: Option<&History>,
+) -> serde_json::Value {
+    let (Some(h), Some(map)) = (history, subject.as_object_mut()) else {
+        return subject;
+    };
+    if let Some(c) = &h.conversation {
+        map.insert("conversation".into(), json!(c));
+    }
+    map.insert("turn".into(), json!(h.turn));
+    if !h.shown.is_empty() {
+        let said: Vec<serde_json::Value> = h
+            .shown
+            .said
+            .iter()
+            .map(|s| json!({"user": s.user, "assistant": s.assistant}))
+            .collect();
+        map.insert("history".into(), json!(said));
+    }
+    subject
 }
 
 /// A verdict as read, with its evidence looked for in the passages.
@@ -449,6 +527,8 @@ pub(crate) struct ExtractClaims<'a> {
     /// What the text is, in messages and in what a dropped claim is not
     /// in: `response` or `reference`. Not asked: the question is the same.
     pub of: &'static str,
+    /// For a turn of a conversation: which, and what came before it.
+    pub history: Option<&'a History>,
 }
 
 /// Extracted claims: those that come from the response, and those set aside.
@@ -469,6 +549,10 @@ impl Ask for ExtractClaims<'_> {
     type Answer = Extracted;
     const TASK: Task = Task::ExtractClaims;
 
+    fn history(&self) -> Option<&History> {
+        self.history
+    }
+
     fn vars(&self) -> Vec<(&'static str, String)> {
         vec![
             ("query", escape(self.query.trim())),
@@ -477,7 +561,10 @@ impl Ask for ExtractClaims<'_> {
     }
 
     fn subject(&self) -> serde_json::Value {
-        json!({"query": self.query, "response": self.text})
+        with_history(
+            json!({"query": self.query, "response": self.text}),
+            self.history,
+        )
     }
 
     fn shape(&self) -> Shape {
@@ -488,6 +575,18 @@ impl Ask for ExtractClaims<'_> {
     /// what the response refers to), each once; see
     /// [`evidence::claim_from_response`].
     fn read(&self, reply: &str) -> Result<Extracted, ParseError> {
+        // The claims may resolve a pronoun from the query, or from what
+        // the user said in the turns shown before it (read as the query
+        // is: only for what the response refers to); never from an
+        // earlier answer: a claim copied from one is not this answer's
+        // (the kit's 1.5B listed one so, recorded in
+        // examples/recordings/conversation.snap).
+        let mut asked = String::new();
+        for said in self.history.iter().flat_map(|h| &h.shown.said) {
+            asked.push_str(&said.user);
+            asked.push('\n');
+        }
+        asked.push_str(self.query);
         let mut out = Extracted {
             claims: Vec::new(),
             dropped: Vec::new(),
@@ -495,7 +594,7 @@ impl Ask for ExtractClaims<'_> {
             of: self.of,
         };
         for (i, claim) in parse::claims(reply)?.into_iter().enumerate() {
-            if !evidence::claim_from_response(&claim, self.text, self.query) {
+            if !evidence::claim_from_response(&claim, self.text, &asked) {
                 out.dropped
                     .push((i + 1, claim, format!("not in the {}", self.of)));
             } else if out.claims.iter().any(|c| evidence::same_claim(c, &claim)) {
@@ -669,11 +768,17 @@ impl Ask for VerifyClaim<'_> {
 pub(crate) struct Relevance<'a> {
     pub query: &'a str,
     pub response: &'a str,
+    /// For a turn of a conversation: which, and what came before it.
+    pub history: Option<&'a History>,
 }
 
 impl Ask for Relevance<'_> {
     type Answer = ScoredReply;
     const TASK: Task = Task::Relevance;
+
+    fn history(&self) -> Option<&History> {
+        self.history
+    }
 
     fn vars(&self) -> Vec<(&'static str, String)> {
         vec![
@@ -683,7 +788,10 @@ impl Ask for Relevance<'_> {
     }
 
     fn subject(&self) -> serde_json::Value {
-        json!({"query": self.query, "response": self.response})
+        with_history(
+            json!({"query": self.query, "response": self.response}),
+            self.history,
+        )
     }
 
     fn shape(&self) -> Shape {
@@ -700,6 +808,8 @@ pub(crate) struct PassageRelevance<'a> {
     pub query: &'a str,
     pub expected: Option<&'a str>,
     pub passages: &'a [String],
+    /// For a turn of a conversation: which, and what came before it.
+    pub history: Option<&'a History>,
 }
 
 impl Ask for PassageRelevance<'_> {
@@ -707,6 +817,10 @@ impl Ask for PassageRelevance<'_> {
     /// answers (to be asked again alone).
     type Answer = Batch<ParsedRelevance>;
     const TASK: Task = Task::PassageRelevance;
+
+    fn history(&self) -> Option<&History> {
+        self.history
+    }
 
     fn vars(&self) -> Vec<(&'static str, String)> {
         let expected = self
@@ -721,7 +835,10 @@ impl Ask for PassageRelevance<'_> {
     }
 
     fn subject(&self) -> serde_json::Value {
-        json!({"query": self.query, "expected": self.expected, "passages": self.passages})
+        with_history(
+            json!({"query": self.query, "expected": self.expected, "passages": self.passages}),
+            self.history,
+        )
     }
 
     fn shape(&self) -> Shape {
@@ -895,11 +1012,17 @@ impl Ask for ClaimContradicted<'_> {
 pub(crate) struct AnswersQuery<'a> {
     pub query: &'a str,
     pub response: &'a str,
+    /// For a turn of a conversation: which, and what came before it.
+    pub history: Option<&'a History>,
 }
 
 impl Ask for AnswersQuery<'_> {
     type Answer = YesNo;
     const TASK: Task = Task::AnswersQuery;
+
+    fn history(&self) -> Option<&History> {
+        self.history
+    }
 
     fn vars(&self) -> Vec<(&'static str, String)> {
         vec![
@@ -909,7 +1032,10 @@ impl Ask for AnswersQuery<'_> {
     }
 
     fn subject(&self) -> serde_json::Value {
-        json!({"query": self.query, "response": self.response})
+        with_history(
+            json!({"query": self.query, "response": self.response}),
+            self.history,
+        )
     }
 
     fn shape(&self) -> Shape {
@@ -938,11 +1064,17 @@ pub(crate) struct AnswerCorrect<'a> {
     pub query: &'a str,
     pub expected: &'a str,
     pub response: &'a str,
+    /// For a turn of a conversation: which, and what came before it.
+    pub history: Option<&'a History>,
 }
 
 impl Ask for AnswerCorrect<'_> {
     type Answer = YesNo;
     const TASK: Task = Task::AnswerCorrect;
+
+    fn history(&self) -> Option<&History> {
+        self.history
+    }
 
     fn vars(&self) -> Vec<(&'static str, String)> {
         vec![
@@ -953,7 +1085,10 @@ impl Ask for AnswerCorrect<'_> {
     }
 
     fn subject(&self) -> serde_json::Value {
-        json!({"query": self.query, "expected": self.expected, "response": self.response})
+        with_history(
+            json!({"query": self.query, "expected": self.expected, "response": self.response}),
+            self.history,
+        )
     }
 
     fn shape(&self) -> Shape {
@@ -979,11 +1114,17 @@ pub(crate) struct PassageRelevant<'a> {
     pub query: &'a str,
     pub expected: Option<&'a str>,
     pub passage: &'a str,
+    /// For a turn of a conversation: which, and what came before it.
+    pub history: Option<&'a History>,
 }
 
 impl Ask for PassageRelevant<'_> {
     type Answer = YesNo;
     const TASK: Task = Task::PassageRelevant;
+
+    fn history(&self) -> Option<&History> {
+        self.history
+    }
 
     fn vars(&self) -> Vec<(&'static str, String)> {
         let expected = self
@@ -1000,7 +1141,129 @@ impl Ask for PassageRelevant<'_> {
     }
 
     fn subject(&self) -> serde_json::Value {
-        json!({"query": self.query, "expected": self.expected, "passages": [self.passage]})
+        with_history(
+            json!({"query": self.query, "expected": self.expected, "passages": [self.passage]}),
+            self.history,
+        )
+    }
+
+    fn shape(&self) -> Shape {
+        Shape::items(1)
+    }
+
+    fn read(&self, reply: &str) -> Result<YesNo, ParseError> {
+        yes_no_at(self, reply, None)
+    }
+
+    fn read_response(&self, response: &JudgeResponse) -> Result<YesNo, ParseError> {
+        yes_no_at(self, &response.text, response.logprobs.as_deref())
+    }
+
+    fn checks(&self, answer: &YesNo) -> Vec<Check> {
+        read_check(answer)
+    }
+}
+
+/// A yes/no question about one turn's question and answer, asked with the
+/// conversation before it: its variables, subject and reading.
+macro_rules! turn_question {
+    ($(#[$doc:meta])* $name:ident, $task:expr, [$($field:ident),*]) => {
+        $(#[$doc])*
+        pub(crate) struct $name<'a> {
+            $(pub $field: &'a str,)*
+            /// Which turn, and what came before it.
+            pub history: Option<&'a History>,
+        }
+
+        impl Ask for $name<'_> {
+            type Answer = YesNo;
+            const TASK: Task = $task;
+
+            fn history(&self) -> Option<&History> {
+                self.history
+            }
+
+            fn vars(&self) -> Vec<(&'static str, String)> {
+                vec![$((stringify!($field), escape(self.$field.trim())),)*]
+            }
+
+            fn subject(&self) -> serde_json::Value {
+                with_history(json!({$(stringify!($field): self.$field,)*}), self.history)
+            }
+
+            fn shape(&self) -> Shape {
+                Shape::items(1)
+            }
+
+            fn read(&self, reply: &str) -> Result<YesNo, ParseError> {
+                yes_no_at(self, reply, None)
+            }
+
+            fn read_response(&self, response: &JudgeResponse) -> Result<YesNo, ParseError> {
+                yes_no_at(self, &response.text, response.logprobs.as_deref())
+            }
+
+            fn checks(&self, answer: &YesNo) -> Vec<Check> {
+                read_check(answer)
+            }
+        }
+    };
+}
+
+turn_question!(
+    /// Does the response say that it cannot answer the question, instead
+    /// of giving an answer? (abstention)
+    DeclinesToAnswer,
+    Task::DeclinesToAnswer,
+    [query, response]
+);
+
+turn_question!(
+    /// Does the response contradict something the assistant said earlier
+    /// in the conversation? (consistency; asked of follow-ups only)
+    ContradictsEarlier,
+    Task::ContradictsEarlier,
+    [query, response]
+);
+
+turn_question!(
+    /// Does the response ask the user again for something they already
+    /// said, or contradict it? (retention; asked of follow-ups only)
+    IgnoresUser,
+    Task::IgnoresUser,
+    [query, response]
+);
+
+/// Does the document (a turn's passages) contain the answer to the
+/// question? (abstention: can the turn be answered from what was
+/// retrieved for it?)
+pub(crate) struct PassagesAnswer<'a> {
+    pub query: &'a str,
+    pub passages: &'a [String],
+    /// Which turn, and what came before it.
+    pub history: Option<&'a History>,
+}
+
+impl Ask for PassagesAnswer<'_> {
+    type Answer = YesNo;
+    const TASK: Task = Task::PassagesAnswer;
+
+    fn history(&self) -> Option<&History> {
+        self.history
+    }
+
+    fn vars(&self) -> Vec<(&'static str, String)> {
+        vec![
+            ("passages", document(self.passages)),
+            ("query", escape(self.query.trim())),
+        ]
+    }
+
+    fn subject(&self) -> serde_json::Value {
+        with_history(
+            json!({"query": self.query, "passages": self.passages}),
+            self.history,
+        )
     }
 
     fn shape(&self) -> Shape {
@@ -1080,11 +1343,17 @@ pub(crate) struct CriteriaMet<'a> {
     pub response: &'a str,
     pub context: Option<&'a [String]>,
     pub expected: Option<&'a str>,
+    /// For a turn of a conversation: which, and what came before it.
+    pub history: Option<&'a History>,
 }
 
 impl Ask for CriteriaMet<'_> {
     type Answer = Judged;
     const TASK: Task = Task::CriteriaMet;
+
+    fn history(&self) -> Option<&History> {
+        self.history
+    }
 
     fn vars(&self) -> Vec<(&'static str, String)> {
         let [context, expected] = criteria_vars(self.context, self.expected);
@@ -1098,12 +1367,15 @@ impl Ask for CriteriaMet<'_> {
     }
 
     fn subject(&self) -> serde_json::Value {
-        criteria_subject(
-            self.criteria,
-            self.query,
-            self.response,
-            self.context,
-            self.expected,
+        with_history(
+            criteria_subject(
+                self.criteria,
+                self.query,
+                self.response,
+                self.context,
+                self.expected,
+            ),
+            self.history,
         )
     }
 
@@ -1174,6 +1446,8 @@ pub(crate) struct CriteriaScore<'a> {
     pub response: &'a str,
     pub context: Option<&'a [String]>,
     pub expected: Option<&'a str>,
+    /// For a turn of a conversation: which, and what came before it.
+    pub history: Option<&'a History>,
 }
 
 /// The score tokens of a 1–5 rating.
@@ -1182,6 +1456,10 @@ const SCORES: [&str; 5] = ["1", "2", "3", "4", "5"];
 impl Ask for CriteriaScore<'_> {
     type Answer = Judged;
     const TASK: Task = Task::CriteriaScore;
+
+    fn history(&self) -> Option<&History> {
+        self.history
+    }
 
     fn vars(&self) -> Vec<(&'static str, String)> {
         let [context, expected] = criteria_vars(self.context, self.expected);
@@ -1211,7 +1489,7 @@ impl Ask for CriteriaScore<'_> {
             self.expected,
         );
         subject["steps"] = json!(self.steps);
-        subject
+        with_history(subject, self.history)
     }
 
     fn shape(&self) -> Shape {

@@ -1,5 +1,6 @@
 //! [`RagCase`]: one question, what the retriever found, and what the generator answered.
 
+use super::conversation::{Grounding, Turn};
 use super::labels::{self, RelevantIds};
 use serde::{Deserialize, Serialize};
 
@@ -71,6 +72,20 @@ pub struct RagCase {
     /// [`context`](Self::context) and match these by normalised text.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub relevant_passages: Vec<String>,
+    /// The turns of the conversation before this one, first to last
+    /// (empty for a single question). Every metric reads the case with the
+    /// last of them ([`Window`](crate::Window)); with none, it asks exactly
+    /// what it asks of a single question.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub history: Vec<Turn>,
+    /// Whether the passages can answer the question, as a person labelled
+    /// it (see [`Turn::answerable`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answerable: Option<bool>,
+    /// What the answer may rest on besides its own passages, when the case
+    /// has a history ([`Grounding`]).
+    #[serde(default, skip_serializing_if = "Grounding::is_none")]
+    pub grounding: Grounding,
 }
 
 impl RagCase {
@@ -223,13 +238,84 @@ impl RagCase {
         self
     }
 
+    /// Sets the turns of the conversation before this one, first to last:
+    /// the case is then a follow-up, read with them.
+    ///
+    /// ```
+    /// use ragaliq::{RagCase, Turn};
+    /// let case = RagCase::new("And how long do I have?")
+    ///     .history([Turn::new("Can I return a jacket?").response("Yes, jackets can be returned.")])
+    ///     .response("30 days from delivery.");
+    /// assert_eq!(case.turn_number(), 2);
+    /// assert!(case.validate().is_ok());
+    /// ```
+    #[must_use]
+    pub fn history<I: IntoIterator<Item = Turn>>(mut self, turns: I) -> Self {
+        self.history = turns.into_iter().collect();
+        self
+    }
+
+    /// Says whether the passages can answer the question, as a person
+    /// labelled it (the abstention check reads it instead of asking).
+    #[must_use]
+    pub fn answerable(mut self, answerable: bool) -> Self {
+        self.answerable = Some(answerable);
+        self
+    }
+
+    /// Sets what the answer may rest on besides its own passages.
+    #[must_use]
+    pub fn grounding(mut self, grounding: Grounding) -> Self {
+        self.grounding = grounding;
+        self
+    }
+
+    /// The case's turn in its conversation: 1 plus the turns before it.
+    #[must_use]
+    pub fn turn_number(&self) -> usize {
+        self.history.len() + 1
+    }
+
     /// Checks the case: a non-blank query, no blank passage, no blank expected fact,
     /// and retrieval labels that can be read (no blank ID, no ID labelled
     /// twice, grades 0 or more, no blank relevant passage).
     ///
     /// A missing or empty response is valid here (metrics that need one
     /// say so); an empty context is valid (every claim then has no evidence).
+    /// A follow-up's earlier turns each need a message and an answer (the
+    /// case is read with them), and its own problems name its turn.
     pub fn validate(&self) -> Result<(), CaseError> {
+        for (i, turn) in self.history.iter().enumerate() {
+            let problem = if turn.query.trim().is_empty() {
+                Some(format!("turn {}: the query is empty", i + 1))
+            } else if turn.response_text().trim().is_empty() {
+                Some(format!(
+                    "turn {} has no answer: turn {} is read with it (give it `response`)",
+                    i + 1,
+                    self.turn_number()
+                ))
+            } else {
+                turn.context
+                    .iter()
+                    .position(|p| p.trim().is_empty())
+                    .map(|p| format!("turn {}: context passage {} is empty", i + 1, p + 1))
+            };
+            if let Some(problem) = problem {
+                return Err(CaseError {
+                    id: self.id.clone(),
+                    problem,
+                });
+            }
+        }
+        self.validate_own().map_err(|mut e| {
+            if !self.history.is_empty() {
+                e.problem = format!("turn {}: {}", self.turn_number(), e.problem);
+            }
+            e
+        })
+    }
+
+    fn validate_own(&self) -> Result<(), CaseError> {
         let id = self.id.clone();
         if self.query.trim().is_empty() {
             return Err(CaseError {

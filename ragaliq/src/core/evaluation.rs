@@ -2,6 +2,7 @@
 //! details, the [`Metric`] it measured and the [`Usage`] it cost.
 
 use super::band::{Uncertain, Unsure};
+use super::conversation::Shown;
 use super::judged::Person;
 use super::retrieved::Retrieved;
 use super::samples::{Agreement, Spread};
@@ -39,11 +40,23 @@ pub enum Metric {
     /// ([`retrieval`](crate::retrieval)); the evaluation's name says which
     /// (`recall@5`).
     Retrieval,
+    /// A turn whose passages cannot answer it is answered by saying so,
+    /// not by inventing: per turn, P(yes) that the response says it cannot
+    /// answer, or 1 where the passages answer the question (labelled, or
+    /// as the judge reads them).
+    Abstention,
+    /// No answer contradicts an earlier answer of the conversation: per
+    /// follow-up turn, 1 − P(yes) that the response contradicts what the
+    /// assistant said before (a first turn has nothing to contradict).
+    Consistency,
+    /// What the user said earlier is not asked again or contradicted: per
+    /// follow-up turn, 1 − P(yes) that the response does either.
+    Retention,
 }
 
 impl Metric {
     /// Every metric, in a fixed order.
-    pub const ALL: [Metric; 9] = [
+    pub const ALL: [Metric; 12] = [
         Metric::Faithfulness,
         Metric::Hallucination,
         Metric::Relevance,
@@ -53,18 +66,24 @@ impl Metric {
         Metric::Criteria,
         Metric::Custom,
         Metric::Retrieval,
+        Metric::Abstention,
+        Metric::Consistency,
+        Metric::Retention,
     ];
 
     /// The metrics a suite can run by name on every case (criteria, metrics
     /// of one's own and retrieval metrics need their text, definition or
     /// measure).
-    pub const BUILTIN: [Metric; 6] = [
+    pub const BUILTIN: [Metric; 9] = [
         Metric::Faithfulness,
         Metric::Hallucination,
         Metric::Relevance,
         Metric::ContextPrecision,
         Metric::ContextRecall,
         Metric::Correctness,
+        Metric::Abstention,
+        Metric::Consistency,
+        Metric::Retention,
     ];
 
     /// The snake_case name used in configuration, reports and test names.
@@ -80,6 +99,9 @@ impl Metric {
             Metric::Criteria => "criteria",
             Metric::Custom => "custom",
             Metric::Retrieval => "retrieval",
+            Metric::Abstention => "abstention",
+            Metric::Consistency => "consistency",
+            Metric::Retention => "retention",
         }
     }
 
@@ -89,7 +111,9 @@ impl Metric {
     /// criteria (fitted on three sources' dev halves: at 0.7 a small judge
     /// fails nearly every response); 0 for retrieval (measured, and failed
     /// only at a threshold a team gives: no one number suits hit rate,
-    /// precision@10 and nDCG alike); else 0.7.
+    /// precision@10 and nDCG alike); 0.5 for the conversation checks
+    /// (abstention, consistency, retention: the even odds of one yes/no
+    /// question, not yet fitted on labelled conversations); else 0.7.
     ///
     /// ```
     /// use ragaliq::Metric;
@@ -105,6 +129,7 @@ impl Metric {
             Metric::Correctness => 0.5,
             Metric::Criteria => 0.45,
             Metric::Retrieval => 0.0,
+            Metric::Abstention | Metric::Consistency | Metric::Retention => 0.5,
             _ => 0.7,
         }
     }
@@ -122,6 +147,9 @@ impl Metric {
             Metric::Criteria => 6,
             Metric::Custom => 7,
             Metric::Retrieval => 8,
+            Metric::Abstention => 9,
+            Metric::Consistency => 10,
+            Metric::Retention => 11,
         }
     }
 
@@ -135,6 +163,9 @@ impl Metric {
                 | Metric::Relevance
                 | Metric::Correctness
                 | Metric::Criteria
+                | Metric::Abstention
+                | Metric::Consistency
+                | Metric::Retention
         )
     }
 
@@ -696,6 +727,54 @@ pub struct Evaluation {
     /// judge decided and what each cost, the judge itself first.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub judges: Vec<JudgeShare>,
+    /// A turn of a conversation (1 for the first): the turn this
+    /// evaluation graded, read with the turns before it. `None` for a
+    /// single question, and for a whole conversation (see `turns`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turn: Option<usize>,
+    /// A turn of a conversation: the user's message, as graded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub question: Option<String>,
+    /// What the judge was shown of the conversation before the turn, for
+    /// a follow-up; `None` for a first turn or a single question.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub history: Option<Shown>,
+    /// A whole conversation: one evaluation per turn graded, in order. The
+    /// conversation passes when every turn does; its score is its lowest
+    /// turn's.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub turns: Vec<Evaluation>,
+    /// Abstention: whether the turn's passages answer its question, as
+    /// labelled or as the judge read it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answerable: Option<Answerable>,
+}
+
+/// Abstention's first question, in an [`Evaluation`]: whether a turn's
+/// passages can answer it (a turn they cannot answer must be answered by
+/// saying so).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct Answerable {
+    /// Whether the passages answer the question, as decided (a person's
+    /// verdict, a label, the judge's reading outside its band; under
+    /// uncertainty, what the threshold alone reads).
+    pub answerable: bool,
+    /// The turn's label said so (`answerable:` in the case): nothing asked.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub labelled: bool,
+    /// P(yes) that the passages contain the answer, as the judge read it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub probability: Option<f64>,
+    /// A person's verdict on it, kept in the recording.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub person: Option<Person>,
+    /// The key a person's verdict on it is kept under.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub review_key: Option<String>,
+    /// The judge is unsure whether the passages answer it, and why.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unsure: Option<Unsure>,
 }
 
 /// What awaits a person in an [`Evaluation`]: the score counted with the
@@ -792,8 +871,217 @@ impl Evaluation {
     }
 }
 
+impl Evaluation {
+    /// A whole conversation's evaluation from its turns' (in order, each
+    /// with its `turn`): it passes when every turn passes, and its score is
+    /// its lowest turn's. A turn that failed on its score fails it; else a
+    /// turn undecided leaves it undecided; else a turn awaiting a person
+    /// leaves it awaiting, counted each way over every turn.
+    ///
+    /// # Panics
+    ///
+    /// Never on a conversation's turns; `turns` must not be empty (a
+    /// conversation without turns is refused before it is evaluated).
+    pub(crate) fn of_turns(turns: Vec<Evaluation>) -> Evaluation {
+        let first = &turns[0];
+        let decided_fail = |t: &Evaluation| !t.passed && t.awaiting.is_none() && !t.undecided;
+        let failed = turns.iter().any(decided_fail);
+        let undecided = !failed && turns.iter().any(|t| t.undecided);
+        let awaiting =
+            (!failed && !undecided && turns.iter().any(|t| t.awaiting.is_some())).then(|| {
+                let ends =
+                    |t: &Evaluation| t.awaiting.map_or((t.score, t.score), |a| (a.low, a.high));
+                let low = turns.iter().map(|t| ends(t).0).fold(1.0, f64::min);
+                let high = turns.iter().map(|t| ends(t).1).fold(1.0, f64::min);
+                let open = turns.iter().filter_map(|t| t.awaiting);
+                Awaiting {
+                    low,
+                    high,
+                    items: open.clone().map(|a| a.items).sum(),
+                    meanwhile: open.map(|a| a.meanwhile).next().unwrap_or_default(),
+                }
+            });
+        let score = turns.iter().map(|t| t.score).fold(1.0, f64::min);
+        let mut usage = Usage::default();
+        for t in &turns {
+            usage += t.usage;
+        }
+        let mut judges: Vec<JudgeShare> = Vec::new();
+        for t in &turns {
+            for (k, share) in t.judges.iter().enumerate() {
+                match judges.get_mut(k) {
+                    Some(j) => {
+                        j.asked += share.asked;
+                        j.decided += share.decided;
+                        j.usage += share.usage;
+                    }
+                    None => judges.push(share.clone()),
+                }
+            }
+        }
+        let passed_turns = turns.iter().filter(|t| t.passed).count();
+        let mut reasoning = format!(
+            "{passed_turns} of {} passed.",
+            plural(turns.len(), "turn", "turns")
+        );
+        let named = |pick: &dyn Fn(&Evaluation) -> bool| -> Vec<String> {
+            turns
+                .iter()
+                .filter(|t| pick(t))
+                .filter_map(|t| t.turn.map(|n| n.to_string()))
+                .collect()
+        };
+        for (what, which) in [
+            ("failed", named(&decided_fail)),
+            ("undecided", named(&|t: &Evaluation| t.undecided)),
+            (
+                "awaiting a person",
+                named(&|t: &Evaluation| t.awaiting.is_some()),
+            ),
+        ] {
+            if !which.is_empty() {
+                reasoning.push_str(&format!(
+                    " {} {}: {what}.",
+                    if which.len() == 1 { "Turn" } else { "Turns" },
+                    which.join(", ")
+                ));
+            }
+        }
+        Evaluation {
+            metric: first.metric,
+            name: first.name.clone(),
+            score,
+            threshold: first.threshold,
+            passed: turns.iter().all(|t| t.passed),
+            undecided,
+            reasoning,
+            claims: Vec::new(),
+            passages: Vec::new(),
+            counts: None,
+            usage,
+            spread: None,
+            precision: None,
+            recall: None,
+            person: None,
+            review_key: None,
+            graded: None,
+            retrieval: None,
+            awaiting,
+            unsure: None,
+            judges,
+            turn: None,
+            question: None,
+            history: None,
+            turns,
+            answerable: None,
+        }
+    }
+
+    /// A whole conversation's evaluation, as [`Display`](fmt::Display)
+    /// writes it: the outcome over its turns, a line per turn that passed,
+    /// and each other turn in full (its question, what the judge was shown
+    /// before it, the turn's own evaluation).
+    fn fmt_conversation(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let n = self.turns.len();
+        let passed = self
+            .turns
+            .iter()
+            .filter(|t| t.passed && t.awaiting.is_none() && !t.undecided)
+            .count();
+        let lowest = self
+            .turns
+            .iter()
+            .min_by(|a, b| a.score.total_cmp(&b.score))
+            .and_then(|t| t.turn);
+        let at = lowest.map(|t| format!(" at turn {t}")).unwrap_or_default();
+        let outcome = if self.undecided {
+            "UNDECIDED"
+        } else if self.awaiting.is_some() {
+            "AWAITING A PERSON"
+        } else if self.passed {
+            "passed"
+        } else {
+            "FAILED"
+        };
+        let rel = if self.score >= self.threshold {
+            ">="
+        } else {
+            "<"
+        };
+        writeln!(
+            f,
+            "{}: {passed} of {} passed; lowest {:.2}{at} {rel} threshold {:.2} ({outcome})",
+            self.title(),
+            plural(n, "turn", "turns"),
+            self.score,
+            self.threshold,
+        )?;
+        for t in &self.turns {
+            let number = t.turn.unwrap_or_default();
+            if t.passed && t.awaiting.is_none() && !t.undecided {
+                writeln!(f, "  turn {number}: {:.2} passed", t.score)?;
+                continue;
+            }
+            match &t.question {
+                Some(q) => writeln!(f, "  turn {number} of {n}: {:?}", q.trim())?,
+                None => writeln!(f, "  turn {number} of {n}:")?,
+            }
+            let body = t.without_usage();
+            for line in body.lines() {
+                writeln!(f, "    {line}")?;
+            }
+        }
+        self.fmt_usage(f)
+    }
+
+    /// [`Display`](fmt::Display) without its last line, the judge's usage
+    /// (a conversation says it once, for all its turns).
+    fn without_usage(&self) -> String {
+        let text = self.to_string();
+        match text.rsplit_once('\n') {
+            Some((body, last)) if last.trim_start().starts_with("judge:") => body.to_owned(),
+            _ => text,
+        }
+    }
+
+    /// What the judge was shown of the conversation before a follow-up.
+    fn fmt_history(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let Some(shown) = self.history.as_ref().filter(|h| !h.is_empty()) else {
+            return Ok(());
+        };
+        let first = shown.said.first().map_or(0, |s| s.turn);
+        let last = shown.said.last().map_or(0, |s| s.turn);
+        let turns = if first == last {
+            format!("turn {first}")
+        } else {
+            format!("turns {first}–{last}")
+        };
+        let left_out = match shown.left_out {
+            0 => String::new(),
+            k => format!("; {} left out", plural(k, "older turn", "older turns")),
+        };
+        writeln!(
+            f,
+            "  the judge was shown the conversation before it ({turns}, {} characters{left_out}):",
+            shown.chars()
+        )?;
+        for said in &shown.said {
+            writeln!(f, "    User: {}", said.user)?;
+            writeln!(f, "    Assistant: {}", said.assistant)?;
+        }
+        Ok(())
+    }
+}
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 impl fmt::Display for Evaluation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if !self.turns.is_empty() {
+            return self.fmt_conversation(f);
+        }
         if let Some(reason) = self.undecided_reason() {
             let split = self
                 .claims
@@ -877,6 +1165,7 @@ impl fmt::Display for Evaluation {
         if !self.reasoning.is_empty() {
             writeln!(f, "  reasoning: {}", self.reasoning)?;
         }
+        self.fmt_history(f)?;
         if let Some(g) = &self.graded {
             writeln!(f, "  question: {:?}", g.query.trim())?;
             writeln!(f, "  reference: {:?}", g.expected.trim())?;
@@ -1112,6 +1401,16 @@ impl fmt::Display for Evaluation {
             retrieved.lines(f)?;
             return write!(f, "  no judge: computed from the case's labels");
         }
+        self.fmt_usage(f)
+    }
+}
+
+impl Evaluation {
+    /// The last line: what the judge was asked, and what it cost.
+    fn fmt_usage(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.turns.iter().all(|t| t.retrieval.is_some()) && !self.turns.is_empty() {
+            return write!(f, "  no judge: computed from the turns' labels");
+        }
         let u = &self.usage;
         let plural =
             |n: u64, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
@@ -1221,6 +1520,11 @@ mod tests {
             awaiting: None,
             unsure: None,
             judges: Vec::new(),
+            turn: None,
+            question: None,
+            history: None,
+            turns: Vec::new(),
+            answerable: None,
         }
     }
 

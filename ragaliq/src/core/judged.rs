@@ -35,9 +35,12 @@ pub const YES_NO: [&str; 2] = ["yes", "no"];
 /// A 1-to-5 score's answers.
 pub const SCORES: [&str; 5] = ["1", "2", "3", "4", "5"];
 
-/// Fields of what was asked that say how, not what: a re-ask's note and
-/// the evaluation steps the judge wrote itself.
-const HOW_ASKED: [&str; 2] = ["again", "steps"];
+/// Fields of what was asked that say how or where, not what: a re-ask's
+/// note, the evaluation steps the judge wrote itself, and which
+/// conversation and turn asked it (a follow-up's key holds the earlier
+/// turns the judge was shown, `history`: what it judged, wherever it
+/// stands).
+const HOW_ASKED: [&str; 4] = ["again", "steps", "conversation", "turn"];
 
 /// Tasks whose answer decides no verdict (claims listed, steps written,
 /// cases generated).
@@ -316,6 +319,40 @@ mod tests {
         );
         assert_eq!(batch[1].key, one[0].key);
         assert_ne!(batch[0].key, one[0].key);
+    }
+
+    /// Issue 48: a verdict on a follow-up is kept under the history the
+    /// judge saw, so it never decides another conversation's turn with
+    /// other earlier turns; which conversation and turn asked is no part
+    /// of it (a conversation renamed keeps its verdicts).
+    #[test]
+    fn a_follow_ups_key_holds_the_history_the_judge_saw() {
+        let asked = |conversation: &str, turn: usize, earlier: &str| {
+            items(
+                "answers_query",
+                &json!({"conversation": conversation, "turn": turn, "query": "And how long?",
+                        "response": "30 days.",
+                        "history": [{"user": earlier, "assistant": "Yes."}]}),
+            )[0]
+            .key
+            .clone()
+        };
+        let jacket = asked("a", 3, "Can I return a jacket?");
+        assert_ne!(
+            jacket,
+            asked("b", 3, "Can I return a sofa?"),
+            "turn 3 of another conversation"
+        );
+        assert_eq!(jacket, asked("renamed", 7, "Can I return a jacket?"));
+        assert_ne!(
+            jacket,
+            items(
+                "answers_query",
+                &json!({"query": "And how long?", "response": "30 days."})
+            )[0]
+            .key,
+            "the same words with no history"
+        );
     }
 
     #[test]

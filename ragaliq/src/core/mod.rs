@@ -10,6 +10,7 @@ mod band;
 mod case;
 mod check;
 mod config_error;
+mod conversation;
 mod criteria;
 mod evaluation;
 mod gates;
@@ -33,11 +34,15 @@ pub use band::{Band, Bands, Decision, Kind, Uncertain, Unsure, UnsureWhy};
 pub use case::{CaseError, RagCase};
 pub use check::{Check, CheckOutcome};
 pub use config_error::ConfigError;
+pub use conversation::{
+    Assessed, Conversation, Gradable, Grounding, HISTORY_CHARS, HISTORY_TURNS, Said, Shown, Turn,
+    TurnOf, Window,
+};
 pub(crate) use criteria::ShownBecause;
 pub use criteria::{Correctness, Criteria, CriteriaForm};
 pub use evaluation::{
-    AnswerFound, Awaiting, ClaimCounts, ClaimVerdict, Doubt, DoubtKind, Evaluation, Graded,
-    JudgeShare, Metric, PassageVerdict, Usage,
+    AnswerFound, Answerable, Awaiting, ClaimCounts, ClaimVerdict, Doubt, DoubtKind, Evaluation,
+    Graded, JudgeShare, Metric, PassageVerdict, Usage,
 };
 pub use gates::{GateRule, Gates};
 pub use json_mode::JsonMode;

@@ -11,7 +11,21 @@
 //! expected: false}`, where `context` and `expected` show the judge the
 //! passages and the expected answer, or not, whatever the rule's words say:
 //! see [`Criteria::uses_context`](crate::Criteria::uses_context)),
-//! `thresholds` (per metric) and `expect`. In CSV, list cells are JSON arrays (`["a", "b"]`)
+//! `thresholds` (per metric) and `expect`; a follow-up's `answerable` and
+//! `grounding` (see [`RagCase`]).
+//!
+//! A conversation is a case with `turns` instead of `query`: a list of
+//! turns, each with its own `query`, `context`, `response`,
+//! `expected_answer`, `expected_facts`, `retrieved_ids`, `relevant_ids`,
+//! `relevant_passages` and `answerable`; `id`, `tags`, `grounding`,
+//! `criteria`, `thresholds` and `expect` are the conversation's. Its
+//! trials grade every turn, each read with the turns before it. In CSV, a
+//! conversation is rows with a `conversation` cell (its id) and a `turn`
+//! cell (1, 2, 3 …, once each), in any order; what the whole conversation
+//! has (tags, grounding, criteria, thresholds, expect) is given on the row
+//! of turn 1.
+//!
+//! In CSV, list cells are JSON arrays (`["a", "b"]`)
 //! or `|`-separated, the `criteria` cell a JSON map, a graded
 //! `relevant_ids` cell a JSON map (`{"policy-12": 3}`), thresholds are columns
 //! named `threshold_<metric>`, and an empty `response` cell is a response
@@ -27,7 +41,7 @@
 //! to pass, and `expect: {retrieval: fail}` marks a bad retrieval.
 
 use crate::core::Metric;
-use crate::core::{RagCase, RelevantIds, deserialize_ids};
+use crate::core::{Conversation, Grounding, RagCase, RelevantIds, Turn, deserialize_ids};
 pub use crate::data_files::LoadError;
 
 use crate::data_files::{self, Located, collect_files};
@@ -38,8 +52,11 @@ use std::path::{Path, PathBuf};
 /// One case as loaded, with where it came from.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LoadedCase {
-    /// The case.
+    /// The case; for a conversation, its last turn read with the turns
+    /// before it (its id, tags and texts).
     pub case: RagCase,
+    /// A conversation (`turns:` in the file): its trials grade every turn.
+    pub conversation: Option<Conversation>,
     /// Per-case thresholds, overriding the suite's.
     pub thresholds: BTreeMap<Metric, f64>,
     /// The metrics that must score the answer below their threshold.
@@ -65,7 +82,8 @@ impl LoadedCase {
 #[serde(deny_unknown_fields)]
 struct Record {
     id: String,
-    query: String,
+    #[serde(default)]
+    query: Option<String>,
     #[serde(default)]
     context: Vec<String>,
     #[serde(default)]
@@ -88,6 +106,14 @@ struct Record {
     thresholds: Thresholds,
     #[serde(default)]
     expect: Option<Expect>,
+    /// A conversation: its turns, in order (then no `query`, `context`,
+    /// `response` or labels of its own: each turn has them).
+    #[serde(default)]
+    turns: Option<Vec<Turn>>,
+    #[serde(default)]
+    grounding: Option<Grounding>,
+    #[serde(default)]
+    answerable: Option<bool>,
 }
 
 /// A rule in a case file: its text, or `{text, form}`.
@@ -150,9 +176,30 @@ struct Thresholds {
     correctness: Option<f64>,
     criteria: Option<f64>,
     retrieval: Option<f64>,
+    abstention: Option<f64>,
+    consistency: Option<f64>,
+    retention: Option<f64>,
 }
 
 impl Thresholds {
+    fn is_empty(&self) -> bool {
+        [
+            self.faithfulness,
+            self.hallucination,
+            self.relevance,
+            self.context_precision,
+            self.context_recall,
+            self.correctness,
+            self.criteria,
+            self.retrieval,
+            self.abstention,
+            self.consistency,
+            self.retention,
+        ]
+        .iter()
+        .all(Option::is_none)
+    }
+
     fn into_map(self) -> BTreeMap<Metric, f64> {
         [
             (Metric::Faithfulness, self.faithfulness),
@@ -163,6 +210,9 @@ impl Thresholds {
             (Metric::Correctness, self.correctness),
             (Metric::Criteria, self.criteria),
             (Metric::Retrieval, self.retrieval),
+            (Metric::Abstention, self.abstention),
+            (Metric::Consistency, self.consistency),
+            (Metric::Retention, self.retention),
         ]
         .into_iter()
         .filter_map(|(m, t)| t.map(|t| (m, t)))
@@ -246,6 +296,10 @@ pub fn load_file(file: &Path) -> Result<Vec<LoadedCase>, LoadError> {
         .collect()
 }
 
+/// A conversation's rows in a CSV file: its id, its place among the
+/// file's cases, and each row's turn, line and record.
+type ConversationRows = (String, usize, Vec<(usize, usize, Record)>);
+
 fn csv_records(text: &str) -> Located<Vec<(Record, usize)>> {
     let mut reader = csv::ReaderBuilder::new()
         .trim(csv::Trim::All)
@@ -268,6 +322,10 @@ fn csv_records(text: &str) -> Located<Vec<(Record, usize)>> {
                 | "relevant_passages"
                 | "criteria"
                 | "expect"
+                | "conversation"
+                | "turn"
+                | "answerable"
+                | "grounding"
         ) || h
             .strip_prefix("threshold_")
             .is_some_and(|m| m.parse::<Metric>().is_ok())
@@ -277,16 +335,30 @@ fn csv_records(text: &str) -> Located<Vec<(Record, usize)>> {
             Some(1),
             None,
             format!(
-                "unknown column `{h}`; expected id, query, context, response, expected_answer, expected_facts, tags, retrieved_ids, relevant_ids, relevant_passages, criteria, expect or threshold_<metric>"
+                "unknown column `{h}`; expected id, query, context, response, expected_answer, expected_facts, tags, retrieved_ids, relevant_ids, relevant_passages, criteria, expect, threshold_<metric>, or for conversations conversation, turn, answerable, grounding"
             ),
         ));
     }
+    let conversations = headers.iter().any(|h| h == "conversation");
     for required in ["id", "query"] {
-        if !headers.iter().any(|h| h == required) {
+        // A conversation's rows are named by their `conversation` cell.
+        let named = required == "id" && conversations;
+        if !(named || headers.iter().any(|h| h == required)) {
             return Err((Some(1), None, format!("missing column `{required}`")));
         }
     }
-    let mut out = Vec::new();
+    if conversations != headers.iter().any(|h| h == "turn") {
+        return Err((
+            Some(1),
+            None,
+            "a conversation's rows need both columns `conversation` (its id) and `turn` (1 for the first)".to_owned(),
+        ));
+    }
+    // A single case's record, or a conversation's place (filled below).
+    let mut out: Vec<Option<(Record, usize)>> = Vec::new();
+    // A conversation's turns, by its id, in the order first met: its id,
+    // its place in `out`, and each row's turn, line and record.
+    let mut turns: Vec<ConversationRows> = Vec::new();
     for row in reader.records() {
         let row = row.map_err(|e| {
             let line = e.position().map(|p| p.line() as usize);
@@ -323,6 +395,9 @@ fn csv_records(text: &str) -> Located<Vec<(Record, usize)>> {
                 Metric::Correctness => &mut thresholds.correctness,
                 Metric::Criteria => &mut thresholds.criteria,
                 Metric::Retrieval => &mut thresholds.retrieval,
+                Metric::Abstention => &mut thresholds.abstention,
+                Metric::Consistency => &mut thresholds.consistency,
+                Metric::Retention => &mut thresholds.retention,
                 // A metric of one's own carries its threshold.
                 _ => continue,
             };
@@ -339,10 +414,43 @@ fn csv_records(text: &str) -> Located<Vec<(Record, usize)>> {
             )),
         };
         let expected_answer = text_cell("expected_answer");
-        out.push((
-            Record {
+        let answerable = match cell("answerable").map(str::trim).unwrap_or_default() {
+            "" => None,
+            "true" | "yes" => Some(true),
+            "false" | "no" => Some(false),
+            other => {
+                return Err((
+                    Some(line),
+                    None,
+                    format!("column `answerable`: `{other}`; expected true or false"),
+                ));
+            }
+        };
+        let grounding = match cell("grounding").map(str::trim).unwrap_or_default() {
+            "" => None,
+            raw => {
+                let mut g = Grounding::NONE;
+                for part in raw.split('|').map(str::trim) {
+                    match part {
+                        "earlier_passages" => g.earlier_passages = true,
+                        "user_messages" => g.user_messages = true,
+                        other => {
+                            return Err((
+                                Some(line),
+                                None,
+                                format!(
+                                    "column `grounding`: `{other}`; expected earlier_passages, user_messages, or both separated by `|`"
+                                ),
+                            ));
+                        }
+                    }
+                }
+                Some(g)
+            }
+        };
+        let record = Record {
                 id: text_cell("id"),
-                query: text_cell("query"),
+                query: Some(text_cell("query")),
                 context: list("context")?,
                 // An empty cell is a response not given (CSV cannot tell
                 // an empty string from a missing one).
@@ -385,11 +493,129 @@ fn csv_records(text: &str) -> Located<Vec<(Record, usize)>> {
                 },
                 thresholds,
                 expect,
-            },
-            line,
-        ));
+                turns: None,
+                grounding,
+                answerable,
+            };
+        let conversation = cell("conversation").map(str::trim).unwrap_or_default();
+        if conversation.is_empty() {
+            out.push(Some((record, line)));
+            continue;
+        }
+        let turn: usize = cell("turn")
+            .map(str::trim)
+            .unwrap_or_default()
+            .parse()
+            .ok()
+            .filter(|t| *t >= 1)
+            .ok_or_else(|| {
+                (
+                    Some(line),
+                    None,
+                    format!(
+                        "column `turn`: `{}`; expected the turn's number in conversation `{conversation}` (1 for the first)",
+                        cell("turn").unwrap_or_default()
+                    ),
+                )
+            })?;
+        match turns.iter_mut().find(|(c, _, _)| c == conversation) {
+            Some((_, _, rows)) => rows.push((turn, line, record)),
+            None => {
+                turns.push((
+                    conversation.to_owned(),
+                    out.len(),
+                    vec![(turn, line, record)],
+                ));
+                out.push(None);
+            }
+        }
     }
-    Ok(out)
+    for (id, at, mut rows) in turns {
+        rows.sort_by_key(|(turn, _, _)| *turn);
+        let first_line = rows.iter().map(|(_, l, _)| *l).min().unwrap_or(0);
+        for (expected, (turn, line, _)) in rows.iter().enumerate() {
+            if *turn != expected + 1 {
+                return Err((
+                    Some(*line),
+                    None,
+                    format!(
+                        "conversation `{id}`: turn {turn} {}; its turns are numbered 1, 2, 3 … once each",
+                        if *turn <= expected {
+                            "is given twice"
+                        } else {
+                            "follows a missing turn"
+                        }
+                    ),
+                ));
+            }
+        }
+        let mut records = rows.into_iter();
+        let Some((_, _, first)) = records.next() else {
+            continue;
+        };
+        let mut conversation = Record {
+            id: id.clone(),
+            query: None,
+            context: Vec::new(),
+            response: None,
+            expected_answer: None,
+            expected_facts: Vec::new(),
+            tags: first.tags.clone(),
+            retrieved_ids: None,
+            relevant_ids: RelevantIds::default(),
+            relevant_passages: Vec::new(),
+            criteria: first.criteria,
+            thresholds: first.thresholds,
+            expect: first.expect,
+            turns: None,
+            grounding: first.grounding,
+            answerable: None,
+        };
+        let as_turn = |r: Record| {
+            let mut t = Turn::new(r.query.unwrap_or_default());
+            t.context = r.context;
+            t.response = r.response;
+            t.expected_answer = r.expected_answer;
+            t.expected_facts = r.expected_facts;
+            t.retrieved_ids = r.retrieved_ids;
+            t.relevant_ids = r.relevant_ids;
+            t.relevant_passages = r.relevant_passages;
+            t.answerable = r.answerable;
+            t
+        };
+        let first_turn = Record {
+            criteria: BTreeMap::new(),
+            thresholds: Thresholds::default(),
+            expect: None,
+            tags: Vec::new(),
+            grounding: None,
+            ..first
+        };
+        let mut all = vec![as_turn(first_turn)];
+        for (turn, line, r) in records {
+            let extra = [
+                ("id", !r.id.trim().is_empty()),
+                ("tags", !r.tags.is_empty()),
+                ("criteria", !r.criteria.is_empty()),
+                ("expect", r.expect.is_some()),
+                ("grounding", r.grounding.is_some()),
+                ("threshold_<metric>", !r.thresholds.is_empty()),
+            ];
+            if let Some((column, _)) = extra.iter().find(|(_, given)| *given) {
+                return Err((
+                    Some(line),
+                    None,
+                    format!(
+                        "conversation `{id}`, turn {turn}: column `{column}` holds what the whole conversation has: give it on the row of turn 1"
+                    ),
+                ));
+            }
+            all.push(as_turn(r));
+        }
+        conversation.turns = Some(all);
+        out[at] = Some((conversation, first_line));
+    }
+    Ok(out.into_iter().flatten().collect())
 }
 
 fn to_case(record: Record, file: &Path, line: usize) -> Result<LoadedCase, LoadError> {
@@ -454,21 +680,66 @@ fn to_case(record: Record, file: &Path, line: usize) -> Result<LoadedCase, LoadE
         }
         criteria.push(rule);
     }
-    let case = RagCase {
-        id: Some(id),
-        query: record.query,
-        context: record.context,
-        response: record.response,
-        expected_answer: record.expected_answer,
-        expected_facts: record.expected_facts,
-        tags: record.tags,
-        retrieved_ids: record.retrieved_ids,
-        relevant_ids: record.relevant_ids,
-        relevant_passages: record.relevant_passages,
+    let (case, conversation) = match (record.query, record.turns) {
+        (Some(_), Some(_)) => {
+            return Err(err(format!(
+                "case `{id}` has both `query` and `turns`: a single question has a query, a conversation has turns (each with its own query)"
+            )));
+        }
+        (None, None) => {
+            return Err(err(format!(
+                "case `{id}`: missing field `query` (a single question; or `turns`, for a conversation)"
+            )));
+        }
+        (Some(query), None) => {
+            let case = RagCase {
+                id: Some(id.clone()),
+                query,
+                context: record.context,
+                response: record.response,
+                expected_answer: record.expected_answer,
+                expected_facts: record.expected_facts,
+                tags: record.tags,
+                retrieved_ids: record.retrieved_ids,
+                relevant_ids: record.relevant_ids,
+                relevant_passages: record.relevant_passages,
+                history: Vec::new(),
+                answerable: record.answerable,
+                grounding: record.grounding.unwrap_or_default(),
+            };
+            case.validate().map_err(|e| err(e.to_string()))?;
+            (case, None)
+        }
+        (None, Some(turns)) => {
+            let own = [
+                ("context", !record.context.is_empty()),
+                ("response", record.response.is_some()),
+                ("expected_answer", record.expected_answer.is_some()),
+                ("expected_facts", !record.expected_facts.is_empty()),
+                ("retrieved_ids", record.retrieved_ids.is_some()),
+                ("relevant_ids", !record.relevant_ids.is_empty()),
+                ("relevant_passages", !record.relevant_passages.is_empty()),
+                ("answerable", record.answerable.is_some()),
+            ];
+            if let Some((field, _)) = own.iter().find(|(_, given)| *given) {
+                return Err(err(format!(
+                    "case `{id}` is a conversation (it has `turns`): `{field}` belongs to a turn, not to the conversation"
+                )));
+            }
+            let conversation = Conversation::new(turns)
+                .id(id.clone())
+                .tags(record.tags)
+                .grounding(record.grounding.unwrap_or_default());
+            conversation.validate().map_err(|e| err(e.to_string()))?;
+            let last = conversation
+                .case(conversation.turns.len())
+                .map_err(|e| err(e.to_string()))?;
+            (last, Some(conversation))
+        }
     };
-    case.validate().map_err(|e| err(e.to_string()))?;
     Ok(LoadedCase {
         case,
+        conversation,
         thresholds,
         expect_fail,
         criteria,
@@ -589,6 +860,72 @@ mod tests {
         assert!(cases[0].expect_fail.contains(&Metric::Faithfulness));
         assert!(!cases[0].expect_fail.contains(&Metric::Retrieval));
         assert!(cases[1].expect_fail.contains(&Metric::Retrieval));
+    }
+
+    #[test]
+    fn conversations_are_checked_where_they_are_written() {
+        let both = write(
+            "both.yaml",
+            "- id: c\n  query: Q?\n  turns:\n  - query: Q1?\n",
+        );
+        let e = load_file(&both).unwrap_err().to_string();
+        assert!(e.contains("has both `query` and `turns`"), "{e}");
+        let neither = write("neither.yaml", "- id: c\n  response: R.\n");
+        let e = load_file(&neither).unwrap_err().to_string();
+        assert!(e.contains("missing field `query`"), "{e}");
+        let misplaced = write(
+            "misplaced.yaml",
+            "- id: c\n  response: R.\n  turns:\n  - query: Q1?\n",
+        );
+        let e = load_file(&misplaced).unwrap_err().to_string();
+        assert!(
+            e.contains("`response` belongs to a turn, not to the conversation"),
+            "{e}"
+        );
+        let unanswered = write(
+            "unanswered.yaml",
+            "- id: c\n  turns:\n  - query: Q1?\n  - query: Q2?\n    response: R2.\n",
+        );
+        let e = load_file(&unanswered).unwrap_err();
+        assert_eq!(e.line, Some(1));
+        assert!(
+            e.message
+                .contains("turn 1 has no answer: turn 2 is read with it"),
+            "{e}"
+        );
+        let twice = write(
+            "twice.csv",
+            "conversation,turn,query,response\nc,1,Q1?,R1.\nc,1,Q1 again?,R.\n",
+        );
+        let e = load_file(&twice).unwrap_err();
+        assert!(e.message.contains("turn 1 is given twice"), "{e}");
+        let gap = write(
+            "gap.csv",
+            "conversation,turn,query,response\nc,1,Q1?,R1.\nc,3,Q3?,R3.\n",
+        );
+        let e = load_file(&gap).unwrap_err();
+        assert_eq!(e.line, Some(3));
+        assert!(e.message.contains("turn 3 follows a missing turn"), "{e}");
+        let tags_late = write(
+            "late.csv",
+            "conversation,turn,query,response,tags\nc,1,Q1?,R1.,\nc,2,Q2?,R2.,a\n",
+        );
+        let e = load_file(&tags_late).unwrap_err();
+        assert!(e.message.contains("give it on the row of turn 1"), "{e}");
+        let mixed = write(
+            "mixed.csv",
+            "id,conversation,turn,query,response,answerable\nsolo,,,Q?,R.,\n,c,1,Q1?,R1.,\n,c,2,Q2?,I don't know.,false\n",
+        );
+        let cases = load_file(&mixed).unwrap();
+        assert_eq!(cases.len(), 2);
+        assert!(cases[0].conversation.is_none());
+        let c = cases[1].conversation.as_ref().unwrap();
+        assert_eq!(c.turns[1].answerable, Some(false));
+        assert_eq!(
+            cases[1].case.query, "Q2?",
+            "the last turn, read with the first"
+        );
+        assert_eq!(cases[1].case.history.len(), 1);
     }
 
     #[test]

@@ -514,6 +514,14 @@ fn case_section(body: &mut String, case: &str, trials: &[&TrialResult], text: Op
         body.push_str("</details>\n");
         return;
     };
+    if !text.turns.is_empty() {
+        conversation_section(body, case, text);
+        for t in trials {
+            trial_section(body, case, t, &[]);
+        }
+        body.push_str("</details>\n");
+        return;
+    }
     let _ = writeln!(body, "<p><b>Query</b> {}</p>", escape(&text.query));
     // Claims marked in the response, evidence marked in the passages.
     let marking = marking_trials(trials);
@@ -619,6 +627,97 @@ fn case_section(body: &mut String, case: &str, trials: &[&TrialResult], text: Op
     body.push_str("</details>\n");
 }
 
+/// A conversation's turns, each with its message, passages, answer and
+/// reference, in order.
+fn conversation_section(body: &mut String, case: &str, text: &CaseText) {
+    let _ = writeln!(
+        body,
+        "<p><b>Conversation</b> <span class=\"muted\">({} turns; each graded with the turns before it)</span></p><ol class=\"turns\">",
+        text.turns.len()
+    );
+    for (i, turn) in text.turns.iter().enumerate() {
+        let _ = write!(
+            body,
+            "<li id=\"{}\"><p><b>User</b> {}</p>",
+            id(&[case, &format!("t{}", i + 1)]),
+            escape(&turn.query)
+        );
+        if !turn.passages.is_empty() {
+            body.push_str("<details><summary class=\"muted\">passages retrieved</summary><ol>");
+            for p in &turn.passages {
+                let _ = write!(body, "<li><div class=\"passage\">{}</div></li>", escape(p));
+            }
+            body.push_str("</ol></details>");
+        }
+        match &turn.response {
+            Some(r) => {
+                let _ = write!(
+                    body,
+                    "<p><b>Assistant</b></p><div class=\"response\">{}</div>",
+                    escape(r)
+                );
+            }
+            None => body
+                .push_str("<p><b>Assistant</b> <span class=\"muted\">no answer given</span></p>"),
+        }
+        if let Some(e) = &turn.expected_answer {
+            let _ = write!(body, "<p class=\"muted\">expected: {}</p>", escape(e));
+        }
+        body.push_str("</li>\n");
+    }
+    body.push_str("</ol>\n");
+}
+
+/// A conversation's trial, turn by turn: outcome, score and reasoning,
+/// the claims of a turn that did not pass, and the earlier turns its judge
+/// was shown.
+fn turns_table(body: &mut String, case: &str, t: &TrialResult) {
+    body.push_str(
+        "<table><tr><th>turn</th><th>outcome</th><th class=\"num\">score</th><th>why</th></tr>\n",
+    );
+    for turn in &t.turns {
+        let (class, words) = match turn.outcome {
+            Outcome::Passed => ("o-passed", "✓ passed"),
+            Outcome::Failed => ("o-failed", "✗ failed"),
+            Outcome::Awaiting => ("o-awaiting", "⚖ awaiting a person"),
+            Outcome::Undecided => ("o-undecided", "? undecided"),
+            _ => ("o-judge_error", "! error"),
+        };
+        let mut why = escape(&turn.reasoning);
+        if turn.outcome != Outcome::Passed {
+            for c in turn.claims.iter().filter(|c| c.failed || c.undecided) {
+                let (vclass, vwords) = verdict_words(c);
+                let _ = write!(
+                    why,
+                    "<br>“{}” <span class=\"{vclass}\">{}</span>",
+                    escape(&c.claim),
+                    escape(&vwords)
+                );
+            }
+            if let Some(h) = turn.history.as_ref().filter(|h| !h.is_empty()) {
+                why.push_str("<br><span class=\"muted\">the judge was shown before it:</span>");
+                for said in &h.said {
+                    let _ = write!(
+                        why,
+                        "<br><span class=\"muted\">turn {}</span> User: {} · Assistant: {}",
+                        said.turn,
+                        escape(&said.user),
+                        escape(&said.assistant)
+                    );
+                }
+            }
+        }
+        let _ = writeln!(
+            body,
+            "<tr><td class=\"num\"><a href=\"#{}\">{}</a></td><td class=\"{class}\">{words}</td><td class=\"num\">{:.2}</td><td>{why}</td></tr>",
+            id(&[case, &format!("t{}", turn.turn)]),
+            turn.turn,
+            turn.score
+        );
+    }
+    body.push_str("</table>\n");
+}
+
 fn trial_section(body: &mut String, case: &str, t: &TrialResult, passages: &[String]) {
     let (class, symbol, word) = status(t);
     let score = match (t.score, &t.awaiting) {
@@ -701,6 +800,9 @@ fn trial_section(body: &mut String, case: &str, t: &TrialResult, passages: &[Str
     }
     if let Some(r) = &t.retrieval {
         retrieval_section(body, r);
+    }
+    if !t.turns.is_empty() {
+        turns_table(body, case, t);
     }
     if let Some(c) = &t.counts {
         let _ = writeln!(

@@ -54,7 +54,7 @@ mod junit;
 pub mod report;
 
 use crate::config::Config;
-use crate::core::{ConfigError, Criteria, Evaluation, Gates, Metric, Mode};
+use crate::core::{Assessed, ConfigError, Criteria, Evaluation, Gates, Metric, Mode};
 use crate::error::Error;
 use crate::judge::Judge;
 use crate::metrics::EvalOptions;
@@ -753,25 +753,36 @@ impl CaseState {
                 Some(t) => m.threshold(t),
                 None => *m,
             };
-            let outcome = metric.evaluate(&self.loaded.case).map_err(Error::from);
+            let outcome = match &self.loaded.conversation {
+                Some(c) => retrieval_by_turn(&metric, c),
+                None => metric.evaluate(&self.loaded.case).map_err(Error::from),
+            };
             return self.conclude(subject, outcome, threshold, None, results);
         }
         let label = subject.label();
         let judge = self.judge.for_trial(label.clone());
-        let answered = self.answered(handle);
-        let outcome = match answered {
-            Ok(case) => handle.block_on(async {
+        // A conversation's trial grades every turn, as its case file holds
+        // them: a suite's pipeline answers single questions only.
+        let answered = match &self.loaded.conversation {
+            Some(c) => Ok(Assessed::Conversation(c)),
+            None => self
+                .answered(handle)
+                .as_ref()
+                .map(Assessed::Case)
+                .map_err(|(message, not_recorded)| Error::Pipeline {
+                    message: message.clone(),
+                    not_recorded: *not_recorded,
+                }),
+        };
+        let outcome = answered.and_then(|case| {
+            handle.block_on(async {
                 match subject {
-                    TrialOf::Metric(m) => judge.evaluate_with(*m, case, &options).await,
-                    TrialOf::Criteria(c) => judge.criteria_with(case, c, &options).await,
+                    TrialOf::Metric(m) => judge.evaluate_with(*m, &case, &options).await,
+                    TrialOf::Criteria(c) => judge.criteria_with(&case, c, &options).await,
                     TrialOf::Retrieval(_) => unreachable!("measured without a judge, above"),
                 }
-            }),
-            Err((message, not_recorded)) => Err(Error::Pipeline {
-                message: message.clone(),
-                not_recorded: *not_recorded,
-            }),
-        };
+            })
+        });
         // A trial the judge could not finish keeps its earlier exchanges.
         let complete = match &outcome {
             Ok(_) => true,
@@ -988,6 +999,25 @@ impl CaseState {
 
 /// The trial a suite's pipeline calls are kept under in a case's recording.
 const PIPELINE_TRIAL: &str = "pipeline";
+/// A retrieval metric on every turn of a conversation, against each turn's
+/// labels: one evaluation over the turns (each must pass).
+fn retrieval_by_turn(
+    metric: &RetrievalMetric,
+    conversation: &crate::core::Conversation,
+) -> Result<Evaluation, Error> {
+    let mut turns = Vec::with_capacity(conversation.turns.len());
+    for n in 1..=conversation.turns.len() {
+        let case = conversation.case(n)?;
+        let mut e = metric.evaluate(&case).map_err(|e| Error::InTurn {
+            turn: n,
+            source: Box::new(e.into()),
+        })?;
+        e.turn = Some(n);
+        e.question = Some(case.query);
+        turns.push(e);
+    }
+    Ok(Evaluation::of_turns(turns))
+}
 
 /// The test binary's name, without cargo's hash suffix.
 fn binary_name() -> String {

@@ -28,6 +28,9 @@
 //!                    "top": [{ "rank", "id", "grade", "repeat_of" | absent }],
 //!                    "repeats": [{ "id", "rank", "first" }] } | absent,
 //!     "spread": { "samples", "min", "median", "max", "flips" } | absent,
+//!     "turns": [{ "turn", "outcome", "score", "reasoning", "claims", "passages",   // a conversation:
+//!                 "awaiting", "history": { "said": [{ "turn", "user", "assistant" }] },  // one per turn
+//!                 "retrieval" }] | absent,
 //!     "usage": { "calls", "input_tokens", "output_tokens", "replayed", "shared",
 //!                "reviewed" },                // verdicts from a person (absent when 0)
 //!     "file": "tests/rag_cases/refunds.yaml", "line": 3
@@ -43,7 +46,8 @@
 //!   },
 //!   "changes": [{ "case", "metric", "baseline", "current", "delta", "regression" }],
 //!   "cases": {                                 // what each case graded, for report.html
-//!     "refund-window": { "query", "response", "passages": [], "expected_answer", "expected_facts": [] }
+//!     "refund-window": { "query", "response", "passages": [], "expected_answer", "expected_facts": [],
+//!                        "turns": [{ "query", "response", "passages", "expected_answer" }] | absent }
 //!   }
 //! }
 //! ```
@@ -55,7 +59,7 @@ use super::cases::LoadedCase;
 use super::gate_result::{GateResult, GateStatus};
 use crate::core::{
     Awaiting, ClaimCounts, ClaimVerdict, Evaluation, JudgeShare, Metric, PassageVerdict, Retrieved,
-    Uncertain, Usage,
+    Shown, Uncertain, Usage,
 };
 use crate::core::{Mode, Spread};
 use crate::error::Error;
@@ -117,6 +121,27 @@ pub struct CaseText {
     /// The expected facts, when given.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub expected_facts: Vec<String>,
+    /// A conversation: each turn's texts, in order (the fields above are
+    /// then its last turn's).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub turns: Vec<TurnText>,
+}
+
+/// One turn of a conversation, as the report shows it.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct TurnText {
+    /// The user's message.
+    pub query: String,
+    /// The assistant's answer, when given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub response: Option<String>,
+    /// The passages retrieved for the turn, in rank order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub passages: Vec<String>,
+    /// The turn's reference answer, when given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expected_answer: Option<String>,
 }
 
 impl CaseText {
@@ -127,6 +152,17 @@ impl CaseText {
             passages: case.case.context.clone(),
             expected_answer: case.case.expected_answer.clone(),
             expected_facts: case.case.expected_facts.clone(),
+            turns: case
+                .conversation
+                .iter()
+                .flat_map(|c| &c.turns)
+                .map(|t| TurnText {
+                    query: t.query.clone(),
+                    response: t.response.clone(),
+                    passages: t.context.clone(),
+                    expected_answer: t.expected_answer.clone(),
+                })
+                .collect(),
         }
     }
 }
@@ -245,12 +281,59 @@ pub struct TrialResult {
     /// With a cascade of judges: what each decided and cost.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub judges: Vec<JudgeShare>,
+    /// A conversation: each turn's result (the trial passes when every
+    /// turn does; its score is the lowest turn's).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub turns: Vec<TurnResult>,
     /// Judge usage of this trial.
     pub usage: Usage,
     /// The case file.
     pub file: String,
     /// The case's line.
     pub line: usize,
+}
+
+/// One turn of a conversation's trial.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct TurnResult {
+    /// The turn (1 for the first).
+    pub turn: usize,
+    /// How it ended (`passed`, `failed`, `awaiting`, `undecided`).
+    pub outcome: Outcome,
+    /// Its score.
+    pub score: f64,
+    /// Why.
+    #[serde(default)]
+    pub reasoning: String,
+    /// Its claims (the metrics over claims).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub claims: Vec<ClaimVerdict>,
+    /// Its passages (context precision).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub passages: Vec<PassageVerdict>,
+    /// Awaiting a person: the score counted each way.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub awaiting: Option<Awaiting>,
+    /// What the judge was shown of the conversation before it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub history: Option<Shown>,
+    /// A retrieval metric: its labels and ranks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retrieval: Option<Retrieved>,
+}
+
+/// How an evaluation ended, as a report says it.
+fn outcome_of(e: &Evaluation) -> Outcome {
+    if e.undecided {
+        Outcome::Undecided
+    } else if e.awaiting.is_some() {
+        Outcome::Awaiting
+    } else if e.passed {
+        Outcome::Passed
+    } else {
+        Outcome::Failed
+    }
 }
 
 impl TrialResult {
@@ -269,15 +352,22 @@ impl TrialResult {
                 .name
                 .clone()
                 .filter(|_| matches!(e.metric, Metric::Criteria | Metric::Retrieval)),
-            outcome: if e.undecided {
-                Outcome::Undecided
-            } else if e.awaiting.is_some() {
-                Outcome::Awaiting
-            } else if e.passed {
-                Outcome::Passed
-            } else {
-                Outcome::Failed
-            },
+            outcome: outcome_of(&e),
+            turns: e
+                .turns
+                .iter()
+                .map(|t| TurnResult {
+                    turn: t.turn.unwrap_or_default(),
+                    outcome: outcome_of(t),
+                    score: t.score,
+                    reasoning: t.reasoning.clone(),
+                    claims: t.claims.clone(),
+                    passages: t.passages.clone(),
+                    awaiting: t.awaiting,
+                    history: t.history.clone(),
+                    retrieval: t.retrieval.clone(),
+                })
+                .collect(),
             score: Some(e.score),
             threshold: e.threshold,
             reasoning: e.reasoning,
@@ -332,6 +422,7 @@ impl TrialResult {
             retrieval: None,
             awaiting: None,
             judges: Vec::new(),
+            turns: Vec::new(),
             usage: Usage::default(),
             file: case.file.display().to_string(),
             line: case.line,
@@ -1197,6 +1288,7 @@ mod tests {
             retrieval: None,
             awaiting: None,
             judges: Vec::new(),
+            turns: Vec::new(),
             usage: Usage::default(),
             file: "cases.yaml".into(),
             line: 1,

@@ -118,6 +118,7 @@ impl JudgeBuilder {
                 bands: config.bands,
                 uncertain: config.uncertain,
                 found_rule: config.found_rule,
+                window: config.history,
             },
             // Every answer collect mode gets comes from a batch, which
             // both providers price at half.
@@ -445,6 +446,32 @@ impl JudgeBuilder {
     /// `no_evidence`, one call fewer each).
     pub fn with_contradiction(mut self, ask: bool) -> Self {
         self.scoring.verification.contradiction = ask;
+        self
+    }
+
+    /// The earlier turns of a conversation a follow-up's questions show
+    /// (default [`Window::DEFAULT`](crate::Window::DEFAULT): the last 3
+    /// turns within 2,000 characters). Part of what is asked: another
+    /// window records anew.
+    ///
+    /// ```
+    /// # use ragaliq::judge::{BoxFuture, Judge, JudgeRequest, JudgeResponse, Transport};
+    /// # use ragaliq::TransportError;
+    /// # struct Canned;
+    /// # impl Transport for Canned {
+    /// #     fn provider(&self) -> &str { "canned" }
+    /// #     fn complete<'a>(&'a self, _: &'a JudgeRequest) -> BoxFuture<'a, Result<JudgeResponse, TransportError>> {
+    /// #         Box::pin(async { Ok(JudgeResponse::text("yes")) })
+    /// #     }
+    /// # }
+    /// let judge = Judge::builder(Canned)
+    ///     .with_history_window(ragaliq::Window { turns: 1, chars: 800 })
+    ///     .build()
+    ///     .unwrap();
+    /// # let _ = judge;
+    /// ```
+    pub fn with_history_window(mut self, window: crate::core::Window) -> Self {
+        self.scoring.window = window;
         self
     }
 

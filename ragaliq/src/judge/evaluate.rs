@@ -2,7 +2,7 @@
 //! judge's session (recording, memo, budget, pace, samples).
 
 use super::Judge;
-use crate::core::{Criteria, Evaluation, Metric, RagCase};
+use crate::core::{Criteria, Evaluation, Gradable, Metric, RagCase};
 #[cfg(feature = "calibration")]
 use crate::core::{Samples, Usage};
 use crate::error::Result;
@@ -19,29 +19,29 @@ impl Judge {
     /// short question per claim and, for a claim not supported, whether the
     /// passages contradict it (with the JSON strategy: one batched
     /// verification per `verify_batch` claims, plus re-asks).
-    pub async fn faithfulness(&self, case: &RagCase) -> Result<Evaluation> {
+    pub async fn faithfulness(&self, case: &(impl Gradable + ?Sized)) -> Result<Evaluation> {
         self.evaluate(Metric::Faithfulness, case).await
     }
 
     /// Hallucination: the share of claims that are not hallucinated. Shares
     /// its calls with [`faithfulness`](Self::faithfulness) on the same case.
-    pub async fn hallucination(&self, case: &RagCase) -> Result<Evaluation> {
+    pub async fn hallucination(&self, case: &(impl Gradable + ?Sized)) -> Result<Evaluation> {
         self.evaluate(Metric::Hallucination, case).await
     }
 
     /// How well the response answers the query (one call).
-    pub async fn relevance(&self, case: &RagCase) -> Result<Evaluation> {
+    pub async fn relevance(&self, case: &(impl Gradable + ?Sized)) -> Result<Evaluation> {
         self.evaluate(Metric::Relevance, case).await
     }
 
     /// Rank-weighted precision of the retrieved passages (one short question
     /// per passage; one call with the JSON strategy).
-    pub async fn context_precision(&self, case: &RagCase) -> Result<Evaluation> {
+    pub async fn context_precision(&self, case: &(impl Gradable + ?Sized)) -> Result<Evaluation> {
         self.evaluate(Metric::ContextPrecision, case).await
     }
 
     /// Share of the expected facts the context covers.
-    pub async fn context_recall(&self, case: &RagCase) -> Result<Evaluation> {
+    pub async fn context_recall(&self, case: &(impl Gradable + ?Sized)) -> Result<Evaluation> {
         self.evaluate(Metric::ContextRecall, case).await
     }
 
@@ -94,7 +94,7 @@ impl Judge {
     /// assert_eq!((eval.precision, eval.recall), (Some(0.0), Some(0.0)));
     /// # });
     /// ```
-    pub async fn correctness(&self, case: &RagCase) -> Result<Evaluation> {
+    pub async fn correctness(&self, case: &(impl Gradable + ?Sized)) -> Result<Evaluation> {
         self.evaluate(Metric::Correctness, case).await
     }
 
@@ -129,7 +129,7 @@ impl Judge {
     /// ```
     pub async fn criteria(
         &self,
-        case: &RagCase,
+        case: &(impl Gradable + ?Sized),
         criteria: impl Into<Criteria>,
     ) -> Result<Evaluation> {
         self.criteria_with(case, criteria, &EvalOptions::default())
@@ -139,16 +139,26 @@ impl Judge {
     /// [`criteria`](Self::criteria) with `options` overriding the defaults.
     pub async fn criteria_with(
         &self,
-        case: &RagCase,
+        case: &(impl Gradable + ?Sized),
         criteria: impl Into<Criteria>,
         options: &EvalOptions,
     ) -> Result<Evaluation> {
         let criteria = criteria.into();
-        metrics::evaluate(self.judges(), Subject::Criteria(&criteria), case, options).await
+        metrics::evaluate(
+            self.judges(),
+            Subject::Criteria(&criteria),
+            case.assessed(),
+            options,
+        )
+        .await
     }
 
     /// A metric of one's own ([`CustomMetric`]) on `case`.
-    pub async fn custom(&self, metric: &CustomMetric, case: &RagCase) -> Result<Evaluation> {
+    pub async fn custom(
+        &self,
+        metric: &CustomMetric,
+        case: &(impl Gradable + ?Sized),
+    ) -> Result<Evaluation> {
         self.custom_with(metric, case, &EvalOptions::default())
             .await
     }
@@ -157,10 +167,67 @@ impl Judge {
     pub async fn custom_with(
         &self,
         metric: &CustomMetric,
-        case: &RagCase,
+        case: &(impl Gradable + ?Sized),
         options: &EvalOptions,
     ) -> Result<Evaluation> {
-        metrics::evaluate(self.judges(), Subject::Custom(metric), case, options).await
+        metrics::evaluate(
+            self.judges(),
+            Subject::Custom(metric),
+            case.assessed(),
+            options,
+        )
+        .await
+    }
+
+    /// Abstention: a turn whose passages cannot answer it is answered by
+    /// saying so, not by inventing. Per turn, whether the passages answer
+    /// the question (the turn's `answerable` label, else one question) and
+    /// whether the response says it cannot answer (one question); the
+    /// score is 1 where the passages answer it, else P(yes) that it says
+    /// so. On a conversation, every turn.
+    pub async fn abstention(&self, case: &(impl Gradable + ?Sized)) -> Result<Evaluation> {
+        self.evaluate(Metric::Abstention, case).await
+    }
+
+    /// Consistency: no answer contradicts an earlier answer of the
+    /// conversation. Per follow-up turn, one question with the earlier
+    /// turns the judge is shown; the score is 1 − P(yes) that it
+    /// contradicts them (a first turn passes with no call).
+    ///
+    /// ```
+    /// # use ragaliq::judge::{BoxFuture, Judge, JudgeRequest, JudgeResponse, Transport};
+    /// # use ragaliq::{Conversation, TransportError, Turn};
+    /// # struct Canned;
+    /// # impl Transport for Canned {
+    /// #     fn provider(&self) -> &str { "canned" }
+    /// #     fn complete<'a>(&'a self, r: &'a JudgeRequest) -> BoxFuture<'a, Result<JudgeResponse, TransportError>> {
+    /// #         let text = if r.messages[0].content.contains("14 days") { "yes" } else { "no" };
+    /// #         Box::pin(async move { Ok(JudgeResponse::text(text)) })
+    /// #     }
+    /// # }
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// # let judge = Judge::builder(Canned).build().unwrap();
+    /// let conversation = Conversation::new([
+    ///     Turn::new("Can I return a jacket?").response("Yes, within 30 days of delivery."),
+    ///     Turn::new("And shoes?").response("Shoes too, within 14 days of delivery."),
+    /// ]);
+    /// let eval = judge.consistency(&conversation).await.unwrap();
+    /// assert!(!eval.passed);
+    /// assert_eq!(eval.turns[0].score, 1.0, "a first turn contradicts nothing");
+    /// assert_eq!(eval.turns[1].score, 0.0);
+    /// assert_eq!(judge.usage().calls, 1);
+    /// # });
+    /// ```
+    pub async fn consistency(&self, case: &(impl Gradable + ?Sized)) -> Result<Evaluation> {
+        self.evaluate(Metric::Consistency, case).await
+    }
+
+    /// Retention: what the user said earlier is not asked again or
+    /// contradicted. Per follow-up turn, one question with the earlier
+    /// turns the judge is shown; the score is 1 − P(yes) (a first turn
+    /// passes with no call).
+    pub async fn retention(&self, case: &(impl Gradable + ?Sized)) -> Result<Evaluation> {
+        self.evaluate(Metric::Retention, case).await
     }
 
     /// One claim checked against `passages`, as every metric that verifies
@@ -195,8 +262,13 @@ impl Judge {
         metrics::verify_claim(&self.session, &self.scoring, claim, passages).await
     }
 
-    /// `metric` on `case` with the judge's default threshold and weights.
-    pub async fn evaluate(&self, metric: Metric, case: &RagCase) -> Result<Evaluation> {
+    /// `metric` on `case` (a [`RagCase`], a [`Conversation`](crate::Conversation),
+    /// or one turn of it) with the judge's default threshold and weights.
+    pub async fn evaluate(
+        &self,
+        metric: Metric,
+        case: &(impl Gradable + ?Sized),
+    ) -> Result<Evaluation> {
         self.evaluate_with(metric, case, &EvalOptions::default())
             .await
     }
@@ -231,13 +303,13 @@ impl Judge {
     pub async fn evaluate_with(
         &self,
         metric: Metric,
-        case: &RagCase,
+        case: &(impl Gradable + ?Sized),
         options: &EvalOptions,
     ) -> Result<Evaluation> {
         metrics::evaluate(
             self.judges(),
             metrics::Subject::Metric(metric),
-            case,
+            case.assessed(),
             options,
         )
         .await

@@ -88,6 +88,7 @@ pub(super) async fn precision(ask: &Asker<'_>, case: &RagCase, plan: &Plan) -> R
                     query: &case.query,
                     expected: case.expected_answer.as_deref(),
                     passage: &case.context[i],
+                    history: ask.history(),
                 },
                 1,
                 plan.persons,
@@ -202,6 +203,7 @@ async fn ask_each_passage(
                     query: &case.query,
                     expected: case.expected_answer.as_deref(),
                     passage,
+                    history: ask.history(),
                 },
                 sample,
             )
@@ -224,14 +226,13 @@ async fn judge_passages(
     passages: &[String],
     sample: u32,
 ) -> Result<Vec<ParsedRelevance>> {
-    fn question<'a>(case: &'a RagCase, passages: &'a [String]) -> PassageRelevance<'a> {
-        PassageRelevance {
-            query: &case.query,
-            expected: case.expected_answer.as_deref(),
-            passages,
-        }
-    }
-    let mut got = ask.ask(&question(case, passages), sample).await?.items;
+    let question = |passages| PassageRelevance {
+        query: &case.query,
+        expected: case.expected_answer.as_deref(),
+        passages,
+        history: ask.history(),
+    };
+    let mut got = ask.ask(&question(passages), sample).await?.items;
     let missing: Vec<usize> = (0..got.len()).filter(|&i| got[i].is_none()).collect();
     if missing.len() > MAX_REASKS {
         return Err(Error::JudgeResponse {
@@ -247,7 +248,7 @@ async fn judge_passages(
     }
     for i in missing {
         let one = std::slice::from_ref(&passages[i]);
-        let mut alone = ask.ask(&question(case, one), sample).await?.items;
+        let mut alone = ask.ask(&question(one), sample).await?.items;
         got[i] = alone.pop().flatten();
     }
     got.into_iter()

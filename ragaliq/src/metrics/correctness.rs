@@ -172,6 +172,7 @@ async fn direct(
         query: &case.query,
         expected: reference,
         response,
+        history: ask.history(),
     };
     let question = &question;
     let answer_in = evidence::answer_in(&case.query, reference, response);

@@ -51,6 +51,7 @@ pub(super) async fn criteria(
                         response,
                         context,
                         expected,
+                        history: judge.history(),
                     };
                     let question = &question;
                     decide::answer(
@@ -80,6 +81,7 @@ pub(super) async fn criteria(
                         response,
                         context,
                         expected,
+                        history: judge.history(),
                     };
                     let question = &question;
                     decide::answer(
@@ -102,6 +104,7 @@ pub(super) async fn criteria(
                     response,
                     context,
                     expected,
+                    history: ask.history(),
                 },
                 1,
                 plan.persons,
@@ -114,6 +117,7 @@ pub(super) async fn criteria(
                     response,
                     context,
                     expected,
+                    history: ask.history(),
                 },
                 1,
                 plan.persons,

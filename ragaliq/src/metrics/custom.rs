@@ -415,12 +415,18 @@ fn placeholders(body: &str) -> Vec<String> {
 struct Question<'a> {
     metric: &'a CustomMetric,
     case: &'a RagCase,
+    /// For a turn of a conversation: which, and what came before it.
+    history: Option<&'a crate::tasks::History>,
 }
 
 impl Ask for Question<'_> {
     type Answer = CustomAnswer;
     // Only for the trait's defaults: `own` supplies the task.
     const TASK: Task = Task::CriteriaMet;
+
+    fn history(&self) -> Option<&crate::tasks::History> {
+        self.history
+    }
 
     fn vars(&self) -> Vec<(&'static str, String)> {
         let case = self.case;
@@ -468,7 +474,7 @@ impl Ask for Question<'_> {
         {
             subject["facts"] = serde_json::json!(case.expected_facts);
         }
-        subject
+        crate::tasks::with_history(subject, self.history)
     }
 
     fn shape(&self) -> Shape {
@@ -622,7 +628,11 @@ pub(super) async fn custom(
     case: &RagCase,
     plan: &Plan,
 ) -> Result<Scored> {
-    let question = &Question { metric, case };
+    let question = &Question {
+        metric,
+        case,
+        history: ask.history(),
+    };
     let d = decide_one(
         ask,
         Kind::Custom,
@@ -771,6 +781,7 @@ mod tests {
             let question = Question {
                 metric: &metric,
                 case,
+                history: None,
             };
             crate::core::judged::items(&question.task_name(), &question.subject())[0]
                 .key

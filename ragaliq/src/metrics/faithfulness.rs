@@ -5,6 +5,7 @@ use super::{Asker, Plan, Scored, plural};
 use crate::core::{RagCase, Verdict, VerdictWeights};
 use crate::error::Result;
 use crate::parse::ParsedVerdict;
+use crate::tasks::History;
 
 pub(super) async fn faithfulness(
     ask: &Asker<'_>,
@@ -24,7 +25,8 @@ pub(super) async fn faithfulness(
         ));
     }
     let score_of = |set: &[ParsedVerdict]| weights.score(set.iter().map(|v| v.verdict));
-    let checked = claims::check(ask, &extracted.claims, &case.context, plan, score_of).await?;
+    let against = grounded_passages(case, ask.history());
+    let checked = claims::check(ask, &extracted.claims, &against, plan, score_of).await?;
     let interval = checked.interval(score_of);
     let claims::Checked {
         voted,
@@ -35,7 +37,7 @@ pub(super) async fn faithfulness(
     let details = details(&extracted.claims, voted, |v| {
         v.verdict != Verdict::Supported
     });
-    let mut reasoning = match summary(&details, case) {
+    let mut reasoning = match summary(&details, &against) {
         Some(verdicts) => format!(
             "Verdicts on {}: {verdicts}.",
             plural(details.len(), "claim", "claims")
@@ -54,6 +56,40 @@ pub(super) async fn faithfulness(
         judges,
         ..Scored::default()
     })
+}
+
+/// What a turn's answer may rest on: its own passages and, where the case
+/// says so ([`Grounding`](crate::Grounding)), the passages of the earlier
+/// turns the judge is shown (each once, newest turn first) and what the
+/// user said in them and in this turn, as `User (turn N): …`.
+pub(super) fn grounded_passages(case: &RagCase, history: Option<&History>) -> Vec<String> {
+    let mut out = case.context.clone();
+    let Some(history) = history.filter(|_| !case.grounding.is_none()) else {
+        return out;
+    };
+    if case.grounding.earlier_passages {
+        for said in history.shown.said.iter().rev() {
+            let Some(turn) = case.history.get(said.turn - 1) else {
+                continue;
+            };
+            for p in &turn.context {
+                if !out.contains(p) {
+                    out.push(p.clone());
+                }
+            }
+        }
+    }
+    if case.grounding.user_messages {
+        for said in &history.shown.said {
+            out.push(format!("User (turn {}): {}", said.turn, said.user));
+        }
+        out.push(format!(
+            "User (turn {}): {}",
+            history.turn,
+            case.query.trim()
+        ));
+    }
+    out
 }
 
 /// Whether a verdict counts as hallucinated: one rule for every metric and
@@ -91,7 +127,8 @@ pub(super) async fn hallucination(
     let score_of = |set: &[ParsedVerdict]| {
         1.0 - set.iter().filter(|v| hallucinated(v, floor)).count() as f64 / set.len() as f64
     };
-    let checked = claims::check(ask, &extracted.claims, &case.context, plan, score_of).await?;
+    let against = grounded_passages(case, ask.history());
+    let checked = claims::check(ask, &extracted.claims, &against, plan, score_of).await?;
     let interval = checked.interval(score_of);
     let claims::Checked {
         voted,
@@ -102,7 +139,7 @@ pub(super) async fn hallucination(
     let hallucinated_count = details.iter().filter(|c| c.failed).count();
     let total = details.len();
     let score = 1.0 - hallucinated_count as f64 / total as f64;
-    let mut reasoning = match summary(&details, case) {
+    let mut reasoning = match summary(&details, &against) {
         Some(verdicts) => format!(
             "{hallucinated_count} of {} hallucinated (verdicts: {verdicts}).",
             plural(total, "claim", "claims")

@@ -4,8 +4,10 @@
 //! samples are asked and voted on by one driver ([`sampling`]); nothing
 //! here sees the client, the recorder or the budget.
 
+mod abstention;
 mod claims;
 mod context;
+mod conversation;
 mod correctness;
 mod criteria;
 mod custom;
@@ -13,11 +15,13 @@ mod decide;
 mod faithfulness;
 mod relevance;
 mod sampling;
+mod turns;
 
 pub(crate) use claims::Verification;
 #[cfg(feature = "calibration")]
 pub(crate) use claims::Voted;
 pub(crate) use claims::rule::Reading;
+pub(crate) use conversation::evaluate;
 pub use custom::{CustomAnswer, CustomMetric, CustomScore};
 
 use crate::core::judged::Person;
@@ -29,6 +33,7 @@ use crate::core::{
 use crate::error::{Error, Result};
 use crate::session::{Session, Tally};
 use crate::stats;
+use crate::tasks::History;
 use futures_util::future::BoxFuture;
 
 /// The reasoning of an evaluation left undecided because the judge listed
@@ -164,6 +169,8 @@ pub(crate) struct Scoring {
     /// Answer correctness decides a found answer with nothing against it
     /// with no call (the found rule).
     pub found_rule: bool,
+    /// The earlier turns of a conversation a follow-up's questions show.
+    pub window: crate::core::Window,
 }
 
 /// Why `samples` above 1 is refused where verdicts are read from token
@@ -196,6 +203,7 @@ impl Default for Scoring {
             bands: Bands::default(),
             uncertain: Uncertain::default(),
             found_rule: true,
+            window: crate::core::Window::DEFAULT,
         }
     }
 }
@@ -255,6 +263,8 @@ pub(crate) struct Scored {
     unsure: Option<Unsure>,
     /// Per judge of the cascade: items asked, items decided.
     judges: Vec<(usize, usize)>,
+    /// Abstention: whether the passages answer the question.
+    answerable: Option<crate::core::Answerable>,
 }
 
 /// A score counted with its uncertain items each way.
@@ -434,23 +444,6 @@ fn check(
     })
 }
 
-/// `subject` on `case`, asked through `session`, with `options` over the
-/// `scoring` defaults.
-///
-/// Boxed here, as are [`verify_claim`] and [`extract_claims`]: the future is
-/// made into a trait object inside ragaliq, so the evaluation's state
-/// machines (every metric, the session, the client) are compiled once, in
-/// this crate, instead of again in every test crate that awaits them
-/// (measured in BENCHMARKS.md, "A lean build").
-pub(crate) fn evaluate<'a>(
-    judge: Judges<'a>,
-    subject: Subject<'a>,
-    case: &'a RagCase,
-    options: &'a EvalOptions,
-) -> BoxFuture<'a, Result<Evaluation>> {
-    Box::pin(evaluate_here(judge, subject, case, options))
-}
-
 /// A judge's session and scoring, and the judges it escalates uncertain
 /// items to.
 #[derive(Clone, Copy)]
@@ -469,11 +462,15 @@ pub(crate) struct Stage {
     pub scoring: std::sync::Arc<Scoring>,
 }
 
-async fn evaluate_here(
+/// `subject` on `case`; `in_conversation` when the case is a turn of a
+/// conversation (its questions then say which, even the first turn's,
+/// whose questions are a single case's word for word).
+pub(crate) async fn evaluate_here(
     judges: Judges<'_>,
     subject: Subject<'_>,
     case: &RagCase,
     options: &EvalOptions,
+    in_conversation: bool,
 ) -> Result<Evaluation> {
     let Judges {
         session,
@@ -483,6 +480,11 @@ async fn evaluate_here(
     let plan = check(scoring, subject, case, options)?;
     let tally = Tally::default();
     let tallies: Vec<Tally> = escalate.iter().map(|_| Tally::default()).collect();
+    let history = (in_conversation || !case.history.is_empty()).then(|| History {
+        conversation: case.id.clone(),
+        turn: case.turn_number(),
+        shown: scoring.window.shown(&case.history),
+    });
     let ask = Asker {
         session,
         tally: &tally,
@@ -490,6 +492,7 @@ async fn evaluate_here(
         escalate,
         tallies: &tallies,
         stage: 0,
+        history: history.as_ref(),
     };
     let how = scoring.verification;
     let metric = subject.metric();
@@ -511,6 +514,9 @@ async fn evaluate_here(
         }
         Subject::Criteria(c) => criteria::criteria(&ask, c, case, &plan).await?,
         Subject::Custom(m) => custom::custom(&ask, m, case, &plan).await?,
+        Subject::Metric(Metric::Abstention) => abstention::abstention(&ask, case, &plan).await?,
+        Subject::Metric(Metric::Consistency) => turns::consistency(&ask, case, &plan).await?,
+        Subject::Metric(Metric::Retention) => turns::retention(&ask, case, &plan).await?,
         Subject::Metric(Metric::Criteria) => {
             return Err(Error::MissingInput {
                 metric,
@@ -609,6 +615,11 @@ async fn evaluate_here(
         awaiting,
         unsure: scored.unsure,
         judges,
+        turn: history.as_ref().map(|h| h.turn),
+        question: None,
+        history: history.map(|h| h.shown).filter(|s| !s.is_empty()),
+        turns: Vec::new(),
+        answerable: scored.answerable,
     })
 }
 
@@ -625,6 +636,9 @@ pub(crate) struct Asker<'a> {
     tallies: &'a [Tally],
     /// Which judge this is: 0 for the evaluation's own.
     stage: usize,
+    /// For a turn of a conversation: which, and what its questions show
+    /// of the conversation before it.
+    history: Option<&'a History>,
 }
 
 impl<'a> Asker<'a> {
@@ -638,7 +652,14 @@ impl<'a> Asker<'a> {
             escalate: &[],
             tallies: &[],
             stage: 0,
+            history: None,
         }
+    }
+
+    /// For a turn of a conversation: which turn, and what its questions
+    /// show of the conversation before it.
+    pub(super) fn history(&self) -> Option<&'a History> {
+        self.history
     }
 
     /// How many judges the cascade has, this one included.
@@ -659,6 +680,7 @@ impl<'a> Asker<'a> {
             escalate: &[],
             tallies: &[],
             stage,
+            history: self.history,
         }
     }
 

@@ -27,6 +27,7 @@ pub(super) async fn relevance(ask: &Asker<'_>, case: &RagCase, plan: &Plan) -> R
         let question = AnswersQuery {
             query: &case.query,
             response,
+            history: ask.history(),
         };
         let question = &question;
         let d = decide_one(
@@ -66,6 +67,7 @@ pub(super) async fn relevance(ask: &Asker<'_>, case: &RagCase, plan: &Plan) -> R
     let question = Relevance {
         query: &case.query,
         response,
+        history: ask.history(),
     };
     let question = &question;
     let d = decide_one(

@@ -59,6 +59,14 @@ impl Ordered {
         }
     }
 
+    /// A whole number that fits a `u64`.
+    pub(crate) fn as_u64(&self) -> Option<u64> {
+        match self {
+            Ordered::Number(n) => n.as_u64(),
+            _ => None,
+        }
+    }
+
     pub(crate) fn as_array(&self) -> Option<&[Ordered]> {
         match self {
             Ordered::Array(a) => Some(a),

@@ -325,9 +325,20 @@ fn requested_label(requested: JsonMode, sent: &ResponseFormat) -> String {
     requested.format("task", &schema).label().to_owned()
 }
 
-/// The keys of `asked`, in reading order.
-const ASKED_ORDER: [&str; 8] = [
-    "query", "response", "expected", "document", "count", "passages", "claims", "claim",
+/// The keys of `asked`, in reading order: a conversation's turn first
+/// (which one, and the earlier turns the judge was shown).
+const ASKED_ORDER: [&str; 11] = [
+    "conversation",
+    "turn",
+    "history",
+    "query",
+    "response",
+    "expected",
+    "document",
+    "count",
+    "passages",
+    "claims",
+    "claim",
 ];
 
 /// `subject` as a readable `asked`: known keys first, in reading order.
@@ -338,7 +349,11 @@ fn asked_from(subject: &serde_json::Value) -> Ordered {
     let mut entries: Vec<(String, Ordered)> = Vec::new();
     for key in ASKED_ORDER {
         if let Some(v) = map.get(key).filter(|v| !v.is_null()) {
-            entries.push((key.to_owned(), Ordered::from_value(v)));
+            let mut value = Ordered::from_value(v);
+            if key == "history" {
+                user_first(&mut value);
+            }
+            entries.push((key.to_owned(), value));
         }
     }
     let mut rest: Vec<_> = map
@@ -351,6 +366,19 @@ fn asked_from(subject: &serde_json::Value) -> Ordered {
             .map(|(k, v)| (k.clone(), Ordered::from_value(v))),
     );
     Ordered::Object(entries)
+}
+
+/// Each earlier turn of a `history` as it was said: the user's message,
+/// then the assistant's answer (display only: what is judged, and its key,
+/// does not depend on the order).
+fn user_first(history: &mut Ordered) {
+    if let Ordered::Array(turns) = history {
+        for turn in turns {
+            if let Ordered::Object(entries) = turn {
+                entries.sort_by_key(|(k, _)| k != "user");
+            }
+        }
+    }
 }
 
 /// The rank of a task in reading order.
@@ -368,6 +396,10 @@ fn task_rank(task: &str) -> usize {
         "answer_correct",
         "passage_relevance",
         "passage_relevant",
+        "passages_answer",
+        "declines_to_answer",
+        "contradicts_earlier",
+        "ignores_user",
     ]
     .iter()
     .position(|t| *t == task)
@@ -495,10 +527,21 @@ fn case_key(e: &Exchange) -> (String, String) {
             .unwrap_or_default()
             .to_owned()
     };
-    match e.task.as_str() {
+    let (query, response) = match e.task.as_str() {
         "generate_cases" => (text("document"), String::new()),
-        "passage_relevance" | "passage_relevant" => (text("query"), "~".to_owned()),
+        "passage_relevance" | "passage_relevant" | "passages_answer" => {
+            (text("query"), "~".to_owned())
+        }
         _ => (text("query"), text("response")),
+    };
+    // A conversation's turn: grouped by conversation, then turn in order
+    // (an exchange of a single case has neither, and sorts as it did).
+    match e.asked.get("turn").and_then(Ordered::as_u64) {
+        Some(turn) => (
+            format!("{}\u{1}{turn:06}\u{1}{query}", text("conversation")),
+            response,
+        ),
+        None => (query, response),
     }
 }
 

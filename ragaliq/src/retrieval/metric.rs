@@ -230,6 +230,11 @@ impl RetrievalMetric {
             awaiting: None,
             unsure: None,
             judges: Vec::new(),
+            turn: None,
+            question: None,
+            history: None,
+            turns: Vec::new(),
+            answerable: None,
         }
     }
 

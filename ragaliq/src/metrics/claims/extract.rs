@@ -45,14 +45,34 @@ pub(crate) async fn extract(
             of,
         });
     }
-    let mut extracted = ask.ask(&ExtractClaims { query, text, of }, 0).await?;
+    let mut extracted = ask
+        .ask(
+            &ExtractClaims {
+                query,
+                text,
+                of,
+                history: ask.history(),
+            },
+            0,
+        )
+        .await?;
     if extracted.claims.is_empty() && crate::evidence::states_something(text) {
         // No claim from a text that states something: asked once more (a
         // second sample), then it is undecided, never vacuously faithful.
         // Claims the judge wrote that are not the text's (a small model
         // answering the query instead) count as none: the 1.5B did so on
         // an off-topic answer. What the second ask dropped stays listed.
-        extracted = ask.ask(&ExtractClaims { query, text, of }, 1).await?;
+        extracted = ask
+            .ask(
+                &ExtractClaims {
+                    query,
+                    text,
+                    of,
+                    history: ask.history(),
+                },
+                1,
+            )
+            .await?;
         extracted.missed = extracted.claims.is_empty();
         if extracted.missed {
             return Ok(extracted);

@@ -6,7 +6,7 @@
 //! reports as they do.
 
 use super::Voted;
-use crate::core::{ClaimVerdict, RagCase, UnsureWhy, Verdict};
+use crate::core::{ClaimVerdict, UnsureWhy, Verdict};
 use crate::metrics::plural;
 use crate::parse::ParsedVerdict;
 use crate::tasks::Extracted;
@@ -65,9 +65,10 @@ pub(crate) fn dropped(extracted: &Extracted) -> String {
     )
 }
 
-/// "3 supported, 1 contradicted"; `None` when there was no context to verify against.
-pub(crate) fn summary(details: &[ClaimVerdict], case: &RagCase) -> Option<String> {
-    if case.context.is_empty() {
+/// "3 supported, 1 contradicted"; `None` when there was nothing to verify
+/// against (`against`: the passages the claims were checked against).
+pub(crate) fn summary(details: &[ClaimVerdict], against: &[String]) -> Option<String> {
+    if against.is_empty() {
         return None;
     }
     let parts: Vec<String> = [
