@@ -450,6 +450,9 @@ def shown(row, its):
     return True
 
 
+COVERAGE = 0.9  # a variant is shown where it was read on this share of the bare question's items
+
+
 def loso(metric, by_key, items, people_only):
     """{(row, source): (t, [(score, person says yes, kind)])}: each row's
     threshold fitted on the other sources' dev halves (each source weighted
@@ -461,7 +464,9 @@ def loso(metric, by_key, items, people_only):
         def pairs(src, half):
             ps = []
             for it in its:
-                if it['source'] == src and it['half'] == half:
+                # Every row on the items the bare question was read on: the
+                # same items for every variant and for plain matching.
+                if it['source'] == src and it['half'] == half and (BARE[metric], metric, it['id']) in by_key:
                     s = by_key.get((row, metric, it['id']))
                     if s is not None:
                         ps.append((s[0], it['label'] == POSITIVE[metric], it['kind']))
@@ -470,8 +475,10 @@ def loso(metric, by_key, items, people_only):
             if not shown(row, [it for it in its if it['source'] == source]):
                 continue
             test = pairs(source, 'test')
-            if not test:
-                continue
+            bare = [it for it in its if it['source'] == source and it['half'] == 'test'
+                    and (BARE[metric], metric, it['id']) in by_key]
+            if not test or len(test) < COVERAGE * len(bare):
+                continue  # not asked (yet) on this source's items: no row
             t = FIXED.get(row)
             if t is None:
                 t = fit([[(sc, y) for sc, y, _ in pairs(o, 'dev')] for o in sources if o != source])
@@ -549,8 +556,8 @@ def target(metric, model, rows, res, sources, labels, out):
         return
     out(f'\nThe target ({metric}, {model}, {labels}; held-out halves of {", ".join(both)} pooled): '
         'agreement on later turns (follow-up, clarification) against first turns, and against the bare question on the same later turns.\n')
-    out('| variant | first turns | later turns | later >= first | later turns: this - bare (points) |')
-    out('| --- | --- | --- | --- | --- |')
+    out('| variant | first turns | later turns | later >= first | later turns: this - bare (points) | later turns: AUC per source |')
+    out('| --- | --- | --- | --- | --- | --- |')
     def hits(row, want):
         return [(sc >= t) == y for s in both if (row, s) in res for t, test in [res[(row, s)]] for sc, y, k in test if want(k)]
     bare = hits(BARE[metric], lambda k: k in LATER)
@@ -562,7 +569,8 @@ def target(metric, model, rows, res, sources, labels, out):
             continue
         a1, a2 = sum(first) / len(first), sum(later) / len(later)
         gain = f'{100 * (a2 - sum(bare) / len(bare)):+.0f}' if bare and row != BARE[metric] else ''
-        out(f'| {name(metric, row)} | {pct(a1)} ({len(first)}) | {pct(a2)} ({len(later)}) | {"yes" if a2 >= a1 else "**no**"} | {gain} |')
+        aucs = ', '.join(f'{s} {fmt(bd.auc([(sc, y) for sc, y, k in res[(row, s)][1] if k in LATER]))}' for s in both if (row, s) in res)
+        out(f'| {name(metric, row)} | {pct(a1)} ({len(first)}) | {pct(a2)} ({len(later)}) | {"yes" if a2 >= a1 else "**no**"} | {gain} | {aucs} |')
 
 
 BEGIN_TABLES = '<!-- tables: written by scripts/conversation-designs.py report --write -->'
