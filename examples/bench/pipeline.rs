@@ -158,7 +158,8 @@ pub async fn run(n: usize, dir: &Path) {
     // weighs on both alike.
     let mut times = Vec::with_capacity(n);
     let mut base = Vec::with_capacity(n);
-    let (mut replayed, mut setup, mut bare_total) = (Duration::ZERO, Duration::ZERO, Duration::ZERO);
+    let (mut replayed, mut setup, mut bare_total) =
+        (Duration::ZERO, Duration::ZERO, Duration::ZERO);
     for r in 0..recordings {
         let started = Instant::now();
         let rec = recorder(dir, r, Mode::Replay);

@@ -1545,6 +1545,7 @@ mod tests {
             query: "User: I bought a blender last week for $40.\nAssistant: Thank you for your order!\nUser: Can I return it?",
             text: "Yes, you can return the blender within 30 days of delivery.",
             of: "response",
+            history: None,
         };
         let reply = r#"{"claims": ["The customer bought a blender last week.", "The customer bought the blender for $40.", "The blender can be returned within 30 days of delivery."]}"#;
         let read = ask.read(reply).unwrap();

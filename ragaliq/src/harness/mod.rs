@@ -765,14 +765,12 @@ impl CaseState {
         // them: a suite's pipeline answers single questions only.
         let answered = match &self.loaded.conversation {
             Some(c) => Ok(Assessed::Conversation(c)),
-            None => self
-                .answered(handle)
-                .as_ref()
-                .map(Assessed::Case)
-                .map_err(|(message, not_recorded)| Error::Pipeline {
+            None => self.answered(handle).as_ref().map(Assessed::Case).map_err(
+                |(message, not_recorded)| Error::Pipeline {
                     message: message.clone(),
                     not_recorded: *not_recorded,
-                }),
+                },
+            ),
         };
         let outcome = answered.and_then(|case| {
             handle.block_on(async {

@@ -310,7 +310,7 @@ mod tests {
             &c.fingerprint,
             2,
             Some(&body),
-            &[c.clone()],
+            std::slice::from_ref(&c),
         );
         assert!(why.contains("2 times"), "{why}");
     }

@@ -177,8 +177,9 @@ pub enum RecordingError {
         call: String,
         /// What changed against the closest recorded call.
         why: String,
-        /// The recording read, if there is one.
-        path: Option<PathBuf>,
+        /// The recording read, if there is one (boxed: every
+        /// [`Error`](crate::Error) carries this enum's largest variant).
+        path: Option<Box<Path>>,
         /// The command that records the test afresh.
         command: String,
     },
@@ -685,7 +686,7 @@ impl Recorder {
             test: self.location.test.clone(),
             call: describe(),
             why: why(&self.calls),
-            path: self.source.clone(),
+            path: self.source.as_deref().map(Box::from),
             command: self.location.record_command.clone(),
         })
     }
