@@ -676,6 +676,9 @@ fn child_suite_with_a_pipeline() {
     let mode = std::env::var("RAGALIQ_CHILD_MODE").expect("set by the parent test");
     let judge = Judge::builder(OpenAiTransport::new(&url))
         .with_model("scripted")
+        // A rule, not a model: read at the thresholds (unmeasured, its
+        // readings from 0.05 to 0.95 would await a person).
+        .with_bands(ragaliq::Bands::OFF)
         .build()
         .unwrap()
         .with_pipeline_settings(ragaliq::pipeline::Settings::default().openai(&url));

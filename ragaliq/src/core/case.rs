@@ -1,6 +1,6 @@
 //! [`RagCase`]: one question, what the retriever found, and what the generator answered.
 
-use super::conversation::{Grounding, Turn};
+use super::turn::{Grounding, Turn};
 use super::labels::{self, RelevantIds};
 use serde::{Deserialize, Serialize};
 

@@ -28,6 +28,7 @@ mod retrieved;
 mod samples;
 mod strategy;
 pub(crate) mod sync;
+mod turn;
 mod verdict;
 
 pub use band::{Band, Bands, Decision, Kind, Uncertain, Unsure, UnsureWhy};
@@ -35,8 +36,7 @@ pub use case::{CaseError, RagCase};
 pub use check::{Check, CheckOutcome};
 pub use config_error::ConfigError;
 pub use conversation::{
-    Assessed, Conversation, Gradable, Grounding, HISTORY_CHARS, HISTORY_TURNS, Said, Shown, Turn,
-    TurnOf, Window,
+    Assessed, Conversation, Gradable, HISTORY_CHARS, HISTORY_TURNS, Said, Shown, TurnOf, Window,
 };
 pub(crate) use criteria::ShownBecause;
 pub use criteria::{Correctness, Criteria, CriteriaForm};
@@ -67,5 +67,6 @@ pub use samples::{
     DEFAULT_PROBABILITY_THRESHOLD, DEFAULT_VERIFY_BATCH, Samples, Spread,
 };
 pub use strategy::Strategy;
+pub use turn::{Grounding, Turn};
 pub(crate) use verdict::clamp_score;
 pub use verdict::{Verdict, VerdictWeights};

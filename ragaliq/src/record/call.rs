@@ -27,7 +27,7 @@
 //! application sent is forwarded when recording and written nowhere.
 
 use super::ordered::Ordered;
-use super::recording::{Tokens, quote};
+use super::fields::{ReplyText, Tokens, quote};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 
@@ -263,7 +263,7 @@ pub(crate) struct FileCall {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     asked: Option<Ordered>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    answer: Option<super::recording::ReplyText>,
+    answer: Option<ReplyText>,
     /// The whole answer's body, structured, when it reads back exactly.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     response: Option<Ordered>,
@@ -274,7 +274,7 @@ pub(crate) struct FileCall {
     response_text: Option<String>,
     /// Each event a block of its own: its JSON read as it came, no escapes.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    chunks: Vec<super::recording::ReplyText>,
+    chunks: Vec<ReplyText>,
     tokens: Tokens,
     #[serde(default = "first", skip_serializing_if = "is_first")]
     occurrence: u32,
@@ -307,7 +307,7 @@ impl FileCall {
             api: call.api.clone(),
             model: call.model.clone(),
             asked: call.asked.clone(),
-            answer: (!call.answer.is_empty()).then(|| super::recording::ReplyText {
+            answer: (!call.answer.is_empty()).then(|| ReplyText {
                 text: call.answer.clone(),
                 block: call.answer.contains('\n'),
             }),
@@ -316,7 +316,7 @@ impl FileCall {
             chunks: call
                 .chunks
                 .iter()
-                .map(|c| super::recording::ReplyText {
+                .map(|c| ReplyText {
                     text: c.clone(),
                     block: !verbatim,
                 })

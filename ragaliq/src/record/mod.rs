@@ -46,6 +46,7 @@
 mod assertion;
 mod binding;
 mod call;
+mod fields;
 mod insta_settings;
 mod ordered;
 mod peers;
@@ -60,7 +61,8 @@ pub(crate) use binding::{Binder, bind};
 pub use call::Call;
 pub(crate) use call::describe as describe_call;
 pub use ordered::Ordered;
-pub use recording::{Exchange, FORMAT, RULE_PROVIDER, Recording, Settings, Tokens};
+pub use fields::Tokens;
+pub use recording::{Exchange, FORMAT, RULE_PROVIDER, Recording, Settings};
 pub use reviewed::{
     DroppedReview, dropped_between, mark_blind, remove_verdict, set_verdict, update,
 };

@@ -55,6 +55,7 @@
 //! [`Reviewed`] and `cargo ragaliq review`).
 
 use super::call::{Call, FileCall};
+use super::fields::{ReplyText, Tokens, quote};
 use super::ordered::Ordered;
 use super::reviewed_entry::{FileReviewed, Reviewed, read_reviewed};
 use crate::core::{
@@ -188,16 +189,6 @@ fn merged(tokens: &[TokenLogprob]) -> Vec<TokenLogprob> {
             }
         })
         .collect()
-}
-
-/// Token counts of one exchange.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Tokens {
-    /// Prompt tokens.
-    pub input: u64,
-    /// Completion tokens.
-    pub output: u64,
 }
 
 impl Exchange {
@@ -830,31 +821,6 @@ impl<'de> Deserialize<'de> for TopMap {
     }
 }
 
-/// A reply kept as text (it holds no JSON value): written as a literal
-/// block (`|`), readable as the judge wrote it, unless only a quoted
-/// string reads back exactly.
-#[derive(Clone, Debug, PartialEq)]
-pub(super) struct ReplyText {
-    pub(super) text: String,
-    pub(super) block: bool,
-}
-
-impl Serialize for ReplyText {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        if self.block {
-            serde_saphyr::LitStr(&self.text).serialize(s)
-        } else {
-            self.text.serialize(s)
-        }
-    }
-}
-
-impl<'de> Deserialize<'de> for ReplyText {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        String::deserialize(d).map(|text| ReplyText { text, block: true })
-    }
-}
-
 /// One passage of the table: written `P3: text`.
 #[derive(Clone, Debug, PartialEq)]
 struct Passage {
@@ -1125,16 +1091,6 @@ pub(crate) fn describe(task: &str, asked: &serde_json::Value) -> String {
     match detail {
         Some(d) => format!("{task} ({d})"),
         None => task.to_owned(),
-    }
-}
-
-pub(crate) fn quote(s: &str, max: usize) -> String {
-    let s = s.trim();
-    if s.chars().count() <= max {
-        format!("\"{s}\"")
-    } else {
-        let cut: String = s.chars().take(max).collect();
-        format!("\"{cut}…\"")
     }
 }
 

@@ -79,7 +79,7 @@ pub(crate) fn describe(j: &Judged) -> String {
     if text.is_empty() {
         noun
     } else {
-        format!("{noun} {}", super::recording::quote(&text, 70))
+        format!("{noun} {}", super::fields::quote(&text, 70))
     }
 }
 

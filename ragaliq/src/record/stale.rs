@@ -2,7 +2,8 @@
 //! exchange of the same task, and exactly what differs from it.
 
 use super::ordered::Ordered;
-use super::recording::{Exchange, quote};
+use super::fields::quote;
+use super::recording::Exchange;
 use crate::core::JudgeRequest;
 
 /// One difference between a recorded exchange and the request asked now.
