@@ -1,7 +1,7 @@
 //! [`RagCase`]: one question, what the retriever found, and what the generator answered.
 
-use super::turn::{Grounding, Turn};
 use super::labels::{self, RelevantIds};
+use super::turn::{Grounding, Turn};
 use serde::{Deserialize, Serialize};
 
 /// One RAG exchange to evaluate: the user's query, the retrieved context (ranked

@@ -26,8 +26,8 @@
 //! `occurrence: 2`, replayed second. No header is ever kept: the key the
 //! application sent is forwarded when recording and written nowhere.
 
-use super::ordered::Ordered;
 use super::fields::{ReplyText, Tokens, quote};
+use super::ordered::Ordered;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 

@@ -60,8 +60,8 @@ pub use assertion::{Site, assert_snapshot, workspace_root};
 pub(crate) use binding::{Binder, bind};
 pub use call::Call;
 pub(crate) use call::describe as describe_call;
-pub use ordered::Ordered;
 pub use fields::Tokens;
+pub use ordered::Ordered;
 pub use recording::{Exchange, FORMAT, RULE_PROVIDER, Recording, Settings};
 pub use reviewed::{
     DroppedReview, dropped_between, mark_blind, remove_verdict, set_verdict, update,

@@ -1,8 +1,8 @@
 //! Why a recording no longer serves a request: the closest recorded
 //! exchange of the same task, and exactly what differs from it.
 
-use super::ordered::Ordered;
 use super::fields::quote;
+use super::ordered::Ordered;
 use super::recording::Exchange;
 use crate::core::JudgeRequest;
 
