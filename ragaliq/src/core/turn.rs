@@ -166,7 +166,7 @@ impl Turn {
 /// faithfulness and hallucination: what earlier turns retrieved, and what
 /// the user said (earlier and in the turn). Off by default: an answer
 /// rests on its own passages. Either is taken from the turns the judge is
-/// shown ([`Window`]), and listed after the turn's own passages, what the
+/// shown ([`Window`](super::Window)), and listed after the turn's own passages, what the
 /// user said as `User (turn N): …`.
 ///
 /// ```
