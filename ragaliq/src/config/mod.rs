@@ -108,8 +108,6 @@ mod judge;
 mod mode;
 mod pipeline;
 mod scoring;
-#[cfg(test)]
-mod testing;
 
 pub use fitted::{FITTED_KINDS, Fitted, FittedKind};
 pub use judge::Provider;
@@ -744,6 +742,11 @@ struct RawCost {
 struct RawPrompts {
     dir: Option<String>,
 }
+
+// After every item: `tests/config_reference.rs` reads the code up to the
+// first `#[cfg(test)]`.
+#[cfg(test)]
+mod testing;
 
 #[cfg(test)]
 mod tests {
