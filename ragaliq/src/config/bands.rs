@@ -223,7 +223,7 @@ pub(super) fn judge_bands(
                 && fitted_for != model
                 && (r.env)(&var).is_none()
             {
-                bands.set(kind, Bands::measured(&model).get(kind));
+                bands.set(kind, Bands::measured(model).get(kind));
                 fitted.bands_not_applied.push((kind, fitted_for.to_owned()));
             }
         }
