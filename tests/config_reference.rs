@@ -1,29 +1,29 @@
 //! The configuration reference cannot drift from the code that reads it.
 //!
-//! `ragaliq/src/config.rs`'s module documentation holds the table of every
+//! `ragaliq/src/config/mod.rs`'s module documentation holds the table of every
 //! key in `ragaliq.toml` and every `RAGALIQ_*` variable; the guide
 //! (`docs/guide/configuration.md`) shows the same table to readers who never
 //! open the crate's documentation. This test fails when
 //!
 //! 1. the guide's table is not, line for line, the module doc's table (copy
 //!    it again: it is the one under `<!-- config table: … -->`);
-//! 2. `config.rs` reads a `"RAGALIQ_…"` variable (a string literal outside
+//! 2. a file of `config/` reads a `"RAGALIQ_…"` variable (a string literal outside
 //!    its tests, or a `format!` prefix such as `"RAGALIQ_THRESHOLD_{}"`)
 //!    that the table does not name (add a row to the module doc, then copy
 //!    the table);
 //! 3. another file of `ragaliq/src` reads a `RAGALIQ_…` variable that
 //!    neither the table nor the guide's list of variables read outside
-//!    `config.rs` names.
+//!    `config/` names.
 //!
-//! Two variables `config.rs` reads are not rows of the table on purpose and
+//! Two variables `config/` reads are not rows of the table on purpose and
 //! are listed in [`NOT_ROWS`] with the reason; each must still be named in
 //! the module doc.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-/// Variables `config.rs` reads that are not rows of its table: the name,
-/// why, and a text that must still be in `config.rs` so the reader is not
+/// Variables `config/` reads that are not rows of its table: the name,
+/// why, and a text that must still be in `config/` so the reader is not
 /// left without it (in the module doc for a variable a user sets; in the
 /// refusal's message for a retired name).
 const NOT_ROWS: &[(&str, &str, &str)] = &[
@@ -40,11 +40,11 @@ const NOT_ROWS: &[(&str, &str, &str)] = &[
 ];
 
 /// The marker on the line before the guide's copy of the table.
-const GUIDE_MARKER: &str = "<!-- config table: ragaliq/src/config.rs -->";
+const GUIDE_MARKER: &str = "<!-- config table: ragaliq/src/config/mod.rs -->";
 
 /// The marker on the line before the guide's list of variables read
-/// outside `config.rs`.
-const ELSEWHERE_MARKER: &str = "<!-- variables read outside config.rs -->";
+/// outside `config/`.
+const ELSEWHERE_MARKER: &str = "<!-- variables read outside config/ -->";
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -78,15 +78,31 @@ fn table_from(lines: &[String], from: usize) -> Vec<String> {
         .collect()
 }
 
-/// The module doc's table in `config.rs`.
+/// The module doc's table in `config/mod.rs`.
 fn code_table() -> Vec<String> {
-    let doc = module_doc(&read(&root().join("ragaliq/src/config.rs")));
+    let doc = module_doc(&read(&root().join("ragaliq/src/config/mod.rs")));
     let table = table_from(&doc, 0);
     assert!(
         table.len() > 2,
-        "ragaliq/src/config.rs: its module doc has no table of keys and variables"
+        "ragaliq/src/config/mod.rs: its module doc has no table of keys and variables"
     );
     table
+}
+
+/// `ragaliq/src/config/`, where the configuration is read.
+fn config_dir() -> PathBuf {
+    root().join("ragaliq/src/config")
+}
+
+/// The source of every file of `config/`, in a stable order.
+fn config_sources() -> Vec<String> {
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(config_dir())
+        .unwrap_or_else(|e| panic!("{}: {e}", config_dir().display()))
+        .map(|entry| entry.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "rs"))
+        .collect();
+    paths.sort();
+    paths.iter().map(|p| read(p)).collect()
 }
 
 fn guide_lines() -> Vec<String> {
@@ -179,14 +195,14 @@ fn difference(code: &[String], guide: &[String]) -> Option<String> {
     let mut out = String::new();
     if let Some(i) = (0..code.len().max(guide.len())).find(|&i| code.get(i) != guide.get(i)) {
         out.push_str(&format!(
-            "first difference at the table's line {}:\n  config.rs: {}\n  guide:     {}\n",
+            "first difference at the table's line {}:\n  config/: {}\n  guide:   {}\n",
             i + 1,
             code.get(i).map_or("(no line)", String::as_str),
             guide.get(i).map_or("(no line)", String::as_str)
         ));
     }
     for row in code.iter().filter(|r| !guide.contains(r)) {
-        out.push_str(&format!("  only in config.rs: {row}\n"));
+        out.push_str(&format!("  only in config/: {row}\n"));
     }
     for row in guide.iter().filter(|r| !code.contains(r)) {
         out.push_str(&format!("  only in the guide: {row}\n"));
@@ -200,19 +216,20 @@ fn the_guides_table_is_config_rs_table() {
     let guide = guide_table(&guide_lines());
     if let Some(why) = difference(&code, &guide) {
         panic!(
-            "docs/guide/configuration.md's table of keys and variables is not the one in ragaliq/src/config.rs's module doc (the code's is the reference: copy it under `{GUIDE_MARKER}`):\n{why}"
+            "docs/guide/configuration.md's table of keys and variables is not the one in ragaliq/src/config/mod.rs's module doc (the code's is the reference: copy it under `{GUIDE_MARKER}`):\n{why}"
         );
     }
 }
 
 #[test]
 fn every_variable_config_rs_reads_is_in_its_table() {
-    let source = read(&root().join("ragaliq/src/config.rs"));
+    let sources = config_sources();
+    let source = sources.join("\n");
     let documented = names_in(&code_table().join("\n"));
-    let read = variables_read(&source);
+    let read: BTreeSet<String> = sources.iter().flat_map(|s| variables_read(s)).collect();
     assert!(
         read.contains("RAGALIQ_MODE") && read.contains("RAGALIQ_JUDGE"),
-        "config.rs reads no RAGALIQ_MODE or RAGALIQ_JUDGE literal: this test no longer finds what it reads"
+        "config/ reads no RAGALIQ_MODE or RAGALIQ_JUDGE literal: this test no longer finds what it reads"
     );
     let mut missing = Vec::new();
     for name in &read {
@@ -222,10 +239,10 @@ fn every_variable_config_rs_reads_is_in_its_table() {
         match NOT_ROWS.iter().find(|(n, _, _)| n == name) {
             Some((_, _, needle)) if source.contains(needle) => {}
             Some((_, why, needle)) => missing.push(format!(
-                "{name} ({why}): config.rs no longer holds `{needle}`"
+                "{name} ({why}): config/ no longer holds `{needle}`"
             )),
             None => missing.push(format!(
-                "{name} is read by config.rs but is no row of its module doc's table"
+                "{name} is read by config/ but is no row of its module doc's table"
             )),
         }
     }
@@ -233,13 +250,13 @@ fn every_variable_config_rs_reads_is_in_its_table() {
     for (name, _, _) in NOT_ROWS {
         if !read.contains(*name) {
             missing.push(format!(
-                "{name} is listed in NOT_ROWS (tests/config_reference.rs) but config.rs no longer reads it: remove it there"
+                "{name} is listed in NOT_ROWS (tests/config_reference.rs) but config/ no longer reads it: remove it there"
             ));
         }
     }
     assert!(
         missing.is_empty(),
-        "the configuration table in ragaliq/src/config.rs misses variables the code reads (add a row, then copy the table to docs/guide/configuration.md):\n  {}",
+        "the configuration table in ragaliq/src/config/mod.rs misses variables the code reads (add a row, then copy the table to docs/guide/configuration.md):\n  {}",
         missing.join("\n  ")
     );
 }
@@ -273,7 +290,7 @@ fn every_variable_read_elsewhere_is_in_the_guide() {
             }
             continue;
         }
-        if path.extension().is_none_or(|e| e != "rs") || path.ends_with("config.rs") {
+        if path.extension().is_none_or(|e| e != "rs") || path.starts_with(config_dir()) {
             continue;
         }
         for name in variables_read(&read(&path)) {
@@ -290,7 +307,7 @@ fn every_variable_read_elsewhere_is_in_the_guide() {
     for name in &listed {
         if !read_anywhere.contains(name) {
             missing.push(format!(
-                "{name} is in the guide's list but no file of ragaliq/src outside config.rs reads it"
+                "{name} is in the guide's list but no file of ragaliq/src outside config/ reads it"
             ));
         }
     }

@@ -168,7 +168,7 @@
 #![warn(missing_docs)]
 
 #[doc(hidden)]
-#[path = "private.rs"]
+#[path = "private/mod.rs"]
 pub mod __private;
 mod assertions;
 // `cargo ragaliq`'s own plumbing (batch recording, run folders): public only

@@ -82,6 +82,13 @@ impl Here {
     }
 }
 
+/// The type name of `f`: `recorded_judge!` reads the enclosing function's
+/// path from a function it defines.
+#[doc(hidden)]
+pub fn type_name_of<T>(_: T) -> &'static str {
+    std::any::type_name::<T>()
+}
+
 /// Builds the judge for [`recorded_judge!`](crate::recorded_judge).
 #[doc(hidden)]
 #[track_caller]

@@ -235,7 +235,7 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
 }
 
 /// `judge/builder.rs` → `[judge, builder]`; `judge/mod.rs` → `[judge]`;
-/// `private.rs` → `[private]`; `lib.rs` → `[]`.
+/// `error.rs` → `[error]`; `lib.rs` → `[]`.
 fn module_path(rel: &Path) -> Vec<String> {
     let mut parts: Vec<String> = rel
         .with_extension("")

@@ -13,7 +13,7 @@
 //! lies between the two.
 
 use super::decide::{self, Answer, Decided, Threshold, decide_one};
-use super::{Asker, Interval, Plan, Scored};
+use super::vocab::{Asker, Interval, Plan, Scored};
 use crate::core::{Answerable, Decision, Kind, RagCase};
 use crate::error::Result;
 use crate::parse::YesNo;
@@ -116,7 +116,7 @@ fn labelled(answerable: bool) -> Answerable {
 /// The first question, decided.
 fn read_answerable(d: &Decided<Answer<YesNo>>) -> Result<Answerable> {
     let answerable = match &d.person {
-        Some(person) => super::yes_no(person)? >= 0.5,
+        Some(person) => super::vocab::yes_no(person)? >= 0.5,
         None => match d.decision {
             Decision::Yes => true,
             Decision::No => false,
@@ -162,9 +162,9 @@ fn combine(
             let mut person = person.clone();
             person.judge = second.value.as_ref().map_or_else(
                 || "its reply unreadable".to_owned(),
-                |a| super::judge_said(a.chosen.p_yes, a.chosen.from_probabilities),
+                |a| super::vocab::judge_said(a.chosen.p_yes, a.chosen.from_probabilities),
             );
-            let p = super::yes_no(&person)?;
+            let p = super::vocab::yes_no(&person)?;
             let said = format!("{person} to whether the answer says it cannot answer");
             (p, said, Some(person))
         }

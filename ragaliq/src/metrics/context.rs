@@ -1,10 +1,11 @@
 //! Context precision (are the retrieved passages relevant, best first?) and
 //! context recall (does the context hold what a complete answer needs?).
 
-use super::claims::{Verification, Voted, details};
+use super::claims;
+use super::claims::{Voted, details};
 use super::decide::{Read, Threshold, decide};
 use super::sampling::{sample, vote_items};
-use super::{Asker, Interval, Plan, Scored, claims, plural};
+use super::vocab::{Asker, Interval, Plan, Scored, Verification, plural};
 use crate::core::{Kind, Strategy, UnsureWhy};
 use crate::core::{Metric, PassageVerdict, RagCase, Verdict, VerdictWeights};
 use crate::error::{Error, Result};
@@ -121,7 +122,7 @@ pub(super) async fn precision(ask: &Asker<'_>, case: &RagCase, plan: &Plan) -> R
         };
         // A person's verdict on a passage decides in place of the judges'.
         if let Some(mut person) = d.person {
-            let relevant = super::yes_no(&person)? >= 0.5;
+            let relevant = super::vocab::yes_no(&person)? >= 0.5;
             person.judge = match p.probability {
                 Some(prob) => format!("P(yes) {prob:.2}"),
                 None => if p.relevant { "yes" } else { "no" }.to_owned(),

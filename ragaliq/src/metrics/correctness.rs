@@ -19,9 +19,9 @@
 //! reference's claims against the response (recall: what of the reference
 //! it says). The score is their F1, or one of them.
 
-use super::claims::{self, Checked, Verification, Voted, details, dropped};
+use super::claims::{self, Checked, Voted, details, dropped};
 use super::decide::{self, Threshold, decide_one};
-use super::{Asker, Interval, Plan, Scored, plural};
+use super::vocab::{Asker, Interval, Plan, Scored, Verification, plural};
 use crate::core::{
     AnswerFound, Correctness, Graded, Kind, Metric, RagCase, Verdict, VerdictWeights,
 };
@@ -212,10 +212,10 @@ async fn direct(
     let judges = decide::judges_of(&d, ask.judges());
     let review_key = d.review_key.clone();
     if let Some(person) = d.person {
-        let score = super::yes_no(&person)?;
+        let score = super::vocab::yes_no(&person)?;
         let judge = d.value.as_ref().map_or_else(
             || "its reply unreadable".to_owned(),
-            |a| super::judge_said(a.chosen.p_yes, a.chosen.from_probabilities),
+            |a| super::vocab::judge_said(a.chosen.p_yes, a.chosen.from_probabilities),
         );
         return Ok(Scored {
             review_key,
@@ -298,7 +298,7 @@ fn found_rule(
     let (review_key, person) = ask.review(question, 1, plan.persons)?;
     let judges = vec![(0, 0); ask.judges()];
     if let Some(person) = person {
-        let score = super::yes_no(&person)?;
+        let score = super::vocab::yes_no(&person)?;
         return Ok(Scored {
             review_key,
             graded: Some(graded),

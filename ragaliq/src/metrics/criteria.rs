@@ -4,7 +4,7 @@
 //! comes with the answer, in the same call.
 
 use super::decide::{self, Threshold, decide_one};
-use super::{Asker, Interval, Plan, Scored};
+use super::vocab::{Asker, Interval, Plan, Scored};
 use crate::core::{Criteria, CriteriaForm, Kind, Metric, RagCase, ShownBecause};
 use crate::error::{Error, Result};
 use crate::tasks::{CriteriaMet, CriteriaScore, CriteriaSteps, Judged};
@@ -130,7 +130,7 @@ pub(super) async fn criteria(
     if let Some(person) = d.person {
         // A yes or no on a yes/no rule; a score of 1 to 5 on a scored one.
         let score = match form {
-            CriteriaForm::YesNo => super::yes_no(&person)?,
+            CriteriaForm::YesNo => super::vocab::yes_no(&person)?,
             CriteriaForm::Scored => match person.verdict.parse::<u8>() {
                 Ok(n @ 1..=5) => f64::from(n - 1) / 4.0,
                 _ => {
@@ -147,7 +147,9 @@ pub(super) async fn criteria(
             None => "its reply unreadable".to_owned(),
             Some(read) => {
                 let mut judge = match form {
-                    CriteriaForm::YesNo => super::judge_said(read.score, read.from_probabilities),
+                    CriteriaForm::YesNo => {
+                        super::vocab::judge_said(read.score, read.from_probabilities)
+                    }
                     CriteriaForm::Scored => format!("score {:.2} of 5", 1.0 + 4.0 * read.score),
                 };
                 if !read.reason.is_empty() {

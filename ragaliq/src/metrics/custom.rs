@@ -4,7 +4,7 @@
 //! (recording, memo, budget, pace, samples and vote, undecided).
 
 use super::decide::{self, Threshold, decide_one};
-use super::{Asker, Interval, Plan, Scored};
+use super::vocab::{Asker, Interval, Plan, Scored};
 use crate::core::{Check, CheckOutcome, JudgeResponse};
 use crate::core::{ConfigError, Kind, RagCase};
 use crate::error::{Error, Result};

@@ -26,11 +26,10 @@
 //! judge what it was not asked when recording, and that fails as a missing
 //! recording with the command that records it.
 
-use super::{Asker, Plan};
+use super::vocab::{Asker, Plan, Scoring};
 use crate::core::judged::Person;
 use crate::core::{Band, Decision, Kind, Uncertain, Unsure, UnsureWhy};
 use crate::error::{Error, Result};
-use crate::metrics::Scoring;
 use std::future::Future;
 
 /// One judge's reading of one item.

@@ -1,7 +1,7 @@
 //! Faithfulness and hallucination: the same claims and verdicts, scored two ways.
 
-use super::claims::{self, Verification, Voted, details, dropped, summary};
-use super::{Asker, Plan, Scored, plural};
+use super::claims::{self, Voted, details, dropped, summary};
+use super::vocab::{Asker, Plan, Scored, Verification, plural};
 use crate::core::{RagCase, Verdict, VerdictWeights};
 use crate::error::Result;
 use crate::parse::ParsedVerdict;

@@ -7,7 +7,6 @@
 mod abstention;
 mod claims;
 mod context;
-mod conversation;
 mod correctness;
 mod criteria;
 mod custom;
@@ -16,18 +15,17 @@ mod faithfulness;
 mod relevance;
 mod sampling;
 mod turns;
+mod vocab;
 
-pub(crate) use claims::Verification;
 #[cfg(feature = "calibration")]
 pub(crate) use claims::Voted;
 pub(crate) use claims::rule::Reading;
-pub(crate) use conversation::evaluate;
 pub use custom::{CustomAnswer, CustomMetric, CustomScore};
+pub(crate) use vocab::{Scoring, Stage, Verification};
 
-use crate::core::judged::Person;
 use crate::core::{
-    Awaiting, Bands, ClaimCounts, ClaimVerdict, ConfigError, Correctness, Criteria, Evaluation,
-    JudgeShare, Metric, PassageVerdict, RagCase, Samples, Uncertain, Unsure, VerdictWeights,
+    Assessed, Awaiting, ClaimCounts, ClaimVerdict, ConfigError, Conversation, Correctness,
+    Criteria, Evaluation, JudgeShare, Metric, RagCase, Samples, Uncertain, VerdictWeights,
     clamp_score,
 };
 use crate::error::{Error, Result};
@@ -35,21 +33,7 @@ use crate::session::{Session, Tally};
 use crate::stats;
 use crate::tasks::History;
 use futures_util::future::BoxFuture;
-
-/// The reasoning of an evaluation left undecided because the judge listed
-/// no claim in a response that states something.
-/// Why an evaluation is undecided when the judge listed no claim in a text
-/// (`response` or `reference`) that states something.
-pub(crate) fn no_claims_listed(of: &str) -> String {
-    format!(
-        "The judge listed no claim in a {of} that states something, even asked again: there is nothing to score it by, so it is undecided (never vacuously {}).",
-        if of == "response" {
-            "faithful"
-        } else {
-            "complete"
-        }
-    )
-}
+use vocab::{Asker, Plan};
 
 /// Per-evaluation overrides of the judge's defaults.
 ///
@@ -141,195 +125,9 @@ impl EvalOptions {
     }
 }
 
-/// Defaults the metrics apply when an [`EvalOptions`] leaves them open,
-/// and how claims are verified.
-#[derive(Clone, Debug, PartialEq)]
-pub(crate) struct Scoring {
-    pub thresholds: [f64; Metric::ALL.len()],
-    pub weights: VerdictWeights,
-    pub confidence_floor: Option<f64>,
-    pub samples: Samples,
-    pub agreement: f64,
-    pub correctness: Correctness,
-    /// The form criteria given as plain text take where nothing else says
-    /// (calibration, case files without `form`).
-    pub criteria_form: crate::core::CriteriaForm,
-    pub verification: Verification,
-    /// Said in the judge's description when a file's fitted thresholds do
-    /// not apply to this judge's model ([`crate::config::Fitted::note`]).
-    pub fitted_note: Option<String>,
-    /// Verdicts and scores are read from the judge's token probabilities
-    /// (short questions, a provider that returns them): asking again gives
-    /// the same probability, so several samples are refused.
-    pub reads_probabilities: bool,
-    /// Where this judge's readings of each kind are uncertain.
-    pub bands: Bands,
-    /// What an item still uncertain after the last judge does to its test.
-    pub uncertain: Uncertain,
-    /// Answer correctness decides a found answer with nothing against it
-    /// with no call (the found rule).
-    pub found_rule: bool,
-    /// The earlier turns of a conversation a follow-up's questions show.
-    pub window: crate::core::Window,
-}
-
 /// Why `samples` above 1 is refused where verdicts are read from token
 /// probabilities.
 pub(crate) const SAMPLES_UNDER_PROBABILITIES: &str = "1 here: verdicts are read from the judge's token probabilities, which are the same every time the same question is asked (they do not depend on the temperature or on what was sampled), so every vote would be unanimous and the extra samples would cost and tell nothing. To sample a judge, ask for the word it writes (`strategy = \"word\"`) or the JSON prompts (`strategy = \"json\"`) with `temperature` above 0";
-
-impl Default for Scoring {
-    fn default() -> Self {
-        Scoring {
-            thresholds: Metric::ALL.map(Metric::default_threshold),
-            weights: VerdictWeights::RATIO,
-            confidence_floor: None,
-            samples: Samples::default(),
-            agreement: crate::core::DEFAULT_AGREEMENT,
-            correctness: Correctness::default(),
-            criteria_form: crate::core::CriteriaForm::YesNo,
-            verification: Verification {
-                strategy: crate::core::Strategy::default(),
-                batch: crate::core::DEFAULT_VERIFY_BATCH,
-                evidence_checked: true,
-                claim_threshold: crate::core::DEFAULT_CLAIM_THRESHOLD,
-                passage_threshold: crate::core::DEFAULT_PROBABILITY_THRESHOLD,
-                contradiction: true,
-                contradiction_ratio: crate::core::DEFAULT_CONTRADICTION_RATIO,
-                chunk_chars: 0,
-                sentences: false,
-            },
-            fitted_note: None,
-            reads_probabilities: false,
-            bands: Bands::default(),
-            uncertain: Uncertain::default(),
-            found_rule: true,
-            window: crate::core::Window::DEFAULT,
-        }
-    }
-}
-
-impl Scoring {
-    pub(crate) fn threshold(&self, metric: Metric) -> f64 {
-        self.thresholds[metric.index()]
-    }
-}
-
-/// How an evaluation samples: how many, the agreement it needs, and the
-/// threshold that [`Samples::Auto`] looks at.
-pub(crate) struct Plan {
-    pub samples: Samples,
-    pub agreement: f64,
-    pub threshold: f64,
-    /// Whether a person's verdict in the recording decides in place of the
-    /// judge's reading: in every evaluation, never in calibration (which
-    /// measures the judge).
-    pub persons: bool,
-    /// What an item still uncertain after the last judge does.
-    pub uncertain: Uncertain,
-}
-
-/// What a metric computes; [`evaluate`] adds the threshold, the outcome
-/// and the usage.
-#[derive(Default)]
-pub(crate) struct Scored {
-    /// The score the decided verdicts give (with several samples, the vote's).
-    score: f64,
-    reasoning: String,
-    claims: Vec<ClaimVerdict>,
-    passages: Vec<PassageVerdict>,
-    /// The samples split below the required agreement on something that
-    /// decides the score: the score is then the median sample's.
-    undecided: bool,
-    /// One score per sample asked (empty when no question was asked).
-    sample_scores: Vec<f64>,
-    /// Claims the judge wrote that were set aside (metrics over claims).
-    dropped: usize,
-    /// Which criteria or metric of one's own.
-    name: Option<String>,
-    /// Answer correctness's two halves.
-    precision: Option<f64>,
-    recall: Option<f64>,
-    /// A metric decided by one answer: the person's verdict that decided
-    /// it, and the key one is kept under.
-    person: Option<Person>,
-    review_key: Option<String>,
-    /// Answer correctness's direct question: what the judge was shown, and
-    /// the expected answer found in the response.
-    graded: Option<crate::core::Graded>,
-    /// Some items await a person: the score with them counted against the
-    /// answer and for it, and how many there are.
-    interval: Option<Interval>,
-    /// A metric decided by one answer: why the answer is uncertain.
-    unsure: Option<Unsure>,
-    /// Per judge of the cascade: items asked, items decided.
-    judges: Vec<(usize, usize)>,
-    /// Abstention: whether the passages answer the question.
-    answerable: Option<crate::core::Answerable>,
-}
-
-/// A score counted with its uncertain items each way.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) struct Interval {
-    pub low: f64,
-    pub high: f64,
-    pub items: usize,
-}
-
-impl Interval {
-    /// The interval of a score whose items `awaiting` of are uncertain:
-    /// `low` and `high` the scores with them counted each way (in either
-    /// order); `None` when no item is uncertain.
-    fn of(awaiting: usize, a: f64, b: f64) -> Option<Interval> {
-        (awaiting > 0).then(|| Interval {
-            low: a.min(b),
-            high: a.max(b),
-            items: awaiting,
-        })
-    }
-}
-
-impl Scored {
-    /// A metric decided by one answer, decided by a person's verdict: the
-    /// score their word gives (`score`), the judge's own reading in the
-    /// message (`judge`), what the answer is about (`about`: "to whether
-    /// the response answers the question").
-    fn by_person(mut person: Person, judge: String, score: f64, about: &str) -> Scored {
-        person.judge = judge;
-        Scored {
-            score,
-            reasoning: format!("{person} {about}."),
-            sample_scores: vec![score],
-            person: Some(person),
-            ..Scored::default()
-        }
-    }
-
-    fn vacuous(reasoning: &str) -> Scored {
-        Scored {
-            score: 1.0,
-            reasoning: reasoning.to_owned(),
-            ..Scored::default()
-        }
-    }
-
-    /// The judge listed no claim in a text that states something, even
-    /// asked again: undecided, with its own reason, and what the judge
-    /// wrote that was not the text's, listed and counted.
-    fn no_claims_listed(extracted: &crate::tasks::Extracted) -> Scored {
-        Scored {
-            score: 0.0,
-            reasoning: format!(
-                "{}{}",
-                no_claims_listed(extracted.of),
-                claims::dropped(extracted)
-            ),
-            undecided: true,
-            sample_scores: vec![0.0],
-            dropped: extracted.dropped.len(),
-            ..Scored::default()
-        }
-    }
-}
 
 /// What an evaluation measures: a built-in metric, criteria, or a metric
 /// of one's own.
@@ -453,13 +251,78 @@ pub(crate) struct Judges<'a> {
     pub escalate: &'a [Stage],
 }
 
-/// A judge an uncertain item is escalated to (`[[escalate]]`): its session
-/// (over the same recording and trial) and its scoring (its own bands and
-/// per-item thresholds).
-#[derive(Clone)]
-pub(crate) struct Stage {
-    pub session: Session,
-    pub scoring: std::sync::Arc<Scoring>,
+// Evaluating a conversation: every turn (or one) as a case read with the
+// turns before it, through the same `evaluate_here` as a single case, then
+// one evaluation over the turns (`Evaluation::of_turns`).
+
+/// `subject` on `assessed` (a case, a conversation, or one turn of it),
+/// asked through the judges, with `options` over their defaults. A
+/// conversation's turns are asked at once (each turn's questions depend on
+/// its history as given, not on another turn's verdicts); the first turn
+/// that could not be evaluated is the error, naming it.
+///
+/// Boxed here, as are [`verify_claim`] and
+/// [`extract_claims`]: the future is made into a
+/// trait object inside ragaliq, so the evaluation's state machines (every
+/// metric, the session, the client) are compiled once, in this crate,
+/// instead of again in every test crate that awaits them (measured in
+/// BENCHMARKS.md, "A lean build").
+pub(crate) fn evaluate<'a>(
+    judges: Judges<'a>,
+    subject: Subject<'a>,
+    assessed: Assessed<'a>,
+    options: &'a EvalOptions,
+) -> BoxFuture<'a, Result<Evaluation>> {
+    Box::pin(async move {
+        match assessed {
+            Assessed::Case(case) => evaluate_here(judges, subject, case, options, false).await,
+            Assessed::Turn(conversation, n) => {
+                turn(judges, subject, conversation, n, options).await
+            }
+            Assessed::Conversation(conversation) => {
+                conversation.validate()?;
+                // Every turn runs to its end (in collect mode each queues
+                // its questions in the same round), then the first turn
+                // that could not be evaluated is the error.
+                let turns = futures_util::future::join_all(
+                    (1..=conversation.turns.len())
+                        .map(|n| turn(judges, subject, conversation, n, options)),
+                )
+                .await
+                .into_iter()
+                .collect::<Result<Vec<_>>>()?;
+                Ok(Evaluation::of_turns(turns))
+            }
+        }
+    })
+}
+
+/// Turn `n` of `conversation`, read with the turns before it.
+async fn turn(
+    judges: Judges<'_>,
+    subject: Subject<'_>,
+    conversation: &Conversation,
+    n: usize,
+    options: &EvalOptions,
+) -> Result<Evaluation> {
+    let case = conversation.case(n)?;
+    let mut evaluation = evaluate_here(judges, subject, &case, options, true)
+        .await
+        .map_err(|e| match e {
+            // A follow-up's case names its turn; a first turn's is named here.
+            Error::Case(mut c) => {
+                if n == 1 {
+                    c.problem = format!("turn 1: {}", c.problem);
+                }
+                Error::Case(c)
+            }
+            e => Error::InTurn {
+                turn: n,
+                source: Box::new(e),
+            },
+        })?;
+    evaluation.question = Some(case.query);
+    Ok(evaluation)
 }
 
 /// `subject` on `case`; `in_conversation` when the case is a turn of a
@@ -621,146 +484,6 @@ pub(crate) async fn evaluate_here(
         turns: Vec::new(),
         answerable: scored.answerable,
     })
-}
-
-/// One evaluation's way to a judge: its session, the tally its questions
-/// are counted in, its scoring, and the judges after it in the cascade.
-#[derive(Clone, Copy)]
-pub(crate) struct Asker<'a> {
-    session: &'a Session,
-    tally: &'a Tally,
-    scoring: &'a Scoring,
-    /// The judges uncertain items are escalated to, and their tallies;
-    /// empty on an asker for a later judge.
-    escalate: &'a [Stage],
-    tallies: &'a [Tally],
-    /// Which judge this is: 0 for the evaluation's own.
-    stage: usize,
-    /// For a turn of a conversation: which, and what its questions show
-    /// of the conversation before it.
-    history: Option<&'a History>,
-}
-
-impl<'a> Asker<'a> {
-    /// An asker over one judge, with no cascade (calibration, claim checks
-    /// and extraction outside an evaluation).
-    fn alone(session: &'a Session, tally: &'a Tally, scoring: &'a Scoring) -> Asker<'a> {
-        Asker {
-            session,
-            tally,
-            scoring,
-            escalate: &[],
-            tallies: &[],
-            stage: 0,
-            history: None,
-        }
-    }
-
-    /// For a turn of a conversation: which turn, and what its questions
-    /// show of the conversation before it.
-    pub(super) fn history(&self) -> Option<&'a History> {
-        self.history
-    }
-
-    /// How many judges the cascade has, this one included.
-    pub(super) fn judges(&self) -> usize {
-        1 + self.escalate.len()
-    }
-
-    /// The asker for judge `stage` of the cascade (0: this one).
-    pub(super) fn at(&self, stage: usize) -> Asker<'a> {
-        if stage == 0 {
-            return *self;
-        }
-        let next = &self.escalate[stage - 1];
-        Asker {
-            session: &next.session,
-            tally: &self.tallies[stage - 1],
-            scoring: &next.scoring,
-            escalate: &[],
-            tallies: &[],
-            stage,
-            history: self.history,
-        }
-    }
-
-    /// The judge's scoring: its bands, its per-item thresholds.
-    pub(super) fn scoring(&self) -> &'a Scoring {
-        self.scoring
-    }
-
-    /// The judge's model, as messages name it.
-    pub(super) fn model(&self) -> &'a str {
-        &self.session.asking().model
-    }
-
-    /// Which judge of the cascade this is (0: the evaluation's own).
-    pub(super) fn stage(&self) -> usize {
-        self.stage
-    }
-
-    async fn ask<A: crate::tasks::Ask>(&self, ask: &A, sample: u32) -> Result<A::Answer> {
-        self.session.ask(self.tally, ask, sample).await
-    }
-
-    /// Keeps in the recording a decision a rule made with no call in place
-    /// of asking `ask` (see [`Session::rule_decided`]).
-    fn rule_decided<A: crate::tasks::Ask>(
-        &self,
-        ask: &A,
-        task: &str,
-        rule: &str,
-        version: &str,
-        reply: &serde_json::Value,
-    ) {
-        self.session.rule_decided(ask, task, rule, version, reply);
-    }
-
-    /// The key of what item `item` of `ask` judged, and, when `persons`,
-    /// the person's verdict on it the recording holds (see
-    /// [`Session::reviewed`]). Asks the judge nothing.
-    fn review<A: crate::tasks::Ask>(
-        &self,
-        ask: &A,
-        item: usize,
-        persons: bool,
-    ) -> Result<(Option<String>, Option<Person>)> {
-        if persons {
-            return self.session.reviewed(self.tally, ask, item);
-        }
-        let key = crate::core::judged::items(&ask.task_name(), &ask.subject())
-            .into_iter()
-            .find(|j| j.item == item)
-            .map(|j| j.key);
-        Ok((key, None))
-    }
-}
-
-/// A person's yes or no as a score (1 or 0); an error for any other word.
-fn yes_no(person: &Person) -> Result<f64> {
-    match person.verdict.as_str() {
-        "yes" => Ok(1.0),
-        "no" => Ok(0.0),
-        other => Err(Error::Reviewed {
-            problem: format!("`{other}` on a yes/no question: give yes or no"),
-        }),
-    }
-}
-
-/// The judge's own reading of a yes/no answer, for a message beside a
-/// person's verdict: `P(yes) 0.31`, or the word it wrote.
-fn judge_said(p_yes: f64, from_probabilities: bool) -> String {
-    if from_probabilities {
-        format!("P(yes) {p_yes:.2}")
-    } else if p_yes >= 0.5 {
-        "yes".to_owned()
-    } else {
-        "no".to_owned()
-    }
-}
-
-fn plural(n: usize, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 #[cfg(feature = "calibration")]

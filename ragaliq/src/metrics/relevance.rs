@@ -5,7 +5,7 @@
 //! to a person by the one decision step ([`super::decide`]).
 
 use super::decide::{self, Answer, Decided, Threshold, decide_one};
-use super::{Asker, Interval, Plan, Scored};
+use super::vocab::{Asker, Interval, Plan, Scored};
 use crate::core::{Kind, RagCase, Strategy};
 use crate::error::Result;
 use crate::parse::{ScoredReply, YesNo};
@@ -48,7 +48,7 @@ pub(super) async fn relevance(ask: &Asker<'_>, case: &RagCase, plan: &Plan) -> R
         )
         .await?;
         return scored(ask, d, |read: &YesNo| {
-            let said = super::judge_said(read.p_yes, read.from_probabilities);
+            let said = super::vocab::judge_said(read.p_yes, read.from_probabilities);
             let reasoning = if read.from_probabilities {
                 format!(
                     "P(yes) {:.2} that the response answers the question ({}).",
@@ -104,7 +104,7 @@ fn scored<T>(
     let judges = decide::judges_of(&d, ask.judges());
     let review_key = d.review_key.clone();
     if let Some(person) = d.person {
-        let score = super::yes_no(&person)?;
+        let score = super::vocab::yes_no(&person)?;
         let judge = d
             .value
             .as_ref()

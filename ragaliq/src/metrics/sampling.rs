@@ -11,7 +11,7 @@
 //! more only when the score lies close enough to the threshold that a re-ask
 //! could flip the result.
 
-use super::Plan;
+use super::vocab::Plan;
 use crate::core::Agreement;
 use crate::error::Result;
 use crate::stats;

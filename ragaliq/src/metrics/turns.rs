@@ -7,7 +7,7 @@
 //! Decided, escalated or left to a person by the one decision step.
 
 use super::decide::{self, Answer, Decided, Threshold, decide_one};
-use super::{Asker, Interval, Plan, Scored};
+use super::vocab::{Asker, Interval, Plan, Scored};
 use crate::core::{Kind, RagCase, Said};
 use crate::error::Result;
 use crate::evidence;
@@ -120,10 +120,10 @@ fn scored(
     let closest = closest_earlier(response, &history.shown.said, check.side);
     if let Some(person) = d.person {
         // A person's "yes" says the answer goes wrong.
-        let score = 1.0 - super::yes_no(&person)?;
+        let score = 1.0 - super::vocab::yes_no(&person)?;
         let judge = d.value.as_ref().map_or_else(
             || "its reply unreadable".to_owned(),
-            |a| super::judge_said(a.chosen.p_yes, a.chosen.from_probabilities),
+            |a| super::vocab::judge_said(a.chosen.p_yes, a.chosen.from_probabilities),
         );
         let about = format!("to whether the answer {}", check.wrong);
         return Ok(Scored {

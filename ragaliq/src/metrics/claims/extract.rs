@@ -1,8 +1,8 @@
 //! The claims of a text: listed by the judge (once per text, memoised and
 //! recorded like any question) or the text's sentences.
 
-use super::{Asker, Verification};
 use crate::error::{Error, Result};
+use crate::metrics::vocab::{Asker, Verification};
 use crate::parse::{ParseError, ParseErrorKind};
 use crate::tasks::{ExtractClaims, Extracted};
 

@@ -2,8 +2,9 @@
 //! of `verify_batch`, every item read on its own, unreadable and ungrounded
 //! ones asked again alone.
 
-use super::{Asker, REASK_CONCURRENCY, Verification};
+use super::REASK_CONCURRENCY;
 use crate::error::{Error, Result};
+use crate::metrics::vocab::{Asker, Verification};
 use crate::parse::{ParseError, ParseErrorKind};
 use crate::tasks::{CheckedVerdict, MAX_REASKS, VerifyClaim, VerifyClaims};
 use futures_util::{StreamExt, stream};

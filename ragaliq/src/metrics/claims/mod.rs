@@ -22,7 +22,7 @@ pub(crate) use report::{details, dropped, summary};
 
 use super::decide::{Read, Threshold, decide};
 use super::sampling::{sample, vote_items};
-use super::{Asker, Interval, Plan};
+use super::vocab::{Asker, Interval, Plan, Verification};
 use crate::core::judged::Person;
 use crate::core::{Agreement, Kind, Strategy, Unsure, UnsureWhy, Verdict};
 use crate::error::Result;
@@ -33,34 +33,6 @@ use crate::tasks::{CheckedVerdict, ClaimSupported};
 /// How many single-claim re-asks run at once (the judge's own concurrency
 /// limit applies on top).
 const REASK_CONCURRENCY: usize = 4;
-
-/// How claims (and passages) are asked about and read.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) struct Verification {
-    /// Short yes/no questions, or the JSON prompts.
-    pub strategy: Strategy,
-    /// JSON prompts: claims asked about in one call (1: each claim alone).
-    pub batch: usize,
-    /// JSON prompts: whether a verdict's evidence must be found in the
-    /// passages.
-    pub evidence_checked: bool,
-    /// Yes/no questions: P(supported) at or above which a claim is supported.
-    pub claim_threshold: f64,
-    /// Yes/no questions: P(relevant) at or above which a passage is relevant.
-    pub passage_threshold: f64,
-    /// Yes/no questions: whether a claim the judge answered no to is asked
-    /// whether it is contradicted.
-    pub contradiction: bool,
-    /// Yes/no questions: how many times P(supported) P(contradicted) must
-    /// reach for a claim to be contradicted ([`rule`]).
-    pub contradiction_ratio: f64,
-    /// Yes/no questions: passages longer than this are asked about in
-    /// chunks (0: never).
-    pub chunk_chars: usize,
-    /// Claims are the text's sentences (no judge call), not what the
-    /// judge extracts.
-    pub sentences: bool,
-}
 
 /// A claim's verdict after the vote over every sample.
 #[derive(Clone, Debug, PartialEq)]

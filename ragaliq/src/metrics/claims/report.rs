@@ -7,7 +7,7 @@
 
 use super::Voted;
 use crate::core::{ClaimVerdict, UnsureWhy, Verdict};
-use crate::metrics::plural;
+use crate::metrics::vocab::{Scored, plural};
 use crate::parse::ParsedVerdict;
 use crate::tasks::Extracted;
 
@@ -120,4 +120,35 @@ pub(crate) fn summary(details: &[ClaimVerdict], against: &[String]) -> Option<St
         ));
     }
     Some(out)
+}
+
+/// The reasoning of an evaluation left undecided because the judge listed
+/// no claim in a response that states something.
+/// Why an evaluation is undecided when the judge listed no claim in a text
+/// (`response` or `reference`) that states something.
+pub(crate) fn no_claims_listed(of: &str) -> String {
+    format!(
+        "The judge listed no claim in a {of} that states something, even asked again: there is nothing to score it by, so it is undecided (never vacuously {}).",
+        if of == "response" {
+            "faithful"
+        } else {
+            "complete"
+        }
+    )
+}
+
+impl Scored {
+    /// The judge listed no claim in a text that states something, even
+    /// asked again: undecided, with its own reason, and what the judge
+    /// wrote that was not the text's, listed and counted.
+    pub(crate) fn no_claims_listed(extracted: &crate::tasks::Extracted) -> Scored {
+        Scored {
+            score: 0.0,
+            reasoning: format!("{}{}", no_claims_listed(extracted.of), dropped(extracted)),
+            undecided: true,
+            sample_scores: vec![0.0],
+            dropped: extracted.dropped.len(),
+            ..Scored::default()
+        }
+    }
 }

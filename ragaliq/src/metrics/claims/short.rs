@@ -5,9 +5,9 @@
 //! ([`super::rule`]).
 
 use super::rule::Reading;
-use super::{Asker, Verification};
 use crate::core::Verdict;
 use crate::error::Result;
+use crate::metrics::vocab::{Asker, Verification};
 use crate::parse::ParsedVerdict;
 use crate::tasks::{CheckedVerdict, ClaimContradicted, ClaimSupported};
 
