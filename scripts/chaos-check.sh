@@ -44,7 +44,7 @@ start_judge() { # latency-ms
   "$CARGO_TARGET_DIR/debug/scripted-judge" "$port" --latency-ms "$1" >"$work/judge.log" 2>&1 &
   judge_pid=$!
   for _ in $(seq 50); do grep -q "scripted judge on" "$work/judge.log" 2>/dev/null && break; sleep 0.1; done
-  printf '[judge]\nprovider = "openai-compatible"\nmodel = "scripted"\nbase_url = "http://127.0.0.1:%s/v1"\nconcurrency = 4\n' "$port" >"$work/ragaliq.toml"
+  printf '[judge]\nprovider = "openai-compatible"\nmodel = "scripted"\nbase_url = "http://127.0.0.1:%s/v1"\nconcurrency = 4\n\n# A rule, not a model: read at the thresholds.\n[bands]\nclaims = "off"\nanswers = "off"\npassages = "off"\ngraded = "off"\njudged = "off"\ncustom = "off"\n' "$port" >"$work/ragaliq.toml"
 }
 
 cat >"$work/Cargo.toml" <<TOML
@@ -145,7 +145,7 @@ echo "1. 0 unreadable recordings ($(find tests -name '*.snap*' | wc -l) recordin
 if cargo insta --version >/dev/null 2>&1; then cargo insta accept >/dev/null 2>&1; else
   find tests -name '*.snap.new' | while read -r f; do mv "$f" "${f%.new}"; done
 fi
-printf '[judge]\nprovider = "openai-compatible"\nmodel = "scripted"\nbase_url = "http://127.0.0.1:9/v1"\n' >"$work/ragaliq.toml"
+printf '[judge]\nprovider = "openai-compatible"\nmodel = "scripted"\nbase_url = "http://127.0.0.1:9/v1"\n[bands]\nclaims = "off"\nanswers = "off"\npassages = "off"\ngraded = "off"\njudged = "off"\ncustom = "off"\n' >"$work/ragaliq.toml"
 rag_finished=$(sed -n 's/^rag //p' "$work/finished.txt")
 suite_finished=$(sed -n 's/^suite //p' "$work/finished.txt")
 missing=0

@@ -501,7 +501,7 @@ use ragaliq::prelude::{
 /// question the conversation asks, from its passage. The 1.5B read it
 /// relevant (P(yes) 0.87 with turn 1 shown; 0.55 asked alone, in the
 /// example), and its one claim supported at P 0.65, inside its claims band
-/// [0.025, 0.925): a person gave the verdict (supported) in review, kept
+/// [0.075, 0.9): a person gave the verdict (supported) in review, kept
 /// in the recording.
 #[rag_test(config = "tests/judges/qwen15.toml")]
 async fn a_right_follow_up_is_relevant_and_faithful(judge: Judge) {
@@ -527,8 +527,9 @@ async fn an_answer_that_contradicts_an_earlier_one_is_caught(judge: Judge) {
 /// their passages, and nobody is asked again what they said. The 1.5B
 /// caught the invention (P(yes) 0.34 that the passages answer it, 0.31
 /// that the answer says it cannot); its two claims read no evidence at
-/// P 0.06 and 0.18, inside its claims band, and a person gave the
-/// verdicts (no evidence; contradicted: the passage says 30 days).
+/// P 0.06 (under its claims band [0.075, 0.9): decided) and 0.18 (inside
+/// it), and a person gave the verdicts (no evidence; contradicted: the
+/// passage says 30 days), which stand over the judge's reading.
 #[rag_test(config = "tests/judges/qwen15.toml")]
 async fn an_unanswerable_turn_answered_by_invention_is_caught(judge: Judge) {
     let conversation = jacket::jacket();
