@@ -2,7 +2,7 @@
 //! judge's session (recording, memo, budget, pace, samples).
 
 use super::Judge;
-use crate::core::{Criteria, Evaluation, Gradable, Metric, RagCase};
+use crate::core::{Criteria, Evaluation, Gradable, Metric};
 #[cfg(feature = "calibration")]
 use crate::core::{Samples, Usage};
 use crate::error::Result;
@@ -368,7 +368,7 @@ impl Judge {
         query: &str,
         response: &str,
     ) -> Result<Evaluation> {
-        let case = RagCase::new(query).response(response);
+        let case = crate::core::RagCase::new(query).response(response);
         // Calibration reads the judge's reading at the threshold; what its
         // band would leave to a person is counted apart (`by the band`).
         let options = EvalOptions::default()
@@ -386,7 +386,7 @@ impl Judge {
         response: &str,
         reference: &str,
     ) -> Result<Evaluation> {
-        let case = RagCase::new(query)
+        let case = crate::core::RagCase::new(query)
             .response(response)
             .expected_answer(reference);
         // Calibration reads the judge's reading at the threshold; what its
@@ -409,7 +409,7 @@ impl Judge {
         response: &str,
         criteria: &str,
     ) -> Result<Evaluation> {
-        let case = RagCase::new(query)
+        let case = crate::core::RagCase::new(query)
             .context(passages.to_vec())
             .response(response);
         let criteria = Criteria::new(criteria)
@@ -427,7 +427,7 @@ impl Judge {
     /// A labelled passage's relevance (for calibration): context precision
     /// over that one passage, every sample asked.
     pub(crate) async fn passage_labelled(&self, query: &str, passage: &str) -> Result<Evaluation> {
-        let case = RagCase::new(query).context([passage]);
+        let case = crate::core::RagCase::new(query).context([passage]);
         // Calibration reads the judge's reading at the threshold; what its
         // band would leave to a person is counted apart (`by the band`).
         let options = EvalOptions::default()
