@@ -262,7 +262,7 @@ impl Judge {
         metrics::verify_claim(&self.session, &self.scoring, claim, passages).await
     }
 
-    /// `metric` on `case` (a [`RagCase`], a [`Conversation`](crate::Conversation),
+    /// `metric` on `case` (a [`RagCase`](crate::RagCase), a [`Conversation`](crate::Conversation),
     /// or one turn of it) with the judge's default threshold and weights.
     pub async fn evaluate(
         &self,
