@@ -2,11 +2,13 @@
 //! a right follow-up ("And how long do I have?", which means nothing
 //! without the first turn), then a turn its passages cannot answer,
 //! answered by invention that also contradicts what the assistant said
-//! before. Every metric reads each turn with the turns before it; the
-//! checks only a conversation has (abstention, consistency, retention)
-//! name the turn and quote what conflicts. Then the follow-up's relevance
-//! asked without its history, the question a team writing each turn as an
-//! unrelated case gets. Replays `examples/recordings/conversation.snap`
+//! before. Every metric grades each turn; the checks only a conversation
+//! has (abstention, consistency, retention) are shown the turns before it,
+//! name the turn and quote what conflicts; the other questions are asked
+//! as a single case's are (the default, measured: see
+//! `docs/guide/conversations.md`). Then the follow-up's relevance asked
+//! with turn 1 shown (`judge.follow_up_history = true`), beside it.
+//! Replays `examples/recordings/conversation.snap`
 //! (Qwen2.5-Coder-1.5B on llama.cpp), so it needs no key and no network:
 //!
 //! ```sh
@@ -43,12 +45,13 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             }
         }
     }
-    // The follow-up as an unrelated case: the judge reads "And how long do
-    // I have?" with no jacket in sight.
-    let mut alone = conversation.case(2)?;
-    alone.history.clear();
-    println!("\n── relevance of turn 2 asked without its history");
-    match judge.relevance(&alone).await {
+    // The follow-up's relevance with the conversation shown, as
+    // `judge.follow_up_history = true` asks it: the same recording.
+    let mut config = common::config()?;
+    config.follow_up_history = true;
+    let shown = Judge::from_config(&config)?.with_recorder(recorder.clone());
+    println!("\n── relevance of turn 2, the judge shown turn 1 (`judge.follow_up_history = true`)");
+    match shown.relevance(&conversation.turn(2)).await {
         Ok(eval) => println!("{eval}"),
         Err(e) => {
             complete = false;

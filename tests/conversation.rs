@@ -144,9 +144,36 @@ async fn a_first_turn_asks_exactly_what_a_single_case_asks() {
 
 #[tokio::test]
 async fn a_follow_up_is_asked_with_the_turns_before_it_in_one_block() {
-    let s = Scripted::default();
+    // By default relevance is asked as a single case's question (measured:
+    // it agreed with people more often bare), keeping the turn for its key.
+    let bare = Scripted::default();
     let conversation = three_turns();
-    s.judge().relevance(&conversation.turn(3)).await.unwrap();
+    let eval = bare.judge().relevance(&conversation.turn(3)).await.unwrap();
+    let asked = &bare.requests()[0];
+    assert_eq!(asked.template_version, "answers_query@1+system_word@1");
+    assert!(
+        asked.messages[0]
+            .content
+            .starts_with("<question>What about international returns?</question>"),
+        "{}",
+        asked.messages[0].content
+    );
+    assert_eq!(asked.subject["turn"], 3);
+    assert!(asked.subject.get("history").is_none(), "{}", asked.subject);
+    assert!(
+        eval.history.is_none(),
+        "nothing shown, nothing said: {eval}"
+    );
+    // A judge set to show every question the history asks another
+    // question: the earlier turns in one block before it.
+    let s = Scripted::default();
+    Judge::builder(s.clone())
+        .with_follow_up_history(true)
+        .build()
+        .unwrap()
+        .relevance(&conversation.turn(3))
+        .await
+        .unwrap();
     let requests = s.requests();
     assert_eq!(requests.len(), 1);
     let asked = &requests[0];
@@ -198,7 +225,13 @@ async fn the_window_drops_the_oldest_turns_first_and_the_case_says_so() {
         .collect();
     let conversation = Conversation::new(turns);
     let s = Scripted::default();
-    let eval = s.judge().relevance(&conversation.turn(6)).await.unwrap();
+    let shows = |s: &Scripted| Judge::builder(s.clone()).with_follow_up_history(true);
+    let eval = shows(&s)
+        .build()
+        .unwrap()
+        .relevance(&conversation.turn(6))
+        .await
+        .unwrap();
     let shown = eval.history.as_ref().unwrap();
     assert_eq!(
         shown.said.iter().map(|t| t.turn).collect::<Vec<_>>(),
@@ -216,7 +249,7 @@ async fn the_window_drops_the_oldest_turns_first_and_the_case_says_so() {
     assert!(content.contains("User: Question number 3"), "{content}");
     // A narrower window, set on the judge, is another question.
     let narrow = Scripted::default();
-    Judge::builder(narrow.clone())
+    shows(&narrow)
         .with_history_window(Window {
             turns: 1,
             chars: 2_000,
@@ -497,12 +530,12 @@ use ragaliq::prelude::{
     assert_remembers, rag_test,
 };
 
-/// Turn 2, "And how long do I have?", read with turn 1: it answers the
-/// question the conversation asks, from its passage. The 1.5B read it
-/// relevant (P(yes) 0.87 with turn 1 shown; 0.55 asked alone, in the
-/// example), and its one claim supported at P 0.65, inside its claims band
-/// [0.075, 0.9): a person gave the verdict (supported) in review, kept
-/// in the recording.
+/// Turn 2, "And how long do I have?": it answers the question the
+/// conversation asks, from its passage. The 1.5B, asked bare (the
+/// default), read it relevant at P(yes) 0.53 (0.87 with turn 1 shown, in
+/// the example), and its one claim supported at P 0.65, inside its claims
+/// band [0.075, 0.9): a person gave the verdict (supported) in review,
+/// kept in the recording.
 #[rag_test(config = "tests/judges/qwen15.toml")]
 async fn a_right_follow_up_is_relevant_and_faithful(judge: Judge) {
     let conversation = jacket::jacket();
@@ -525,8 +558,9 @@ async fn an_answer_that_contradicts_an_earlier_one_is_caught(judge: Judge) {
 /// Turn 3's passages say nothing of shipping from Canada; the answer
 /// invents a price instead of saying so. Turns 1 and 2 are answered from
 /// their passages, and nobody is asked again what they said. The 1.5B
-/// caught the invention (P(yes) 0.34 that the passages answer it, 0.31
-/// that the answer says it cannot); its two claims read no evidence at
+/// caught the invention (P(yes) 0.34 that the passages answer it, the
+/// conversation shown; 0.25 that the answer says it cannot, asked bare);
+/// its two claims read no evidence at
 /// P 0.06 (under its claims band [0.075, 0.9): decided) and 0.18 (inside
 /// it), and a person gave the verdicts (no evidence; contradicted: the
 /// passage says 30 days), which stand over the judge's reading.

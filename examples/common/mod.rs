@@ -15,16 +15,7 @@ use std::sync::Arc;
 pub fn judge(name: &str) -> Result<(Judge, Arc<Recorder>), Box<dyn std::error::Error>> {
     let env = |v: &str| std::env::var(v).ok();
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let config = if env("RAGALIQ_CONFIG").is_some_and(|c| !c.is_empty()) {
-        Config::load_from(root, &env)?
-    } else {
-        let file = root.join("examples/quickstart.toml");
-        let text = std::fs::read_to_string(&file).map_err(|e| ConfigError::File {
-            path: file.display().to_string(),
-            message: e.to_string(),
-        })?;
-        Config::from_sources(Some((&text, &file)), root, &env)?
-    };
+    let config = config()?;
     let dir = env("RAGALIQ_SNAPSHOT_DIR")
         .filter(|d| !d.is_empty())
         .map_or_else(|| root.join("examples/recordings"), |d| root.join(d));
@@ -63,4 +54,22 @@ pub fn finish(
         );
     }
     Ok(())
+}
+
+/// The examples' judge file, `examples/quickstart.toml` (or the one
+/// `RAGALIQ_CONFIG` names), with the `RAGALIQ_*` variables over it.
+#[allow(dead_code)] // not every example that shares this module reads it
+pub fn config() -> Result<Config, ConfigError> {
+    let env = |v: &str| std::env::var(v).ok();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    if env("RAGALIQ_CONFIG").is_some_and(|c| !c.is_empty()) {
+        Config::load_from(root, &env)
+    } else {
+        let file = root.join("examples/quickstart.toml");
+        let text = std::fs::read_to_string(&file).map_err(|e| ConfigError::File {
+            path: file.display().to_string(),
+            message: e.to_string(),
+        })?;
+        Config::from_sources(Some((&text, &file)), root, &env)
+    }
 }

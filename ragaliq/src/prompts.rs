@@ -117,6 +117,30 @@ impl Task {
         )
     }
 
+    /// Whether a follow-up's question of this task is asked as a single
+    /// case's is, with no history, unless the judge is set to show it to
+    /// every question (`judge.follow_up_history = true`): relevance and
+    /// whether the answer says it cannot answer. Measured against people
+    /// on public multi-turn sets (`bench/conversations/README.md`), these
+    /// agreed with them more often asked bare; the other questions that
+    /// [read the history](Task::reads_history) were not measured apart and
+    /// keep it (claim extraction resolves "it" from it).
+    ///
+    /// ```
+    /// use ragaliq::prompts::Task;
+    /// assert!(Task::AnswersQuery.bare_for_follow_ups());
+    /// assert!(Task::DeclinesToAnswer.bare_for_follow_ups());
+    /// assert!(!Task::ExtractClaims.bare_for_follow_ups());
+    /// assert!(!Task::ContradictsEarlier.bare_for_follow_ups(), "its question is about the history");
+    /// ```
+    #[must_use]
+    pub fn bare_for_follow_ups(self) -> bool {
+        matches!(
+            self,
+            Task::Relevance | Task::AnswersQuery | Task::DeclinesToAnswer
+        )
+    }
+
     /// Whether the task is a yes/no question answered in one word, read
     /// from the judge's token probabilities where the server returns them
     /// (its system prompt is `system_word.txt`, its reply plain text).

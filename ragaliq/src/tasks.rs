@@ -77,7 +77,7 @@ impl Asking {
         // a first turn's is a single question's, word for word.
         let content = match ask
             .history()
-            .filter(|_| task.reads_history())
+            .filter(|h| h.shown_to(task))
             .and_then(|h| self.templates.history_block(&h.shown))
         {
             Some(block) => {
@@ -404,6 +404,16 @@ pub(crate) struct History {
     pub turn: usize,
     /// The earlier turns the judge is shown (none for a first turn).
     pub shown: Shown,
+    /// Whether questions measured to do better bare (see
+    /// [`Task::bare_for_follow_ups`]) show them too.
+    pub every_question: bool,
+}
+
+impl History {
+    /// Whether `task`'s question about this turn shows the earlier turns.
+    pub(crate) fn shown_to(&self, task: Task) -> bool {
+        task.reads_history() && (self.every_question || !task.bare_for_follow_ups())
+    }
 }
 
 /// `subject` with the turn it is about: its conversation and number, and
@@ -412,6 +422,7 @@ pub(crate) struct History {
 pub(crate) fn with_history(
     mut subject: serde_json::Value,
     history: Option<&History>,
+    task: Task,
 ) -> serde_json::Value {
     let (Some(h), Some(map)) = (history, subject.as_object_mut()) else {
         return subject;
@@ -420,7 +431,7 @@ pub(crate) fn with_history(
         map.insert("conversation".into(), json!(c));
     }
     map.insert("turn".into(), json!(h.turn));
-    if !h.shown.is_empty() {
+    if !h.shown.is_empty() && h.shown_to(task) {
         let said: Vec<serde_json::Value> = h
             .shown
             .said
@@ -564,6 +575,7 @@ impl Ask for ExtractClaims<'_> {
         with_history(
             json!({"query": self.query, "response": self.text}),
             self.history,
+            Self::TASK,
         )
     }
 
@@ -791,6 +803,7 @@ impl Ask for Relevance<'_> {
         with_history(
             json!({"query": self.query, "response": self.response}),
             self.history,
+            Self::TASK,
         )
     }
 
@@ -838,6 +851,7 @@ impl Ask for PassageRelevance<'_> {
         with_history(
             json!({"query": self.query, "expected": self.expected, "passages": self.passages}),
             self.history,
+            Self::TASK,
         )
     }
 
@@ -1035,6 +1049,7 @@ impl Ask for AnswersQuery<'_> {
         with_history(
             json!({"query": self.query, "response": self.response}),
             self.history,
+            Self::TASK,
         )
     }
 
@@ -1088,6 +1103,7 @@ impl Ask for AnswerCorrect<'_> {
         with_history(
             json!({"query": self.query, "expected": self.expected, "response": self.response}),
             self.history,
+            Self::TASK,
         )
     }
 
@@ -1144,6 +1160,7 @@ impl Ask for PassageRelevant<'_> {
         with_history(
             json!({"query": self.query, "expected": self.expected, "passages": [self.passage]}),
             self.history,
+            Self::TASK,
         )
     }
 
@@ -1188,7 +1205,7 @@ macro_rules! turn_question {
             }
 
             fn subject(&self) -> serde_json::Value {
-                with_history(json!({$(stringify!($field): self.$field,)*}), self.history)
+                with_history(json!({$(stringify!($field): self.$field,)*}), self.history, Self::TASK)
             }
 
             fn shape(&self) -> Shape {
@@ -1263,6 +1280,7 @@ impl Ask for PassagesAnswer<'_> {
         with_history(
             json!({"query": self.query, "passages": self.passages}),
             self.history,
+            Self::TASK,
         )
     }
 
@@ -1376,6 +1394,7 @@ impl Ask for CriteriaMet<'_> {
                 self.expected,
             ),
             self.history,
+            Self::TASK,
         )
     }
 
@@ -1489,7 +1508,7 @@ impl Ask for CriteriaScore<'_> {
             self.expected,
         );
         subject["steps"] = json!(self.steps);
-        with_history(subject, self.history)
+        with_history(subject, self.history, Self::TASK)
     }
 
     fn shape(&self) -> Shape {

@@ -113,6 +113,7 @@ pub(super) struct RawJudge {
     pub(super) chunk_chars: Option<i64>,
     pub(super) history_turns: Option<i64>,
     pub(super) history_chars: Option<i64>,
+    pub(super) follow_up_history: Option<bool>,
     pub(super) claims: Option<String>,
     pub(super) criteria_form: Option<String>,
 }
@@ -150,6 +151,7 @@ pub(super) struct JudgeSettings {
     pub contradiction_ratio: f64,
     pub chunk_chars: usize,
     pub history: crate::core::Window,
+    pub follow_up_history: bool,
     pub sentences: bool,
     /// The file's `[fitted]` table, read for the model.
     pub fitted: Option<Fitted>,
@@ -504,6 +506,19 @@ pub(super) fn read_judge(
             )?
             .map_or(crate::core::HISTORY_CHARS, |n| n as usize),
     };
+    // Off by default: measured against people (bench/conversations), the
+    // bare relevance and decline questions agreed with them more often
+    // than those shown the conversation, on later and unanswerable turns.
+    let follow_up_history = r
+        .pick(
+            "RAGALIQ_FOLLOW_UP_HISTORY",
+            "judge.follow_up_history",
+            judge.follow_up_history,
+            boolean,
+            |_| true,
+            "true or false",
+        )?
+        .unwrap_or(false);
     let sentences = r
         .pick(
             "RAGALIQ_CLAIMS",
@@ -537,6 +552,7 @@ pub(super) fn read_judge(
         contradiction_ratio,
         chunk_chars,
         history,
+        follow_up_history,
         sentences,
         fitted,
     })

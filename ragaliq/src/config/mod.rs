@@ -49,8 +49,9 @@
 //! | `judge.contradiction_ratio` | `RAGALIQ_CONTRADICTION_RATIO` | 1 to 100 | 3: an unsupported claim is contradicted when P(contradicted) is more than this many times P(supported) (`--fit` fits it) |
 //! | `judge.claims` | `RAGALIQ_CLAIMS` | `extract`, `sentences` | `extract`: the judge lists the response's atomic claims; `sentences` takes its sentences, with no call |
 //! | `judge.chunk_chars` | `RAGALIQ_CHUNK_CHARS` | 0 to 1,000,000 | 0 (never): passages longer than this are asked about in chunks, and the best chunk counts |
-//! | `judge.history_turns` | `RAGALIQ_HISTORY_TURNS` | 1 to 100 | 3: the most earlier turns of a conversation a follow-up's questions show |
+//! | `judge.history_turns` | `RAGALIQ_HISTORY_TURNS` | 1 to 100 | 3: the most earlier turns of a conversation a follow-up's questions show, where they show any |
 //! | `judge.history_chars` | `RAGALIQ_HISTORY_CHARS` | 100 to 1,000,000 | 2000: the most characters of earlier turns they show (older turns dropped first) |
+//! | `judge.follow_up_history` | `RAGALIQ_FOLLOW_UP_HISTORY` | `true`, `false` | `false`: a follow-up's relevance question and its question whether the answer says it cannot answer are asked as a single case's are (measured: they agreed with people more often bare); `true` shows them the earlier turns too, as every other question about a follow-up is shown |
 //! | `judge.verify_batch` | `RAGALIQ_VERIFY_BATCH` | 1 to 64 | 4 (claims per verification call with `strategy = "json"`; 1 asks each claim alone) |
 //! | `scoring.confidence_floor` | `RAGALIQ_CONFIDENCE_FLOOR` | 0 to 1 | none: hallucination counts the claims that are not supported; when set, a supported claim whose P(supported) (or stated confidence) is under it counts too |
 //! | `scoring.correctness` | `RAGALIQ_CORRECTNESS` | `direct`; claims both ways: `f1` (or `claims`), `precision`, `recall` | `direct`: one question per answer, P(yes) against `thresholds.correctness` |
@@ -180,6 +181,10 @@ pub struct Config {
     pub chunk_chars: usize,
     /// The earlier turns of a conversation a follow-up's questions show.
     pub history: crate::core::Window,
+    /// Whether a follow-up's relevance and decline questions show the
+    /// conversation before it, as its other questions do (`[judge]
+    /// follow_up_history`, off by default).
+    pub follow_up_history: bool,
     /// Claims are the response's sentences (no judge call) instead of the
     /// atomic claims the judge extracts.
     pub sentences: bool,
@@ -279,6 +284,7 @@ impl std::fmt::Debug for Config {
             .field("contradiction_ratio", &self.contradiction_ratio)
             .field("chunk_chars", &self.chunk_chars)
             .field("history", &self.history)
+            .field("follow_up_history", &self.follow_up_history)
             .field("sentences", &self.sentences)
             .field("evidence_checked", &self.evidence_checked)
             .field("samples", &self.samples)
@@ -474,6 +480,7 @@ impl Config {
             contradiction_ratio,
             chunk_chars,
             history,
+            follow_up_history,
             sentences,
             mut fitted,
         } = read_judge(
@@ -578,6 +585,7 @@ impl Config {
             contradiction_ratio,
             chunk_chars,
             history,
+            follow_up_history,
             sentences,
             evidence_checked,
             samples,

@@ -116,6 +116,14 @@ impl Judge {
         self.scoring.found_rule
     }
 
+    /// Whether every question about a follow-up turn shows the
+    /// conversation before it (`[judge] follow_up_history`; see
+    /// [`JudgeBuilder::with_follow_up_history`](crate::judge::JudgeBuilder::with_follow_up_history)).
+    #[must_use]
+    pub fn follow_up_history(&self) -> bool {
+        self.scoring.follow_up_history
+    }
+
     /// What a test does when an item is still uncertain after the last
     /// judge of the cascade.
     #[must_use]

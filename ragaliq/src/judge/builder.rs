@@ -119,6 +119,7 @@ impl JudgeBuilder {
                 uncertain: config.uncertain,
                 found_rule: config.found_rule,
                 window: config.history,
+                follow_up_history: config.follow_up_history,
             },
             // Every answer collect mode gets comes from a batch, which
             // both providers price at half.
@@ -472,6 +473,34 @@ impl JudgeBuilder {
     /// ```
     pub fn with_history_window(mut self, window: crate::core::Window) -> Self {
         self.scoring.window = window;
+        self
+    }
+
+    /// Whether every question about a follow-up turn shows the
+    /// conversation before it (default `false`: relevance and the question
+    /// whether the answer says it cannot answer are asked as a single
+    /// case's are, which agreed with people more often on the public
+    /// multi-turn sets measured, see `bench/conversations/README.md`; see
+    /// [`Task::bare_for_follow_ups`](crate::prompts::Task::bare_for_follow_ups)).
+    /// Every other question that reads the user's question shows it
+    /// either way. Part of what is asked: turning it on records those
+    /// follow-ups anew.
+    ///
+    /// ```
+    /// # use ragaliq::judge::{BoxFuture, Judge, JudgeRequest, JudgeResponse, Transport};
+    /// # use ragaliq::TransportError;
+    /// # struct Canned;
+    /// # impl Transport for Canned {
+    /// #     fn provider(&self) -> &str { "canned" }
+    /// #     fn complete<'a>(&'a self, _: &'a JudgeRequest) -> BoxFuture<'a, Result<JudgeResponse, TransportError>> {
+    /// #         Box::pin(async { Ok(JudgeResponse::text("yes")) })
+    /// #     }
+    /// # }
+    /// let judge = Judge::builder(Canned).with_follow_up_history(true).build().unwrap();
+    /// assert!(judge.follow_up_history());
+    /// ```
+    pub fn with_follow_up_history(mut self, on: bool) -> Self {
+        self.scoring.follow_up_history = on;
         self
     }
 

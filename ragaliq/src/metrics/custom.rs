@@ -474,7 +474,7 @@ impl Ask for Question<'_> {
         {
             subject["facts"] = serde_json::json!(case.expected_facts);
         }
-        crate::tasks::with_history(subject, self.history)
+        crate::tasks::with_history(subject, self.history, Self::TASK)
     }
 
     fn shape(&self) -> Shape {

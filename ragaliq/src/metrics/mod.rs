@@ -347,6 +347,7 @@ pub(crate) async fn evaluate_here(
         conversation: case.id.clone(),
         turn: case.turn_number(),
         shown: scoring.window.shown(&case.history),
+        every_question: scoring.follow_up_history,
     });
     let ask = Asker {
         session,
@@ -480,7 +481,13 @@ pub(crate) async fn evaluate_here(
         judges,
         turn: history.as_ref().map(|h| h.turn),
         question: None,
-        history: history.map(|h| h.shown).filter(|s| !s.is_empty()),
+        // What the judge was shown: nothing for relevance, whose only
+        // question is asked bare unless the judge shows every question the
+        // history (`Task::bare_for_follow_ups`).
+        history: history
+            .filter(|_| metric != Metric::Relevance || scoring.follow_up_history)
+            .map(|h| h.shown)
+            .filter(|s| !s.is_empty()),
         turns: Vec::new(),
         answerable: scored.answerable,
     })

@@ -45,6 +45,9 @@ pub(crate) struct Scoring {
     pub found_rule: bool,
     /// The earlier turns of a conversation a follow-up's questions show.
     pub window: crate::core::Window,
+    /// Whether every question about a follow-up shows them, or all but
+    /// those measured to do better bare (`Task::bare_for_follow_ups`).
+    pub follow_up_history: bool,
 }
 
 impl Default for Scoring {
@@ -74,6 +77,7 @@ impl Default for Scoring {
             uncertain: Uncertain::default(),
             found_rule: true,
             window: crate::core::Window::DEFAULT,
+            follow_up_history: false,
         }
     }
 }
