@@ -574,6 +574,32 @@ async fn an_unanswerable_turn_answered_by_invention_is_caught(judge: Judge) {
     assert_remembers!(judge, conversation);
 }
 
+/// Turn 1's answer, read by the 1.5B: it listed the user's question ("Can
+/// I return a jacket I bought online?") as a claim of the answer, and read
+/// both items inside its claims band, so faithfulness awaited a person. A
+/// person said the question is no claim (`--verdict not_a_claim`) and the
+/// answer's sentence supported: the question leaves the score, the
+/// reasoning says whose word that was, and CI replays both verdicts.
+#[rag_test(config = "tests/judges/qwen15.toml")]
+async fn the_users_question_listed_as_a_claim_is_no_claim_by_a_persons_verdict(judge: Judge) {
+    let conversation = jacket::jacket();
+    let eval = assert_faithful!(judge, conversation.turn(1));
+    let question = eval
+        .claims
+        .iter()
+        .find(|c| c.claim == "Can I return a jacket I bought online?")
+        .expect("the judge listed the question");
+    assert_eq!(question.no_claim.as_deref(), Some("a person's verdict"));
+    assert!(!question.failed);
+    assert!(
+        eval.reasoning
+            .contains("1 item is no claim, left out of the score: \"Can I return a jacket I bought online?\" (a person's verdict)"),
+        "{}",
+        eval.reasoning
+    );
+    assert_eq!(eval.score, 1.0, "{eval}");
+}
+
 /// A suite of conversations (`tests/conversation_cases/`: YAML turns and
 /// CSV rows), replayed from recordings made against the scripted judge:
 /// one trial per conversation and metric, each turn's result in the

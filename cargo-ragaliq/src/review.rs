@@ -31,8 +31,10 @@ pub struct Args {
     #[arg(long, value_name = "KEY", requires = "verdict")]
     key: Option<String>,
     /// The verdict for --key: supported, partially_supported, no_evidence
-    /// or contradicted for a claim; yes or no for an answer, a passage or
-    /// criteria; 1 to 5 for scored criteria; a metric's own word.
+    /// or contradicted for a claim, or not_a_claim for an item that states
+    /// no fact (a greeting, a refusal: it leaves the score); yes or no for
+    /// an answer, a passage or criteria; 1 to 5 for scored criteria; a
+    /// metric's own word.
     #[arg(long, value_name = "WORD", requires = "key")]
     verdict: Option<String>,
     /// Remove the person's verdict on KEY (the judge's reading decides
@@ -353,6 +355,7 @@ fn choices(item: &Item) -> Vec<(String, String)> {
                     "supported" => "y",
                     "partially_supported" => "p",
                     "no_evidence" => "n",
+                    ragaliq::judged::NOT_A_CLAIM => "x",
                     _ => "c",
                 };
                 (key.to_owned(), (*w).to_owned())

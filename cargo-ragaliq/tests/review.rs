@@ -165,6 +165,7 @@ fn blind_hides_the_judges_reading() {
     let seen = text(&run(&dir, &["review"], "s\ns\ns\nq\n"));
     let blind = text(&run(&dir, &["review", "--blind"], "s\ns\ns\nq\n"));
     assert!(seen.contains("P(supported) 0.06"), "{seen}");
+    assert!(seen.contains("→ "), "the judge's verdict, shown: {seen}");
     assert!(
         blind.contains("(blind: the judge's reading is hidden)"),
         "{blind}"
@@ -173,7 +174,9 @@ fn blind_hides_the_judges_reading() {
         "P(supported)",
         "P(yes)",
         "the judge (",
-        "contradicted,",
+        // The judge's verdict after its reading (the choices name every
+        // verdict word, so a word alone proves nothing).
+        "→ ",
         "claim_supported:",
     ] {
         assert!(!blind.contains(hidden), "{hidden:?} shown blind: {blind}");

@@ -1082,6 +1082,7 @@ pub fn reviewed(
     type Set = (Vec<LabelledClaim>, Vec<Option<Outcome>>, Vec<usize>);
     let mut sets: BTreeMap<(String, u8), Set> = BTreeMap::new();
     let mut not_used: BTreeMap<String, usize> = BTreeMap::new();
+    let mut no_claims = 0usize;
     let mut verdicts = 0;
     let mut blind = 0;
     for (g, (path, recording)) in recordings.iter().enumerate() {
@@ -1103,6 +1104,11 @@ pub fn reviewed(
                     continue;
                 }
             };
+            if kind == ItemKind::Claim && person.verdict == crate::judged::NOT_A_CLAIM {
+                // Neither supported nor not: no label for the judge's reading.
+                no_claims += 1;
+                continue;
+            }
             let yes = person.verdict == "yes";
             let label = match kind {
                 ItemKind::Claim => match Verdict::from_label(&person.verdict) {
@@ -1233,6 +1239,11 @@ pub fn reviewed(
                     "{n} on `{family}` items (no threshold is fitted for them, so they are not read as labels)"
                 )
             })
+            .chain((no_claims > 0).then(|| {
+                format!(
+                    "{no_claims} `not_a_claim` on claims (neither supported nor not, so not read as labels)"
+                )
+            }))
             .collect(),
     }
 }

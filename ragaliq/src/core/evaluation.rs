@@ -348,6 +348,12 @@ pub struct ClaimVerdict {
     /// to another (`None`: the judge itself).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub judge: Option<String>,
+    /// The item states no fact to check, and why (`a person's verdict`,
+    /// `ragaliq's rule: a greeting`): it leaves the score, counted neither
+    /// supported nor unsupported, and never fails it. `verdict` is then the
+    /// judge's reading, shown beside.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub no_claim: Option<String>,
 }
 
 impl ClaimVerdict {
@@ -380,6 +386,7 @@ impl ClaimVerdict {
             review_key: None,
             unsure: None,
             judge: None,
+            no_claim: None,
         }
     }
 }
@@ -1481,6 +1488,7 @@ mod tests {
                     review_key: None,
                     unsure: None,
                     judge: None,
+                    no_claim: None,
                 },
                 ClaimVerdict {
                     claim: "Shipping is free.".into(),
@@ -1499,6 +1507,7 @@ mod tests {
                     review_key: None,
                     unsure: None,
                     judge: None,
+                    no_claim: None,
                 },
             ],
             passages: vec![],

@@ -21,13 +21,27 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-/// The verdicts a person may give on a claim.
-pub const CLAIM_VERDICTS: [&str; 4] = [
+/// The verdicts a person may give on a claim: the judge's four, and
+/// [`NOT_A_CLAIM`].
+pub const CLAIM_VERDICTS: [&str; 5] = [
     "supported",
     "partially_supported",
     "no_evidence",
     "contradicted",
+    NOT_A_CLAIM,
 ];
+
+/// A person's verdict that an item of a text states no fact to check (a
+/// greeting, "please contact support", "I could not find that"): the claim
+/// leaves the score, counted neither supported nor unsupported, and the
+/// reasoning says so. Only a person gives it; a judge's reply never does.
+///
+/// ```
+/// use ragaliq::judged::{verdict_words, NOT_A_CLAIM};
+/// assert!(verdict_words("claim_supported").unwrap().contains(&NOT_A_CLAIM));
+/// assert!(!verdict_words("answers_query").unwrap().contains(&NOT_A_CLAIM));
+/// ```
+pub const NOT_A_CLAIM: &str = "not_a_claim";
 
 /// A yes/no question's answers.
 pub const YES_NO: [&str; 2] = ["yes", "no"];

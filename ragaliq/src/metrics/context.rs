@@ -317,17 +317,30 @@ pub(super) async fn recall(ask: &Asker<'_>, case: &RagCase, plan: &Plan) -> Resu
         sample_scores: scores,
         judges,
     } = checked;
-    let score = VerdictWeights::RATIO.score(voted.iter().map(Voted::counted));
+    // A fact a person said is no claim leaves the score.
+    let score =
+        VerdictWeights::RATIO.score(voted.iter().filter(|v| v.is_claim()).map(Voted::counted));
     let details = details(&facts, voted, |v| v.verdict != Verdict::Supported);
-    let covered = details.iter().filter(|c| !c.failed).count();
+    let facts_counted = details.iter().filter(|c| c.no_claim.is_none()).count();
+    let covered = details
+        .iter()
+        .filter(|c| !c.failed && c.no_claim.is_none())
+        .count();
     let mut reasoning = if case.context.is_empty() {
         "No context was retrieved, so no expected fact is covered.".to_owned()
     } else {
         format!(
             "The context covers {covered} of {}.",
-            plural(details.len(), "expected fact", "expected facts")
+            plural(facts_counted, "expected fact", "expected facts")
         )
     };
+    let none = details.len() - facts_counted;
+    if none > 0 {
+        reasoning.push_str(&format!(
+            " {} no claim (a person's verdict), left out.",
+            plural(none, "expected fact is", "expected facts are")
+        ));
+    }
     if let Some(extracted) = &extracted {
         reasoning.push_str(&super::claims::dropped(extracted));
     }

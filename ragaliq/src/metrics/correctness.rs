@@ -91,8 +91,12 @@ pub(super) async fn correctness(
         claims::check(ask, &expected.claims, &response_text, plan, score_of),
     )
     .await?;
-    let precision = VerdictWeights::RATIO.score(said.voted.iter().map(Voted::counted));
-    let recall = VerdictWeights::RATIO.score(covered.voted.iter().map(Voted::counted));
+    // An item a person said is no claim leaves its side's score.
+    let counted = |c: &claims::Checked| {
+        VerdictWeights::RATIO.score(c.voted.iter().filter(|v| v.is_claim()).map(Voted::counted))
+    };
+    let precision = counted(&said);
+    let recall = counted(&covered);
     // Counted each way: the uncertain claims of both texts at once.
     let interval = {
         let (p, r) = (said.interval(score_of), covered.interval(score_of));
@@ -120,8 +124,14 @@ pub(super) async fn correctness(
     for c in &mut missing {
         c.from_reference = true;
     }
-    let backed = claims.iter().filter(|c| !c.failed).count();
-    let stated = missing.iter().filter(|c| !c.failed).count();
+    let backed = claims
+        .iter()
+        .filter(|c| !c.failed && c.no_claim.is_none())
+        .count();
+    let stated = missing
+        .iter()
+        .filter(|c| !c.failed && c.no_claim.is_none())
+        .count();
     let contradicted = claims
         .iter()
         .chain(&missing)
@@ -130,9 +140,33 @@ pub(super) async fn correctness(
     let score = measure.score(precision, recall);
     let mut reasoning = format!(
         "Precision {precision:.2}: the reference backs {backed} of the answer's {}. Recall {recall:.2}: the answer states {stated} of the reference's {}.",
-        plural(claims.len(), "claim", "claims"),
-        plural(missing.len(), "claim", "claims"),
+        plural(
+            claims.iter().filter(|c| c.no_claim.is_none()).count(),
+            "claim",
+            "claims"
+        ),
+        plural(
+            missing.iter().filter(|c| c.no_claim.is_none()).count(),
+            "claim",
+            "claims"
+        ),
     );
+    let none: Vec<String> = claims
+        .iter()
+        .chain(&missing)
+        .filter_map(|c| {
+            c.no_claim
+                .as_ref()
+                .map(|why| format!("{:?} ({why})", c.claim))
+        })
+        .collect();
+    if !none.is_empty() {
+        reasoning.push_str(&format!(
+            " {} no claim, left out: {}.",
+            plural(none.len(), "item is", "items are"),
+            none.join(", ")
+        ));
+    }
     if contradicted > 0 {
         reasoning.push_str(&format!(
             " {} the other text contradicts.",

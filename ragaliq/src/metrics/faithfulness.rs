@@ -33,7 +33,7 @@ pub(super) async fn faithfulness(
         sample_scores: scores,
         judges,
     } = checked;
-    let score = weights.score(voted.iter().map(Voted::counted));
+    let score = weights.score(voted.iter().filter(|v| v.is_claim()).map(Voted::counted));
     let details = details(&extracted.claims, voted, |v| {
         v.verdict != Verdict::Supported
     });
@@ -45,6 +45,7 @@ pub(super) async fn faithfulness(
         None => no_context(details.len()),
     };
     reasoning.push_str(&dropped(&extracted));
+    reasoning.push_str(&all_set_aside(&details));
     Ok(Scored {
         score,
         reasoning,
@@ -125,6 +126,9 @@ pub(super) async fn hallucination(
         ));
     }
     let score_of = |set: &[ParsedVerdict]| {
+        if set.is_empty() {
+            return 1.0;
+        }
         1.0 - set.iter().filter(|v| hallucinated(v, floor)).count() as f64 / set.len() as f64
     };
     let against = grounded_passages(case, ask.history());
@@ -137,14 +141,19 @@ pub(super) async fn hallucination(
     } = checked;
     let details = details(&extracted.claims, voted, |v| hallucinated(v, floor));
     let hallucinated_count = details.iter().filter(|c| c.failed).count();
-    let total = details.len();
-    let score = 1.0 - hallucinated_count as f64 / total as f64;
+    // What a person did not take for no claim: the denominator.
+    let total = details.iter().filter(|c| c.no_claim.is_none()).count();
+    let score = if total == 0 {
+        1.0
+    } else {
+        1.0 - hallucinated_count as f64 / total as f64
+    };
     let mut reasoning = match summary(&details, &against) {
         Some(verdicts) => format!(
             "{hallucinated_count} of {} hallucinated (verdicts: {verdicts}).",
             plural(total, "claim", "claims")
         ),
-        None => no_context(total),
+        None => no_context(details.len()),
     };
     let low = details
         .iter()
@@ -159,6 +168,7 @@ pub(super) async fn hallucination(
         ));
     }
     reasoning.push_str(&dropped(&extracted));
+    reasoning.push_str(&all_set_aside(&details));
     Ok(Scored {
         score,
         reasoning,
@@ -170,6 +180,17 @@ pub(super) async fn hallucination(
         judges,
         ..Scored::default()
     })
+}
+
+/// What the reasoning adds where a person said every item is no claim
+/// (the score is then 1, as for a response that claims nothing); empty
+/// otherwise.
+pub(super) fn all_set_aside(details: &[crate::core::ClaimVerdict]) -> String {
+    if !details.is_empty() && details.iter().all(|c| c.no_claim.is_some()) {
+        " No item is a claim: nothing to score, as for a response that claims nothing.".to_owned()
+    } else {
+        String::new()
+    }
 }
 
 fn no_context(claims: usize) -> String {

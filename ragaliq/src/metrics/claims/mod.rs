@@ -23,7 +23,7 @@ pub(crate) use report::{details, dropped, summary};
 use super::decide::{Read, Threshold, decide};
 use super::sampling::{sample, vote_items};
 use super::vocab::{Asker, Interval, Plan, Verification};
-use crate::core::judged::Person;
+use crate::core::judged::{NOT_A_CLAIM, Person};
 use crate::core::{Agreement, Kind, Strategy, Unsure, UnsureWhy, Verdict};
 use crate::error::Result;
 use crate::evidence::Found;
@@ -65,6 +65,28 @@ pub(crate) struct Voted {
     pub unsure: Option<Unsure>,
     /// The judge the verdict is from, when the claim was escalated.
     pub judge: Option<String>,
+    /// A person said the item states no fact to check ([`NoClaim`]): it
+    /// leaves the score.
+    pub no_claim: Option<NoClaim>,
+}
+
+/// Why an item of a text counts as no claim: it leaves the score (counted
+/// neither supported nor unsupported), and the reasoning says so. Only a
+/// person says it today (`not_a_claim`); a rule that sets such items aside
+/// before a person sees them is not built (issue 47, item 5).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum NoClaim {
+    /// A person's verdict `not_a_claim`.
+    Person,
+}
+
+impl NoClaim {
+    /// As the reasoning says it: `a person's verdict`.
+    pub(crate) fn describe(self) -> String {
+        match self {
+            NoClaim::Person => "a person's verdict".to_owned(),
+        }
+    }
 }
 
 /// How bad a verdict is for the answer: ties go to the worse one.
@@ -111,6 +133,7 @@ impl Checked {
         let way = |yes: bool| -> Vec<ParsedVerdict> {
             self.voted
                 .iter()
+                .filter(|v| v.is_claim())
                 .map(|v| {
                     if !v.awaits() {
                         return ParsedVerdict {
@@ -141,7 +164,12 @@ impl Voted {
     /// Whether the claim decides nothing yet: uncertain for every judge,
     /// and no person's verdict.
     pub(crate) fn awaits(&self) -> bool {
-        self.person.is_none() && self.unsure.is_some()
+        self.person.is_none() && self.unsure.is_some() && self.no_claim.is_none()
+    }
+
+    /// Whether the claim counts in a score: no person took it for no claim.
+    pub(crate) fn is_claim(&self) -> bool {
+        self.no_claim.is_none()
     }
 
     /// The verdict as a score counts it: a verdict whose evidence is in no
@@ -325,6 +353,7 @@ fn voted_alone(v: CheckedVerdict) -> Voted {
         review_key: None,
         unsure: None,
         judge: None,
+        no_claim: None,
     }
 }
 
@@ -383,6 +412,7 @@ fn vote(answers: &[Vec<CheckedVerdict>], n: usize, plan: &Plan, how: Verificatio
                 review_key: None,
                 unsure: None,
                 judge: None,
+                no_claim: None,
             }
         })
         .collect()
@@ -437,13 +467,18 @@ fn reviewed(
 /// `v` decided by a person's verdict: theirs in place of the vote's, the
 /// judge's reading said beside it (its probability stays the judge's).
 fn by_person(v: &mut Voted, mut person: Person) -> Result<()> {
-    let verdict =
+    let not_a_claim = person.verdict == NOT_A_CLAIM;
+    let verdict = if not_a_claim {
+        // The judge's verdict stays beside the person's: it counts nowhere.
+        v.verdict.verdict
+    } else {
         Verdict::from_label(&person.verdict).ok_or_else(|| crate::error::Error::Reviewed {
             problem: format!(
-                "`{}` on a claim: give supported, partially_supported, no_evidence or contradicted",
+                "`{}` on a claim: give supported, partially_supported, no_evidence, contradicted or {NOT_A_CLAIM}",
                 person.verdict
             ),
-        })?;
+        })?
+    };
     let mut judge = if v.ungrounded {
         format!("{}, evidence in no passage", v.verdict.verdict)
     } else if v.undecided {
@@ -463,6 +498,7 @@ fn by_person(v: &mut Voted, mut person: Person) -> Result<()> {
     v.ungrounded = false;
     v.agreement = None;
     v.person = Some(person);
+    v.no_claim = not_a_claim.then_some(NoClaim::Person);
     Ok(())
 }
 

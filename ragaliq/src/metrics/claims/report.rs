@@ -23,7 +23,9 @@ pub(crate) fn details(
         .iter()
         .zip(verdicts)
         .map(|(claim, v)| ClaimVerdict {
-            failed: v.ungrounded || failed(&v.verdict),
+            // No claim never fails: it leaves the score.
+            failed: v.no_claim.is_none() && (v.ungrounded || failed(&v.verdict)),
+            no_claim: v.no_claim.map(super::NoClaim::describe),
             claim: claim.clone(),
             verdict: v.verdict.verdict,
             evidence: v.verdict.evidence,
@@ -79,11 +81,32 @@ pub(crate) fn summary(details: &[ClaimVerdict], against: &[String]) -> Option<St
     ]
     .into_iter()
     .filter_map(|v| {
-        let n = details.iter().filter(|c| c.verdict == v).count();
+        let n = details
+            .iter()
+            .filter(|c| c.verdict == v && c.no_claim.is_none())
+            .count();
         (n > 0).then(|| format!("{n} {}", v.label().replace('_', " ")))
     })
     .collect();
     let mut out = parts.join(", ");
+    let none: Vec<String> = details
+        .iter()
+        .filter_map(|c| {
+            c.no_claim
+                .as_ref()
+                .map(|why| format!("{:?} ({why})", c.claim))
+        })
+        .collect();
+    if !none.is_empty() {
+        if !out.is_empty() {
+            out.push_str("; ");
+        }
+        out.push_str(&format!(
+            "{} no claim, left out of the score: {}",
+            plural(none.len(), "item is", "items are"),
+            none.join(", ")
+        ));
+    }
     let persons = details.iter().filter(|c| c.person.is_some()).count();
     if persons > 0 {
         out.push_str(&format!(
