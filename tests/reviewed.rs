@@ -600,3 +600,80 @@ async fn the_printed_overrule_path_works_from_where_cargo_test_ran() {
     );
     let _ = std::fs::remove_dir_all(&workspace);
 }
+
+/// A person's `not_a_claim` takes an item out of the score, for
+/// faithfulness and hallucination alike: never failed, never counted,
+/// named in the reasoning; where it was every item, the score is 1, as for
+/// a response that claims nothing.
+#[tokio::test]
+async fn not_a_claim_leaves_the_score_and_says_so() {
+    let server = ScriptedJudge::start().await;
+    let url = server.base_url();
+    let dir = temp("not-a-claim");
+    let (eval, _) = record(&url, "scripted", &dir, &case(POLICY)).await;
+    accept(&dir);
+    assert!(!eval.passed, "{eval}");
+    let keys: Vec<(String, bool)> = eval
+        .claims
+        .iter()
+        .map(|c| (c.review_key.clone().expect("a key"), c.failed))
+        .collect();
+    let (wrong, _) = keys.iter().find(|(_, failed)| *failed).unwrap();
+    let snap = dir.join("t.snap");
+    record::update(&snap, |r| {
+        record::set_verdict(r, wrong, "not_a_claim", None, None)
+    })
+    .unwrap()
+    .unwrap();
+
+    let replayed = |metric| {
+        let recorder = Arc::new(Recorder::new(location(&dir), Mode::Replay));
+        let judge = judge(&url, "scripted").with_recorder(recorder);
+        async move { judge.evaluate(metric, &case(POLICY)).await.unwrap() }
+    };
+    let eval = replayed(Metric::Faithfulness).await;
+    assert!(eval.passed, "{eval}");
+    assert_eq!(eval.score, 1.0, "the one claim left is supported: {eval}");
+    let set_aside = eval.claims.iter().find(|c| c.no_claim.is_some()).unwrap();
+    assert!(set_aside.claim.contains("money back") && !set_aside.failed);
+    assert!(
+        eval.reasoning.contains(
+            "1 item is no claim, left out of the score: \"You get all your money back.\" (a person's verdict)"
+        ),
+        "{}",
+        eval.reasoning
+    );
+    let h = replayed(Metric::Hallucination).await;
+    assert!(h.passed && h.score == 1.0, "{h}");
+    assert!(
+        h.reasoning.starts_with("0 of 1 claim hallucinated"),
+        "{}",
+        h.reasoning
+    );
+
+    // Every item no claim: nothing to score.
+    let (right, _) = keys.iter().find(|(_, failed)| !*failed).unwrap();
+    record::update(&snap, |r| {
+        record::set_verdict(r, right, "not_a_claim", None, None)
+    })
+    .unwrap()
+    .unwrap();
+    for metric in [Metric::Faithfulness, Metric::Hallucination] {
+        let eval = replayed(metric).await;
+        assert_eq!((eval.score, eval.passed), (1.0, true), "{eval}");
+        assert!(eval.score.is_finite());
+        assert!(
+            eval.reasoning
+                .contains("No item is a claim: nothing to score"),
+            "{}",
+            eval.reasoning
+        );
+    }
+    // A word no claim takes is refused, naming the words it takes.
+    record::update(&snap, |r| {
+        record::set_verdict(r, right, "not_claim", None, None)
+    })
+    .unwrap()
+    .unwrap_err();
+    let _ = std::fs::remove_dir_all(&dir);
+}
