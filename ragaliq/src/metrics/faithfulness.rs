@@ -40,7 +40,11 @@ pub(super) async fn faithfulness(
     let mut reasoning = match summary(&details, &against) {
         Some(verdicts) => format!(
             "Verdicts on {}: {verdicts}.",
-            plural(details.len(), "claim", "claims")
+            plural(
+                details.iter().filter(|c| c.no_claim.is_none()).count(),
+                "claim",
+                "claims"
+            )
         ),
         None => no_context(details.len()),
     };
