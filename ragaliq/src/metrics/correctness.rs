@@ -151,15 +151,7 @@ pub(super) async fn correctness(
             "claims"
         ),
     );
-    let none: Vec<String> = claims
-        .iter()
-        .chain(&missing)
-        .filter_map(|c| {
-            c.no_claim
-                .as_ref()
-                .map(|why| format!("{:?} ({why})", c.claim))
-        })
-        .collect();
+    let none = claims::no_claims(claims.iter().chain(&missing));
     if !none.is_empty() {
         reasoning.push_str(&format!(
             " {} no claim, left out: {}.",

@@ -18,7 +18,7 @@ pub(crate) mod rule;
 mod short;
 
 pub(crate) use extract::extract;
-pub(crate) use report::{details, dropped, summary};
+pub(crate) use report::{details, dropped, no_claims, summary};
 
 use super::decide::{Read, Threshold, decide};
 use super::sampling::{sample, vote_items};

@@ -89,14 +89,7 @@ pub(crate) fn summary(details: &[ClaimVerdict], against: &[String]) -> Option<St
     })
     .collect();
     let mut out = parts.join(", ");
-    let none: Vec<String> = details
-        .iter()
-        .filter_map(|c| {
-            c.no_claim
-                .as_ref()
-                .map(|why| format!("{:?} ({why})", c.claim))
-        })
-        .collect();
+    let none = no_claims(details);
     if !none.is_empty() {
         if !out.is_empty() {
             out.push_str("; ");
@@ -174,4 +167,17 @@ impl Scored {
             ..Scored::default()
         }
     }
+}
+
+/// The items a person said are no claim, each quoted with whose word that
+/// was (`"Hello!" (a person's verdict)`), for a reasoning to list.
+pub(crate) fn no_claims<'a>(items: impl IntoIterator<Item = &'a ClaimVerdict>) -> Vec<String> {
+    items
+        .into_iter()
+        .filter_map(|c| {
+            c.no_claim
+                .as_ref()
+                .map(|why| format!("{:?} ({why})", c.claim))
+        })
+        .collect()
 }
