@@ -561,6 +561,31 @@ fn cargo() -> String {
     std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned())
 }
 
+/// Without the variables cargo sets for a test process
+/// (`CARGO_MANIFEST_DIR`, `CARGO_PKG_NAME`, …), as a user's shell has none:
+/// build scripts such as ring's rerun when one of them changes
+/// (`rerun-if-env-changed`), so a cargo run from here with them set rebuilt
+/// ring, rustls, reqwest and ragaliq in the shared `target/`, and the next
+/// `cargo run` from a shell rebuilt them back (a minute of CI each way).
+fn as_a_user_runs_cargo(command: &mut Command) {
+    const SET_FOR_TESTS: [&str; 7] = [
+        "CARGO_MANIFEST_",
+        "CARGO_PKG_",
+        "CARGO_CRATE_",
+        "CARGO_BIN_",
+        "CARGO_PRIMARY_PACKAGE",
+        "CARGO_TARGET_TMPDIR",
+        "CARGO_RUSTC_CURRENT_DIR",
+    ];
+    for (name, _) in std::env::vars_os() {
+        if let Some(name) = name.to_str()
+            && SET_FOR_TESTS.iter().any(|prefix| name.starts_with(prefix))
+        {
+            command.env_remove(name);
+        }
+    }
+}
+
 /// Every recipe that records runs every test binary: each new recording
 /// fails its test until it is reviewed, and `cargo test` (or `cargo
 /// nextest run`) stops at the first binary that fails, so without
@@ -811,7 +836,9 @@ fn the_recording_recipes_run_as_printed_in_a_fresh_workspace() {
 
     let target = bin_dir().parent().unwrap().to_owned();
     let sh = |line: &str| -> (bool, String) {
-        let out = Command::new("sh")
+        let mut command = Command::new("sh");
+        as_a_user_runs_cargo(&mut command);
+        let out = command
             .arg("-c")
             .arg(line)
             .current_dir(&work)
