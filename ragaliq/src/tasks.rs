@@ -542,6 +542,10 @@ pub(crate) struct ExtractClaims<'a> {
     pub history: Option<&'a History>,
 }
 
+/// Why an extracted item was dropped as the user's question echoed back
+/// ([`evidence::the_question_echoed`]).
+pub(crate) const ECHOED: &str = "the user's question echoed, no claim";
+
 /// Extracted claims: those that come from the response, and those set aside.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Extracted {
@@ -606,7 +610,9 @@ impl Ask for ExtractClaims<'_> {
             of: self.of,
         };
         for (i, claim) in parse::claims(reply)?.into_iter().enumerate() {
-            if !evidence::claim_from_response(&claim, self.text, &asked) {
+            if evidence::the_question_echoed(&claim, self.query) {
+                out.dropped.push((i + 1, claim, ECHOED.into()));
+            } else if !evidence::claim_from_response(&claim, self.text, &asked) {
                 out.dropped
                     .push((i + 1, claim, format!("not in the {}", self.of)));
             } else if out.claims.iter().any(|c| evidence::same_claim(c, &claim)) {

@@ -741,6 +741,63 @@ async fn claims_that_are_all_invented_are_undecided_and_listed() {
     );
 }
 
+/// The user's *wh*-question listed back as a claim (the kit's 0.5B did so
+/// for 24 of 468 items) is dropped before any question is asked about it,
+/// and said; an answer built around the echo gains nothing by it: what it
+/// states is still checked, an answer the judge lists only the echo for is
+/// undecided, and an echoed yes/no question, whose proposition a "Yes."
+/// affirms, is still judged.
+#[tokio::test]
+async fn the_users_question_echoed_is_dropped_and_hides_no_answer() {
+    const ECHO: &str = "(the user's question echoed, no claim)";
+    let query = "How long is the warranty?";
+    // The echo beside a false claim: only the claim is asked about, and it
+    // fails the answer.
+    let listed = json!({"claims": [query, "The warranty lasts 10 years, paid in gold."]});
+    let (server, tasks) = canned(listed, verdicts(&["contradicted"])).await;
+    let case = RagCase::new(query)
+        .context([PASSAGE])
+        .response("How long is the warranty? It lasts 10 years, paid in gold.");
+    let f = within(wm_judge(&server).faithfulness(&case)).await.unwrap();
+    assert!(!f.passed && f.claims.len() == 1, "{f}");
+    assert!(
+        f.to_string().contains(&format!("\"{query}\" {ECHO}")),
+        "{f}"
+    );
+    assert_eq!(*tasks.lock().unwrap(), ["extract_claims", "verify_claim"]);
+
+    // Only the echo listed, for an answer that states something: asked
+    // again, then undecided, never vacuously faithful.
+    let (server, tasks) = canned(json!({"claims": [query]}), verdicts(&[])).await;
+    let case = RagCase::new(query)
+        .context([PASSAGE])
+        .response("How long is the warranty? Ten years, paid in gold.");
+    let f = within(wm_judge(&server).faithfulness(&case)).await.unwrap();
+    assert!(f.undecided && !f.passed, "{f}");
+    assert_eq!(tasks.lock().unwrap().len(), 2, "asked again once");
+
+    // An answer that is only the question echoed states nothing: vacuously
+    // faithful (relevance is what fails it), the echo listed, no error.
+    let (server, _) = canned(json!({"claims": [query]}), verdicts(&[])).await;
+    let case = RagCase::new(query).context([PASSAGE]).response(query);
+    let f = within(wm_judge(&server).faithfulness(&case)).await.unwrap();
+    assert!(f.passed && !f.undecided, "{f}");
+    assert!(f.to_string().contains(ECHO), "{f}");
+
+    // A yes/no question echoed is the answer's "Yes." in question form: it
+    // is judged, and a contradicted one fails.
+    // (The canned judge contradicts what mentions gold.)
+    let yes_no = "Is the warranty paid in gold?";
+    let (server, tasks) = canned(json!({"claims": [yes_no]}), verdicts(&[])).await;
+    let case = RagCase::new(yes_no)
+        .context([PASSAGE])
+        .response("Is the warranty paid in gold? Yes.");
+    let f = within(wm_judge(&server).faithfulness(&case)).await.unwrap();
+    assert!(!f.passed && f.claims.len() == 1, "{f}");
+    assert!(!f.to_string().contains(ECHO), "{f}");
+    assert_eq!(*tasks.lock().unwrap(), ["extract_claims", "verify_claim"]);
+}
+
 /// A wiremock judge whose extraction lists no claim for a text that says
 /// "don't know" and one claim otherwise; every claim it is asked about is
 /// supported, quoting the first passage.

@@ -200,6 +200,66 @@ pub fn claim_from_response(claim: &str, response: &str, query: &str) -> bool {
         .any(|w| found(&said, w) && !found(&asked, w))
 }
 
+/// Whether an extracted item is the user's *wh*-question echoed back, by
+/// this rule: it ends with `?`, its last sentence opens with *what*,
+/// *when*, *where*, *which*, *who*, *whom*, *whose*, *why* or *how*, and its
+/// words are, exactly and in order, the last words of the query (or of its
+/// last line, where a conversation's history is folded into it). Such an
+/// item states nothing to check, so the claim extraction drops it before a
+/// question is asked about it (issue 47, item 5).
+///
+/// A yes/no question echoed ("Can I return a jacket I bought online?") is
+/// kept: an answer's "Yes." or "It is." affirms exactly that proposition,
+/// and judging the echo is what checks it. Anything else ending with `?`
+/// is kept too: "Did you know the warranty is 5 years?" claims something,
+/// and so does a question the user did not ask. Measured on the committed
+/// recordings: the kit's 0.5B listed 24 such echoes among 468 items, the
+/// 1.5B none among 762 (it echoed 3 yes/no questions, which are kept).
+///
+/// ```
+/// use ragaliq::evidence::the_question_echoed;
+/// let query = "I paid £120 for a year and cancelled after 3 months. How much do I get back?";
+/// assert!(the_question_echoed("How much do I get back?", query));
+/// assert!(the_question_echoed(query, query));
+/// assert!(the_question_echoed("How long do I have?", "User: Can I return it?\nUser: How long do I have?"));
+/// // A yes/no question carries the proposition a "yes" affirms.
+/// assert!(!the_question_echoed("Can I return it?", "Can I return it?"));
+/// // Not the user's words: a claim in question form, or another question.
+/// assert!(!the_question_echoed("How long is the 5-year warranty?", "How long is the warranty?"));
+/// assert!(!the_question_echoed("Did you know the warranty is 5 years?", "How long is the warranty?"));
+/// assert!(!the_question_echoed("How long is the warranty.", "How long is the warranty?"));
+/// ```
+#[must_use]
+pub fn the_question_echoed(item: &str, query: &str) -> bool {
+    const WH: [&str; 9] = [
+        "what", "when", "where", "which", "who", "whom", "whose", "why", "how",
+    ];
+    let item = item.trim();
+    if !item.ends_with('?') {
+        return false;
+    }
+    let last_sentence = sentences(item).last().map_or(item, |s| &item[s.clone()]);
+    let opens_wh = words(last_sentence)
+        .first()
+        .is_some_and(|w| WH.contains(&w.text.as_str()));
+    let of = |text: &str| -> Vec<String> {
+        words(&untagged(text)).into_iter().map(|w| w.text).collect()
+    };
+    let echoed = of(item);
+    let ends_with = |text: &str| {
+        let have = of(text);
+        !echoed.is_empty()
+            && have.len() >= echoed.len()
+            && have[have.len() - echoed.len()..] == echoed[..]
+    };
+    let last_line = query
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or(query);
+    opens_wh && (ends_with(query) || ends_with(last_line))
+}
+
 /// Whether two claims say the same: the same content words, in any order.
 ///
 /// ```

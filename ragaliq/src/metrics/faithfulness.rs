@@ -20,9 +20,10 @@ pub(super) async fn faithfulness(
         return Ok(Scored::no_claims_listed(&extracted));
     }
     if extracted.claims.is_empty() {
-        return Ok(Scored::vacuous(
-            "The response makes no factual claims: vacuously faithful.",
-        ));
+        return Ok(Scored::vacuous(&format!(
+            "The response makes no factual claims: vacuously faithful.{}",
+            dropped(&extracted)
+        )));
     }
     let score_of = |set: &[ParsedVerdict]| weights.score(set.iter().map(|v| v.verdict));
     let against = grounded_passages(case, ask.history());
@@ -125,9 +126,10 @@ pub(super) async fn hallucination(
         return Ok(Scored::no_claims_listed(&extracted));
     }
     if extracted.claims.is_empty() {
-        return Ok(Scored::vacuous(
-            "The response makes no factual claims: nothing is hallucinated.",
-        ));
+        return Ok(Scored::vacuous(&format!(
+            "The response makes no factual claims: nothing is hallucinated.{}",
+            dropped(&extracted)
+        )));
     }
     let score_of = |set: &[ParsedVerdict]| {
         if set.is_empty() {

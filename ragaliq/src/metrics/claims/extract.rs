@@ -78,7 +78,13 @@ pub(crate) async fn extract(
             return Ok(extracted);
         }
     }
-    if extracted.claims.is_empty() && !extracted.dropped.is_empty() {
+    // Only the user's question echoed back: the text claims nothing (a
+    // text that states something was asked again above).
+    let only_echoes = extracted
+        .dropped
+        .iter()
+        .all(|(_, _, why)| why == crate::tasks::ECHOED);
+    if extracted.claims.is_empty() && !extracted.dropped.is_empty() && !only_echoes {
         let listed: Vec<String> = extracted
             .dropped
             .iter()

@@ -71,9 +71,10 @@ pub(crate) struct Voted {
 }
 
 /// Why an item of a text counts as no claim: it leaves the score (counted
-/// neither supported nor unsupported), and the reasoning says so. Only a
-/// person says it today (`not_a_claim`); a rule that sets such items aside
-/// before a person sees them is not built (issue 47, item 5).
+/// neither supported nor unsupported), and the reasoning says so. A
+/// person says it (`not_a_claim`). The one rule of ragaliq's own acts
+/// earlier: the user's *wh*-question echoed back is dropped at extraction
+/// ([`crate::evidence::the_question_echoed`]), never asked about.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum NoClaim {
     /// A person's verdict `not_a_claim`.
