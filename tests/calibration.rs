@@ -653,7 +653,10 @@ async fn the_direct_question_replays_beside_plain_matching() {
 /// no answer word).
 const NOT_ALL_DECIDED: &[(&str, &str, usize, usize)] = &[
     ("tests/labelled_correctness/dev", "qwen15-claims", 0, 2),
-    ("tests/labelled_correctness/dev", "qwen05-claims", 0, 7),
+    // 11 more undecided since the user's wh-question echoed back is no
+    // claim (evidence::the_question_echoed): for them the 0.5B listed only
+    // the echo, asked twice.
+    ("tests/labelled_correctness/dev", "qwen05-claims", 0, 18),
     ("tests/labelled_correctness/test", "qwen15-claims", 0, 4),
     ("tests/labelled_correctness/test", "qwen05-claims", 0, 4),
     (
@@ -758,7 +761,7 @@ async fn the_dev_halves_and_the_befores_replay_to_the_published_figures() {
             "tests/labelled_correctness/dev",
             "qwen05-claims",
             "qwen05-claims",
-            58,
+            47,
             0.0,
             None,
         ),
