@@ -203,8 +203,8 @@ pub fn claim_from_response(claim: &str, response: &str, query: &str) -> bool {
 /// Whether an extracted item is the user's *wh*-question echoed back, by
 /// this rule: it ends with `?`, its last sentence opens with *what*,
 /// *when*, *where*, *which*, *who*, *whom*, *whose*, *why* or *how*, and its
-/// words are, exactly and in order, the last words of the query (or of its
-/// last line, where a conversation's history is folded into it). Such an
+/// words are, exactly and in order, the last words of the query (its last
+/// line's, where a conversation's history is folded into it). Such an
 /// item states nothing to check, so the claim extraction drops it before a
 /// question is asked about it (issue 47, item 5).
 ///
@@ -245,19 +245,8 @@ pub fn the_question_echoed(item: &str, query: &str) -> bool {
     let of = |text: &str| -> Vec<String> {
         words(&untagged(text)).into_iter().map(|w| w.text).collect()
     };
-    let echoed = of(item);
-    let ends_with = |text: &str| {
-        let have = of(text);
-        !echoed.is_empty()
-            && have.len() >= echoed.len()
-            && have[have.len() - echoed.len()..] == echoed[..]
-    };
-    let last_line = query
-        .lines()
-        .rev()
-        .find(|l| !l.trim().is_empty())
-        .unwrap_or(query);
-    opens_wh && (ends_with(query) || ends_with(last_line))
+    let (echoed, asked) = (of(item), of(query));
+    opens_wh && !echoed.is_empty() && asked.ends_with(&echoed)
 }
 
 /// Whether two claims say the same: the same content words, in any order.
