@@ -36,7 +36,10 @@ cleanup() {
 }
 trap cleanup EXIT
 
-cargo build -q -p ragaliq-scripted --bin scripted-judge -p cargo-ragaliq --bin cargo-ragaliq
+# The binaries as `cargo test --workspace` builds them (after it, nothing to
+# compile): `-p cargo-ragaliq` alone resolves features for that package
+# only, a build of tokio, reqwest and ragaliq of its own.
+cargo build -q --workspace --bins --examples
 ragaliq_bin="$CARGO_TARGET_DIR/debug/cargo-ragaliq"
 start_judge() { # latency-ms
   [ -n "$judge_pid" ] && kill "$judge_pid" 2>/dev/null || true

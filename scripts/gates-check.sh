@@ -32,7 +32,10 @@ export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$root/target}"
 cleanup() { [ -n "$keep" ] || rm -rf "$work"; }
 trap cleanup EXIT
 
-cargo build -q -p cargo-ragaliq --bin cargo-ragaliq
+# The binaries as `cargo test --workspace` builds them (after it, nothing to
+# compile): `-p cargo-ragaliq` alone resolves features for that package
+# only, a build of tokio, reqwest and ragaliq of its own.
+cargo build -q --workspace --bins --examples
 ragaliq_bin="$CARGO_TARGET_DIR/debug/cargo-ragaliq"
 
 cat >"$work/Cargo.toml" <<TOML

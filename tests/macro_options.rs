@@ -1,7 +1,7 @@
 //! Every option spelling the assertion macros accept compiles: this file
 //! is built by `cargo test` (and linted by clippy) as any test file is, so
 //! a spelling that stops compiling fails the build. The misspellings that
-//! must not compile are `ragaliq-macros/tests/ui/` (trybuild).
+//! must not compile are `ragaliq-ui/tests/ui/` (trybuild).
 use ragaliq::prelude::*;
 
 #[allow(dead_code)]

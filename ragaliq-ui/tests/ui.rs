@@ -13,7 +13,7 @@
 //! gets no failure for a rustc's wording.
 //!
 //! After a toolchain update that changes the files:
-//! `TRYBUILD=overwrite cargo test -p ragaliq-macros --test ui`, read the `.stderr` diff, and
+//! `TRYBUILD=overwrite cargo test -p ragaliq-ui --test ui`, read the `.stderr` diff, and
 //! write the new `rustc --version`'s major.minor into `tests/ui/rustc-version`.
 
 use std::path::{Path, PathBuf};
