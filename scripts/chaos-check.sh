@@ -36,9 +36,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# The binaries as `cargo test --workspace` builds them (after it, nothing to
-# compile): `-p cargo-ragaliq` alone resolves features for that package
-# only, a build of tokio, reqwest and ragaliq of its own.
+# The binaries as `cargo test --workspace` builds them, never `-p` (why: .ci/run).
 cargo build -q --workspace --bins --examples
 ragaliq_bin="$CARGO_TARGET_DIR/debug/cargo-ragaliq"
 start_judge() { # latency-ms

@@ -32,9 +32,7 @@ export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$root/target}"
 cleanup() { [ -n "$keep" ] || rm -rf "$work"; }
 trap cleanup EXIT
 
-# The binaries as `cargo test --workspace` builds them (after it, nothing to
-# compile): `-p cargo-ragaliq` alone resolves features for that package
-# only, a build of tokio, reqwest and ragaliq of its own.
+# The binaries as `cargo test --workspace` builds them, never `-p` (why: .ci/run).
 cargo build -q --workspace --bins --examples
 ragaliq_bin="$CARGO_TARGET_DIR/debug/cargo-ragaliq"
 

@@ -33,9 +33,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# The binaries as `cargo test --workspace` builds them (after it, nothing to
-# compile): `-p cargo-ragaliq` alone resolves features for that package
-# only, a build of tokio, reqwest and ragaliq of its own.
+# The binaries as `cargo test --workspace` builds them, never `-p` (why: .ci/run).
 cargo build -q --workspace --bins --examples
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 "$CARGO_TARGET_DIR/debug/scripted-judge" "$port" >"$work/judge.log" 2>&1 &

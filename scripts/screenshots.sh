@@ -36,9 +36,7 @@ CI=true cargo test -q -p ragaliq-tests --test conversation -- a_suite_of_convers
 mkdir -p "$out/conversations"
 cp target/ragaliq/conversations/report.html "$out/conversations/report.html"
 # The calibration page of the scripted judges, replayed.
-# The binaries as `cargo test --workspace` builds them (after it, nothing to
-# compile): `-p cargo-ragaliq` alone resolves features for that package
-# only, a build of tokio, reqwest and ragaliq of its own.
+# The binaries as `cargo test --workspace` builds them, never `-p` (why: .ci/run).
 cargo build -q --workspace --bins --examples
 CI=true "${CARGO_TARGET_DIR:-target}/debug/cargo-ragaliq" ragaliq calibrate tests/labelled_claims \
   --judge scripted=tests/labelled_claims/judges/scripted.toml \
