@@ -147,6 +147,16 @@ mod tests {
             )),
             "RAGALIQ_MODE=record cargo test -p ragaliq --lib -- private::spec::tests::refund_policy --exact"
         );
+        // Test files as modules of one binary (`tests/it/main.rs`, as
+        // ragaliq's own are): the target is the binary, the module leads
+        // the test's path.
+        assert_eq!(
+            record_command(&spec(
+                "it::reply_corpus",
+                "ragaliq/tests/it/reply_corpus.rs"
+            )),
+            "RAGALIQ_MODE=record cargo test -p ragaliq --test it -- reply_corpus::refund_policy --exact"
+        );
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! batch integrity, no-call shortcuts and the concurrency limit, with calls
 //! counted at a server on 127.0.0.1.
 
-mod common;
+use crate::common;
 
 use common::{fast_retries, openai_reply, refund_case, within};
 use ragaliq::Strategy;

@@ -6,7 +6,7 @@
 //! most of the probability at that token, which only the probabilities
 //! can show.
 //!
-//! `cargo test -p ragaliq --test answer_place -- --nocapture` prints the
+//! `cargo test -p ragaliq --test it -- answer_place --nocapture` prints the
 //! table.
 
 use ragaliq::judge::{TokenLogprob, TopLogprob};

@@ -4,7 +4,7 @@
 //! resolved in the answer's favour; `auto` asks more only near the
 //! threshold; every sample recorded and replayed offline.
 
-mod common;
+use crate::common;
 
 use common::within;
 use ragaliq::Strategy;
@@ -238,7 +238,10 @@ async fn every_sample_is_recorded_and_replays_without_a_call() {
     .await
     .unwrap();
     assert_eq!(calls.load(Ordering::SeqCst), 6);
-    let pending = recorder.save_pending("tests/sampling.rs").unwrap().unwrap();
+    let pending = recorder
+        .save_pending("tests/it/sampling.rs")
+        .unwrap()
+        .unwrap();
     let text = std::fs::read_to_string(&pending).unwrap();
     for s in 1..5 {
         assert!(

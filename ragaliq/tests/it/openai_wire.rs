@@ -1,7 +1,7 @@
 //! The OpenAI-compatible transport against a wiremock server on 127.0.0.1:
 //! the request as sent, usage, error bodies, retries, Retry-After, timeouts.
 
-mod common;
+use crate::common;
 
 use common::{fast_retries, openai_reply, within};
 use ragaliq::Strategy;

@@ -4,7 +4,7 @@
 //! exact number of attempts, a bound on the time taken and the error named;
 //! each runs under a hard timeout, so none can hang.
 
-mod common;
+use crate::common;
 
 use common::{fast_retries, read_request};
 use ragaliq::Strategy;

@@ -51,7 +51,7 @@ fn run(case: &Value) -> Result<Value, ParseError> {
 
 #[test]
 fn every_corpus_case_parses_or_fails_as_recorded() {
-    let corpus = include_str!("data/reply_corpus.jsonl");
+    let corpus = include_str!("../data/reply_corpus.jsonl");
     let mut failures = Vec::new();
     let mut count = 0;
     for (line_no, line) in corpus.lines().enumerate() {

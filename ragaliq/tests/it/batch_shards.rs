@@ -6,7 +6,7 @@
 //! Anthropic's carry none, so no batch is taken and none is created again:
 //! the submission stops naming the batches that could be it.
 
-mod common;
+use crate::common;
 
 use common::{fast_retries, within};
 use ragaliq::batch::{BatchApi, BatchLine, BatchTag, Lookup};

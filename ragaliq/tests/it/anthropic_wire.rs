@@ -1,6 +1,6 @@
 //! The Anthropic Messages transport against a wiremock server on 127.0.0.1.
 
-mod common;
+use crate::common;
 
 use common::{fast_retries, refund_case, within};
 use ragaliq::Strategy;

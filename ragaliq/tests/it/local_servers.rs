@@ -7,7 +7,7 @@
 //! absurd `Retry-After` values neither panic nor wait; `RAGALIQ_JUDGE`
 //! beats the configuration file.
 
-mod common;
+use crate::common;
 
 use common::{fast_retries, openai_reply, read_request, within};
 use ragaliq::Strategy;
@@ -109,7 +109,7 @@ async fn a_recording_made_after_a_refusal_replays_as_it_was_asked() {
         .with_recorder(recorder.clone());
     within(judge.relevance(&case())).await.unwrap();
     let written = recorder
-        .save_pending("tests/local_servers.rs")
+        .save_pending("tests/it/local_servers.rs")
         .unwrap()
         .unwrap();
     let text = std::fs::read_to_string(&written).unwrap();

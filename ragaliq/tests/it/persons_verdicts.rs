@@ -5,7 +5,7 @@
 //! from; and a reply the judge wrote that no parser can read is decided by
 //! the person's verdict on it, once one is given (issue 41, items 8, 9).
 
-mod common;
+use crate::common;
 
 use common::{fast_retries, within};
 use ragaliq::judge::{Judge, OpenAiTransport};
@@ -99,7 +99,7 @@ async fn record(server: &MockServer, snap: &Path) -> Result<ragaliq::Evaluation,
     )
     .await;
     let written = recorder
-        .save_pending_after(true, "ragaliq/tests/persons_verdicts.rs")
+        .save_pending_after(true, "ragaliq/tests/it/persons_verdicts.rs")
         .unwrap()
         .unwrap();
     std::fs::rename(written, snap).unwrap();

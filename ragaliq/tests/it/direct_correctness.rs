@@ -6,7 +6,7 @@
 //! about, and fails). Against wiremock on 127.0.0.1, answering with token
 //! probabilities as llama.cpp does.
 
-mod common;
+use crate::common;
 
 use common::{fast_retries, within};
 use ragaliq::judge::{Judge, OpenAiTransport};

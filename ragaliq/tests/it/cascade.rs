@@ -5,7 +5,7 @@
 //! cascade offline; each judge's calls are counted apart, and spend from
 //! the run's one budget at each judge's price.
 
-mod common;
+use crate::common;
 
 use common::{fast_retries, within};
 use ragaliq::judge::{Judge, OpenAiTransport};
@@ -209,7 +209,7 @@ async fn one_recording_replays_the_whole_cascade_offline() {
     let live = small.escalating_to(&large).with_recorder(recorder.clone());
     let first = within(live.faithfulness(&case())).await.unwrap();
     let written = recorder
-        .save_pending_after(true, "ragaliq/tests/cascade.rs")
+        .save_pending_after(true, "ragaliq/tests/it/cascade.rs")
         .unwrap()
         .unwrap();
     let text = std::fs::read_to_string(&written).unwrap();

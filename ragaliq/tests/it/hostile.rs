@@ -10,7 +10,7 @@
 //!
 //! Every test runs under [`within`]: none may hold up the run.
 
-mod common;
+use crate::common;
 
 use common::{fast_retries, within};
 use ragaliq::Strategy;
@@ -528,7 +528,7 @@ async fn a_result_file_of_many_megabytes_is_read_in_bounded_memory() {
     let output = within(
         tokio::process::Command::new(exe)
             .args([
-                "big_result_file_child",
+                "hostile::big_result_file_child",
                 "--exact",
                 "--ignored",
                 "--nocapture",

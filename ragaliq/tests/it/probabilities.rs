@@ -5,7 +5,7 @@
 //! the word written and says so, Anthropic answers in the word, and a
 //! recording replays to the same verdict.
 
-mod common;
+use crate::common;
 
 use common::{fast_retries, within};
 use ragaliq::judge::{AnthropicTransport, ApiKey, Judge, OpenAiTransport};
@@ -345,7 +345,7 @@ async fn a_recorded_probability_replays_to_the_same_verdict() {
     let live = judge(&server).with_recorder(recorder.clone());
     let first = within(live.faithfulness(&case())).await.unwrap();
     let written = recorder
-        .save_pending_after(true, "tests/probabilities.rs")
+        .save_pending_after(true, "tests/it/probabilities.rs")
         .unwrap()
         .unwrap();
     let text = std::fs::read_to_string(&written).unwrap();
@@ -388,7 +388,7 @@ async fn record(judge: Judge, name: &str) -> std::path::PathBuf {
         .await
         .unwrap();
     let written = recorder
-        .save_pending_after(true, "tests/probabilities.rs")
+        .save_pending_after(true, "tests/it/probabilities.rs")
         .unwrap()
         .unwrap();
     std::fs::rename(&written, &snapshot).unwrap();
@@ -631,7 +631,7 @@ async fn a_word_answer_after_a_reasoning_block_gets_room_for_it() {
         .unwrap();
     assert_eq!(recorded.score, 1.0, "{recorded}");
     let pending = recorder
-        .save_pending("tests/probabilities.rs")
+        .save_pending("tests/it/probabilities.rs")
         .unwrap()
         .unwrap();
     std::fs::rename(pending, dir.join("t.snap")).unwrap();
@@ -686,7 +686,7 @@ async fn a_recording_keeps_the_probabilities_up_to_the_answer_word_only() {
     let live = judge(&server).with_recorder(recorder.clone());
     let first = within(live.criteria(&case, rule)).await.unwrap();
     let written = recorder
-        .save_pending_after(true, "tests/probabilities.rs")
+        .save_pending_after(true, "tests/it/probabilities.rs")
         .unwrap()
         .unwrap();
     let text = std::fs::read_to_string(&written).unwrap();
