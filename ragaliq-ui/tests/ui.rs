@@ -76,8 +76,14 @@ fn ui() {
     // is `tests/macro_options.rs`, built as any test file is.
     if rustc.as_deref() == Some(pinned()) {
         // Compared whole: stricter than the check below, which is then not
-        // run again. The cases run when the `TestCases` is dropped.
-        trybuild::TestCases::new().compile_fail("tests/ui/*.rs");
+        // run again.
+        let out = trybuild_child("compared_whole", &[]);
+        assert!(
+            out.status.success(),
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
         return;
     }
     eprintln!(
@@ -101,12 +107,13 @@ fn each_case_fails_with_its_own_errors() {
     for case in cases() {
         std::fs::copy(&case, dir.join(case.file_name().unwrap())).unwrap();
     }
-    let out = Command::new(std::env::current_exe().unwrap())
-        .args(["written_out", "--exact", "--ignored", "--nocapture"])
-        .env("TRYBUILD", "overwrite")
-        .env("UI_CASE_COPIES", &dir)
-        .output()
-        .unwrap();
+    let out = trybuild_child(
+        "written_out",
+        &[
+            ("TRYBUILD", std::ffi::OsStr::new("overwrite")),
+            ("UI_CASE_COPIES", dir.as_os_str()),
+        ],
+    );
     if !out.status.success() {
         let _ = std::fs::remove_dir_all(&dir);
     }
@@ -133,6 +140,39 @@ fn each_case_fails_with_its_own_errors() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
     assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// The flags trybuild gives rustc for the cases. It checks the
+/// dependencies with its flags, then the cases with one more
+/// (`--diagnostic-width=140`); to cargo, other flags are another build, so
+/// every dependency was checked twice (63 s, then 41 s, of a two-core
+/// machine's test run). `CARGO_ENCODED_RUSTFLAGS` outranks the `--config`
+/// flags trybuild passes: with the cases' flags for both of its cargo calls
+/// the dependencies are checked once, and the cases see exactly the flags
+/// trybuild gives them (the `.stderr` files compared whole show it).
+const TRYBUILD_CASE_FLAGS: &str =
+    "--cfg\x1ftrybuild\x1f--verbose\x1f-A\x1fdead_code\x1f--diagnostic-width=140";
+
+/// Runs the ignored test `name` of this file in a child process with
+/// [`TRYBUILD_CASE_FLAGS`] and `env` set (environment variables are the
+/// process's, not a test's, to set).
+fn trybuild_child(name: &str, env: &[(&str, &std::ffi::OsStr)]) -> std::process::Output {
+    let mut command = Command::new(std::env::current_exe().unwrap());
+    command
+        .args([name, "--exact", "--ignored", "--nocapture"])
+        .env("CARGO_ENCODED_RUSTFLAGS", TRYBUILD_CASE_FLAGS);
+    for (key, value) in env {
+        command.env(key, value);
+    }
+    command.output().unwrap()
+}
+
+/// Child of [`ui`] on the rustc the `.stderr` files were made with: every
+/// case compared whole. The cases run when the `TestCases` is dropped.
+#[test]
+#[ignore = "run in a child process by `ui`"]
+fn compared_whole() {
+    trybuild::TestCases::new().compile_fail("tests/ui/*.rs");
 }
 
 /// Child of [`ui`]: trybuild on the copies, writing each one's compiler
