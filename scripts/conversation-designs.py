@@ -15,6 +15,7 @@ variant, thresholds fitted leave one source out, with plain matching beside.
     scripts/conversation-designs.py ask --port 8767 --model qwen15 --phase key
     scripts/conversation-designs.py ask --port 8766 --model qwen05 --phase key
     scripts/conversation-designs.py report [--write]     # every table of bench/conversations/README.md (--write: into it)
+    scripts/conversation-designs.py report --per-cell 8  # every variant on the items a smaller `ask --per-cell 8` asked
     scripts/conversation-designs.py show ITEM_ID VARIANT # the exact prompt one variant sends
     scripts/conversation-designs.py selftest             # the rendering and the plain matchers on their cases
 
@@ -607,7 +608,9 @@ def cost(model, by_key, items, out):
 
 
 def cmd_report(args):
-    items = load_items()
+    if args.write and args.per_cell != PER_CELL:
+        sys.exit('report: --write writes the tables of every item asked; leave --per-cell out with it')
+    items = load_items(args.per_cell)
     lines = []
     out = lines.append
     for model in args.models.split(','):
@@ -679,6 +682,9 @@ def main():
     r.add_argument('--models', default='qwen15,qwen05')
     r.add_argument('--write', action='store_true', help="also write the tables into bench/conversations/README.md")
     r.add_argument('--cache-dir', default=CACHE_DIR)
+    r.add_argument('--per-cell', type=int, default=PER_CELL,
+                   help='read only the first N of each cell: every variant on the items a smaller `ask --per-cell N` '
+                        'asked (not with --write, whose tables are the whole cache\'s)')
     s = sub.add_parser('show')
     s.add_argument('id')
     s.add_argument('variant')
