@@ -49,9 +49,9 @@ pub fn openai_reply(
     })
 }
 
-/// Reads one HTTP request (headers and a content-length body) from a raw
-/// connection; `None` when the client closed it first.
-pub async fn read_request(stream: &mut tokio::net::TcpStream) -> Option<Vec<u8>> {
+/// Reads one HTTP request from a raw connection: its head (lower-cased)
+/// and its content-length body; `None` when the client closed it first.
+pub async fn read_head_and_body(stream: &mut tokio::net::TcpStream) -> Option<(String, Vec<u8>)> {
     use tokio::io::AsyncReadExt;
     let mut buf = Vec::new();
     let mut chunk = [0u8; 4096];
@@ -75,7 +75,13 @@ pub async fn read_request(stream: &mut tokio::net::TcpStream) -> Option<Vec<u8>>
                 }
                 buf.extend_from_slice(&chunk[..n]);
             }
-            return Some(buf[end + 4..].to_vec());
+            return Some((head, buf[end + 4..].to_vec()));
         }
     }
+}
+
+/// The body of one HTTP request read from a raw connection (see
+/// [`read_head_and_body`]).
+pub async fn read_request(stream: &mut tokio::net::TcpStream) -> Option<Vec<u8>> {
+    read_head_and_body(stream).await.map(|(_, body)| body)
 }
