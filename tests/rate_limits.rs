@@ -17,8 +17,9 @@ fn case(i: usize) -> RagCase {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_judge_paces_itself_from_the_providers_headers() {
     let server = ScriptedJudge::start().await;
-    // 12 requests a minute: a full window of 12, then one every 5 s.
-    server.set_rate_limits(12, 1_000_000);
+    // 12 requests every 6 s (a provider's minute, shortened so the test
+    // waits a second, not ten): a full window of 12, then one every 0.5 s.
+    server.set_rate_limits_over(12, 1_000_000, Duration::from_secs(6));
     let judge = Judge::builder(OpenAiTransport::new(&server.base_url()))
         .with_model("scripted")
         .with_concurrency(4)
@@ -37,7 +38,7 @@ async fn the_judge_paces_itself_from_the_providers_headers() {
         server.requests(),
         server.rejected()
     );
-    // The 13th and 14th wait for the window (about 5 and 10 s) rather than
+    // The 13th and 14th wait for the window (about 0.5 and 1 s) rather than
     // being sent into it: at most one probe is refused.
     assert!(
         server.rejected() <= 1,
@@ -46,7 +47,7 @@ async fn the_judge_paces_itself_from_the_providers_headers() {
         server.requests()
     );
     assert!(
-        wall >= Duration::from_secs(8),
+        wall >= Duration::from_millis(800),
         "the window was kept: {wall:?}"
     );
 }

@@ -188,7 +188,15 @@ impl ScriptedJudge {
     /// A request's tokens are its prompt's characters / 4 plus its
     /// `max_tokens`.
     pub fn set_rate_limits(&self, rpm: u64, tpm: u64) {
-        *lock(&self.stats.limits) = Some(limits::Limiter::new(rpm, tpm));
+        self.set_rate_limits_over(rpm, tpm, Duration::from_secs(60));
+    }
+
+    /// [`set_rate_limits`](Self::set_rate_limits) over a window other than
+    /// a minute: `requests` and `tokens` per `window`, the headers' reset
+    /// times and `retry-after-ms` in proportion. A test of pacing waits
+    /// for a window to refill; a window of seconds keeps that wait short.
+    pub fn set_rate_limits_over(&self, requests: u64, tokens: u64, window: Duration) {
+        *lock(&self.stats.limits) = Some(limits::Limiter::new(requests, tokens, window));
     }
 
     /// Requests answered `429` by the rate limits.

@@ -1,5 +1,6 @@
-//! Rate limits enforced as a provider does: requests and tokens per minute
-//! as two buckets that refill continuously, every answer carrying OpenAI's
+//! Rate limits enforced as a provider does: requests and tokens per window
+//! (a minute, as providers state them) as two buckets that refill
+//! continuously, every answer carrying OpenAI's
 //! `x-ratelimit-*` headers, and a request beyond either limit answered
 //! `429` with `retry-after-ms` instead of being served.
 
@@ -10,6 +11,8 @@ use std::time::{Duration, Instant};
 pub(crate) struct Limiter {
     rpm: f64,
     tpm: f64,
+    /// The window the limits are stated over, in seconds.
+    window: f64,
     requests: f64,
     tokens: f64,
     at: Instant,
@@ -26,11 +29,12 @@ pub(crate) struct Decision {
 }
 
 impl Limiter {
-    /// Full buckets of `rpm` requests and `tpm` tokens per minute.
-    pub(crate) fn new(rpm: u64, tpm: u64) -> Limiter {
+    /// Full buckets of `rpm` requests and `tpm` tokens per `window`.
+    pub(crate) fn new(rpm: u64, tpm: u64, window: Duration) -> Limiter {
         Limiter {
             rpm: rpm.max(1) as f64,
             tpm: tpm.max(1) as f64,
+            window: window.as_secs_f64().max(0.001),
             requests: rpm.max(1) as f64,
             tokens: tpm.max(1) as f64,
             at: Instant::now(),
@@ -42,8 +46,8 @@ impl Limiter {
         let now = Instant::now();
         let elapsed = now.duration_since(self.at).as_secs_f64();
         self.at = now;
-        self.requests = (self.requests + elapsed * self.rpm / 60.0).min(self.rpm);
-        self.tokens = (self.tokens + elapsed * self.tpm / 60.0).min(self.tpm);
+        self.requests = (self.requests + elapsed * self.rpm / self.window).min(self.rpm);
+        self.tokens = (self.tokens + elapsed * self.tpm / self.window).min(self.tpm);
         // A request larger than the whole token window could never pass;
         // providers refuse it outright, here it waits for a full window.
         let cost = cost.min(self.tpm);
@@ -52,12 +56,13 @@ impl Limiter {
             self.tokens -= cost;
             None
         } else {
-            let for_request = (1.0 - self.requests).max(0.0) * 60.0 / self.rpm;
-            let for_tokens = (cost - self.tokens).max(0.0) * 60.0 / self.tpm;
+            let for_request = (1.0 - self.requests).max(0.0) * self.window / self.rpm;
+            let for_tokens = (cost - self.tokens).max(0.0) * self.window / self.tpm;
             Some(Duration::from_secs_f64(for_request.max(for_tokens)))
         };
+        let window = self.window;
         let reset =
-            |level: f64, limit: f64| format!("{:.3}s", (limit - level).max(0.0) * 60.0 / limit);
+            |level: f64, limit: f64| format!("{:.3}s", (limit - level).max(0.0) * window / limit);
         let mut headers = vec![
             ("x-ratelimit-limit-requests", format!("{}", self.rpm)),
             (
@@ -110,7 +115,8 @@ mod tests {
 
     #[test]
     fn a_full_window_serves_then_refuses_with_the_wait() {
-        let mut l = Limiter::new(2, 1_000);
+        let minute = Duration::from_secs(60);
+        let mut l = Limiter::new(2, 1_000, minute);
         assert!(l.take(10.0).refused.is_none());
         assert!(l.take(10.0).refused.is_none());
         let third = l.take(10.0);
@@ -121,8 +127,35 @@ mod tests {
         );
         assert!(third.headers.iter().any(|(k, _)| *k == "retry-after-ms"));
         // Tokens limit too.
-        let mut t = Limiter::new(100, 1_000);
+        let mut t = Limiter::new(100, 1_000, minute);
         assert!(t.take(900.0).refused.is_none());
         assert!(t.take(200.0).refused.is_some());
+    }
+
+    #[test]
+    fn a_shorter_window_refills_and_resets_in_proportion() {
+        // 12 requests every 6 s: one comes back every half second.
+        let mut l = Limiter::new(12, 1_000_000, Duration::from_secs(6));
+        for _ in 0..12 {
+            assert!(l.take(1.0).refused.is_none());
+        }
+        let thirteenth = l.take(1.0);
+        let wait = thirteenth
+            .refused
+            .expect("the 13th request of a full window");
+        assert!(
+            wait > Duration::from_millis(450) && wait <= Duration::from_millis(500),
+            "{wait:?}"
+        );
+        let reset = thirteenth
+            .headers
+            .iter()
+            .find(|(k, _)| *k == "x-ratelimit-reset-requests")
+            .map(|(_, v)| v.as_str());
+        // Nearly the whole window (6 s) until all 12 are back.
+        assert!(
+            reset.is_some_and(|r| r.starts_with("5.9") || r.starts_with("6.0")),
+            "{reset:?}"
+        );
     }
 }
