@@ -92,6 +92,18 @@ done >"$work/tests/cases/cases.yaml"
 
 cd "$work"
 cargo nextest run --no-run >/dev/null 2>&1 || cargo nextest run --no-run
+# The two test binaries, for the replays below (run once each, not one
+# cargo call per test: a cargo call costs half a second here).
+test_bin() {
+  cargo test --no-run --message-format=json 2>/dev/null | python3 -c '
+import json, sys
+for m in map(json.loads, sys.stdin):
+    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["target"]["name"] == sys.argv[1]:
+        print(m["executable"])
+' "$1"
+}
+rag_test=$(test_bin rag); suite_test=$(test_bin suite)
+[ -x "$rag_test" ] && [ -x "$suite_test" ] || { echo "chaos-check: test binaries not found"; exit 1; }
 
 # The helper: kills a random running test process of this crate every
 # 80-400 ms, until told to stop; writes each kill to kills.log.
@@ -149,13 +161,22 @@ fi
 printf '[judge]\nprovider = "openai-compatible"\nmodel = "scripted"\nbase_url = "http://127.0.0.1:9/v1"\n[bands]\nclaims = "off"\nanswers = "off"\npassages = "off"\ngraded = "off"\njudged = "off"\ncustom = "off"\n' >"$work/ragaliq.toml"
 rag_finished=$(sed -n 's/^rag //p' "$work/finished.txt")
 suite_finished=$(sed -n 's/^suite //p' "$work/finished.txt")
+# The test names a replay passed, one a line (libtest's `test NAME ... ok`,
+# libtest-mimic's with the name padded).
+passed() { sed -nE 's/^test ([^ ]+) +\.\.\. ok$/\1/p' "$1"; }
+set +e
+# shellcheck disable=SC2086
+CI=true "$rag_test" --exact $rag_finished >"$work/replay-rag.log" 2>&1
+CI=true "$suite_test" >"$work/replay-suite.log" 2>&1
+set -e
 missing=0
 for t in $rag_finished; do
-  CI=true cargo test -q --test rag -- --exact "$t" >"$work/replay.log" 2>&1 || { echo "lost: rag::$t"; tail -5 "$work/replay.log"; missing=$((missing + 1)); }
+  passed "$work/replay-rag.log" | grep -qxF "$t" || { echo "lost: rag::$t"; missing=$((missing + 1)); }
 done
 for t in $suite_finished; do
-  CI=true cargo test -q --test suite -- --exact "$t" >"$work/replay.log" 2>&1 || { echo "lost: suite::$t"; tail -5 "$work/replay.log"; missing=$((missing + 1)); }
+  passed "$work/replay-suite.log" | grep -qxF "$t" || { echo "lost: suite::$t"; missing=$((missing + 1)); }
 done
+if [ "$missing" != 0 ]; then tail -n 30 "$work/replay-rag.log" "$work/replay-suite.log"; fi
 [ "$missing" = 0 ] || { echo "chaos-check: exchanges of finished processes were lost"; exit 1; }
 echo "2. every exchange of a process that finished is present: $(echo $rag_finished $suite_finished | wc -w) tests replay with no judge"
 
