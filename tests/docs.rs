@@ -846,7 +846,6 @@ fn the_recording_recipes_run_as_printed_in_a_fresh_workspace() {
             .env("CARGO_TARGET_DIR", &target)
             // The workspace's own profile, so its built dependencies serve.
             .env("CARGO_PROFILE_DEV_DEBUG", "line-tables-only")
-            .env("CARGO_PROFILE_DEV_CODEGEN_UNITS", "16")
             .env_remove("CI")
             .env_remove("TF_BUILD")
             .env_remove("RAGALIQ_MODE")
