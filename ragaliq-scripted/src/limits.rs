@@ -9,8 +9,10 @@ use std::time::{Duration, Instant};
 
 /// The limits and what is left of them.
 pub(crate) struct Limiter {
-    rpm: f64,
-    tpm: f64,
+    /// Requests allowed per window.
+    request_limit: f64,
+    /// Tokens allowed per window.
+    token_limit: f64,
     /// The window the limits are stated over, in seconds.
     window: f64,
     requests: f64,
@@ -29,14 +31,14 @@ pub(crate) struct Decision {
 }
 
 impl Limiter {
-    /// Full buckets of `rpm` requests and `tpm` tokens per `window`.
-    pub(crate) fn new(rpm: u64, tpm: u64, window: Duration) -> Limiter {
+    /// Full buckets of `requests` requests and `tokens` tokens per `window`.
+    pub(crate) fn new(requests: u64, tokens: u64, window: Duration) -> Limiter {
         Limiter {
-            rpm: rpm.max(1) as f64,
-            tpm: tpm.max(1) as f64,
+            request_limit: requests.max(1) as f64,
+            token_limit: tokens.max(1) as f64,
             window: window.as_secs_f64().max(0.001),
-            requests: rpm.max(1) as f64,
-            tokens: tpm.max(1) as f64,
+            requests: requests.max(1) as f64,
+            tokens: tokens.max(1) as f64,
             at: Instant::now(),
         }
     }
@@ -46,36 +48,47 @@ impl Limiter {
         let now = Instant::now();
         let elapsed = now.duration_since(self.at).as_secs_f64();
         self.at = now;
-        self.requests = (self.requests + elapsed * self.rpm / self.window).min(self.rpm);
-        self.tokens = (self.tokens + elapsed * self.tpm / self.window).min(self.tpm);
+        self.requests =
+            (self.requests + elapsed * self.request_limit / self.window).min(self.request_limit);
+        self.tokens =
+            (self.tokens + elapsed * self.token_limit / self.window).min(self.token_limit);
         // A request larger than the whole token window could never pass;
         // providers refuse it outright, here it waits for a full window.
-        let cost = cost.min(self.tpm);
+        let cost = cost.min(self.token_limit);
         let refused = if self.requests >= 1.0 && self.tokens >= cost {
             self.requests -= 1.0;
             self.tokens -= cost;
             None
         } else {
-            let for_request = (1.0 - self.requests).max(0.0) * self.window / self.rpm;
-            let for_tokens = (cost - self.tokens).max(0.0) * self.window / self.tpm;
+            let for_request = (1.0 - self.requests).max(0.0) * self.window / self.request_limit;
+            let for_tokens = (cost - self.tokens).max(0.0) * self.window / self.token_limit;
             Some(Duration::from_secs_f64(for_request.max(for_tokens)))
         };
         let window = self.window;
         let reset =
             |level: f64, limit: f64| format!("{:.3}s", (limit - level).max(0.0) * window / limit);
         let mut headers = vec![
-            ("x-ratelimit-limit-requests", format!("{}", self.rpm)),
+            (
+                "x-ratelimit-limit-requests",
+                format!("{}", self.request_limit),
+            ),
             (
                 "x-ratelimit-remaining-requests",
                 format!("{}", self.requests.floor()),
             ),
-            ("x-ratelimit-reset-requests", reset(self.requests, self.rpm)),
-            ("x-ratelimit-limit-tokens", format!("{}", self.tpm)),
+            (
+                "x-ratelimit-reset-requests",
+                reset(self.requests, self.request_limit),
+            ),
+            ("x-ratelimit-limit-tokens", format!("{}", self.token_limit)),
             (
                 "x-ratelimit-remaining-tokens",
                 format!("{}", self.tokens.floor()),
             ),
-            ("x-ratelimit-reset-tokens", reset(self.tokens, self.tpm)),
+            (
+                "x-ratelimit-reset-tokens",
+                reset(self.tokens, self.token_limit),
+            ),
         ];
         if let Some(wait) = refused {
             headers.push(("retry-after-ms", wait.as_millis().max(1).to_string()));
