@@ -542,17 +542,38 @@ pub(crate) struct ExtractClaims<'a> {
     pub history: Option<&'a History>,
 }
 
-/// Why an extracted item was dropped as the user's question echoed back
-/// ([`evidence::the_question_echoed`]).
-pub(crate) const ECHOED: &str = "the user's question echoed, no claim";
+/// Why an item the judge extracted was set aside instead of scored.
+/// Written into messages and recordings as its [`Display`](std::fmt::Display)
+/// text; matched as a value where a rule depends on it (a text whose only
+/// items echo the question claims nothing).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Dropped {
+    /// The user's question echoed back ([`evidence::the_question_echoed`]).
+    Echoed,
+    /// Not found in the text it was extracted from (`response` or
+    /// `reference`: [`evidence::claim_from_response`]).
+    NotIn(&'static str),
+    /// The same claim as an earlier one ([`evidence::same_claim`]).
+    Repeat,
+}
+
+impl std::fmt::Display for Dropped {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Dropped::Echoed => f.write_str("the user's question echoed, no claim"),
+            Dropped::NotIn(of) => write!(f, "not in the {of}"),
+            Dropped::Repeat => f.write_str("repeats an earlier claim"),
+        }
+    }
+}
 
 /// Extracted claims: those that come from the response, and those set aside.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Extracted {
     pub claims: Vec<String>,
     /// Claims dropped: their number in the judge's list, the claim, and
-    /// why (not in the response or reference, or a repeat).
-    pub dropped: Vec<(usize, String, String)>,
+    /// why.
+    pub dropped: Vec<(usize, String, Dropped)>,
     /// What the text is: `response` or `reference`.
     pub of: &'static str,
     /// The judge listed no claim, even asked again, for a text that states
@@ -611,13 +632,11 @@ impl Ask for ExtractClaims<'_> {
         };
         for (i, claim) in parse::claims(reply)?.into_iter().enumerate() {
             if evidence::the_question_echoed(&claim, self.query) {
-                out.dropped.push((i + 1, claim, ECHOED.into()));
+                out.dropped.push((i + 1, claim, Dropped::Echoed));
             } else if !evidence::claim_from_response(&claim, self.text, &asked) {
-                out.dropped
-                    .push((i + 1, claim, format!("not in the {}", self.of)));
+                out.dropped.push((i + 1, claim, Dropped::NotIn(self.of)));
             } else if out.claims.iter().any(|c| evidence::same_claim(c, &claim)) {
-                out.dropped
-                    .push((i + 1, claim, "repeats an earlier claim".into()));
+                out.dropped.push((i + 1, claim, Dropped::Repeat));
             } else {
                 out.claims.push(claim);
             }
@@ -631,7 +650,7 @@ impl Ask for ExtractClaims<'_> {
             .iter()
             .map(|(item, _, why)| Check {
                 item: *item,
-                outcome: CheckOutcome::Dropped(why.clone()),
+                outcome: CheckOutcome::Dropped(why.to_string()),
             })
             .collect()
     }
@@ -1558,7 +1577,7 @@ impl Ask for CriteriaScore<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::{Ask, ExtractClaims, MAX_REASKS};
+    use super::{Ask, Dropped, ExtractClaims, MAX_REASKS};
 
     /// First hour (issue 49): a conversation's history folded into the
     /// query gave "claims" taken from the query, and they were kept. Claims
@@ -1581,10 +1600,15 @@ mod tests {
         assert_eq!(
             read.dropped
                 .iter()
-                .map(|(i, _, why)| (*i, why.as_str()))
+                .map(|(i, _, why)| (*i, *why))
                 .collect::<Vec<_>>(),
-            [(1, "not in the response"), (2, "not in the response")]
+            [
+                (1, Dropped::NotIn("response")),
+                (2, Dropped::NotIn("response"))
+            ]
         );
+        // What messages and recordings say of it.
+        assert_eq!(read.dropped[0].2.to_string(), "not in the response");
     }
 
     /// The guide says how many items of a batch are asked again alone; it

@@ -83,7 +83,7 @@ pub(crate) async fn extract(
     let only_echoes = extracted
         .dropped
         .iter()
-        .all(|(_, _, why)| why == crate::tasks::ECHOED);
+        .all(|(_, _, why)| *why == crate::tasks::Dropped::Echoed);
     if extracted.claims.is_empty() && !extracted.dropped.is_empty() && !only_echoes {
         let listed: Vec<String> = extracted
             .dropped
