@@ -6,7 +6,9 @@ It asks the kit's llama-server (OpenAI-compatible, on 127.0.0.1) ragaliq's own
 yes/no questions about labelled conversation turns
 (`tests/public_conversations/<source>/<half>/<metric>.jsonl`) in several
 variants: the bare turn (today's templates), the turn with a window of the
-conversation before it, and (for unanswerable turns) a question of its own.
+conversation before it, and (for unanswerable turns) a question of its own;
+a turn's passages one at a time, bare and with the history block exactly as
+ragaliq writes it (`ragaliq_block`).
 Every answer is cached with its seconds and the machine's load
 (`bench/conversations/<model>.jsonl`); nothing is asked twice. `report` reads
 the caches only, offline: agreement with people per source, turn kind and
@@ -14,6 +16,7 @@ variant, thresholds fitted leave one source out, with plain matching beside.
 
     scripts/conversation-designs.py ask --port 8767 --model qwen15 --phase key
     scripts/conversation-designs.py ask --port 8766 --model qwen05 --phase key
+    scripts/conversation-designs.py ask --port 8767 --model qwen15 --phase passages --half test --per-cell 20
     scripts/conversation-designs.py report [--write]     # every table of bench/conversations/README.md (--write: into it)
     scripts/conversation-designs.py report --per-cell 8  # every variant on the items a smaller `ask --per-cell 8` asked
     scripts/conversation-designs.py show ITEM_ID VARIANT # the exact prompt one variant sends
@@ -37,7 +40,7 @@ bd = sibling('band-designs')      # p_yes (ragaliq's reader), kappa, auc
 
 DATA = os.path.join(ROOT, 'tests', 'public_conversations')
 CACHE_DIR = os.path.join(ROOT, 'bench', 'conversations')
-METRICS = ('faithfulness', 'relevance', 'unanswerable')
+METRICS = ('faithfulness', 'relevance', 'unanswerable', 'passages')
 
 # ------------------------------------------------------------- the window
 
@@ -165,6 +168,48 @@ def decline_prompt(it, variant):
     return with_block(DECLINE, it, variant)
 
 
+PASSAGE = vd.template('passage_relevant')
+HISTORY_TURNS, HISTORY_CHARS, CUT_MARK = 3, 2000, ' […]'
+
+
+def ragaliq_block(history):
+    """The conversation block exactly as ragaliq writes it before a
+    follow-up's question (`Window::DEFAULT.shown`, `conversation_lines`,
+    `prompts/conversation.txt`): the newest 3 earlier turns within 2,000
+    characters, whole, oldest dropped first; the newest always shown, its
+    answer cut at a word to fit, ending in " […]". '' for a first turn."""
+    said, used = [], 0
+    for user, assistant in reversed(exchanges(history)):
+        if len(said) >= HISTORY_TURNS:
+            break
+        user, assistant = (user or '').strip(), (assistant or '').strip()
+        cost = len('User: ') + len(user) + len('\nAssistant: ') + len(assistant) + 1
+        if used + cost > HISTORY_CHARS:
+            if not said:
+                room = max(0, HISTORY_CHARS - (cost - len(assistant) + len(CUT_MARK)))
+                head = assistant[:room]
+                spaces = [i for i, c in enumerate(head) if c.isspace()]
+                if spaces and len(head) < len(assistant):
+                    head = head[:spaces[-1]].rstrip()
+                said.append((user, head + CUT_MARK))
+            break
+        used += cost
+        said.append((user, assistant))
+    if not said:
+        return ''
+    lines = '\n'.join(f'User: {escape(u)}\nAssistant: {escape(a)}' for u, a in reversed(said))
+    return f'<conversation>\n{lines}\n</conversation>'
+
+
+def passage_prompt(it, variant):
+    """passage_relevant about the item's one passage; `hall`: with the
+    conversation block first, as ragaliq asks a follow-up's questions that
+    read the history (a first turn's prompt is the bare one, word for word)."""
+    body = vd.render(PASSAGE, query=escape(it['query'].strip()), expected='', passage=escape(it['passages'][0].strip()))
+    block = ragaliq_block(it['history']) if variant == 'hall' else ''
+    return f'{block}\n\n{body}' if block else body
+
+
 def rewrite_prompt(it):
     """(c): the judge writes the question standalone first (+1 call)."""
     return (conversation_block(it['history'], None) + f"<question>{escape(it['query'].strip())}</question>\n\n"
@@ -179,6 +224,8 @@ DESIGNS = {
        for v in ('bare', 'h1', 'h2', 'hall')},
     'decline_bare': ('unanswerable', lambda it: decline_prompt(it, 'bare'), 3),
     'decline_hall': ('unanswerable', lambda it: decline_prompt(it, 'hall'), 3),
+    'pass_bare': ('passages', lambda it: passage_prompt(it, 'bare'), 3),
+    'pass_hall': ('passages', lambda it: passage_prompt(it, 'hall'), 3),
 }
 
 # What each phase asks, in order of priority: (designs, metric, sources).
@@ -203,6 +250,9 @@ PHASES = {
         (('rel_hall',), 'unanswerable', ('mtrag', 'mtrag-un')),
     ],
     'rewrite': [(('rewrite',), 'relevance', ('mtrag', 'mtrag-un'))],
+    # Each passage of a turn, bare and with the history as ragaliq shows it
+    # (the block first: no prefix shared with the bare prompt to cache).
+    'passages': [(('pass_bare', 'pass_hall'), 'passages', ('mtrag', 'mtrag-un'))],
 }
 MAX_PROMPT_CHARS = 12000  # about 3,400 tokens: the kit's window is 4,096
 
@@ -293,7 +343,8 @@ def cmd_ask(args):
         if designs == ('rewrite',):
             ask_rewrites(args, items, sources, one)
             continue
-        chosen = [it for it in items if it['metric'] == metric and it['source'] in sources]
+        chosen = [it for it in items if it['metric'] == metric and it['source'] in sources
+                  and (args.half is None or it['half'] == args.half)]
         print(f'{"+".join(designs)} on {metric} of {", ".join(sources)}: {len(chosen)} items', file=sys.stderr, flush=True)
         for it in chosen:
             for design in designs:
@@ -388,31 +439,44 @@ def scores(items, cache, model):
             o = overlap(it['query'], it['response'])
             if o is not None:
                 by_key[('overlap', it['metric'], it['id'])] = (o, None)
+        elif it['metric'] == 'passages':
+            # The question's words in the passage; and the words of the
+            # question and of the user's earlier messages in the window.
+            o = overlap(it['query'], it['passages'][0])
+            by_key[('overlap', it['metric'], it['id'])] = (o or 0.0, None)
+            said = ' '.join(t['text'] for t in it['history'][-2 * HISTORY_TURNS:] if t['role'] == 'user')
+            o = overlap(it['query'] + ' ' + said, it['passages'][0])
+            by_key[('overlap_hall', it['metric'], it['id'])] = (o or 0.0, None)
         else:
             by_key[('phrases', it['metric'], it['id'])] = (1.0 if refusal_match(it['response']) else 0.0, None)
     return by_key
 
 
-POSITIVE = {'faithfulness': 'supported', 'relevance': 'relevant', 'unanswerable': 'declined'}
+POSITIVE = {'faithfulness': 'supported', 'relevance': 'relevant', 'unanswerable': 'declined', 'passages': 'relevant'}
 # Rows of each metric's tables: the judge's variants, the plain matcher last.
 ROWS = {
     'faithfulness': ['faith_bare', 'faith_q', 'faith_h1', 'faith_h2', 'faith_hall', 'overlap'],
     'relevance': ['rel_bare', 'rel_h1', 'rel_h2', 'rel_hall', 'rel_rewrite', 'overlap'],
     'unanswerable': ['decline_bare', 'decline_hall', 'rel_bare', 'rel_hall', 'phrases'],
+    'passages': ['pass_bare', 'pass_hall', 'overlap', 'overlap_hall'],
 }
 NAMES = {
     'faith_bare': 'bare (today)', 'faith_q': '+ question', 'faith_h1': '+ 1 exchange', 'faith_h2': '+ 2 exchanges',
     'faith_hall': '+ all (2,000 chars)', 'rel_bare': 'bare (today)', 'rel_h1': '+ 1 exchange', 'rel_h2': '+ 2 exchanges',
     'rel_hall': '+ all (2,000 chars)', 'rel_rewrite': 'rewritten question (+1 call)', 'overlap': 'plain: word overlap',
     'decline_bare': 'decline question', 'decline_hall': 'decline question + all', 'phrases': 'plain: refusal phrases',
+    'pass_bare': 'bare', 'pass_hall': '+ history (as ragaliq shows it: 3 turns, 2,000 chars)',
+    'overlap_hall': 'plain: question and earlier user words in the passage',
 }
+NAMES_PASSAGES = {'overlap': 'plain: question words in the passage'}
 # On unanswerable turns the relevance question is read the other way round.
 NAMES_UNANSWERABLE = {'rel_bare': 'relevance question, bare (no: declined)',
                       'rel_hall': 'relevance question + all (no: declined)'}
 
 
 def name(metric, row):
-    return (NAMES_UNANSWERABLE if metric == 'unanswerable' else {}).get(row, NAMES[row])
+    own = {'unanswerable': NAMES_UNANSWERABLE, 'passages': NAMES_PASSAGES}.get(metric, {})
+    return own.get(row, NAMES[row])
 
 
 FIXED = {'phrases': 0.5}  # a match decides; no threshold to fit
@@ -437,7 +501,8 @@ def pct(x):
     return '–' if x is None else f'{100 * x:.0f}%'
 
 
-HISTORY_ROWS = {'faith_h1', 'faith_h2', 'faith_hall', 'rel_h1', 'rel_h2', 'rel_hall', 'rel_rewrite', 'decline_hall'}
+HISTORY_ROWS = {'faith_h1', 'faith_h2', 'faith_hall', 'rel_h1', 'rel_h2', 'rel_hall', 'rel_rewrite', 'decline_hall',
+                'pass_hall', 'overlap_hall'}
 
 
 def shown(row, its):
@@ -494,6 +559,8 @@ def acc_of(pairs, t):
 
 def report(model, by_key, items, out):
     for metric in METRICS:
+        if metric == 'passages':
+            continue  # asked on test halves only, read at a shipped threshold: passages_report
         its = [it for it in items if it['metric'] == metric]
         rows = [r for r in ROWS[metric] if any((r, metric, it['id']) in by_key for it in its)]
         if not rows:
@@ -574,9 +641,56 @@ def target(metric, model, rows, res, sources, labels, out):
         out(f'| {name(metric, row)} | {pct(a1)} ({len(first)}) | {pct(a2)} ({len(later)}) | {"yes" if a2 >= a1 else "**no**"} | {gain} | {aucs} |')
 
 
+# The kit 1.5B's passage threshold, fitted on single-turn labelled passages
+# (tests/judges/qwen15.toml: tests/labelled_passages/dev), and ragaliq's
+# default: neither was fitted on these turns.
+PASSAGE_THRESHOLDS = {'qwen15': 0.414, 'qwen05': 0.5}
+
+
+def passages_report(model, by_key, items, out):
+    """Each turn's passages asked bare and with the history, on the test
+    halves asked (`ask --phase passages --half test`): agreement at the
+    model's shipped passage threshold, per turn kind and label (people's
+    "relevant", the constructed "irrelevant" apart), AUC beside it. Plain
+    matching is read at a cut fitted on the *other* source's whole dev half
+    (it needs no call)."""
+    its = [it for it in items if it['metric'] == 'passages']
+    asked = [it for it in its if it['half'] == 'test' and ('pass_bare', 'passages', it['id']) in by_key]
+    if not asked:
+        return
+    t_judge = PASSAGE_THRESHOLDS.get(model, 0.5)
+    kinds = [k for k in KIND_ORDER if any(it['kind'] == k for it in asked)]
+    out(f'\n### passages, {model}: each passage of a turn, bare and with the history\n')
+    out(f'Test halves; the judge read at its shipped passage threshold ({t_judge}), plain matching at the cut fitted '
+        'on the other source\'s dev half. Per turn kind: agreement on people\'s relevant passages / on the constructed '
+        'irrelevant ones (n); AUC over the later turns (follow-up, clarification, partial).\n')
+    out('| source | variant | t | ' + ' | '.join(kinds) + ' | later turns, all | AUC, later turns |')
+    out('|' + ' --- |' * (len(kinds) + 5))
+    sources = sorted(set(it['source'] for it in asked))
+    for source in sources:
+        for row in ROWS['passages']:
+            got = [(by_key[(row, 'passages', it['id'])][0], it['label'] == 'relevant', it['kind'])
+                   for it in asked if it['source'] == source and (row, 'passages', it['id']) in by_key]
+            if row.startswith('pass_'):
+                t = t_judge
+            else:
+                dev = [(by_key[(row, 'passages', it['id'])][0], it['label'] == 'relevant') for it in its
+                       if it['source'] != source and it['half'] == 'dev' and (row, 'passages', it['id']) in by_key]
+                t = fit([dev])
+            cells = []
+            for k in kinds:
+                pos = [(s >= t) for s, y, kk in got if kk == k and y]
+                neg = [(s < t) for s, y, kk in got if kk == k and not y]
+                cells.append(f'{pct(sum(pos) / len(pos)) if pos else "–"} / {pct(sum(neg) / len(neg)) if neg else "–"} '
+                             f'({len(pos)}/{len(neg)})')
+            later = [(s, y) for s, y, k in got if k != 'first']
+            out(f'| {source} | {name("passages", row)} | {fmt(t, 2)} | ' + ' | '.join(cells)
+                + f' | {pct(acc_of(later, t))} ({len(later)}) | {fmt(bd.auc(later))} |')
+
+
 BEGIN_TABLES = '<!-- tables: written by scripts/conversation-designs.py report --write -->'
 END_TABLES = '<!-- /tables -->'
-BARE = {'faithfulness': 'faith_bare', 'relevance': 'rel_bare', 'unanswerable': 'decline_bare'}
+BARE = {'faithfulness': 'faith_bare', 'relevance': 'rel_bare', 'unanswerable': 'decline_bare', 'passages': 'pass_bare'}
 
 
 def cost(model, by_key, items, out):
@@ -619,6 +733,7 @@ def cmd_report(args):
             continue
         by_key = scores(items, cache, model)
         report(model, by_key, items, out)
+        passages_report(model, by_key, items, out)
         cost(model, by_key, items, out)
     text = '\n'.join(lines) + '\n'
     print(text)
@@ -664,6 +779,19 @@ def cmd_selftest(args):
     assert refusal_match("I don't have specific figures, but generally it takes 3 years.")  # fooled: the judge must not be
     assert overlap('Paris is the capital', 'The capital of France is Paris') == 1.0
     assert overlap('the of', 'x') is None
+    # ragaliq's block, as its own tests and doc examples pin it (prompts.rs
+    # `history_block`, conversation.rs's window tests).
+    jacket = [{'role': 'user', 'text': 'Can I return a <b>jacket</b>?'}, {'role': 'assistant', 'text': 'Yes, within 30 days.'}]
+    assert ragaliq_block(jacket) == ('<conversation>\nUser: Can I return a &lt;b&gt;jacket&lt;/b&gt;?\n'
+                                     'Assistant: Yes, within 30 days.\n</conversation>'), ragaliq_block(jacket)
+    turns = lambda n, a: [x for i in range(1, n + 1) for x in ({'role': 'user', 'text': f'Q{i}?'}, {'role': 'assistant', 'text': 'a' * a})]
+    assert [l for l in ragaliq_block(turns(4, 600)).splitlines() if l.startswith('User:')] == ['User: Q2?', 'User: Q3?', 'User: Q4?']
+    assert [l for l in ragaliq_block(turns(4, 900)).splitlines() if l.startswith('User:')] == ['User: Q3?', 'User: Q4?']
+    long = ragaliq_block([{'role': 'user', 'text': 'Q?'}, {'role': 'assistant', 'text': 'word ' * 1000}])
+    said = long.splitlines()[2]
+    assert said.endswith('word […]') and len('User: Q?') + 1 + len(said) + 1 <= HISTORY_CHARS, said
+    assert ragaliq_block([]) == '' and passage_prompt({'query': 'Q?', 'passages': ['P.'], 'history': []}, 'hall') == \
+        passage_prompt({'query': 'Q?', 'passages': ['P.'], 'history': []}, 'bare')
     print('selftest: ok')
 
 
@@ -676,6 +804,7 @@ def main():
     a.add_argument('--cache', help='default bench/conversations/<model>.jsonl')
     a.add_argument('--phase', choices=sorted(PHASES), default='key')
     a.add_argument('--only', help='only these designs of the phase (comma-separated)')
+    a.add_argument('--half', choices=('dev', 'test'), help='only this half (default both)')
     a.add_argument('--per-cell', type=int, default=PER_CELL,
                    help=f'the first N of each cell (default {PER_CELL}): a smaller N first, then more, keeps what is asked balanced')
     r = sub.add_parser('report')
