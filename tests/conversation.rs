@@ -214,6 +214,52 @@ async fn a_follow_up_is_asked_with_the_turns_before_it_in_one_block() {
     }
 }
 
+/// Context precision asks whether each passage helps answer the turn's
+/// question: asked bare by default, as relevance is (measured: on MTRAG's
+/// and MTRAG-UN's follow-ups the 1.5B agreed with people less often shown
+/// the conversation), one passage at a time or all in one call; with every
+/// question shown the history, the block comes first.
+#[tokio::test]
+async fn context_precision_asks_a_follow_ups_passages_bare_unless_told() {
+    let conversation = three_turns();
+    for strategy in [Strategy::Probability, Strategy::Json] {
+        for every_question in [false, true] {
+            let s = Scripted::default();
+            let eval = Judge::builder(s.clone())
+                .with_strategy(strategy)
+                .with_follow_up_history(every_question)
+                .build()
+                .unwrap()
+                .context_precision(&conversation.turn(3))
+                .await
+                .unwrap();
+            let requests = s.requests();
+            assert!(!requests.is_empty());
+            for r in &requests {
+                assert!(r.task.starts_with("passage_relevan"), "{}", r.task);
+                let block = r.messages[0].content.starts_with("<conversation>\n");
+                assert_eq!(
+                    block, every_question,
+                    "{strategy:?}: {}",
+                    r.messages[0].content
+                );
+                assert_eq!(
+                    r.template_version.ends_with("+conversation@1"),
+                    every_question,
+                    "{}",
+                    r.template_version
+                );
+                assert_eq!(r.subject["turn"], 3, "the turn stays in its key");
+            }
+            assert_eq!(
+                eval.history.is_some(),
+                every_question,
+                "what the judge was shown is said: {eval}"
+            );
+        }
+    }
+}
+
 #[tokio::test]
 async fn the_window_drops_the_oldest_turns_first_and_the_case_says_so() {
     let turns: Vec<Turn> = (1..=6)

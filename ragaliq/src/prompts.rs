@@ -119,10 +119,12 @@ impl Task {
 
     /// Whether a follow-up's question of this task is asked as a single
     /// case's is, with no history, unless the judge is set to show it to
-    /// every question (`judge.follow_up_history = true`): relevance and
-    /// whether the answer says it cannot answer. Measured against people
-    /// on public multi-turn sets (`bench/conversations/README.md`), these
-    /// agreed with them more often asked bare; the other questions that
+    /// every question (`judge.follow_up_history = true`): relevance,
+    /// whether the answer says it cannot answer, and whether a passage
+    /// helps answer the question (context precision, one passage at a time
+    /// or all in one call). Measured against people on public multi-turn
+    /// sets (`bench/conversations/README.md`), these agreed with them more
+    /// often asked bare; the other questions that
     /// [read the history](Task::reads_history) were not measured apart and
     /// keep it (claim extraction resolves "it" from it).
     ///
@@ -130,6 +132,7 @@ impl Task {
     /// use ragaliq::prompts::Task;
     /// assert!(Task::AnswersQuery.bare_for_follow_ups());
     /// assert!(Task::DeclinesToAnswer.bare_for_follow_ups());
+    /// assert!(Task::PassageRelevant.bare_for_follow_ups());
     /// assert!(!Task::ExtractClaims.bare_for_follow_ups());
     /// assert!(!Task::ContradictsEarlier.bare_for_follow_ups(), "its question is about the history");
     /// ```
@@ -137,7 +140,11 @@ impl Task {
     pub fn bare_for_follow_ups(self) -> bool {
         matches!(
             self,
-            Task::Relevance | Task::AnswersQuery | Task::DeclinesToAnswer
+            Task::Relevance
+                | Task::AnswersQuery
+                | Task::DeclinesToAnswer
+                | Task::PassageRelevance
+                | Task::PassageRelevant
         )
     }
 

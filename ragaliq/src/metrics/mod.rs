@@ -481,11 +481,14 @@ pub(crate) async fn evaluate_here(
         judges,
         turn: history.as_ref().map(|h| h.turn),
         question: None,
-        // What the judge was shown: nothing for relevance, whose only
-        // question is asked bare unless the judge shows every question the
-        // history (`Task::bare_for_follow_ups`).
+        // What the judge was shown: nothing for relevance and context
+        // precision, whose only questions are asked bare unless the judge
+        // shows every question the history (`Task::bare_for_follow_ups`).
         history: history
-            .filter(|_| metric != Metric::Relevance || scoring.follow_up_history)
+            .filter(|_| {
+                !matches!(metric, Metric::Relevance | Metric::ContextPrecision)
+                    || scoring.follow_up_history
+            })
             .map(|h| h.shown)
             .filter(|s| !s.is_empty()),
         turns: Vec::new(),
