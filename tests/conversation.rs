@@ -216,9 +216,9 @@ async fn a_follow_up_is_asked_with_the_turns_before_it_in_one_block() {
 
 /// Context precision asks whether each passage helps answer the turn's
 /// question: asked bare by default, as relevance is (measured: on MTRAG's
-/// and MTRAG-UN's follow-ups the 1.5B agreed with people less often shown
-/// the conversation), one passage at a time or all in one call; with every
-/// question shown the history, the block comes first.
+/// later turns the 1.5B agreed with the labels less often shown the
+/// conversation, on MTRAG-UN's as often), one passage at a time or all in
+/// one call; with every question shown the history, the block comes first.
 #[tokio::test]
 async fn context_precision_asks_a_follow_ups_passages_bare_unless_told() {
     let conversation = three_turns();

@@ -122,9 +122,10 @@ impl Task {
     /// every question (`judge.follow_up_history = true`): relevance,
     /// whether the answer says it cannot answer, and whether a passage
     /// helps answer the question (context precision, one passage at a time
-    /// or all in one call). Measured against people on public multi-turn
-    /// sets (`bench/conversations/README.md`), these agreed with them more
-    /// often asked bare; the other questions that
+    /// or all in one call). Measured on public multi-turn sets
+    /// (`bench/conversations/README.md`), these agreed with the labels as
+    /// often or more often asked bare (the passages' irrelevant labels are
+    /// constructed: no source has people's); the other questions that
     /// [read the history](Task::reads_history) were not measured apart and
     /// keep it (claim extraction resolves "it" from it).
     ///

@@ -480,8 +480,8 @@ impl JudgeBuilder {
     /// conversation before it (default `false`: relevance, the question
     /// whether the answer says it cannot answer and context precision's
     /// passage questions are asked as a single case's are, which agreed
-    /// with people more often on the public multi-turn sets measured, see
-    /// `bench/conversations/README.md`; see
+    /// with the labels as often or more often on the public multi-turn
+    /// sets measured, see `bench/conversations/README.md`; see
     /// [`Task::bare_for_follow_ups`](crate::prompts::Task::bare_for_follow_ups)).
     /// Every other question that reads the user's question shows it
     /// either way. Part of what is asked: turning it on records those
