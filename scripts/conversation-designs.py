@@ -641,10 +641,17 @@ def target(metric, model, rows, res, sources, labels, out):
         out(f'| {name(metric, row)} | {pct(a1)} ({len(first)}) | {pct(a2)} ({len(later)}) | {"yes" if a2 >= a1 else "**no**"} | {gain} | {aucs} |')
 
 
-# The kit 1.5B's passage threshold, fitted on single-turn labelled passages
-# (tests/judges/qwen15.toml: tests/labelled_passages/dev), and ragaliq's
-# default: neither was fitted on these turns.
-PASSAGE_THRESHOLDS = {'qwen15': 0.414, 'qwen05': 0.5}
+def shipped_passage_threshold(model):
+    """The kit model's passage threshold as its judge file ships it
+    (`tests/judges/<model>.toml`, fitted on single-turn labelled passages,
+    tests/labelled_passages/dev), else ragaliq's default 0.5: never fitted
+    on these turns."""
+    path = os.path.join(ROOT, 'tests', 'judges', f'{model}.toml')
+    if os.path.exists(path):
+        m = re.search(r'^passage_threshold\s*=\s*([0-9.]+)', open(path, encoding='utf-8').read(), re.M)
+        if m:
+            return float(m.group(1))
+    return 0.5
 
 
 def passages_report(model, by_key, items, out):
@@ -658,7 +665,7 @@ def passages_report(model, by_key, items, out):
     asked = [it for it in its if it['half'] == 'test' and ('pass_bare', 'passages', it['id']) in by_key]
     if not asked:
         return
-    t_judge = PASSAGE_THRESHOLDS.get(model, 0.5)
+    t_judge = shipped_passage_threshold(model)
     kinds = [k for k in KIND_ORDER if any(it['kind'] == k for it in asked)]
     out(f'\n### passages, {model}: each passage of a turn, bare and with the history\n')
     out(f'Test halves; the judge read at its shipped passage threshold ({t_judge}), plain matching at the cut fitted '
