@@ -723,11 +723,24 @@ fn a_suite_of_conversations_replays_turn_by_turn() {
         "{}",
         refund.turns[2].reasoning
     );
+    // Its only question (does the answer say it cannot answer?) is asked
+    // bare, as a single case's: the judge was shown nothing before it, and
+    // the turn does not claim otherwise.
+    assert_eq!(refund.turns[2].history, None);
+    // Where a question did show the earlier turns (retention's), the turn
+    // says which.
+    let retention = report
+        .results
+        .iter()
+        .find(|r| r.case == "refund-card" && r.metric == Metric::Retention)
+        .unwrap();
     assert!(
-        refund.turns[2]
+        retention.turns[2]
             .history
             .as_ref()
-            .is_some_and(|h| h.said.len() == 2)
+            .is_some_and(|h| h.said.len() == 2),
+        "{:?}",
+        retention.turns[2].history
     );
     let page = std::fs::read_to_string("target/ragaliq/conversations/report.html").unwrap();
     assert!(page.contains("<b>Conversation</b>"));

@@ -23,7 +23,7 @@ use crate::error::{Error, Result};
 use crate::record::Recorder;
 use crate::tasks::{Ask, Asking, Question};
 use std::collections::HashSet;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// A client, the settings requests are written with, and optionally a
@@ -45,18 +45,28 @@ pub(crate) struct Session {
     served: Arc<Mutex<HashSet<Fingerprint>>>,
 }
 
-/// Calls and tokens one evaluation caused.
+/// Calls and tokens one evaluation caused, and whether any of its
+/// questions showed the judge the conversation before the turn.
 #[derive(Default)]
-pub(crate) struct Tally(Mutex<Usage>);
+pub(crate) struct Tally {
+    usage: Mutex<Usage>,
+    showed_history: AtomicBool,
+}
 
 impl Tally {
     fn add(&self, usage: Usage) {
-        *lock(&self.0) += usage;
+        *lock(&self.usage) += usage;
     }
 
     /// What the evaluation spent so far.
     pub(crate) fn total(&self) -> Usage {
-        *lock(&self.0)
+        *lock(&self.usage)
+    }
+
+    /// Whether a question put so far (asked, replayed, or looked up for a
+    /// person's verdict) started with the earlier turns.
+    pub(crate) fn showed_history(&self) -> bool {
+        self.showed_history.load(Ordering::SeqCst)
     }
 }
 
@@ -220,6 +230,9 @@ impl Session {
         if self.client.probabilities_refused.load(Ordering::SeqCst) {
             question.request.top_logprobs = 0;
         }
+        if question.shows_history {
+            tally.showed_history.store(true, Ordering::SeqCst);
+        }
         let first = question.clone();
         let (mut reply, mut fingerprint) = self.exchange(question, tally).await?;
         // A reasoning block filled a one-word answer's limit: once more
@@ -277,6 +290,16 @@ impl Session {
             );
             Person::new(r.verdict, r.by, r.note)
         });
+        // The person decided the question as the walk showed it: with the
+        // earlier turns where the judge's question has them.
+        if person.is_some()
+            && self
+                .asking
+                .question(ask, self.client.formats.current(), 0)
+                .shows_history
+        {
+            tally.showed_history.store(true, Ordering::SeqCst);
+        }
         Ok((Some(judged.key), person))
     }
 

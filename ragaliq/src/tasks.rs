@@ -75,7 +75,7 @@ impl Asking {
         let mut template_version = self.templates.version_label(task);
         // A follow-up's question starts with the conversation before it;
         // a first turn's is a single question's, word for word.
-        let content = match ask
+        let (content, shows_history) = match ask
             .history()
             .filter(|h| h.shown_to(task))
             .and_then(|h| self.templates.history_block(&h.shown))
@@ -85,9 +85,9 @@ impl Asking {
                     "+conversation@{}",
                     self.templates.conversation().version
                 ));
-                format!("{block}\n\n{body}")
+                (format!("{block}\n\n{body}"), true)
             }
-            None => body,
+            None => (body, false),
         };
         Question {
             request: JudgeRequest {
@@ -119,6 +119,7 @@ impl Asking {
             answer_at: word.then(|| ask.answer_at().clone()),
             schema,
             sized_for,
+            shows_history,
         }
     }
 }
@@ -169,7 +170,7 @@ impl Asking {
             own.name, own.template.version, system.version
         );
         let body = crate::prompts::render_text(&own.template.body, &vars);
-        let content = match ask
+        let (content, shows_history) = match ask
             .history()
             .and_then(|h| self.templates.history_block(&h.shown))
         {
@@ -178,9 +179,9 @@ impl Asking {
                     "+conversation@{}",
                     self.templates.conversation().version
                 ));
-                format!("{block}\n\n{body}")
+                (format!("{block}\n\n{body}"), true)
             }
-            None => body,
+            None => (body, false),
         };
         Question {
             request: JudgeRequest {
@@ -210,6 +211,7 @@ impl Asking {
             answer_at: word.then(|| ask.answer_at().clone()),
             schema,
             sized_for: String::new(),
+            shows_history,
         }
     }
 }
@@ -255,6 +257,10 @@ pub(crate) struct Question {
     /// What the reply limit was sized for ("3 claims"); empty when the
     /// configured ceiling was the limit.
     pub sized_for: String,
+    /// Whether the question starts with the conversation before its turn:
+    /// what an evaluation says its judge was shown is what its questions
+    /// showed, not a list of metrics kept beside the tasks' own rule.
+    pub shows_history: bool,
 }
 
 impl Question {

@@ -743,7 +743,9 @@ pub struct Evaluation {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub question: Option<String>,
     /// What the judge was shown of the conversation before the turn, for
-    /// a follow-up; `None` for a first turn or a single question.
+    /// a follow-up whose questions showed it; `None` for a first turn, a
+    /// single question, and a follow-up whose questions were all asked
+    /// bare or decided by a rule with no question at all.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub history: Option<Shown>,
     /// A whole conversation: one evaluation per turn graded, in order. The

@@ -481,14 +481,11 @@ pub(crate) async fn evaluate_here(
         judges,
         turn: history.as_ref().map(|h| h.turn),
         question: None,
-        // What the judge was shown: nothing for relevance and context
-        // precision, whose only questions are asked bare unless the judge
-        // shows every question the history (`Task::bare_for_follow_ups`).
+        // What the judge was shown: the earlier turns where a question of
+        // this evaluation showed them (questions asked bare, as relevance's
+        // are by default, and rules that ask nothing show nothing).
         history: history
-            .filter(|_| {
-                !matches!(metric, Metric::Relevance | Metric::ContextPrecision)
-                    || scoring.follow_up_history
-            })
+            .filter(|_| tally.showed_history() || tallies.iter().any(Tally::showed_history))
             .map(|h| h.shown)
             .filter(|s| !s.is_empty()),
         turns: Vec::new(),
