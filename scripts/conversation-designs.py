@@ -17,6 +17,7 @@ variant, thresholds fitted leave one source out, with plain matching beside.
     scripts/conversation-designs.py ask --port 8767 --model qwen15 --phase key
     scripts/conversation-designs.py ask --port 8766 --model qwen05 --phase key
     scripts/conversation-designs.py ask --port 8767 --model qwen15 --phase passages --half test --per-cell 20
+    scripts/conversation-designs.py ask --port 8767 --model qwen15 --phase answers --half test --per-cell 20
     scripts/conversation-designs.py report [--write]     # every table of bench/conversations/README.md (--write: into it)
     scripts/conversation-designs.py report --per-cell 8  # every variant on the items a smaller `ask --per-cell 8` asked
     scripts/conversation-designs.py show ITEM_ID VARIANT # the exact prompt one variant sends
@@ -210,6 +211,18 @@ def passage_prompt(it, variant):
     return f'{block}\n\n{body}' if block else body
 
 
+ANSWERS_DOC = vd.template('passages_answer')
+
+
+def answers_prompt(it, variant):
+    """passages_answer (abstention's first question: does the document
+    contain the answer?) about the item's one passage; `hall`: with the
+    conversation block first, as ragaliq asks it of a follow-up today."""
+    body = vd.render(ANSWERS_DOC, query=escape(it['query'].strip()), passages=vd.document(it['passages'][:1]))
+    block = ragaliq_block(it['history']) if variant == 'hall' else ''
+    return f'{block}\n\n{body}' if block else body
+
+
 def rewrite_prompt(it):
     """(c): the judge writes the question standalone first (+1 call)."""
     return (conversation_block(it['history'], None) + f"<question>{escape(it['query'].strip())}</question>\n\n"
@@ -226,6 +239,8 @@ DESIGNS = {
     'decline_hall': ('unanswerable', lambda it: decline_prompt(it, 'hall'), 3),
     'pass_bare': ('passages', lambda it: passage_prompt(it, 'bare'), 3),
     'pass_hall': ('passages', lambda it: passage_prompt(it, 'hall'), 3),
+    'ans_bare': ('passages', lambda it: answers_prompt(it, 'bare'), 3),
+    'ans_hall': ('passages', lambda it: answers_prompt(it, 'hall'), 3),
 }
 
 # What each phase asks, in order of priority: (designs, metric, sources).
@@ -253,6 +268,10 @@ PHASES = {
     # Each passage of a turn, bare and with the history as ragaliq shows it
     # (the block first: no prefix shared with the bare prompt to cache).
     'passages': [(('pass_bare', 'pass_hall'), 'passages', ('mtrag', 'mtrag-un'))],
+    # The same passages, asked abstention's question (do they contain the
+    # answer?): a passage people chose for the turn should, another turn's
+    # should not.
+    'answers': [(('ans_bare', 'ans_hall'), 'passages', ('mtrag', 'mtrag-un'))],
 }
 MAX_PROMPT_CHARS = 12000  # about 3,400 tokens: the kit's window is 4,096
 
@@ -458,7 +477,7 @@ ROWS = {
     'faithfulness': ['faith_bare', 'faith_q', 'faith_h1', 'faith_h2', 'faith_hall', 'overlap'],
     'relevance': ['rel_bare', 'rel_h1', 'rel_h2', 'rel_hall', 'rel_rewrite', 'overlap'],
     'unanswerable': ['decline_bare', 'decline_hall', 'rel_bare', 'rel_hall', 'phrases'],
-    'passages': ['pass_bare', 'pass_hall', 'overlap', 'overlap_hall'],
+    'passages': ['pass_bare', 'pass_hall', 'ans_bare', 'ans_hall', 'overlap', 'overlap_hall'],
 }
 NAMES = {
     'faith_bare': 'bare (today)', 'faith_q': '+ question', 'faith_h1': '+ 1 exchange', 'faith_h2': '+ 2 exchanges',
@@ -467,6 +486,7 @@ NAMES = {
     'decline_bare': 'decline question', 'decline_hall': 'decline question + all', 'phrases': 'plain: refusal phrases',
     'pass_bare': 'bare', 'pass_hall': '+ history (as ragaliq shows it: 3 turns, 2,000 chars)',
     'overlap_hall': 'plain: question and earlier user words in the passage',
+    'ans_bare': 'contains the answer? bare', 'ans_hall': 'contains the answer? + history (as ragaliq asks it today)',
 }
 NAMES_PASSAGES = {'overlap': 'plain: question words in the passage'}
 # On unanswerable turns the relevance question is read the other way round.
@@ -654,6 +674,14 @@ def shipped_passage_threshold(model):
     return 0.5
 
 
+def shipped_answers_threshold():
+    """P(yes) at which abstention reads a turn's passages to answer it
+    (`ANSWERS_AT` in ragaliq/src/metrics/abstention.rs, read from there so
+    the two cannot drift): the same for every judge, never fitted."""
+    src = open(os.path.join(ROOT, 'ragaliq', 'src', 'metrics', 'abstention.rs'), encoding='utf-8').read()
+    return float(re.search(r'^const ANSWERS_AT: f64 = ([0-9.]+);', src, re.M).group(1))
+
+
 def passages_report(model, by_key, items, out):
     """Each turn's passages asked bare and with the history, on the test
     halves asked (`ask --phase passages --half test`): agreement at the
@@ -668,8 +696,8 @@ def passages_report(model, by_key, items, out):
     t_judge = shipped_passage_threshold(model)
     kinds = [k for k in KIND_ORDER if any(it['kind'] == k for it in asked)]
     out(f'\n### passages, {model}: each passage of a turn, bare and with the history\n')
-    out(f'Test halves; the judge read at its shipped passage threshold ({t_judge}), plain matching at the cut fitted '
-        'on the other source\'s dev half. Per turn kind: agreement on people\'s relevant passages / on the constructed '
+    out(f'Test halves; the judge read at its shipped passage threshold ({t_judge}; abstention\'s "contains the answer?" '
+        f'at its fixed {shipped_answers_threshold()}), plain matching at the cut fitted on the other source\'s dev half. Per turn kind: agreement on people\'s relevant passages / on the constructed '
         'irrelevant ones (n); AUC over the later turns (follow-up, clarification, partial).\n')
     out('| source | variant | t | ' + ' | '.join(kinds) + ' | later turns, all | AUC, later turns |')
     out('|' + ' --- |' * (len(kinds) + 5))
@@ -680,6 +708,8 @@ def passages_report(model, by_key, items, out):
                    for it in asked if it['source'] == source and (row, 'passages', it['id']) in by_key]
             if row.startswith('pass_'):
                 t = t_judge
+            elif row.startswith('ans_'):
+                t = shipped_answers_threshold()
             else:
                 dev = [(by_key[(row, 'passages', it['id'])][0], it['label'] == 'relevant') for it in its
                        if it['source'] != source and it['half'] == 'dev' and (row, 'passages', it['id']) in by_key]
