@@ -2,10 +2,10 @@
 //! a right follow-up ("And how long do I have?", which means nothing
 //! without the first turn), then a turn its passages cannot answer,
 //! answered by invention that also contradicts what the assistant said
-//! before. Every metric grades each turn; the checks only a conversation
-//! has (abstention, consistency, retention) are shown the turns before it,
-//! name the turn and quote what conflicts; the other questions are asked
-//! as a single case's are (the default, measured: see
+//! before. Every metric grades each turn; consistency and retention (and
+//! claim extraction) are shown the turns before it, and the checks name
+//! the turn and quote what conflicts; relevance and abstention's questions
+//! are asked as a single case's are (the default, measured: see
 //! `docs/guide/conversations.md`). Then the follow-up's relevance asked
 //! with turn 1 shown (`judge.follow_up_history = true`), beside it.
 //! Replays `examples/recordings/conversation.snap`

@@ -261,6 +261,49 @@ async fn context_precision_asks_a_follow_ups_passages_bare_unless_told() {
 }
 
 #[tokio::test]
+async fn abstention_asks_a_follow_ups_questions_bare_unless_told() {
+    // Turn 3 is not labelled: both of abstention's questions are asked (do
+    // the passages contain the answer? does the answer say it cannot?).
+    let conversation = three_turns();
+    for strategy in [Strategy::Probability, Strategy::Json] {
+        for every_question in [false, true] {
+            let s = Scripted::default();
+            let eval = Judge::builder(s.clone())
+                .with_strategy(strategy)
+                .with_follow_up_history(every_question)
+                .build()
+                .unwrap()
+                .abstention(&conversation.turn(3))
+                .await
+                .unwrap();
+            let requests = s.requests();
+            let mut tasks: Vec<&str> = requests.iter().map(|r| r.task.as_str()).collect();
+            tasks.sort_unstable();
+            tasks.dedup();
+            assert_eq!(
+                tasks,
+                ["declines_to_answer", "passages_answer"],
+                "{strategy:?}"
+            );
+            for r in &requests {
+                let block = r.messages[0].content.starts_with("<conversation>\n");
+                assert_eq!(
+                    block, every_question,
+                    "{strategy:?} {}: {}",
+                    r.task, r.messages[0].content
+                );
+                assert_eq!(r.subject["turn"], 3, "the turn stays in its key");
+            }
+            assert_eq!(
+                eval.history.is_some(),
+                every_question,
+                "what the judge was shown is said: {eval}"
+            );
+        }
+    }
+}
+
+#[tokio::test]
 async fn the_window_drops_the_oldest_turns_first_and_the_case_says_so() {
     let turns: Vec<Turn> = (1..=6)
         .map(|i| {
@@ -406,7 +449,23 @@ async fn abstention_expects_an_unanswerable_turn_to_say_so() {
     let s = Scripted::default();
     let judge = s.judge();
     let eval = judge.abstention(&three_turns()).await.unwrap();
-    assert!(eval.turns[0].passed && eval.turns[1].passed, "{eval}");
+    assert!(eval.turns[0].passed, "{eval}");
+    // "And how long do I have?" needs turn 1 to mean anything: asked bare
+    // (the default), the rule-based judge finds none of its words in the
+    // passage and reads turn 2 unanswerable; shown the history, as
+    // `judge.follow_up_history = true` asks, it finds them there. What the
+    // public turns measured (bare agreed more often: the history made
+    // other turns' passages read as answers) is weighed against this
+    // cost in `bench/conversations/README.md`.
+    assert!(!eval.turns[1].passed, "{eval}");
+    let shown = Judge::builder(s.clone())
+        .with_follow_up_history(true)
+        .build()
+        .unwrap()
+        .abstention(&three_turns().turn(2))
+        .await
+        .unwrap();
+    assert!(shown.passed, "{shown}");
     let third = &eval.turns[2];
     assert!(!third.passed, "{eval}");
     let answerable = third.answerable.as_ref().unwrap();
@@ -604,8 +663,8 @@ async fn an_answer_that_contradicts_an_earlier_one_is_caught(judge: Judge) {
 /// Turn 3's passages say nothing of shipping from Canada; the answer
 /// invents a price instead of saying so. Turns 1 and 2 are answered from
 /// their passages, and nobody is asked again what they said. The 1.5B
-/// caught the invention (P(yes) 0.34 that the passages answer it, the
-/// conversation shown; 0.25 that the answer says it cannot, asked bare);
+/// caught the invention (P(yes) 0.17 that the passages answer it and
+/// 0.25 that the answer says it cannot, both asked bare);
 /// its two claims read no evidence at
 /// P 0.06 (under its claims band [0.075, 0.9): decided) and 0.18 (inside
 /// it), and a person gave the verdicts (no evidence; contradicted: the
@@ -690,9 +749,14 @@ fn a_suite_of_conversations_replays_turn_by_turn() {
     // turn's comes through to the report, not that the rules are wise.
     // The invented answer to turn 3 is caught (no passage shares a word
     // with "Canada"), and so is a question the user answered before.
+    // Turn 2 ("And how long do I have?") fails too: asked bare, as a
+    // follow-up's abstention questions are by default, the rule finds
+    // none of the question's words in the passage, so it reads the turn
+    // unanswerable (the 1.5B, asked the same, reads it answered: P(yes)
+    // 0.72, `an_unanswerable_turn_answered_by_invention_is_caught`).
     assert_eq!(
         outcome_of("jacket-return", Metric::Abstention),
-        (F, vec![P, P, F])
+        (F, vec![P, F, F])
     );
     assert_eq!(
         outcome_of("order-status", Metric::Retention),

@@ -120,19 +120,22 @@ impl Task {
     /// Whether a follow-up's question of this task is asked as a single
     /// case's is, with no history, unless the judge is set to show it to
     /// every question (`judge.follow_up_history = true`): relevance,
-    /// whether the answer says it cannot answer, and whether a passage
-    /// helps answer the question (context precision, one passage at a time
-    /// or all in one call). Measured on public multi-turn sets
+    /// whether the answer says it cannot answer, whether the passages
+    /// contain the answer (abstention's first question), and whether a
+    /// passage helps answer the question (context precision, one passage
+    /// at a time or all in one call). Measured on public multi-turn sets
     /// (`bench/conversations/README.md`), these agreed with the labels as
-    /// often or more often asked bare (the passages' irrelevant labels are
-    /// constructed: no source has people's); the other questions that
-    /// [read the history](Task::reads_history) were not measured apart and
-    /// keep it (claim extraction resolves "it" from it).
+    /// often or more often asked bare on the worst source (the passages'
+    /// irrelevant labels are constructed: no source has people's); the
+    /// other questions that [read the history](Task::reads_history) were
+    /// not measured apart and keep it (claim extraction resolves "it" from
+    /// it).
     ///
     /// ```
     /// use ragaliq::prompts::Task;
     /// assert!(Task::AnswersQuery.bare_for_follow_ups());
     /// assert!(Task::DeclinesToAnswer.bare_for_follow_ups());
+    /// assert!(Task::PassagesAnswer.bare_for_follow_ups());
     /// assert!(Task::PassageRelevant.bare_for_follow_ups());
     /// assert!(!Task::ExtractClaims.bare_for_follow_ups());
     /// assert!(!Task::ContradictsEarlier.bare_for_follow_ups(), "its question is about the history");
@@ -144,6 +147,7 @@ impl Task {
             Task::Relevance
                 | Task::AnswersQuery
                 | Task::DeclinesToAnswer
+                | Task::PassagesAnswer
                 | Task::PassageRelevance
                 | Task::PassageRelevant
         )

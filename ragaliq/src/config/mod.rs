@@ -51,7 +51,7 @@
 //! | `judge.chunk_chars` | `RAGALIQ_CHUNK_CHARS` | 0 to 1,000,000 | 0 (never): passages longer than this are asked about in chunks, and the best chunk counts |
 //! | `judge.history_turns` | `RAGALIQ_HISTORY_TURNS` | 1 to 100 | 3: the most earlier turns of a conversation a follow-up's questions show, where they show any |
 //! | `judge.history_chars` | `RAGALIQ_HISTORY_CHARS` | 100 to 1,000,000 | 2000: the most characters of earlier turns they show (older turns dropped first) |
-//! | `judge.follow_up_history` | `RAGALIQ_FOLLOW_UP_HISTORY` | `true`, `false` | `false`: a follow-up's relevance question, its question whether the answer says it cannot answer and context precision's passage questions are asked as a single case's are (measured on public multi-turn sets: asked bare they agreed with the labels as often or more often); `true` shows them the earlier turns too, as every other question about a follow-up is shown |
+//! | `judge.follow_up_history` | `RAGALIQ_FOLLOW_UP_HISTORY` | `true`, `false` | `false`: a follow-up's relevance question, abstention's two questions (whether the passages contain the answer, whether the answer says it cannot answer) and context precision's passage questions are asked as a single case's are (measured on public multi-turn sets: asked bare they agreed with the labels as often or more often on the worst source); `true` shows them the earlier turns too, as every other question about a follow-up is shown |
 //! | `judge.verify_batch` | `RAGALIQ_VERIFY_BATCH` | 1 to 64 | 4 (claims per verification call with `strategy = "json"`; 1 asks each claim alone) |
 //! | `scoring.confidence_floor` | `RAGALIQ_CONFIDENCE_FLOOR` | 0 to 1 | none: hallucination counts the claims that are not supported; when set, a supported claim whose P(supported) (or stated confidence) is under it counts too |
 //! | `scoring.correctness` | `RAGALIQ_CORRECTNESS` | `direct`; claims both ways: `f1` (or `claims`), `precision`, `recall` | `direct`: one question per answer, P(yes) against `thresholds.correctness` |
@@ -181,8 +181,8 @@ pub struct Config {
     pub chunk_chars: usize,
     /// The earlier turns of a conversation a follow-up's questions show.
     pub history: crate::core::Window,
-    /// Whether a follow-up's relevance, decline and passage questions show
-    /// the conversation before it, as its other questions do (`[judge]
+    /// Whether a follow-up's relevance, abstention and passage questions
+    /// show the conversation before it, as its other questions do (`[judge]
     /// follow_up_history`, off by default).
     pub follow_up_history: bool,
     /// Claims are the response's sentences (no judge call) instead of the

@@ -477,10 +477,11 @@ impl JudgeBuilder {
     }
 
     /// Whether every question about a follow-up turn shows the
-    /// conversation before it (default `false`: relevance, the question
-    /// whether the answer says it cannot answer and context precision's
-    /// passage questions are asked as a single case's are, which agreed
-    /// with the labels as often or more often on the public multi-turn
+    /// conversation before it (default `false`: relevance, abstention's
+    /// questions whether the passages contain the answer and whether the
+    /// answer says it cannot answer, and context precision's passage
+    /// questions are asked as a single case's are, which agreed with the
+    /// labels as often or more often on the worst of the public multi-turn
     /// sets measured, see `bench/conversations/README.md`; see
     /// [`Task::bare_for_follow_ups`](crate::prompts::Task::bare_for_follow_ups)).
     /// Every other question that reads the user's question shows it
