@@ -486,7 +486,7 @@ NAMES = {
     'decline_bare': 'decline question', 'decline_hall': 'decline question + all', 'phrases': 'plain: refusal phrases',
     'pass_bare': 'bare', 'pass_hall': '+ history (as ragaliq shows it: 3 turns, 2,000 chars)',
     'overlap_hall': 'plain: question and earlier user words in the passage',
-    'ans_bare': 'contains the answer? bare', 'ans_hall': 'contains the answer? + history (as ragaliq asks it today)',
+    'ans_bare': 'contains the answer? bare', 'ans_hall': 'contains the answer? + history (ragaliq\'s block, as `follow_up_history = true` asks)',
 }
 NAMES_PASSAGES = {'overlap': 'plain: question words in the passage'}
 # On unanswerable turns the relevance question is read the other way round.
