@@ -24,7 +24,10 @@ pub(super) fn page(r: &CalibrationReport) -> String {
     body.push_str("<h2 id=\"judges\">Judges</h2>\n");
     // Said before any kappa, as the console and Markdown say it.
     for j in &r.judges {
-        if let Some(why) = j.cannot_separate(r.kind) {
+        for why in [j.cannot_separate(r.kind), j.no_better_than_plain()]
+            .into_iter()
+            .flatten()
+        {
             let _ = writeln!(
                 body,
                 "<p class=\"error\">judge <code>{}</code> {}</p>",

@@ -830,6 +830,9 @@ fn figures(
     // the judge's kappa are read over the same items.
     let mut matched_pairs = Vec::new();
     let mut scored: Vec<(bool, f64)> = Vec::new();
+    // For passages, plain word overlap on the same items as `scored`: the
+    // floor the judge's AUC is set beside.
+    let mut overlap: Vec<(bool, f64)> = Vec::new();
     // What a rule decided with no call: each label's side and the rule's.
     let mut ruled: Vec<(bool, bool)> = Vec::new();
     let mut scored_four: Vec<(Verdict, f64, Option<f64>)> = Vec::new();
@@ -888,6 +891,13 @@ fn figures(
                 }
                 if let Some(p) = probability {
                     scored.push((c.label.positive(), p));
+                    if kind == ItemKind::Passage {
+                        let words = crate::evidence::question_words_in(
+                            c.query.as_deref().unwrap_or_default(),
+                            &c.claim,
+                        );
+                        overlap.push((c.label.positive(), words));
+                    }
                     if let Some(person) = c.four_way_verdict() {
                         scored_four.push((person, p, contradiction));
                     }
@@ -973,6 +983,7 @@ fn figures(
         undecided: undecided_claims.len(),
         ungrounded: undecided_claims.iter().filter(|d| d.ungrounded).count(),
         auc: crate::stats::auc(&scored),
+        word_overlap_auc: crate::stats::auc(&overlap),
         verdicts,
         collapsed: collapsed_stats,
         areas: areas.into_values().collect(),

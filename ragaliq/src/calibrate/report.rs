@@ -75,6 +75,11 @@ pub struct JudgeResult {
     /// it separates the two sides whatever the threshold (0.5 is a coin).
     /// `None` without probabilities, or with one side of the labels only.
     pub auc: Option<f64>,
+    /// For passages: the AUC of plain word overlap (the share of the
+    /// question's words the passage holds) over the same items as `auc`:
+    /// the floor a judge's ranking must beat to earn its calls. `None` for
+    /// other items, or where `auc` is.
+    pub word_overlap_auc: Option<f64>,
     /// Over the four verdicts, decided claims only.
     pub verdicts: AgreementStats,
     /// Over supported / not supported, decided claims only.
@@ -134,6 +139,21 @@ impl JudgeResult {
         Some(format!(
             "cannot separate this set (AUC {auc:.2}): its {score} says little about which {which}"
         ))
+    }
+
+    /// For passages, where the judge ranks them no better than plain
+    /// matching does (the share of the question's words each passage
+    /// holds, over the same items): what to say, before any kappa, as for
+    /// [`JudgeResult::cannot_separate`]. On such a set the judge's calls
+    /// earn nothing a word count does not.
+    #[must_use]
+    pub fn no_better_than_plain(&self) -> Option<String> {
+        let (auc, words) = (self.auc?, self.word_overlap_auc?);
+        (auc <= words).then(|| {
+            format!(
+                "ranks these passages no better than plain matching (AUC {auc:.2}; counting the question's words in each passage: {words:.2})"
+            )
+        })
     }
 
     /// Whether the four-verdict figures measure anything: the labels give
@@ -529,7 +549,10 @@ impl CalibrationReport {
         let _ = writeln!(s, "## ragaliq: agreement with {}\n", self.set_line());
         let mut warned = false;
         for j in &self.judges {
-            if let Some(why) = j.cannot_separate(self.kind) {
+            for why in [j.cannot_separate(self.kind), j.no_better_than_plain()]
+                .into_iter()
+                .flatten()
+            {
                 let _ = writeln!(s, "> **judge `{}` {why}**", j.name);
                 warned = true;
             }
@@ -873,7 +896,10 @@ impl fmt::Display for CalibrationReport {
         // Said before any kappa: a judge whose score does not separate the
         // set has kappas no threshold can mend.
         for j in &self.judges {
-            if let Some(why) = j.cannot_separate(self.kind) {
+            for why in [j.cannot_separate(self.kind), j.no_better_than_plain()]
+                .into_iter()
+                .flatten()
+            {
                 writeln!(f, "judge `{}` {why}", j.name)?;
             }
         }
@@ -911,6 +937,13 @@ impl fmt::Display for CalibrationReport {
                     } else {
                         ""
                     }
+                )?;
+            }
+            if let Some(words) = j.word_overlap_auc {
+                writeln!(
+                    f,
+                    "  {:<24} AUC {words:.3} (the question's words counted in each passage)",
+                    "floor, plain matching:",
                 )?;
             }
             if j.four_way_measured() || self.kind != ItemKind::Claim {
@@ -1099,6 +1132,7 @@ mod tests {
             undecided: 0,
             ungrounded: 0,
             auc,
+            word_overlap_auc: None,
             verdicts: stats.clone(),
             collapsed: stats,
             matching: None,
@@ -1152,6 +1186,43 @@ mod tests {
         assert!(!report.to_string().contains("AUC"));
     }
 
+    /// Passages carry plain matching's AUC beside the judge's: where the
+    /// judge ranks them no better, every form says so before any kappa;
+    /// where it ranks them better, only the figure is given.
+    #[test]
+    fn a_judge_no_better_than_counting_the_questions_words_is_said_so() {
+        let said = "judge `small` ranks these passages no better than plain matching (AUC 0.60; counting the question's words in each passage: 0.70)";
+        let mut judge = judge_with_auc(Some(0.6));
+        judge.word_overlap_auc = Some(0.7);
+        let mut report = CalibrationReport::new(&[], None, vec![judge.clone()]);
+        report.kind = ItemKind::Passage;
+        for text in [report.to_string(), report.to_markdown()] {
+            let at = text
+                .find(said)
+                .unwrap_or_else(|| panic!("not said: {text}"));
+            assert!(at < text.find("kappa").unwrap(), "{text}");
+        }
+        let page = report.to_html();
+        assert!(
+            page.contains("ranks these passages no better than plain matching (AUC 0.60; counting the question&#39;s words in each passage: 0.70)"),
+            "{page}"
+        );
+        assert!(report.to_string().contains(
+            "  floor, plain matching:   AUC 0.700 (the question's words counted in each passage)\n"
+        ));
+        // A tie earns nothing either.
+        judge.auc = Some(0.7);
+        assert!(judge.no_better_than_plain().is_some());
+        judge.auc = Some(0.71);
+        let report = CalibrationReport::new(&[], None, vec![judge]);
+        let text = report.to_string();
+        assert!(!text.contains("no better"), "{text}");
+        assert!(text.contains("floor, plain matching:   AUC 0.700"), "{text}");
+        assert!(!CalibrationReport::new(&[], None, vec![judge_with_auc(Some(0.6))])
+            .to_string()
+            .contains("plain matching"));
+    }
+
     /// Token counts come from servers: a judge that reports `u64::MAX`
     /// must not overflow the sums of the table, the page or the Markdown.
     #[test]
@@ -1167,6 +1238,7 @@ mod tests {
             undecided: 0,
             ungrounded: 0,
             auc: None,
+            word_overlap_auc: None,
             verdicts: stats.clone(),
             collapsed: stats,
             matching: None,

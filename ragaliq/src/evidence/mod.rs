@@ -412,6 +412,25 @@ pub fn states_something(text: &str) -> bool {
     })
 }
 
+/// The share of `question`'s content words (numbers included) that
+/// `passage` holds, with or without a final `s`; 0 when the question has
+/// none. Plain matching's reading of a passage, with no judge: the floor
+/// `cargo ragaliq calibrate` sets beside a judge's reading of labelled
+/// passages, which a judge that ranks them no better than this earns
+/// nothing over.
+pub(crate) fn question_words_in(question: &str, passage: &str) -> f64 {
+    let wanted = content_words(question);
+    if wanted.is_empty() {
+        return 0.0;
+    }
+    let have = distinct(content_words(passage));
+    let found = wanted
+        .iter()
+        .filter(|w| have.iter().any(|h| same(h, w)))
+        .count();
+    found as f64 / wanted.len() as f64
+}
+
 /// Small words that carry no content of their own.
 const SMALL: [&str; 48] = [
     "a", "an", "the", "and", "or", "but", "of", "to", "in", "on", "at", "by", "for", "with",
