@@ -1217,10 +1217,15 @@ mod tests {
         let report = CalibrationReport::new(&[], None, vec![judge]);
         let text = report.to_string();
         assert!(!text.contains("no better"), "{text}");
-        assert!(text.contains("floor, plain matching:   AUC 0.700"), "{text}");
-        assert!(!CalibrationReport::new(&[], None, vec![judge_with_auc(Some(0.6))])
-            .to_string()
-            .contains("plain matching"));
+        assert!(
+            text.contains("floor, plain matching:   AUC 0.700"),
+            "{text}"
+        );
+        assert!(
+            !CalibrationReport::new(&[], None, vec![judge_with_auc(Some(0.6))])
+                .to_string()
+                .contains("plain matching")
+        );
     }
 
     /// Token counts come from servers: a judge that reports `u64::MAX`
