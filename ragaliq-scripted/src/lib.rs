@@ -23,8 +23,9 @@
 //!   0.05 otherwise; contradicted with P(yes) 0.9 when the rule says
 //!   `contradicted`, else 0.1; a response answers the question with
 //!   P(yes) its share of the query's content words (kept within 0.01 and
-//!   0.99); a passage helps answer it with P(yes) 0.9 when it shares a
-//!   content word with the query, else 0.1; a response gives the expected
+//!   0.99); a document contains the answer (context precision's question
+//!   of one passage, abstention's of them all) with P(yes) 0.9 when it
+//!   shares a content word with the query, else 0.1; a response gives the expected
 //!   answer (answer correctness's direct question) with P(yes) 0.9 when
 //!   the expected answer, read as a claim against the response, is
 //!   `supported` by the rule above (so a negation the expected answer
@@ -587,11 +588,6 @@ pub fn word_rule(user: &str) -> Option<f64> {
             "partially_supported" => 0.3,
             _ => 0.05,
         });
-    }
-    if question.contains("helps answer the question") {
-        let q = asked(user)?;
-        let relevant = passages().iter().any(|p| !q.is_disjoint(&words(p)));
-        return Some(if relevant { 0.9 } else { 0.1 });
     }
     if question.contains("Does the document contain the answer to the question") {
         let q = asked(user)?;

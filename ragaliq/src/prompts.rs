@@ -122,8 +122,8 @@ impl Task {
     /// every question (`judge.follow_up_history = true`): relevance,
     /// whether the answer says it cannot answer, whether the passages
     /// contain the answer (abstention's first question), and whether a
-    /// passage helps answer the question (context precision, one passage
-    /// at a time or all in one call). Measured on public multi-turn sets
+    /// passage contains the answer (context precision, one passage at a
+    /// time) or helps answer the question (all in one call). Measured on public multi-turn sets
     /// (`bench/conversations/README.md`), these agreed with the labels as
     /// often or more often asked bare on the worst source (the passages'
     /// irrelevant labels are constructed: no source has people's); the

@@ -12,7 +12,7 @@ use std::fmt;
 /// than with the four-field JSON prompt (BENCHMARKS.md). So a claim is
 /// verified by one short question per claim (per chunk of a long context),
 /// relevance is P(yes) that the response answers the question, and each
-/// passage's relevance P(yes) that it helps answer it.
+/// passage's relevance P(yes) that it contains the answer.
 ///
 /// ```
 /// use ragaliq::Strategy;

@@ -187,8 +187,10 @@ fn ap_interval(relevant: &[bool], open: &[usize]) -> Option<Interval> {
 }
 
 /// Every passage's relevance from sample `sample`, one short question each:
-/// relevant when P(yes) that it helps answer the question reaches the
-/// passage threshold. Asked in rank order.
+/// relevant when P(yes) that it contains the answer to the question
+/// reaches the passage threshold (ranked passages better on every labelled
+/// source than asking whether it helps answer: BENCHMARKS.md, "Which
+/// question context precision asks"). Asked in rank order.
 async fn ask_each_passage(
     ask: &Asker<'_>,
     how: Verification,
