@@ -190,6 +190,8 @@ def cmd_ask(args):
         for it in cd.load_items(20):
             if it['metric'] == 'passages' and it['half'] == 'dev':
                 one('ans_bare', it)
+                if args.old_question_too:
+                    one('pass_bare', it)
     print(f'done: {asked} asked in {time.time() - started:.0f} s', file=sys.stderr)
 
 
@@ -214,9 +216,10 @@ def scores(model):
         readings = {d: asked(d, it) for d in ('pass_bare', 'ans_bare')}
         add(f'ours-{it["half"]}', it, {d: p for d, p in readings.items() if p is not None})
     for it in cd.load_items(20):
-        if it['metric'] == 'passages' and it['half'] == 'test':
+        if it['metric'] == 'passages':
             readings = {d: asked(d, it) for d in ('pass_bare', 'ans_bare')}
-            add(it['source'], it, {d: p for d, p in readings.items() if p is not None})
+            source = it['source'] if it['half'] == 'test' else f'{it["source"]}-dev'
+            add(source, it, {d: p for d, p in readings.items() if p is not None})
     return got
 
 
@@ -236,40 +239,34 @@ def best_cut(groups):
 
 
 def cmd_report(args):
-    names = {'pass_bare': 'context precision\'s question ("helps answer?")',
-             'ans_bare': 'abstention\'s question ("contains the answer?")',
-             'both': 'both questions, P(yes) averaged (2 calls)',
-             'overlap': 'plain: question words in the passage'}
+    """Each question at the cut a user of it gets, on every source's test
+    half (ours: the half its threshold was not fitted on), AUC beside it;
+    plain word overlap at the cut best over the *other* sources' dev
+    halves. `choose` chooses the judge's cuts the same way."""
+    rows = (('pass_bare', 'before', 'context precision\'s question before ("helps answer?"), its shipped cut'),
+            ('ans_bare', 'now', 'context precision\'s question now ("contains the answer?"), its shipped cut'),
+            ('ans_bare', 'abstention', '"contains the answer?" at abstention\'s fixed cut'),
+            ('overlap', 'others', 'plain: question words in the passage, cut chosen on the other sources\' dev halves'))
     for model in args.models.split(','):
         got = scores(model)
-        shipped = {'pass_bare': cd.shipped_passage_threshold(model), 'ans_bare': cd.shipped_answers_threshold(),
-                   'now': judge_threshold(model)}
+        cuts = {'before': cd.shipped_passage_threshold(model), 'now': judge_threshold(model),
+                'abstention': cd.shipped_answers_threshold()}
         sources = [s for s in ('ours-test', 'mtrag', 'mtrag-un') if s in got]
-        print(f'\n### {model}: one passage at a time, each source held out\n')
+        print(f'\n### {model}: one passage at a time, test halves\n')
         print('Balanced agreement (the mean of the agreement on people\'s relevant passages and on the irrelevant '
-              'ones, as the sources\' mixes differ), relevant / irrelevant and n beside it, the cut, and AUC. '
-              '"shipped": the cut a user gets today; "the others\'": the cut best over the other sources\' items '
-              '(ours held out: MTRAG\'s and MTRAG-UN\'s; MTRAG held out: both our halves and MTRAG-UN\'s).\n')
-        print('| question | cut | ' + ' | '.join(sources) + ' | worst |')
-        print('|' + ' --- |' * (len(sources) + 3))
-        for design, rule in (('pass_bare', 'shipped'), ('pass_bare', 'others'), ('ans_bare', 'shipped'),
-                             ('ans_bare', 'others'), ('ans_bare', 'now'), ('both', 'others'), ('overlap', 'others')):
+              'ones, as the sources\' mixes differ); relevant / irrelevant and n beside it, the cut, and AUC.\n')
+        print('| question | ' + ' | '.join(sources) + ' | worst |')
+        print('|' + ' --- |' * (len(sources) + 2))
+        for design, rule, label in rows:
             cells, worst = [], 1.0
             for s in sources:
                 scored = [(sc, y) for d, sc, y in got[s] if d == design]
-                if rule == 'now':
-                    t = shipped['now']
-                elif rule == 'shipped':
-                    t = shipped[design]
+                if rule == 'others':
+                    base = s.replace('-test', '')
+                    t = best_cut([[(sc, y) for d, sc, y in got[o] if d == design]
+                                  for o in got if o.endswith('-dev') and o[:-4] != base])
                 else:
-                    others = [[(sc, y) for d, sc, y in got[o] if d == design]
-                              for o in got if o != s and not (s == 'ours-test' and o == 'ours-dev')]
-                    others = [g for g in others if g]
-                    if not others:
-                        cells.append('–')
-                        worst = None
-                        continue
-                    t = best_cut(others)
+                    t = cuts[rule]
                 b = balanced(scored, t) if scored else None
                 if b is None:
                     cells.append('–')
@@ -280,9 +277,8 @@ def cmd_report(args):
                 neg = [sc < t for sc, y in scored if not y]
                 cells.append(f'**{100 * b:.0f}%** ({100 * sum(pos) / len(pos):.0f}% / {100 * sum(neg) / len(neg):.0f}%, '
                              f'{len(pos)}/{len(neg)}) at {t:.2f}, AUC {bd.auc(scored):.2f}')
-            cut = {'shipped': 'shipped', 'now': 'context precision now', 'others': "the others'"}[rule]
             low = '–' if worst is None else f'{100 * worst:.0f}%'
-            print(f'| {names[design]} | {cut} | ' + ' | '.join(cells) + f' | {low} |')
+            print(f'| {label} | ' + ' | '.join(cells) + f' | {low} |')
 
 
 def judge_threshold(model):
@@ -335,6 +331,92 @@ def cmd_band(args):
                   f'decided {f["decided"]} ({100 * f["coverage"]:.0f}%), yes {side("yes")}, no {side("no")}')
 
 
+def dev_and_test(model, design='ans_bare'):
+    """{source: {half: [(P(yes), relevant?)]}} of one question (`ans_bare`:
+    the one context precision asks now; `pass_bare`: the one before), from
+    the model's cache: our two halves, and MTRAG's and MTRAG-UN's (20 items
+    a cell)."""
+    cache = cd.read_cache([cache_path(model)])
+    out = {}
+    build = cd.DESIGNS[design][1]
+
+    def add(source, half, it):
+        e = cache.get(vd.key(model, cd.messages(build(it)), 3))
+        p = None if e is None else bd.p_yes(e)
+        if p is not None:
+            out.setdefault(source, {}).setdefault(half, []).append((p, it['label'] == 'relevant'))
+
+    for half in ('dev', 'test'):
+        for it in ours(half):
+            add('ours', half, it)
+    for it in cd.load_items(20):
+        if it['metric'] == 'passages':
+            add(it['source'], it['half'], it)
+    return {s: h for s, h in out.items() if 'dev' in h and 'test' in h}
+
+
+def choose_band(devs, t):
+    """band-designs' per-side rule over several dev halves: the band around
+    `t` with the largest mean coverage at which each side of every one has
+    decided accuracy >= 0.9 on its own."""
+    best = None
+    for b in bd.grid(t):
+        fs = [side_figures(d, b) for d in devs]
+        if not all(all(f[k] is None or f[k] >= bd.ACC_MIN for k in ('yes_acc', 'no_acc')) for f in fs):
+            continue
+        cov = sum(f['coverage'] for f in fs) / len(fs)
+        width = 9 if b == bd.NEVER else b[1] - b[0]
+        centre = 9 if b == bd.NEVER else abs((b[0] + b[1]) / 2 - t)
+        score = (round(cov, 9), -round(width, 9), -round(centre, 9))
+        if best is None or score > best[0]:
+            best = (score, b)
+    return best[1]
+
+
+def side_figures(scored, band):
+    yes = [y for p, y in scored if bd.decide(band, p) is True]
+    no = [not y for p, y in scored if bd.decide(band, p) is False]
+    return {'coverage': (len(yes) + len(no)) / len(scored), 'yes_n': len(yes), 'no_n': len(no),
+            'yes_acc': sum(yes) / len(yes) if yes else None, 'no_acc': sum(no) / len(no) if no else None}
+
+
+def cmd_choose(args):
+    """The passage threshold and band chosen on dev halves, leave one
+    source out: for each source, the cut (best mean balanced agreement, on
+    band-designs' 0.025 grid) and band (band-designs' per-side rule) chosen
+    on the *other* sources' dev halves, read on its test half; beside it,
+    both chosen on our dev half alone, as the kit's thresholds and bands
+    for passages were before. Last, what ships: both chosen on every
+    source's dev half."""
+    for model, design in ((m, d) for m in args.models.split(',') for d in ('ans_bare', 'pass_bare')):
+        data = dev_and_test(model, design)
+        sources = sorted(data)
+        if len(sources) < 3:
+            continue  # only our passages were asked: nothing to hold out
+        question = {'ans_bare': 'contains the answer? (asked now)', 'pass_bare': 'helps answer? (asked before)'}[design]
+        print(f'\n### {model}, {question}: threshold and band, chosen on dev halves ({", ".join(sources)})\n')
+        print('| held out | chosen on | threshold | test: balanced agreement | band | test: decided | yes: n, accuracy | no: n, accuracy |')
+        print('| --- | --- | --- | --- | --- | --- | --- | --- |')
+
+        def chosen(over):
+            devs = [data[o]['dev'] for o in over]
+            # On band-designs' grid (0.025 steps), as a threshold is written.
+            t = max((round(0.025 * i, 3) for i in range(1, 40)),
+                    key=lambda c: (sum(balanced(d, c) or 0 for d in devs), -abs(c - 0.5)))
+            return t, choose_band(devs, t)
+
+        for held in sources:
+            ways = [[o for o in sources if o != held]] + ([['ours']] if held != 'ours' else [])
+            for over in ways:
+                t, band = chosen(over)
+                test = data[held]['test']
+                f = side_figures(test, band)
+                print(f'| {held} | {", ".join(over)} | {t:.3g} | {100 * balanced(test, t):.0f}% | {bd.band_name(band)} | '
+                      f'{100 * f["coverage"]:.0f}% | {f["yes_n"]}, {bd.fmt(f["yes_acc"])} | {f["no_n"]}, {bd.fmt(f["no_acc"])} |')
+        t, band = chosen(sources)
+        print(f'| none: what ships | {", ".join(sources)} | {t:.3g} | – | {bd.band_name(band)} | – | – | – |')
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     sub = ap.add_subparsers(dest='cmd', required=True)
@@ -344,15 +426,20 @@ def main():
     a.add_argument('--check', type=int, default=6)
     a.add_argument('--conversations-dev', action='store_true',
                    help="also MTRAG's and MTRAG-UN's dev halves (20 items a cell)")
+    a.add_argument('--old-question-too', action='store_true',
+                   help="there, also the question context precision asked before (`pass_bare`)")
     r = sub.add_parser('report')
     r.add_argument('--models', default='qwen15,qwen05')
     b = sub.add_parser('band')
     b.add_argument('--models', default='qwen15,qwen05')
+    c = sub.add_parser('choose')
+    c.add_argument('--models', default='qwen15,qwen05')
     i = sub.add_parser('import-before')
     i.add_argument('--model', required=True)
     i.add_argument('--rev', required=True)
     args = ap.parse_args()
-    {'ask': cmd_ask, 'report': cmd_report, 'band': cmd_band, 'import-before': cmd_import_before}[args.cmd](args)
+    {'ask': cmd_ask, 'report': cmd_report, 'band': cmd_band, 'choose': cmd_choose,
+     'import-before': cmd_import_before}[args.cmd](args)
 
 
 if __name__ == '__main__':

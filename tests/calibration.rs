@@ -564,13 +564,14 @@ async fn the_short_questions_replay_to_the_published_test_figures() {
         ),
         // Passages: whether each contains the answer (`passage_relevant@2`;
         // BENCHMARKS.md, "Which question context precision asks"), the
-        // 1.5B at 0.2 fitted on the dev half.
+        // 1.5B at 0.3, chosen on the dev halves of ours, MTRAG's and
+        // MTRAG-UN's.
         (
             "tests/labelled_passages/test",
             "qwen15",
             "qwen15",
             60,
-            0.637,
+            0.682,
             None,
         ),
         (

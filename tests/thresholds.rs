@@ -152,7 +152,7 @@ async fn a_judge_without_a_recording_refuses_in_replay_mode() {
 #[test]
 fn thresholds_fitted_for_one_model_give_way_to_the_defaults_for_another() {
     let same = config(&[]);
-    assert_eq!(same.passage_threshold, 0.2);
+    assert_eq!(same.passage_threshold, 0.3);
     assert_eq!(
         Judge::from_config(&same)
             .unwrap()
