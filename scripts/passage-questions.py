@@ -10,7 +10,11 @@ question context precision asks") holds the result.
 
     scripts/passage-questions.py ask --port 8767 --model qwen15 [--conversations-dev]   # ours: passages_answer, all 124 items
     scripts/passage-questions.py ask --port 8766 --model qwen05
+    scripts/passage-questions.py ask --port 8767 --model qwen15 --conversations-dev --old-question-too
+    scripts/passage-questions.py import-before --model qwen15 --rev 229c593   # the old question's recorded answers on ours
     scripts/passage-questions.py report                           # offline, from the caches
+    scripts/passage-questions.py choose                           # threshold and band, leave one source out, dev halves
+    scripts/passage-questions.py band                             # the band on ours alone, from the recordings
 
 Nothing is fitted on a held-out source: each question is read at the cut a
 user of it gets (context precision at the judge file's shipped passage
