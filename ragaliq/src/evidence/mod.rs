@@ -416,9 +416,19 @@ pub fn states_something(text: &str) -> bool {
 /// `passage` holds, with or without a final `s`; 0 when the question has
 /// none. Plain matching's reading of a passage, with no judge: the floor
 /// `cargo ragaliq calibrate` sets beside a judge's reading of labelled
-/// passages, which a judge that ranks them no better than this earns
-/// nothing over.
-pub(crate) fn question_words_in(question: &str, passage: &str) -> f64 {
+/// passages (a judge that ranks them no better earns nothing over it).
+///
+/// ```
+/// use ragaliq::evidence::question_words_in;
+/// // "when", "do", "refunds", "arrive": two of the four are there.
+/// let q = "When do refunds arrive?";
+/// assert_eq!(question_words_in(q, "Refunds arrive within 5 days."), 0.5);
+/// assert_eq!(question_words_in(q, "A refund arrives in 5 days."), 0.5);
+/// assert_eq!(question_words_in(q, "Our stores open at nine."), 0.0);
+/// assert_eq!(question_words_in("Is it?", "Anything."), 0.0);
+/// ```
+#[must_use]
+pub fn question_words_in(question: &str, passage: &str) -> f64 {
     let wanted = content_words(question);
     if wanted.is_empty() {
         return 0.0;
