@@ -392,11 +392,11 @@ impl Bands {
     /// of every source's dev half agrees with people at least 0.9 of the
     /// time on its own. It decides 12% of claims on the dev halves (1–22%
     /// on the test halves) and 22% of our labelled passages' test half
-    /// (chosen on the dev halves of ours, MTRAG's and MTRAG-UN's: BENCHMARKS.md,
-    /// "Which question context precision asks"); no band held for answers graded against a
-    /// reference (the reference found in the answer still decides it
-    /// correct, with no call), and it separates criteria on no source
-    /// (AUC under 0.7).
+    /// (chosen on the dev halves of ours, MTRAG's and MTRAG-UN's:
+    /// BENCHMARKS.md, "Which question context precision asks"); no band
+    /// held for answers graded against a reference (the reference found
+    /// in the answer still decides it correct, with no call), and it
+    /// separates criteria on no source (AUC under 0.7).
     pub const QWEN_CODER_1_5B: Bands = Bands([
         Band::Between {
             low: 0.075,
