@@ -317,17 +317,7 @@ def cmd_band(args):
     for model in args.models.split(','):
         t = judge_threshold(model)
         dev, test = cell(model, 'dev'), cell(model, 'test')
-        best = None
-        for b in bd.grid(t):
-            f = dev.figures(b)
-            if not bd.meets(f):
-                continue
-            width = 9 if b == bd.NEVER else b[1] - b[0]
-            centre = 9 if b == bd.NEVER else abs((b[0] + b[1]) / 2 - t)
-            score = (round(f['coverage'], 9), -round(width, 9), -round(centre, 9))
-            if best is None or score > best[0]:
-                best = (score, b)
-        band = best[1]
+        band = choose_band([list(zip(dev.p, dev.people))], t)
         for half, c in (('dev', dev), ('test', test)):
             f = c.figures(band)
             side = lambda s: f'{f[s + "_n"]} at {bd.fmt(f[s + "_acc"])}'
