@@ -4,17 +4,28 @@
 //! N chat completions (each a different question to the scripted `app`
 //! model, 10 per recording, as a test of a few calls records them) are
 //! recorded once through the endpoint, in record mode, into N / 10
-//! recordings under DIR. Then they are replayed as tests replay them: for
-//! each recording a `Recorder` reads it (replay mode), an endpoint starts,
-//! its 10 calls are asked by the run's one reqwest client (a connection
-//! kept alive per endpoint), and the endpoint stops. Each call's time is
-//! taken at the client, from send to the last byte of the body. The
-//! baseline: the same client asking a bare hyper server on 127.0.0.1,
-//! started for each recording, that answers every request with the same
-//! recorded body, no lookup: HTTP itself on this machine. What the
-//! endpoint adds is the difference. Building a reqwest client (some
-//! milliseconds: its TLS roots) is timed apart: a test that builds one
-//! per case pays it against any server.
+//! recordings under DIR. Then they are replayed as tests replay them: each
+//! recording a test of its own, with a tokio runtime of its own as
+//! `#[rag_test]` builds one (current-thread by default), in which a
+//! `Recorder` reads it (replay mode), an endpoint starts, its 10 calls are
+//! asked by the thread's one reqwest client (a connection kept alive per
+//! endpoint), and the endpoint stops. Each call's time is taken at the
+//! client, from send to the last byte of the body. The baseline: the same
+//! client asking a bare hyper server on 127.0.0.1, started on each test's
+//! runtime, that answers every request with the same recorded body, no
+//! lookup: HTTP itself on this machine. What the endpoint adds is the
+//! difference. The tests run one at a time, then on as many threads as
+//! `cargo test` would use, then one at a time again with
+//! `flavor = "multi_thread"` runtimes (whose test body runs on the test's
+//! own thread, so every answer reaches it through a runtime worker: one
+//! more hop a call). Building a reqwest client (some milliseconds: its TLS
+//! roots) is timed apart: a test that builds one per case pays it against
+//! any server.
+//!
+//! Every endpoint's connections are closed by the endpoint when it stops,
+//! so each test leaves a socket in TIME_WAIT for a minute; with tens of
+//! thousands of them (runs one after another) binding a port takes longer.
+//! The figures in BENCHMARKS.md are taken with none left from earlier runs.
 
 use http_body_util::Full;
 use hyper::body::Bytes;
@@ -154,51 +165,25 @@ pub async fn run(n: usize, dir: &Path) {
             .unwrap(),
     );
 
-    // Replay as tests do (a recorder reading the recording and an
-    // endpoint, for each recording), each recording's calls then asked of
-    // a bare server too: taken in turns, so the machine's load weighs on
-    // both alike.
-    //
-    // One client serves every recording, as a process's shared client
-    // would: a new endpoint is a new port, so each recording still opens
-    // its own connection. What building a reqwest client costs (a test
-    // that builds one per case pays it, against any server) is timed
-    // apart, below, so that it is not counted as the endpoint's.
-    let mut times = Vec::with_capacity(n);
-    let mut base = Vec::with_capacity(n);
-    let (mut replayed, mut reading, mut starting, mut bare_total) = (
-        Duration::ZERO,
-        Duration::ZERO,
-        Duration::ZERO,
-        Duration::ZERO,
+    // Replayed as tests replay them: each recording a test of its own, on
+    // a thread of the test harness, with a runtime of its own as
+    // #[rag_test] builds one (current-thread unless the test asks for
+    // `flavor = "multi_thread"`). One test at a time first, each
+    // recording's calls then asked of a bare server too (on the same
+    // runtime, as the endpoint's baseline): taken in turns, so the
+    // machine's load weighs on both alike. Then as `cargo test` runs
+    // them, on as many threads as it would.
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let one = replay_as_tests(
+        n,
+        dir,
+        &settings,
+        1,
+        Flavor::CurrentThread,
+        Some(&sample_reply),
     );
-    let client = reqwest::Client::new();
-    for r in 0..recordings {
-        let started = Instant::now();
-        let rec = recorder(dir, r, Mode::Replay);
-        reading += started.elapsed();
-        let at = Instant::now();
-        let app = Pipeline::start(rec, settings.clone()).unwrap();
-        let url = format!("{}/chat/completions", app.openai_base_url());
-        starting += at.elapsed();
-        for i in r * PER_RECORDING..((r + 1) * PER_RECORDING).min(n) {
-            let (t, _) = timed(&client, &url, &body(i)).await;
-            times.push(t);
-        }
-        assert!(app.failures().is_empty(), "{:?}", app.failures());
-        drop(app);
-        replayed += started.elapsed();
-        // A bare server of its own for each recording, as the endpoint is:
-        // the same one client then opens a connection to each, as it does
-        // to each endpoint.
-        let (bare_url, task) = bare(sample_reply.clone()).await;
-        let started = Instant::now();
-        for i in r * PER_RECORDING..((r + 1) * PER_RECORDING).min(n) {
-            base.push(timed(&client, &bare_url, &body(i)).await.0);
-        }
-        bare_total += started.elapsed();
-        task.abort();
-    }
+    let parallel = replay_as_tests(n, dir, &settings, threads, Flavor::CurrentThread, None);
+    let multi = replay_as_tests(n, dir, &settings, 1, Flavor::MultiThread, None);
     let clients = Instant::now();
     for _ in 0..recordings {
         std::hint::black_box(reqwest::Client::new());
@@ -206,8 +191,6 @@ pub async fn run(n: usize, dir: &Path) {
     let clients = clients.elapsed();
     assert_eq!(upstream.requests(), asked, "replay asked nothing upstream");
 
-    times.sort();
-    base.sort();
     let size: u64 = (0..recordings)
         .map(|r| {
             std::fs::metadata(dir.join(format!("pipeline_{r:05}.snap"))).map_or(0, |m| m.len())
@@ -219,29 +202,159 @@ pub async fn run(n: usize, dir: &Path) {
         recorded.as_secs_f64()
     );
     println!(
-        "  replayed through the endpoint: {:.3} s in all ({:.1} µs a call; of it {:.3} s reading the recordings, {:.3} s starting the endpoints); per call p50 {:.3} ms, p99 {:.3} ms, max {:.3} ms; 0 upstream requests",
-        replayed.as_secs_f64(),
-        replayed.as_secs_f64() * 1e6 / n as f64,
-        reading.as_secs_f64(),
-        starting.as_secs_f64(),
-        ms(percentile(&times, 0.5)),
-        ms(percentile(&times, 0.99)),
-        ms(*times.last().unwrap()),
+        "  replayed one test at a time (a current-thread runtime each, as #[rag_test] builds): {:.3} s in all ({:.1} µs a call; of it {:.3} s reading the recordings, {:.3} s starting the endpoints); per call p50 {:.3} ms, p99 {:.3} ms, max {:.3} ms; 0 upstream requests",
+        one.wall.as_secs_f64(),
+        one.wall.as_secs_f64() * 1e6 / n as f64,
+        one.reading.as_secs_f64(),
+        one.starting.as_secs_f64(),
+        ms(percentile(&one.times, 0.5)),
+        ms(percentile(&one.times, 0.99)),
+        ms(*one.times.last().unwrap()),
     );
     println!(
-        "  bare loopback server (one per recording), same client and calls: {:.3} s in all; per call p50 {:.3} ms, p99 {:.3} ms",
-        bare_total.as_secs_f64(),
-        ms(percentile(&base, 0.5)),
-        ms(percentile(&base, 0.99)),
+        "  bare loopback server (one per test, on its runtime), same client and calls: {:.3} s in all; per call p50 {:.3} ms, p99 {:.3} ms",
+        one.bare_total.as_secs_f64(),
+        ms(percentile(&one.bare, 0.5)),
+        ms(percentile(&one.bare, 0.99)),
     );
     println!(
         "  the endpoint adds: p50 {:+.3} ms, p99 {:+.3} ms a call; replay takes {:.2}x the bare server's time",
-        ms(percentile(&times, 0.5)) - ms(percentile(&base, 0.5)),
-        ms(percentile(&times, 0.99)) - ms(percentile(&base, 0.99)),
-        replayed.as_secs_f64() / bare_total.as_secs_f64(),
+        ms(percentile(&one.times, 0.5)) - ms(percentile(&one.bare, 0.5)),
+        ms(percentile(&one.times, 0.99)) - ms(percentile(&one.bare, 0.99)),
+        one.wall.as_secs_f64() / one.bare_total.as_secs_f64(),
+    );
+    println!(
+        "  as `cargo test` runs them ({threads} threads, its default here): {:.3} s in all; per call p50 {:.3} ms, p99 {:.3} ms",
+        parallel.wall.as_secs_f64(),
+        ms(percentile(&parallel.times, 0.5)),
+        ms(percentile(&parallel.times, 0.99)),
+    );
+    println!(
+        "  one at a time, tests with flavor = \"multi_thread\" (the body on the test's thread, outside the runtime's workers): {:.3} s in all; per call p50 {:.3} ms, p99 {:.3} ms",
+        multi.wall.as_secs_f64(),
+        ms(percentile(&multi.times, 0.5)),
+        ms(percentile(&multi.times, 0.99)),
     );
     println!(
         "  not counted above: building a reqwest client, {:.3} s for {recordings} (a test that builds one per case pays it, against any server)",
         clients.as_secs_f64()
     );
+}
+
+#[derive(Clone, Copy)]
+enum Flavor {
+    CurrentThread,
+    MultiThread,
+}
+
+/// What replaying the recordings as tests took.
+#[derive(Default)]
+struct Replayed {
+    /// From the first test's start to the last one's end.
+    wall: Duration,
+    /// Summed over the tests: making each recorder (reading its file).
+    reading: Duration,
+    /// Summed over the tests: starting each endpoint.
+    starting: Duration,
+    /// Each call's time, sorted.
+    times: Vec<Duration>,
+    /// Each call's time against the bare server, sorted (when asked).
+    bare: Vec<Duration>,
+    /// Summed over the tests: the calls against the bare server.
+    bare_total: Duration,
+}
+
+/// Replays the `n` calls' recordings under `dir`, each as a test of its
+/// own: a runtime of `flavor` built for it, a recorder reading it, an
+/// endpoint, its calls asked by the thread's one client (a process's
+/// shared client: a new endpoint is a new port, so each test still opens
+/// its own connection), the endpoint stopped. `threads` take the tests in
+/// turn, as the test harness's do. With `bare`, each test's calls are then
+/// asked of a bare server answering `bare`, on the test's runtime, and
+/// timed apart (not in `wall`).
+fn replay_as_tests(
+    n: usize,
+    dir: &Path,
+    settings: &Settings,
+    threads: usize,
+    flavor: Flavor,
+    bare_reply: Option<&Bytes>,
+) -> Replayed {
+    let recordings = n.div_ceil(PER_RECORDING);
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let all = std::sync::Mutex::new(Replayed::default());
+    let started = Instant::now();
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            scope.spawn(|| {
+                let mut own = Replayed::default();
+                let mut client: Option<reqwest::Client> = None;
+                loop {
+                    let r = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    if r >= recordings {
+                        break;
+                    }
+                    let calls = r * PER_RECORDING..((r + 1) * PER_RECORDING).min(n);
+                    let test_started = Instant::now();
+                    let runtime = match flavor {
+                        Flavor::CurrentThread => tokio::runtime::Builder::new_current_thread(),
+                        Flavor::MultiThread => tokio::runtime::Builder::new_multi_thread(),
+                    }
+                    .enable_all()
+                    .build()
+                    .unwrap();
+                    runtime.block_on(async {
+                        let at = Instant::now();
+                        let rec = recorder(dir, r, Mode::Replay);
+                        own.reading += at.elapsed();
+                        let at = Instant::now();
+                        let app = Pipeline::start(rec, settings.clone()).unwrap();
+                        let url = format!("{}/chat/completions", app.openai_base_url());
+                        own.starting += at.elapsed();
+                        // Built once the endpoint has installed the TLS
+                        // provider the workspace's reqwest build needs.
+                        let client = client.get_or_insert_with(reqwest::Client::new);
+                        for i in calls.clone() {
+                            own.times.push(timed(client, &url, &body(i)).await.0);
+                        }
+                        assert!(app.failures().is_empty(), "{:?}", app.failures());
+                    });
+                    drop(runtime);
+                    if threads == 1 {
+                        own.wall += test_started.elapsed();
+                    }
+                    if let Some(reply) = bare_reply {
+                        let runtime = tokio::runtime::Builder::new_current_thread()
+                            .enable_all()
+                            .build()
+                            .unwrap();
+                        let client = client.as_ref().unwrap();
+                        runtime.block_on(async {
+                            let (bare_url, task) = bare(reply.clone()).await;
+                            let at = Instant::now();
+                            for i in calls {
+                                own.bare.push(timed(client, &bare_url, &body(i)).await.0);
+                            }
+                            own.bare_total += at.elapsed();
+                            task.abort();
+                        });
+                    }
+                }
+                let mut all = all.lock().unwrap();
+                all.reading += own.reading;
+                all.starting += own.starting;
+                all.times.append(&mut own.times);
+                all.bare.append(&mut own.bare);
+                all.bare_total += own.bare_total;
+                all.wall += own.wall;
+            });
+        }
+    });
+    let mut all = all.into_inner().unwrap();
+    if threads > 1 {
+        all.wall = started.elapsed();
+    }
+    all.times.sort();
+    all.bare.sort();
+    all
 }
