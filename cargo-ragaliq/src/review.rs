@@ -493,6 +493,22 @@ fn walk(
         queue.sort_by_key(|(_, item)| !item.awaits());
     }
     if queue.is_empty() {
+        let pending = found.iter().filter(|t| is_pending(&t.path)).count();
+        if pending > 0 && args.sample.is_none() {
+            // Said apart: "no pending recording" would send a person
+            // looking for one that is there.
+            writeln!(
+                out,
+                "nothing to review: every item of the {} has a person's verdict already, and no item of an accepted one awaits one (--all walks every item); `cargo insta review` shows what changed in {}",
+                if pending == 1 {
+                    "pending recording".to_owned()
+                } else {
+                    format!("{pending} pending recordings")
+                },
+                if pending == 1 { "it" } else { "them" },
+            )?;
+            return Ok(true);
+        }
         writeln!(
             out,
             "nothing to review: no pending recording, and no item the judge decided against or the found rule decided is without a person's verdict (--all walks every item)"

@@ -973,3 +973,41 @@ fn the_walk_shows_the_pipelines_call_above_the_judges_verdicts() {
         assert!(out.contains(expected), "{expected:?} not in\n{out}");
     }
 }
+
+/// A pending recording whose every item already has a person's verdict
+/// (kept from the accepted one when the test recorded again) leaves
+/// nothing to walk: the walk says so, and where the change is shown,
+/// instead of saying there is no pending recording.
+#[test]
+fn a_pending_recording_whose_items_all_have_a_persons_verdict_is_said_so() {
+    let dir = std::env::temp_dir().join(format!("ragaliq-review-all-given-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let snapshots = dir.join("tests/snapshots");
+    std::fs::create_dir_all(&snapshots).unwrap();
+    let accepted = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/snapshots/pipeline__help_desk_free_shipping.snap");
+    std::fs::copy(
+        &accepted,
+        snapshots.join("pipeline__help_desk_free_shipping.snap.new"),
+    )
+    .unwrap();
+    // It has items: --all walks them, each with its person's verdict.
+    let all = text(&run(&dir, &["review", "--all"], "q\n"));
+    assert!(all.contains("(pending) key"), "{all}");
+    assert!(all.contains("a person's verdict"), "{all}");
+    let o = run(&dir, &["review"], "q\n");
+    let out = text(&o);
+    assert!(o.status.success(), "{out}");
+    assert!(
+        out.contains(
+            "nothing to review: every item of the pending recording has a person's verdict already"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("`cargo insta review` shows what changed in it"),
+        "{out}"
+    );
+    assert!(!out.contains("no pending recording"), "{out}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
