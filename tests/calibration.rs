@@ -659,14 +659,15 @@ const NOT_ALL_DECIDED: &[(&str, &str, usize, usize)] = &[
     ("tests/labelled_correctness/dev", "qwen15-claims", 0, 2),
     // 11 more undecided since the user's wh-question echoed back is no
     // claim (evidence::the_question_echoed): for them the 0.5B listed only
-    // the echo, asked twice.
-    ("tests/labelled_correctness/dev", "qwen05-claims", 0, 18),
-    ("tests/labelled_correctness/test", "qwen15-claims", 0, 4),
-    ("tests/labelled_correctness/test", "qwen05-claims", 0, 4),
+    // the echo, asked twice; 2 more since the question restated, which the
+    // text does not say, is no claim of it (evidence::claim_from_response).
+    ("tests/labelled_correctness/dev", "qwen05-claims", 0, 20),
+    ("tests/labelled_correctness/test", "qwen15-claims", 0, 5),
+    ("tests/labelled_correctness/test", "qwen05-claims", 0, 6),
     (
         "tests/public_correctness/openqa/test",
         "qwen15-claims",
-        5,
+        6,
         5,
     ),
     (
@@ -750,7 +751,7 @@ async fn the_dev_halves_and_the_befores_replay_to_the_published_figures() {
             None,
         ),
         // The before: claims both ways (now the named option), where
-        // `--fit` chose its threshold (0.1 for the 1.5B: kappa 0.268 there,
+        // `--fit` chose its threshold (0.1 for the 1.5B: kappa 0.268 there then, 0.225 since the question restated is no claim;
         // 0.069 at the old default 0.7), and its test halves read with it
         // (the 0.5B, unfitted, at 0.7).
         (
@@ -758,14 +759,14 @@ async fn the_dev_halves_and_the_befores_replay_to_the_published_figures() {
             "qwen15-claims",
             "qwen15-claims",
             63,
-            0.268,
+            0.225,
             None,
         ),
         (
             "tests/labelled_correctness/dev",
             "qwen05-claims",
             "qwen05-claims",
-            47,
+            45,
             0.0,
             None,
         ),
@@ -773,24 +774,24 @@ async fn the_dev_halves_and_the_befores_replay_to_the_published_figures() {
             "tests/labelled_correctness/test",
             "qwen15-claims",
             "qwen15-claims",
-            61,
-            0.333,
+            60,
+            0.357,
             None,
         ),
         (
             "tests/labelled_correctness/test",
             "qwen05-claims",
             "qwen05-claims",
-            61,
-            -0.032,
+            59,
+            -0.034,
             None,
         ),
         (
             "tests/public_correctness/openqa/test",
             "qwen15-claims",
             "qwen15-claims",
-            66,
-            0.233,
+            65,
+            0.229,
             None,
         ),
         (
