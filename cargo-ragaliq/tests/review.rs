@@ -941,21 +941,30 @@ fn a_sample_walks_decided_items_drawn_at_random() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// A recording with the pipeline's own call (the example help desk's, the
-/// kit's 0.5B answering): the walk shows what the pipeline was asked and
-/// answered before the judge's first verdict on it.
-#[test]
-fn the_walk_shows_the_pipelines_call_above_the_judges_verdicts() {
-    let dir = std::env::temp_dir().join(format!("ragaliq-review-pipeline-{}", std::process::id()));
+/// A folder holding a copy of the help desk example's recording
+/// (`tests/snapshots/pipeline__help_desk_free_shipping.snap`: the
+/// pipeline's call, the kit's 0.5B answering, and a person's verdicts) as
+/// `tests/snapshots/<file_name>`.
+fn help_desk_fixture(tag: &str, file_name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("ragaliq-review-{tag}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let snapshots = dir.join("tests/snapshots");
     std::fs::create_dir_all(&snapshots).unwrap();
     std::fs::copy(
         Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("../tests/snapshots/pipeline__help_desk_free_shipping.snap"),
-        snapshots.join("pipeline__help_desk_free_shipping.snap"),
+        snapshots.join(file_name),
     )
     .unwrap();
+    dir
+}
+
+/// A recording with the pipeline's own call (the example help desk's, the
+/// kit's 0.5B answering): the walk shows what the pipeline was asked and
+/// answered before the judge's first verdict on it.
+#[test]
+fn the_walk_shows_the_pipelines_call_above_the_judges_verdicts() {
+    let dir = help_desk_fixture("pipeline", "pipeline__help_desk_free_shipping.snap");
     let o = run(&dir, &["review", "--all"], "q\n");
     let out = text(&o);
     assert!(o.status.success(), "{out}");
@@ -980,17 +989,7 @@ fn the_walk_shows_the_pipelines_call_above_the_judges_verdicts() {
 /// instead of saying there is no pending recording.
 #[test]
 fn a_pending_recording_whose_items_all_have_a_persons_verdict_is_said_so() {
-    let dir = std::env::temp_dir().join(format!("ragaliq-review-all-given-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    let snapshots = dir.join("tests/snapshots");
-    std::fs::create_dir_all(&snapshots).unwrap();
-    let accepted = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../tests/snapshots/pipeline__help_desk_free_shipping.snap");
-    std::fs::copy(
-        &accepted,
-        snapshots.join("pipeline__help_desk_free_shipping.snap.new"),
-    )
-    .unwrap();
+    let dir = help_desk_fixture("all-given", "pipeline__help_desk_free_shipping.snap.new");
     // It has items: --all walks them, each with its person's verdict.
     let all = text(&run(&dir, &["review", "--all"], "q\n"));
     assert!(all.contains("(pending) key"), "{all}");
