@@ -61,7 +61,7 @@ pub fn status(args: StatusArgs) -> Result<bool, String> {
                 reviewed.push((path.clone(), given, overruling));
             }
             decided_by_threshold |= at.uncertain == ragaliq::Uncertain::Decide;
-            let items = ragaliq::review::items(&recording, &at);
+            let items = ragaliq::review::deciding(&recording, &at);
             let unsure = items.iter().filter(|i| i.awaits()).count();
             if unsure > 0 {
                 awaiting.push((path.clone(), unsure));

@@ -15,7 +15,7 @@
 
 use crate::files;
 use ragaliq::record::{self, Recording, Reviewed};
-use ragaliq::review::{Item, Thresholds, items};
+use ragaliq::review::{Item, Thresholds, deciding};
 use std::collections::BTreeMap;
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
@@ -451,7 +451,7 @@ fn walk(
         }
         let pending = is_pending(&t.path);
         let thresholds = thresholds(&t.path, &mut cache).map_err(std::io::Error::other)?;
-        for item in items(&recording, &thresholds) {
+        for item in deciding(&recording, &thresholds) {
             holders
                 .entry(item.judged.key.clone())
                 .or_default()

@@ -23,7 +23,7 @@ use crate::judge::Judge;
 use crate::metrics::Reading as ClaimReading;
 use crate::parse;
 use crate::record::{Exchange, Recording, Reviewed};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// The thresholds a judge's reading is decided at: those of the judge a
 /// project configures ([`Thresholds::of`]), or ragaliq's defaults.
@@ -292,6 +292,28 @@ pub fn count(recording: &Recording, thresholds: &Thresholds) -> (usize, usize) {
     (given.len(), overruling)
 }
 
+/// [`items`] that still decide a test: without the claims the recording's
+/// own extractions set aside (and none keeps). A recording can hold the
+/// questions asked about such a claim from before a rule dropped it (a
+/// failing test's recording keeps what it asked); they decide nothing now,
+/// so the walk and `cargo ragaliq status` pass them over, while a person's
+/// verdict on one still labels the judge's reading for calibration.
+///
+/// ```
+/// use ragaliq::record::Recording;
+/// use ragaliq::review::{Thresholds, deciding};
+/// // A recording that asked nothing has nothing to review.
+/// assert!(deciding(&Recording::default(), &Thresholds::default()).is_empty());
+/// ```
+#[must_use]
+pub fn deciding(recording: &Recording, thresholds: &Thresholds) -> Vec<Item> {
+    let set_aside = set_aside_claims(recording);
+    items(recording, thresholds)
+        .into_iter()
+        .filter(|i| i.judged.family != "claim" || !set_aside.contains(&i.subject()))
+        .collect()
+}
+
 /// Every item of `recording` that decides a verdict, once per key, in the
 /// recording's order, with the judge's reading at `thresholds`.
 #[must_use]
@@ -368,6 +390,33 @@ pub fn items(recording: &Recording, thresholds: &Thresholds) -> Vec<Item> {
             })
         })
         .collect()
+}
+
+/// The claims `recording`'s extractions set aside (not the response's, the
+/// question echoed, a repeat) that no extraction of it keeps.
+fn set_aside_claims(recording: &Recording) -> BTreeSet<String> {
+    let (mut kept, mut dropped) = (BTreeSet::new(), BTreeSet::new());
+    for e in recording
+        .exchanges
+        .iter()
+        .filter(|e| e.task == "extract_claims")
+    {
+        let Ok(claims) = parse::claims(e.reply_text()) else {
+            continue;
+        };
+        for (i, claim) in claims.into_iter().enumerate() {
+            let aside = e.checks.iter().any(|c| {
+                c.item == i + 1 && matches!(c.outcome, crate::core::CheckOutcome::Dropped(_))
+            });
+            if aside {
+                dropped.insert(claim);
+            } else {
+                kept.insert(claim);
+            }
+        }
+    }
+    dropped.retain(|c| !kept.contains(c));
+    dropped
 }
 
 /// The judge's reading of one item from the exchanges that judged it
@@ -597,6 +646,47 @@ fn first_line(reply: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A claim an extraction of the recording sets aside decides nothing,
+    /// though the recording still holds the question asked about it (a
+    /// failing test's recording keeps what it asked before a rule dropped
+    /// it); it stays an item, for a person's verdict on it to label.
+    #[test]
+    fn a_claim_the_recordings_extraction_sets_aside_decides_nothing() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../examples/recordings/quickstart.snap");
+        let mut recording = Recording::read(&path).unwrap().unwrap();
+        let about = |items: &[Item]| {
+            items.iter().any(|i| {
+                i.judged.family == "claim" && i.subject().contains("store credit in any currency")
+            })
+        };
+        assert!(about(&deciding(&recording, &Thresholds::default())));
+        // Set aside by every extraction that lists it (each sample's).
+        let mut marked = 0;
+        for e in recording
+            .exchanges
+            .iter_mut()
+            .filter(|e| e.task == "extract_claims")
+        {
+            let claims = parse::claims(e.reply_text()).unwrap_or_default();
+            if let Some(n) = claims
+                .iter()
+                .position(|c| c.contains("store credit in any currency"))
+            {
+                e.checks.push(crate::core::Check {
+                    item: n + 1,
+                    outcome: crate::core::CheckOutcome::Dropped("not in the response".into()),
+                });
+                marked += 1;
+            }
+        }
+        assert!(marked > 0, "an extraction lists the claim");
+        let left = deciding(&recording, &Thresholds::default());
+        assert!(!about(&left));
+        assert!(!left.is_empty(), "the other items stay");
+        assert!(about(&items(&recording, &Thresholds::default())));
+    }
 
     #[test]
     fn the_quickstarts_recording_reads_as_its_test_does() {
