@@ -739,6 +739,17 @@ mod tests {
             "Orders over 50 euros ship free.",
             q
         ));
+        // A rival named, a changed unit: the question's, not the response's.
+        assert!(!claim_from_response(
+            "Shipping is free with DHL.",
+            "Shipping is free with UPS.",
+            "Is shipping free with DHL?"
+        ));
+        assert!(!claim_from_response(
+            "Shipping is free over 50 dollars.",
+            "Shipping is free over 50 euros.",
+            "Is shipping free over 50 dollars?"
+        ));
         // The response's denial, in the question's words.
         assert!(claim_from_response(
             "The Basic plan does not cover dental check-ups.",
